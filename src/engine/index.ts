@@ -1,0 +1,7 @@
+/**
+ * The engine's public surface: the only module the rest of the server imports from src/engine.
+ * Everything behind it is pure math over plain JSON (ARCHITECTURE.md rule 1).
+ */
+export * from './errors.js';
+export { METHOD_NAMES, DEFAULT_METHOD, isMethodName, type MethodName } from './strategies/names.js';
+export { OPTION_SPECS, defaultOptions, resolveOptions, type OptionSpec, type Options, type OptionValue } from './strategies/options.js';

@@ -1,0 +1,2 @@
+export { Rng, sampleMvn, type RngState } from './rng.js';
+export { chiSquareQuantile } from './chisquare.js';
