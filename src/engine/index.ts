@@ -5,3 +5,6 @@
 export * from './errors.js';
 export { METHOD_NAMES, DEFAULT_METHOD, isMethodName, type MethodName } from './strategies/names.js';
 export { OPTION_SPECS, defaultOptions, resolveOptions, type OptionSpec, type Options, type OptionValue } from './strategies/options.js';
+export * from './strategies/types.js';
+export { STRATEGIES, getStrategy, registeredMethods } from './strategies/registry.js';
+export { Rng, type RngState, chiSquareQuantile, sampleMvn } from './random/index.js';

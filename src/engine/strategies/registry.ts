@@ -1,0 +1,18 @@
+/**
+ * The registry: the single list of strategies, keyed by the method names of names.ts.
+ * Each strategy module adds itself here with one import and one entry.
+ */
+import type { MethodName } from './names.js';
+import type { BaseState, Strategy } from './types.js';
+
+export const STRATEGIES: Partial<Record<MethodName, Strategy<any>>> = {};
+
+export function getStrategy(name: MethodName): Strategy<BaseState> {
+  const s = STRATEGIES[name];
+  if (!s) throw new Error(`method ${name} is not implemented`);
+  return s as Strategy<BaseState>;
+}
+
+export function registeredMethods(): MethodName[] {
+  return Object.keys(STRATEGIES) as MethodName[];
+}

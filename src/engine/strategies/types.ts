@@ -1,0 +1,91 @@
+/**
+ * The strategy contract (ARCHITECTURE.md rule 2), evosax-style: `init / ask / tell` over plain,
+ * versioned JSON state with the RNG state inside. Inputs are never mutated; every call returns a
+ * new state. All coordinates are the whitened internal space of ALGORITHM.md §0, where the user's
+ * prior is N(0, I); every strategy MINIMISES y.
+ *
+ * Glossary: d = dimension, q = batch size (λ for the evolution strategies), ν = N(mean, cov) the
+ * search distribution; a point is number[] of length d.
+ */
+import type { Rng, RngState } from '../random/index.js';
+import type { Options } from './options.js';
+import type { MethodName } from './names.js';
+
+/** Everything a strategy needs to start. */
+export interface InitSpec {
+  dim: number;
+  /** q: points per generation (λ for CMA-ES/XNES/SNES). */
+  batchSize: number;
+  /** Effective options for this method (resolveOptions already applied). */
+  options: Options;
+  /**
+   * Search box in internal coordinates, if the study has bounds (BO/πBO search inside it; the
+   * evolution strategies ignore it, the domain projects points onto the bounds).
+   */
+  box?: { lower: number[]; upper: number[] } | null;
+}
+
+/** One evaluated point: internal coordinates and the value to minimise. */
+export interface Observation {
+  x: number[];
+  y: number;
+}
+
+export interface AskContext {
+  /** Every evaluated point of the study so far (suggested and external), in order. */
+  history: Observation[];
+  /** Points handed out and not yet observed (ProbNES conditions its batch on them). */
+  pending: number[][];
+}
+
+export interface TellContext {
+  /** The results of the current generation's points, in the order they were asked. */
+  batch: Observation[];
+  /** Every evaluated point of the study so far, `batch` included. */
+  history: Observation[];
+}
+
+/** Per-generation diagnostics reported in the study history (null where a method has none). */
+export interface Diagnostics {
+  integral_mean: number | null;
+  integral_std: number | null;
+  n_active: number | null;
+}
+
+/** Fields every strategy state carries. Concrete states extend it with plain JSON only. */
+export interface BaseState {
+  version: number;
+  method: MethodName;
+  dim: number;
+  batchSize: number;
+  /** Number of completed updates (tell calls). Never decreases. */
+  generation: number;
+  rng: RngState;
+  options: Options;
+  /** Current search distribution (for BO/random: the prior, N(0, I)). */
+  mean: number[];
+  cov: number[][];
+  diagnostics: Diagnostics;
+}
+
+export interface AskResult<S extends BaseState> {
+  points: number[][];
+  state: S;
+}
+
+export interface Estimate {
+  /** Model prediction of y at the distribution mean (null when the method has no model). */
+  predicted: number | null;
+  predicted_std: number | null;
+}
+
+export interface Strategy<S extends BaseState = BaseState> {
+  readonly name: MethodName;
+  init(spec: InitSpec, rng: Rng): S;
+  /** `count` new points from the current distribution; may be called several times per generation. */
+  ask(state: S, ctx: AskContext, count: number): AskResult<S>;
+  /** Update the distribution from the generation's results; increments `generation`. */
+  tell(state: S, ctx: TellContext): S;
+  /** Model estimate of the value at the distribution mean, if the method has a model. */
+  estimate?(state: S, history: Observation[]): Estimate;
+}
