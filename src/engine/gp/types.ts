@@ -1,0 +1,52 @@
+/**
+ * GP surrogate types (ALGORITHM.md §2). Implemented in gp/*.ts.
+ *
+ * Glossary: n = number of training points, d = dimension. X: n×d inputs (number[][]), y: n targets.
+ * Hyperparameters: lengthscales ℓ (d), outputscale s, noise σ²_n (≥ 1e-4 floor), constant mean c.
+ * Kernel k(u,u') = s·exp(−½ (u−u')ᵀ Λ⁻¹ (u−u')), Λ = diag(ℓ²).
+ */
+import type { Mat, Vec } from '../linalg/index.js';
+
+export interface GpHyper {
+  lengthscales: number[];
+  outputscale: number;
+  noise: number;
+  constant: number;
+}
+
+/** Gamma(shape, rate) priors on the positive hyperparameter values (ALGORITHM.md §2, §6). */
+export interface GpPriors {
+  lengthscale: { shape: number; rate: number };
+  outputscale: { shape: number; rate: number };
+  noise: { shape: number; rate: number };
+}
+
+/** A fitted GP: hyperparameters plus the factorisation needed for prediction and quadrature. */
+export interface GpModel {
+  hyper: GpHyper;
+  X: Mat; // n×d
+  y: Vec; // n
+  /** Lower Cholesky factor of K = s·RBF(X, X) + (σ²_n + jitter) I. */
+  L: Mat;
+  /** α = K⁻¹ (y − c·1). */
+  alpha: Vec;
+  jitter: number;
+}
+
+export interface GpFitResult {
+  model: GpModel;
+  /** MAP objective (log marginal likelihood + log priors)/n at the optimum. */
+  objective: number;
+  /** Set when every start failed and the prior modes were used instead. */
+  fallbackReason: string | null;
+}
+
+export interface GpFitOptions {
+  priors: GpPriors;
+  /** Previous MAP hyperparameters: an extra start (ALGORITHM.md §1 default profile). */
+  warmStart?: GpHyper | null;
+  /** Extra starts from prior draws (used only when starts fail, plus this many more). */
+  restarts?: number;
+  /** Needed only when restarts from prior draws are made. */
+  rng?: import('../random/index.js').Rng;
+}
