@@ -1,0 +1,57 @@
+/**
+ * buildApp: the whole HTTP application, ready to `inject` or `listen`, but never listening itself
+ * (src/server.ts owns the process). Tests build it with an in-memory database.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { StudyService, type StudyServiceDeps } from './domain/index.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { healthRoutes } from './http/routes/health.js';
+import { studyRoutes } from './http/routes/studies.js';
+import { registerTenant } from './http/tenant.js';
+import type { Storage } from './storage/index.js';
+
+export interface BuildAppOptions {
+  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'>;
+  storage: Storage;
+  /** A pino logger; omit (or false) for no logging, as in most tests. */
+  logger?: Logger | false;
+  /** Clock, id and seed sources for the study service (tests pin them). */
+  service?: Omit<StudyServiceDeps, 'storage'>;
+}
+
+/** Client-supplied request ids are echoed (for tracing across services) if they look sane. */
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
+    bodyLimit: opts.config.bodyLimit,
+    requestTimeout: opts.config.requestTimeoutMs,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  registerTenant(app);
+
+  await registerOpenApi(app);
+  const studies = new StudyService({ storage: opts.storage, ...opts.service });
+  await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { storage: opts.storage });
+  await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
+  return app;
+}

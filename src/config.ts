@@ -1,0 +1,87 @@
+/**
+ * Process configuration: the environment, parsed once at boot into a frozen Config.
+ * A bad value stops the server with a message that names the variable and what it accepts, so a
+ * typo in a deployment fails loudly instead of running with a silently different setting.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** An integer environment variable in [min, max]; the message says exactly what is allowed. */
+function intVar(min: number, max: number, def: number) {
+  const allowed = `an integer from ${min} to ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, `must be ${allowed}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be ${allowed}`).max(max, `must be ${allowed}`))
+    .default(def);
+}
+
+const envSchema = z.object({
+  PORT: intVar(0, 65_535, 8080),
+  // Loopback by default: with no API keys configured the server is open, so it must not face a network.
+  HOST: z.string().trim().min(1, 'must be a host name or IP address').default('127.0.0.1'),
+  DATABASE_PATH: z.string().trim().min(1, 'must be a file path, or :memory:').default('./data/probnes.db'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
+  BODY_LIMIT: intVar(1024, 100 * 1024 * 1024, 1024 * 1024),
+  REQUEST_TIMEOUT_MS: intVar(0, 3_600_000, 30_000),
+  SHUTDOWN_TIMEOUT_MS: intVar(100, 600_000, 10_000),
+  LOG_PRETTY: z.enum(['auto', 'true', 'false'], { error: 'must be one of auto, true, false' }).default('auto'),
+});
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Absolute path of the SQLite file, or ':memory:'. */
+  readonly databasePath: string;
+  readonly logLevel: (typeof LOG_LEVELS)[number];
+  /** Largest accepted request body, in bytes. */
+  readonly bodyLimit: number;
+  /** Time allowed to receive a whole request (0 disables). */
+  readonly requestTimeoutMs: number;
+  /** How long shutdown waits for in-flight requests before closing anyway. */
+  readonly shutdownTimeoutMs: number;
+  readonly logPretty: 'auto' | 'true' | 'false';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse the environment (only the variables above are read; empty strings count as unset). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
+  const raw: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') raw[key] = v;
+  }
+  const parsed = envSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => {
+        const name = String(i.path[0] ?? '?');
+        return `${name}: ${i.message} (got ${JSON.stringify(raw[name] ?? null)})`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    databasePath: e.DATABASE_PATH === ':memory:' ? ':memory:' : path.resolve(cwd, e.DATABASE_PATH),
+    logLevel: e.LOG_LEVEL,
+    bodyLimit: e.BODY_LIMIT,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    logPretty: e.LOG_PRETTY,
+  });
+}
+
+/** Variables, defaults and meaning, for the README table and `--help`-style output. */
+export const CONFIG_VARIABLES = Object.keys(envSchema.shape);

@@ -1,0 +1,129 @@
+/**
+ * The study service: create, read, list, update and delete studies. Routes call it; it owns the
+ * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { resolveOptions } from '../engine/index.js';
+import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState } from '../storage/index.js';
+import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from './errors.js';
+import { PageTokens } from './page-token.js';
+import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
+
+/** A study as the service hands it out: the stored record with its JSON fields narrowed. */
+export interface Study extends Omit<StudyRecord, 'parameters' | 'prior'> {
+  parameters: ParameterSpec[];
+  prior: EffectivePrior;
+}
+
+export interface StudyPatchInput {
+  name?: string;
+  metadata?: Record<string, unknown>;
+  state?: StudyState;
+}
+
+export interface StudyServiceDeps {
+  storage: Storage;
+  /** Wall clock; injectable so tests control timestamps. */
+  now?: () => Date;
+  newId?: () => string;
+  /** The seed for a study created without one. */
+  newSeed?: () => number;
+}
+
+/** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
+export const MAX_SEED = 2 ** 31 - 1;
+
+/** Allowed PATCH transitions; COMPLETED is final (its trials and history stay readable). */
+const TRANSITIONS: Record<StudyState, readonly StudyState[]> = {
+  ACTIVE: ['ACTIVE', 'PAUSED', 'COMPLETED'],
+  PAUSED: ['PAUSED', 'ACTIVE', 'COMPLETED'],
+  COMPLETED: ['COMPLETED'],
+};
+const REASON_BY_STATE: Record<StudyState, string | null> = { ACTIVE: null, PAUSED: 'paused_by_client', COMPLETED: 'completed_by_client' };
+
+const toStudy = (r: StudyRecord): Study => r as unknown as Study;
+
+export class StudyService {
+  private readonly storage: Storage;
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+  private readonly newSeed: () => number;
+  private tokens: PageTokens | null = null;
+
+  constructor(deps: StudyServiceDeps) {
+    this.storage = deps.storage;
+    this.now = deps.now ?? (() => new Date());
+    this.newId = deps.newId ?? (() => randomUUID());
+    this.newSeed = deps.newSeed ?? (() => randomInt(0, MAX_SEED));
+  }
+
+  async create(tenantId: string, input: StudySpecInput): Promise<Study> {
+    checkStudySpec(input);
+    const { parameters, prior } = effectivePrior(input);
+    const record = await this.storage.createStudy({
+      id: this.newId(),
+      tenantId,
+      name: input.name,
+      direction: input.direction,
+      parameters: parameters as unknown as JsonValue,
+      prior: prior as unknown as JsonValue,
+      method: input.method,
+      batchSize: input.batch_size,
+      options: resolveOptions(input.method, parameters.length, input.options),
+      seed: input.seed ?? this.newSeed(),
+      maxTrials: input.max_trials ?? null,
+      leaseSeconds: input.lease_seconds,
+      knownOptimum: input.known_optimum ?? null,
+      metadata: input.metadata as JsonObject,
+      state: 'ACTIVE',
+      reason: null,
+      createdAt: this.now().toISOString(),
+    });
+    return toStudy(record);
+  }
+
+  async get(tenantId: string, studyId: string): Promise<Study> {
+    const record = await this.storage.getStudy(tenantId, studyId);
+    if (!record) throw new StudyNotFoundError(studyId);
+    return toStudy(record);
+  }
+
+  async list(tenantId: string, page: { pageSize: number; pageToken?: string | null }): Promise<{ studies: Study[]; nextPageToken: string | null }> {
+    const tokens = await this.pageTokens();
+    const scope = `studies:${tenantId}`;
+    const after = page.pageToken ? tokens.decode(scope, page.pageToken) : null;
+    const res = await this.storage.listStudies(tenantId, { after, limit: page.pageSize });
+    return { studies: res.items.map(toStudy), nextPageToken: res.next === null ? null : tokens.encode(scope, res.next) };
+  }
+
+  async update(tenantId: string, studyId: string, patch: StudyPatchInput): Promise<Study> {
+    const current = await this.get(tenantId, studyId);
+    const changesState = patch.state !== undefined && patch.state !== current.state;
+    if (patch.state !== undefined && !TRANSITIONS[current.state].includes(patch.state)) {
+      throw new InvalidStateTransitionError(current.state, patch.state);
+    }
+    const record = await this.storage.updateStudy(tenantId, studyId, {
+      name: patch.name,
+      metadata: patch.metadata as JsonObject | undefined,
+      state: changesState ? patch.state : undefined,
+      reason: changesState ? REASON_BY_STATE[patch.state!] : undefined,
+      updatedAt: this.now().toISOString(),
+    });
+    // Deleted between the read and the write.
+    if (!record) throw new StudyNotFoundError(studyId);
+    return toStudy(record);
+  }
+
+  async delete(tenantId: string, studyId: string): Promise<void> {
+    if (!(await this.storage.deleteStudy(tenantId, studyId))) throw new StudyNotFoundError(studyId);
+  }
+
+  private async pageTokens(): Promise<PageTokens> {
+    if (!this.tokens) {
+      const secret = await this.storage.getSetting('page_token_secret');
+      if (!secret) throw new DomainError('unavailable', 'storage_not_ready', 'the database has no pagination secret; is it migrated?');
+      this.tokens = new PageTokens(secret);
+    }
+    return this.tokens;
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Per-method option schemas, built from the engine's OPTION_SPECS (the single description of what
+ * each method accepts): every option optional, types and ranges enforced, unknown keys rejected.
+ */
+import { z } from 'zod';
+import { METHOD_NAMES, OPTION_SPECS, type MethodName, type OptionSpec } from '../../engine/index.js';
+
+function optionSchema(spec: OptionSpec): z.ZodType {
+  switch (spec.kind) {
+    case 'number': {
+      let s = spec.integer ? z.int() : z.number();
+      s = spec.exclusiveMin ? s.gt(spec.min) : s.min(spec.min);
+      return s.max(spec.max).describe(spec.description);
+    }
+    case 'enum':
+      return z.enum(spec.values as [string, ...string[]]).describe(spec.description);
+    case 'boolean':
+      return z.boolean().describe(spec.description);
+  }
+}
+
+const cache = new Map<MethodName, z.ZodType>();
+
+/** The strict options object for one method. */
+export function optionsSchemaFor(method: MethodName): z.ZodType {
+  let s = cache.get(method);
+  if (!s) {
+    const shape = Object.fromEntries(Object.entries(OPTION_SPECS[method]).map(([k, spec]) => [k, optionSchema(spec).optional()]));
+    s = z.strictObject(shape);
+    cache.set(method, s);
+  }
+  return s;
+}
+
+function describeSpec(spec: OptionSpec): string {
+  switch (spec.kind) {
+    case 'number': {
+      const lo = spec.exclusiveMin ? `(${spec.min}` : `[${spec.min}`;
+      return `${spec.integer ? 'integer' : 'number'} in ${lo}, ${spec.max}]`;
+    }
+    case 'enum':
+      return spec.values.map((v) => `"${v}"`).join(' | ');
+    case 'boolean':
+      return 'boolean';
+  }
+}
+
+/** Markdown list of every method's options, for the OpenAPI description of `options`. */
+export function optionsDocumentation(): string {
+  return METHOD_NAMES.map((m) => {
+    const entries = Object.entries(OPTION_SPECS[m]);
+    if (entries.length === 0) return `- \`${m}\`: no options`;
+    return `- \`${m}\`: ${entries.map(([k, spec]) => `\`${k}\` (${describeSpec(spec)})`).join(', ')}`;
+  }).join('\n');
+}

@@ -1,0 +1,90 @@
+/**
+ * The process: read the configuration, open the database (migrating it), listen, and shut down
+ * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database,
+ * exit 0). Everything else is in buildApp.
+ */
+import pino, { type Logger } from 'pino';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { SqliteStorage, type Storage } from './storage/index.js';
+
+function createLogger(config: Config): Logger {
+  const pretty = config.logPretty === 'true' || (config.logPretty === 'auto' && process.stdout.isTTY === true);
+  return pino({
+    level: config.logLevel,
+    base: { service: 'probnes-server' },
+    // Human-readable only for a person at a terminal; machines get one JSON object per line.
+    ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
+  });
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`probnes-server: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  const logger = createLogger(config);
+  let storage: Storage;
+  try {
+    storage = SqliteStorage.open(config.databasePath);
+  } catch (err) {
+    logger.fatal({ err, database: config.databasePath }, `cannot open the database: ${(err as Error).message}`);
+    logger.flush();
+    process.exit(1);
+  }
+
+  const app = await buildApp({ config, storage, logger });
+  let shuttingDown = false;
+
+  async function shutdown(signal: string): Promise<void> {
+    if (shuttingDown) {
+      logger.warn({ signal }, 'second signal during shutdown: exiting now');
+      process.exit(1);
+    }
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down: no new connections, finishing in-flight requests');
+    const timer = setTimeout(() => {
+      logger.error({ timeout_ms: config.shutdownTimeoutMs }, 'in-flight requests did not finish in time; closing anyway');
+      app.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    timer.unref();
+    let code = 0;
+    try {
+      await app.close();
+    } catch (err) {
+      logger.error({ err }, 'error while closing the HTTP server');
+      code = 1;
+    }
+    clearTimeout(timer);
+    try {
+      await storage.close();
+    } catch (err) {
+      logger.error({ err }, 'error while closing the database');
+      code = 1;
+    }
+    logger.info({ exit_code: code }, 'stopped');
+    logger.flush();
+    process.exit(code);
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    logger.fatal({ err }, `cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+    await storage.close();
+    logger.flush();
+    process.exit(1);
+  }
+  logger.info({ database: config.databasePath }, 'ready');
+}
+
+void main();

@@ -1,0 +1,97 @@
+/**
+ * The embedded Storage: one better-sqlite3 connection per process. Its calls are synchronous and
+ * short (single-digit milliseconds for the units of work here), so they run on the event loop and
+ * are exposed as resolved Promises to keep the contract the same as an asynchronous database's.
+ */
+import type { Storage, StorageHealth } from '../storage.js';
+import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
+import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
+import { StudiesRepo } from './studies-repo.js';
+import { TrialsRepo } from './trials-repo.js';
+
+export interface SqliteStorageOptions extends OpenOptions {
+  migrations?: Migration[];
+}
+
+export class SqliteStorage implements Storage {
+  private readonly studies: StudiesRepo;
+  private readonly trials: TrialsRepo;
+  private closed = false;
+
+  private constructor(
+    private readonly db: SqliteDatabase,
+    private readonly expectedVersion: number,
+  ) {
+    this.studies = new StudiesRepo(db);
+    this.trials = new TrialsRepo(db);
+  }
+
+  /** Open (creating the file and its directory if needed) and migrate to the latest schema. */
+  static open(file: string, opts: SqliteStorageOptions = {}): SqliteStorage {
+    const migrations = opts.migrations ?? loadMigrations();
+    const db = openDatabase(file, opts);
+    try {
+      migrate(db, migrations);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return new SqliteStorage(db, migrations.length);
+  }
+
+  async health(): Promise<StorageHealth> {
+    try {
+      this.db.prepare('SELECT 1').get();
+      const v = schemaVersion(this.db);
+      return { ok: v === this.expectedVersion, schemaVersion: v, expectedSchemaVersion: this.expectedVersion };
+    } catch (err) {
+      return { ok: false, schemaVersion: -1, expectedSchemaVersion: this.expectedVersion, detail: (err as Error).message };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // Fold the WAL back into the main file so the database is a single self-contained file at rest.
+    if (this.db.open) {
+      try {
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      } finally {
+        this.db.close();
+      }
+    }
+  }
+
+  async getSetting(key: string) {
+    const row = this.db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE key = ?').get(key);
+    return row?.value ?? null;
+  }
+
+  async createStudy(...a: Parameters<Storage['createStudy']>) {
+    return this.studies.insert(...a);
+  }
+  async getStudy(...a: Parameters<Storage['getStudy']>) {
+    return this.studies.get(...a);
+  }
+  async listStudies(...a: Parameters<Storage['listStudies']>) {
+    return this.studies.page(...a);
+  }
+  async updateStudy(...a: Parameters<Storage['updateStudy']>) {
+    return this.studies.update(...a);
+  }
+  async deleteStudy(...a: Parameters<Storage['deleteStudy']>) {
+    return this.studies.delete(...a);
+  }
+  async getEngineState(...a: Parameters<Storage['getEngineState']>) {
+    return this.trials.engineState(...a);
+  }
+  async commitGeneration(...a: Parameters<Storage['commitGeneration']>) {
+    return this.trials.commit(...a);
+  }
+  async getTrial(...a: Parameters<Storage['getTrial']>) {
+    return this.trials.trial(...a);
+  }
+  async listTrials(...a: Parameters<Storage['listTrials']>) {
+    return this.trials.page(...a);
+  }
+}

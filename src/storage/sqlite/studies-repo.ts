@@ -1,0 +1,135 @@
+/** All SQL for studies. Synchronous (better-sqlite3); SqliteStorage wraps it in Promises. */
+import type { SqliteDatabase } from './connection.js';
+import type { JsonObject, JsonValue, NewStudyRecord, Page, PageRequest, StudyPatch, StudyRecord, TrialCounts } from '../storage.js';
+import { TRIAL_STATES } from '../storage.js';
+
+interface StudyRow {
+  seq: number;
+  id: string;
+  tenant_id: string;
+  name: string;
+  direction: 'minimize' | 'maximize';
+  parameters: string;
+  prior: string;
+  method: string;
+  batch_size: number;
+  options: string;
+  seed: number;
+  max_trials: number | null;
+  lease_seconds: number;
+  known_optimum: number | null;
+  metadata: string;
+  state: StudyRecord['state'];
+  reason: string | null;
+  generation: number;
+  created_at: string;
+  updated_at: string;
+}
+
+function emptyCounts(): TrialCounts {
+  return Object.fromEntries(TRIAL_STATES.map((s) => [s, 0])) as TrialCounts;
+}
+
+export class StudiesRepo {
+  private readonly insertStmt;
+  private readonly byIdStmt;
+  private readonly countsStmt;
+  private readonly pageStmt;
+  private readonly deleteStmt;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.insertStmt = db.prepare(`
+      INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
+        max_trials, lease_seconds, known_optimum, metadata, state, reason, created_at, updated_at)
+      VALUES (@id, @tenant_id, @name, @direction, @parameters, @prior, @method, @batch_size, @options, @seed,
+        @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at)`);
+    this.byIdStmt = db.prepare<[string, string], StudyRow>('SELECT * FROM studies WHERE tenant_id = ? AND id = ?');
+    this.countsStmt = db.prepare<[string], { state: keyof TrialCounts; n: number }>(
+      'SELECT state, COUNT(*) AS n FROM trials WHERE study_id = ? GROUP BY state',
+    );
+    this.pageStmt = db.prepare<[string, number, number], StudyRow>(
+      'SELECT * FROM studies WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    );
+    this.deleteStmt = db.prepare<[string, string]>('DELETE FROM studies WHERE tenant_id = ? AND id = ?');
+  }
+
+  insert(s: NewStudyRecord): StudyRecord {
+    this.insertStmt.run({
+      id: s.id,
+      tenant_id: s.tenantId,
+      name: s.name,
+      direction: s.direction,
+      parameters: JSON.stringify(s.parameters),
+      prior: JSON.stringify(s.prior),
+      method: s.method,
+      batch_size: s.batchSize,
+      options: JSON.stringify(s.options),
+      seed: s.seed,
+      max_trials: s.maxTrials,
+      lease_seconds: s.leaseSeconds,
+      known_optimum: s.knownOptimum,
+      metadata: JSON.stringify(s.metadata),
+      state: s.state,
+      reason: s.reason,
+      created_at: s.createdAt,
+    });
+    return this.get(s.tenantId, s.id)!;
+  }
+
+  get(tenantId: string, id: string): StudyRecord | null {
+    const row = this.byIdStmt.get(tenantId, id);
+    return row ? this.toRecord(row) : null;
+  }
+
+  page(tenantId: string, req: PageRequest): Page<StudyRecord> {
+    const after = req.after === null ? 0 : Number(req.after);
+    // One extra row tells whether another page exists without a COUNT.
+    const rows = this.pageStmt.all(tenantId, Number.isSafeInteger(after) ? after : 0, req.limit + 1);
+    const more = rows.length > req.limit;
+    const pageRows = more ? rows.slice(0, req.limit) : rows;
+    return { items: pageRows.map((r) => this.toRecord(r)), next: more ? String(pageRows[pageRows.length - 1]!.seq) : null };
+  }
+
+  update(tenantId: string, id: string, patch: StudyPatch): StudyRecord | null {
+    const params: Record<string, unknown> = { tenant_id: tenantId, id, updated_at: patch.updatedAt };
+    if (patch.name !== undefined) params.name = patch.name;
+    if (patch.metadata !== undefined) params.metadata = JSON.stringify(patch.metadata);
+    if (patch.state !== undefined) params.state = patch.state;
+    if (patch.reason !== undefined) params.reason = patch.reason;
+    // Column names come from this fixed list, never from input.
+    const sets = ['updated_at', 'name', 'metadata', 'state', 'reason'].filter((c) => c in params).map((c) => `${c} = @${c}`);
+    const res = this.db.prepare(`UPDATE studies SET ${sets.join(', ')} WHERE tenant_id = @tenant_id AND id = @id`).run(params);
+    return res.changes === 0 ? null : this.get(tenantId, id);
+  }
+
+  delete(tenantId: string, id: string): boolean {
+    return this.deleteStmt.run(tenantId, id).changes > 0;
+  }
+
+  private toRecord(row: StudyRow): StudyRecord {
+    const trialCounts = emptyCounts();
+    for (const c of this.countsStmt.all(row.id)) trialCounts[c.state] = c.n;
+    return {
+      id: row.id,
+      tenantId: row.tenant_id,
+      name: row.name,
+      direction: row.direction,
+      parameters: JSON.parse(row.parameters) as JsonValue,
+      prior: JSON.parse(row.prior) as JsonValue,
+      method: row.method,
+      batchSize: row.batch_size,
+      options: JSON.parse(row.options) as JsonObject,
+      seed: row.seed,
+      maxTrials: row.max_trials,
+      leaseSeconds: row.lease_seconds,
+      knownOptimum: row.known_optimum,
+      metadata: JSON.parse(row.metadata) as JsonObject,
+      state: row.state,
+      reason: row.reason,
+      generation: row.generation,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      trialCounts,
+    };
+  }
+}

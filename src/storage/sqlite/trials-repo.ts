@@ -1,0 +1,139 @@
+/** All SQL for trials and engine-state snapshots, including the "commit a generation" unit of work. */
+import type { SqliteDatabase } from './connection.js';
+import type { CommitResult, EngineStateRecord, GenerationCommit, JsonValue, NewTrial, Page, PageRequest, TrialRecord, TrialState } from '../storage.js';
+
+interface TrialRow {
+  study_id: string;
+  trial_id: number;
+  state: TrialState;
+  generation: number;
+  client_id: string | null;
+  lease_expires_at: string | null;
+  parameters: string;
+  point: string | null;
+  value: number | null;
+  stderr: number | null;
+  failure_reason: string | null;
+  source: 'suggested' | 'external';
+  created_at: string;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+interface EngineStateRow {
+  study_id: string;
+  generation: number;
+  revision: number;
+  version: number;
+  state: string;
+  created_at: string;
+}
+
+function toTrial(r: TrialRow): TrialRecord {
+  return {
+    studyId: r.study_id,
+    trialId: r.trial_id,
+    state: r.state,
+    generation: r.generation,
+    clientId: r.client_id,
+    leaseExpiresAt: r.lease_expires_at,
+    parameters: JSON.parse(r.parameters) as Record<string, number>,
+    point: r.point === null ? null : (JSON.parse(r.point) as number[]),
+    value: r.value,
+    stderr: r.stderr,
+    failureReason: r.failure_reason,
+    source: r.source,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function toEngineState(r: EngineStateRow): EngineStateRecord {
+  return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: JSON.parse(r.state) as JsonValue, createdAt: r.created_at };
+}
+
+export class TrialsRepo {
+  private readonly latestStateStmt;
+  private readonly stateAtStmt;
+  private readonly trialStmt;
+  private readonly insertTrialStmt;
+  private readonly commitTx;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.latestStateStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1');
+    this.stateAtStmt = db.prepare<[string, number], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? AND generation = ?');
+    this.trialStmt = db.prepare<[string, number], TrialRow>('SELECT * FROM trials WHERE study_id = ? AND trial_id = ?');
+    this.insertTrialStmt = db.prepare(`
+      INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
+        stderr, source, created_at, completed_at, updated_at)
+      VALUES (@study_id, @trial_id, @state, @generation, @client_id, @lease_expires_at, @parameters, @point, @value,
+        @stderr, @source, @now, @completed_at, @now)`);
+    // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
+    // with another connection's commit.
+    this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
+  }
+
+  engineState(studyId: string, generation?: number): EngineStateRecord | null {
+    const row = generation === undefined ? this.latestStateStmt.get(studyId) : this.stateAtStmt.get(studyId, generation);
+    return row ? toEngineState(row) : null;
+  }
+
+  commit(studyId: string, c: GenerationCommit): CommitResult {
+    return this.commitTx.immediate(studyId, c);
+  }
+
+  trial(studyId: string, trialId: number): TrialRecord | null {
+    const row = this.trialStmt.get(studyId, trialId);
+    return row ? toTrial(row) : null;
+  }
+
+  page(studyId: string, q: PageRequest & { state?: TrialState }): Page<TrialRecord> {
+    const after = q.after === null ? 0 : Number(q.after);
+    const where = q.state ? 'AND state = @state' : '';
+    const rows = this.db
+      .prepare<Record<string, unknown>, TrialRow>(`SELECT * FROM trials WHERE study_id = @study_id AND trial_id > @after ${where} ORDER BY trial_id LIMIT @limit`)
+      .all({ study_id: studyId, after, state: q.state, limit: q.limit + 1 });
+    const more = rows.length > q.limit;
+    const items = (more ? rows.slice(0, q.limit) : rows).map(toTrial);
+    return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
+  }
+
+  private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
+    const study = this.db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?').get(studyId);
+    if (!study) return { committed: false, reason: 'study_not_found' };
+    const latest = this.latestStateStmt.get(studyId);
+    if ((latest?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };
+    const revision = (latest?.revision ?? 0) + 1;
+    this.db
+      .prepare(`INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version,
+          state = excluded.state, created_at = excluded.created_at`)
+      .run(studyId, c.generation, revision, c.engineState.version, JSON.stringify(c.engineState.state), c.now);
+    const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
+    this.db
+      .prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?')
+      .run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
+    return { committed: true, revision, trials: ids.map((id) => this.trial(studyId, id)!) };
+  }
+
+  private insertTrial(studyId: string, trialId: number, t: NewTrial, now: string): number {
+    this.insertTrialStmt.run({
+      study_id: studyId,
+      trial_id: trialId,
+      state: t.state,
+      generation: t.generation,
+      client_id: t.clientId ?? null,
+      lease_expires_at: t.leaseExpiresAt ?? null,
+      parameters: JSON.stringify(t.parameters),
+      point: t.point === null ? null : JSON.stringify(t.point),
+      value: t.value ?? null,
+      stderr: t.stderr ?? null,
+      source: t.source,
+      now,
+      completed_at: t.completedAt ?? null,
+    });
+    return trialId;
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The storage contract: coarse, atomic units of work that return Promises of plain objects.
+ *
+ * Nothing outside src/storage sees SQL or a driver. The embedded implementation is better-sqlite3
+ * (src/storage/sqlite); a PostgreSQL implementation of this same interface would let several
+ * replicas share one database, with per-study concurrency enforced by the database (see
+ * `commitGeneration`'s expected revision) rather than by an in-process lock.
+ *
+ * Field types are the storage's own: JSON columns come back as `JsonValue`, and the service,
+ * which wrote them, narrows them again.
+ */
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export const STUDY_STATES = ['ACTIVE', 'PAUSED', 'COMPLETED'] as const;
+export type StudyState = (typeof STUDY_STATES)[number];
+export const TRIAL_STATES = ['REQUESTED', 'ACTIVE', 'COMPLETED', 'FAILED', 'ABANDONED'] as const;
+export type TrialState = (typeof TRIAL_STATES)[number];
+export type TrialCounts = Record<TrialState, number>;
+
+/** A study as written at creation. */
+export interface NewStudyRecord {
+  id: string;
+  tenantId: string;
+  name: string;
+  direction: 'minimize' | 'maximize';
+  parameters: JsonValue;
+  prior: JsonValue;
+  method: string;
+  batchSize: number;
+  options: JsonObject;
+  seed: number;
+  maxTrials: number | null;
+  leaseSeconds: number;
+  knownOptimum: number | null;
+  metadata: JsonObject;
+  state: StudyState;
+  reason: string | null;
+  createdAt: string;
+}
+
+export interface StudyRecord extends NewStudyRecord {
+  generation: number;
+  updatedAt: string;
+  trialCounts: TrialCounts;
+}
+
+/** Fields a PATCH may change; absent fields are left alone. */
+export interface StudyPatch {
+  name?: string;
+  metadata?: JsonObject;
+  state?: StudyState;
+  reason?: string | null;
+  updatedAt: string;
+}
+
+/** One page of a listing; `next` is an opaque storage cursor, null on the last page. */
+export interface Page<T> {
+  items: T[];
+  next: string | null;
+}
+
+export interface PageRequest {
+  /** Cursor from the previous page's `next`, or null for the first page. */
+  after: string | null;
+  limit: number;
+}
+
+export interface TrialRecord {
+  studyId: string;
+  trialId: number;
+  state: TrialState;
+  generation: number;
+  clientId: string | null;
+  leaseExpiresAt: string | null;
+  /** User units, keyed by parameter name. */
+  parameters: Record<string, number>;
+  /** Internal (whitened) coordinates, as the engine saw the point. */
+  point: number[] | null;
+  value: number | null;
+  stderr: number | null;
+  failureReason: string | null;
+  source: 'suggested' | 'external';
+  createdAt: string;
+  completedAt: string | null;
+  updatedAt: string;
+}
+
+/** A trial to insert; the storage assigns the per-study `trialId`. */
+export interface NewTrial {
+  state: TrialState;
+  generation: number;
+  parameters: Record<string, number>;
+  point: number[] | null;
+  source: 'suggested' | 'external';
+  clientId?: string | null;
+  leaseExpiresAt?: string | null;
+  value?: number | null;
+  stderr?: number | null;
+  completedAt?: string | null;
+}
+
+export interface EngineStateRecord {
+  studyId: string;
+  generation: number;
+  /** Increases by one with every commit for this study. */
+  revision: number;
+  /** Format version of `state`, so old snapshots can be migrated or refused. */
+  version: number;
+  state: JsonValue;
+  createdAt: string;
+}
+
+/**
+ * "Commit a generation": the new engine state and the trials it produced, in one transaction.
+ * `expectedRevision` is the revision the caller computed from (null: the study has no engine state
+ * yet); if another writer committed in the meantime nothing is written and the result says so, and
+ * the caller reloads and recomputes (the service never holds a transaction across an engine call).
+ */
+export interface GenerationCommit {
+  expectedRevision: number | null;
+  generation: number;
+  engineState: { version: number; state: JsonValue };
+  newTrials: NewTrial[];
+  now: string;
+}
+
+export type CommitResult =
+  | { committed: true; revision: number; trials: TrialRecord[] }
+  | { committed: false; reason: 'study_not_found' | 'revision_conflict' };
+
+export interface StorageHealth {
+  ok: boolean;
+  schemaVersion: number;
+  expectedSchemaVersion: number;
+  detail?: string;
+}
+
+export interface Storage {
+  /** Reachable and migrated to exactly the schema this code knows (readiness). */
+  health(): Promise<StorageHealth>;
+  /** Flush and release the database; later calls fail. */
+  close(): Promise<void>;
+  /** Server-wide settings kept with the data (e.g. the pagination-token secret). */
+  getSetting(key: string): Promise<string | null>;
+
+  createStudy(study: NewStudyRecord): Promise<StudyRecord>;
+  /** Null when the study does not exist or belongs to another tenant. */
+  getStudy(tenantId: string, studyId: string): Promise<StudyRecord | null>;
+  /** Oldest first, stable under concurrent inserts. */
+  listStudies(tenantId: string, page: PageRequest): Promise<Page<StudyRecord>>;
+  updateStudy(tenantId: string, studyId: string, patch: StudyPatch): Promise<StudyRecord | null>;
+  /** Deletes the study with its trials and engine states; false when there was none. */
+  deleteStudy(tenantId: string, studyId: string): Promise<boolean>;
+
+  /** The latest engine state of a study, or a given generation's; null when none. */
+  getEngineState(studyId: string, generation?: number): Promise<EngineStateRecord | null>;
+  commitGeneration(studyId: string, commit: GenerationCommit): Promise<CommitResult>;
+  getTrial(studyId: string, trialId: number): Promise<TrialRecord | null>;
+  /** By ascending trial id, optionally filtered by state. */
+  listTrials(studyId: string, query: PageRequest & { state?: TrialState }): Promise<Page<TrialRecord>>;
+}
