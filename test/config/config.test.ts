@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env, '/srv');
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return [...(err as ConfigError).problems];
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('defaults to loopback:8080 and a database under ./data', () => {
+    const c = loadConfig({}, '/srv');
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', databasePath: path.resolve('/srv/data/probnes.db'), logLevel: 'info', bodyLimit: 1048576, requestTimeoutMs: 30000 });
+  });
+
+  it('parses every variable and resolves a relative DATABASE_PATH against the working directory', () => {
+    const c = loadConfig(
+      { PORT: '9000', HOST: '0.0.0.0', DATABASE_PATH: 'db/x.db', LOG_LEVEL: 'debug', BODY_LIMIT: '2048', REQUEST_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '500', LOG_PRETTY: 'false' },
+      '/srv',
+    );
+    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false' });
+  });
+
+  it('keeps :memory: as is and treats empty strings as unset', () => {
+    expect(loadConfig({ DATABASE_PATH: ':memory:', PORT: '' }).databasePath).toBe(':memory:');
+    expect(loadConfig({ PORT: '' }).port).toBe(8080);
+  });
+
+  it('returns a frozen object', () => {
+    const c = loadConfig({});
+    expect(Object.isFrozen(c)).toBe(true);
+    expect(() => {
+      (c as { port: number }).port = 1;
+    }).toThrow(TypeError);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /^PORT: must be an integer from 0 to 65535 \(got "eighty"\)$/],
+    [{ PORT: '70000' }, /^PORT: must be an integer from 0 to 65535/],
+    [{ PORT: '80.5' }, /^PORT: must be an integer/],
+    [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
+    [{ BODY_LIMIT: '10' }, /^BODY_LIMIT: must be an integer from 1024 to 104857600/],
+    [{ REQUEST_TIMEOUT_MS: '-1' }, /^REQUEST_TIMEOUT_MS: must be an integer from 0/],
+    [{ LOG_PRETTY: 'yes' }, /^LOG_PRETTY: must be one of auto, true, false/],
+  ])('rejects %o naming the variable and what is allowed', (env, message) => {
+    const problems = problemsOf(env);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(message);
+  });
+
+  it('reports every bad variable at once', () => {
+    const problems = problemsOf({ PORT: 'x', LOG_LEVEL: 'y' });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['LOG_LEVEL', 'PORT']);
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * The Storage contract, written once against the interface so that every backend (SQLite now,
+ * PostgreSQL later) runs the same tests.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewStudyRecord, NewTrial, Storage } from '../../src/storage/index.js';
+
+export function study(id: string, tenantId = 'default', overrides: Partial<NewStudyRecord> = {}): NewStudyRecord {
+  return {
+    id,
+    tenantId,
+    name: `study ${id}`,
+    direction: 'minimize',
+    parameters: [{ name: 'x', type: 'float', scale: 'linear', bounds: [0, 1], prior: { mean: 0.5, std: 0.25 } }],
+    prior: { mean: [0.5], covariance: [[0.0625]], std: [0.25] },
+    method: 'cmaes',
+    batchSize: 3,
+    options: { sigma0: 1, active: true },
+    seed: 7,
+    maxTrials: null,
+    leaseSeconds: 600,
+    knownOptimum: null,
+    metadata: { owner: 'team-a', nested: { list: [1, 2] } },
+    state: 'ACTIVE',
+    reason: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    ...overrides,
+  };
+}
+
+const trial = (generation: number, x: number, extra: Partial<NewTrial> = {}): NewTrial => ({
+  state: 'REQUESTED',
+  generation,
+  parameters: { x },
+  point: [x * 2 - 1],
+  source: 'suggested',
+  ...extra,
+});
+
+export function storageContract(name: string, open: () => Promise<Storage>): void {
+  describe(`Storage contract: ${name}`, () => {
+    let s: Storage;
+    beforeEach(async () => {
+      s = await open();
+    });
+    afterEach(async () => {
+      await s.close();
+    });
+
+    it('creates a study and reads it back with JSON fields and zero trial counts', async () => {
+      const created = await s.createStudy(study('a'));
+      expect(created).toMatchObject({ id: 'a', generation: 0, updatedAt: '2025-01-01T00:00:00.000Z', metadata: { owner: 'team-a', nested: { list: [1, 2] } } });
+      expect(created.trialCounts).toEqual({ REQUESTED: 0, ACTIVE: 0, COMPLETED: 0, FAILED: 0, ABANDONED: 0 });
+      expect(await s.getStudy('default', 'a')).toEqual(created);
+    });
+
+    it('hides other tenants\' studies', async () => {
+      await s.createStudy(study('a'));
+      expect(await s.getStudy('other', 'a')).toBeNull();
+      expect((await s.listStudies('other', { after: null, limit: 10 })).items).toEqual([]);
+      expect(await s.updateStudy('other', 'a', { name: 'x', updatedAt: '2025-01-02T00:00:00.000Z' })).toBeNull();
+      expect(await s.deleteStudy('other', 'a')).toBe(false);
+    });
+
+    it('pages through studies oldest first, with a cursor only when more remain', async () => {
+      for (const id of ['s1', 's2', 's3', 's4', 's5']) await s.createStudy(study(id));
+      const ids: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      do {
+        const page = await s.listStudies('default', { after, limit: 2 });
+        ids.push(...page.items.map((x) => x.id));
+        after = page.next;
+        pages++;
+      } while (after !== null);
+      expect(ids).toEqual(['s1', 's2', 's3', 's4', 's5']);
+      expect(pages).toBe(3);
+      expect((await s.listStudies('default', { after: null, limit: 5 })).next).toBeNull();
+    });
+
+    it('updates only the given fields', async () => {
+      await s.createStudy(study('a'));
+      const u = await s.updateStudy('default', 'a', { state: 'PAUSED', reason: 'paused_by_client', updatedAt: '2025-01-02T00:00:00.000Z' });
+      expect(u).toMatchObject({ name: 'study a', state: 'PAUSED', reason: 'paused_by_client', updatedAt: '2025-01-02T00:00:00.000Z', metadata: { owner: 'team-a' } });
+      const v = await s.updateStudy('default', 'a', { name: 'renamed', metadata: {}, updatedAt: '2025-01-03T00:00:00.000Z' });
+      expect(v).toMatchObject({ name: 'renamed', metadata: {}, state: 'PAUSED' });
+    });
+
+    it('commits a generation atomically, numbering trials per study', async () => {
+      await s.createStudy(study('a'));
+      await s.createStudy(study('b'));
+      const c1 = await s.commitGeneration('a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: { mean: [0] } }, newTrials: [trial(0, 0.1), trial(0, 0.2)], now: '2025-01-01T00:00:01.000Z' });
+      expect(c1.committed && c1.trials.map((t) => t.trialId)).toEqual([1, 2]);
+      const c2 = await s.commitGeneration('b', { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, newTrials: [trial(0, 0.3)], now: '2025-01-01T00:00:01.000Z' });
+      expect(c2.committed && c2.trials[0]!.trialId).toBe(1);
+      const c3 = await s.commitGeneration('a', { expectedRevision: 1, generation: 1, engineState: { version: 1, state: { mean: [0.5] } }, newTrials: [trial(1, 0.4, { state: 'ACTIVE', clientId: 'w1', leaseExpiresAt: '2025-01-01T00:10:00.000Z' })], now: '2025-01-01T00:00:02.000Z' });
+      expect(c3).toMatchObject({ committed: true, revision: 2 });
+      expect(c3.committed && c3.trials[0]).toMatchObject({ trialId: 3, state: 'ACTIVE', clientId: 'w1', parameters: { x: 0.4 }, point: [-0.19999999999999996], source: 'suggested', value: null });
+      const a = await s.getStudy('default', 'a');
+      expect(a).toMatchObject({ generation: 1, updatedAt: '2025-01-01T00:00:02.000Z', trialCounts: { REQUESTED: 2, ACTIVE: 1, COMPLETED: 0 } });
+      expect(await s.getEngineState('a')).toMatchObject({ generation: 1, revision: 2, version: 1, state: { mean: [0.5] } });
+      expect(await s.getEngineState('a', 0)).toMatchObject({ generation: 0, revision: 1, state: { mean: [0] } });
+      expect(await s.getEngineState('a', 7)).toBeNull();
+    });
+
+    it('refuses a commit computed from a stale revision and writes nothing', async () => {
+      await s.createStudy(study('a'));
+      const base = { generation: 0, engineState: { version: 1, state: {} }, now: '2025-01-01T00:00:01.000Z' };
+      expect((await s.commitGeneration('a', { ...base, expectedRevision: null, newTrials: [trial(0, 0.1)] })).committed).toBe(true);
+      expect(await s.commitGeneration('a', { ...base, expectedRevision: null, newTrials: [trial(0, 0.2)] })).toEqual({ committed: false, reason: 'revision_conflict' });
+      expect(await s.commitGeneration('nope', { ...base, expectedRevision: null, newTrials: [] })).toEqual({ committed: false, reason: 'study_not_found' });
+      expect((await s.getStudy('default', 'a'))!.trialCounts.REQUESTED).toBe(1);
+    });
+
+    it('lists and reads trials, filtered by state and paged by trial id', async () => {
+      await s.createStudy(study('a'));
+      const newTrials = [trial(0, 0.1), trial(0, 0.2, { state: 'COMPLETED', value: 1.5, stderr: 0.1, completedAt: '2025-01-01T00:00:05.000Z' }), trial(0, 0.3), trial(0, 0.4)];
+      await s.commitGeneration('a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, newTrials, now: '2025-01-01T00:00:01.000Z' });
+      const requested = await s.listTrials('a', { state: 'REQUESTED', after: null, limit: 2 });
+      expect(requested.items.map((t) => t.trialId)).toEqual([1, 3]);
+      expect((await s.listTrials('a', { state: 'REQUESTED', after: requested.next, limit: 2 })).items.map((t) => t.trialId)).toEqual([4]);
+      expect(await s.getTrial('a', 2)).toMatchObject({ state: 'COMPLETED', value: 1.5, stderr: 0.1, completedAt: '2025-01-01T00:00:05.000Z' });
+      expect(await s.getTrial('a', 99)).toBeNull();
+    });
+
+    it('deletes a study with its trials and engine states', async () => {
+      await s.createStudy(study('a'));
+      await s.commitGeneration('a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, newTrials: [trial(0, 0.1)], now: '2025-01-01T00:00:01.000Z' });
+      expect(await s.deleteStudy('default', 'a')).toBe(true);
+      expect(await s.getStudy('default', 'a')).toBeNull();
+      expect(await s.getTrial('a', 1)).toBeNull();
+      expect(await s.getEngineState('a')).toBeNull();
+      expect(await s.deleteStudy('default', 'a')).toBe(false);
+    });
+
+    it('reports itself healthy', async () => {
+      const h = await s.health();
+      expect(h.ok).toBe(true);
+      expect(h.schemaVersion).toBe(h.expectedSchemaVersion);
+    });
+  });
+}
