@@ -8,3 +8,4 @@ export { OPTION_SPECS, defaultOptions, resolveOptions, type OptionSpec, type Opt
 export * from './strategies/types.js';
 export { STRATEGIES, getStrategy, registeredMethods } from './strategies/registry.js';
 export { Rng, type RngState, chiSquareQuantile, sampleMvn } from './random/index.js';
+export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize, type Mat } from './linalg/index.js';

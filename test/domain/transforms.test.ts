@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ParameterSpec } from '../../src/domain/study-spec.js';
+import { internalBox, legalize, materialize, searchSpace, toInternal, toUserRaw } from '../../src/domain/transforms.js';
+
+/** A random parameter with bounds and a prior inside them (log-scaled ones have positive bounds). */
+const parameterArb = fc
+  .record({
+    type: fc.constantFrom<'float' | 'int'>('float', 'int'),
+    scale: fc.constantFrom<'linear' | 'log'>('linear', 'log'),
+    lo: fc.integer({ min: -1000, max: 1000 }),
+    width: fc.integer({ min: 1, max: 1000 }),
+    frac: fc.double({ min: 0, max: 1, noNaN: true }),
+    std: fc.double({ min: 0.01, max: 10, noNaN: true }),
+    bounded: fc.boolean(),
+  })
+  .map(({ type, scale, lo, width, frac, std, bounded }, ): ParameterSpec => {
+    const low = scale === 'log' ? Math.abs(lo) + 1 : lo;
+    const high = low + width;
+    const t = (x: number) => (scale === 'log' ? Math.log(x) : x);
+    const mean = t(low) + frac * (t(high) - t(low));
+    return { name: 'p', type, scale, bounds: bounded || scale === 'log' || type === 'int' ? [low, high] : null, prior: { mean, std } };
+  });
+
+const spaceArb = fc.array(parameterArb, { minLength: 1, maxLength: 6 }).chain((params) =>
+  fc
+    .array(fc.double({ min: -0.9, max: 0.9, noNaN: true }), { minLength: params.length * params.length, maxLength: params.length * params.length })
+    .map((rho) => {
+      const d = params.length;
+      // A valid correlated covariance: C = D (I + small symmetric off-diagonals, diagonally dominant) D.
+      const cov = params.map((p, i) =>
+        params.map((q, j) => (i === j ? p.prior.std ** 2 : (rho[i * d + j]! + rho[j * d + i]!) / (2 * d) * p.prior.std * q.prior.std)),
+      );
+      const named = params.map((p, i) => ({ ...p, name: `x${i}` }));
+      return searchSpace(named, { mean: params.map((p) => p.prior.mean), covariance: cov, std: params.map((p) => p.prior.std) });
+    }),
+);
+
+const pointArb = (d: number) => fc.array(fc.double({ min: -50, max: 50, noNaN: true }), { minLength: d, maxLength: d });
+
+describe('parameter transforms (property tests)', () => {
+  it('round trips: toInternal(toUserRaw(u)) = u for points whose user value is representable', () => {
+    fc.assert(
+      fc.property(spaceArb.chain((s) => fc.tuple(fc.constant(s), pointArb(s.parameters.length).map((u) => u.map((v) => v / 10)))), ([space, u]) => {
+        const x = toUserRaw(space, u);
+        if (x.some((v) => !Number.isFinite(v) || v === 0)) return; // exp overflow/underflow: no round trip possible
+        const back = toInternal(space, x);
+        back.forEach((v, i) => expect(v).toBeCloseTo(u[i]!, 6));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('handed-out points respect bounds, integers are integral, and the engine sees exactly that point', () => {
+    fc.assert(
+      fc.property(spaceArb.chain((s) => fc.tuple(fc.constant(s), pointArb(s.parameters.length))), ([space, u]) => {
+        const { parameters, point } = materialize(space, u);
+        space.parameters.forEach((p, i) => {
+          const v = parameters[p.name]!;
+          expect(Number.isFinite(v)).toBe(true);
+          if (p.bounds) {
+            expect(v).toBeGreaterThanOrEqual(p.bounds[0]);
+            expect(v).toBeLessThanOrEqual(p.bounds[1]);
+          }
+          if (p.type === 'int') expect(Number.isInteger(v)).toBe(true);
+          expect(point.every(Number.isFinite)).toBe(true);
+        });
+        // Materialising the learned point again hands out the same values (idempotent).
+        const again = materialize(space, point);
+        space.parameters.forEach((p) => expect(again.parameters[p.name]).toBeCloseTo(parameters[p.name]!, 8));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('maps the prior mean to the origin and one prior std to one unit (diagonal prior)', () => {
+    const space = searchSpace(
+      [
+        { name: 'lr', type: 'float', scale: 'log', bounds: [1e-5, 1], prior: { mean: Math.log(1e-3), std: 2 } },
+        { name: 'w', type: 'float', scale: 'linear', bounds: null, prior: { mean: 5, std: 0.5 } },
+      ],
+      { mean: [Math.log(1e-3), 5], covariance: [[4, 0], [0, 0.25]], std: [2, 0.5] },
+    );
+    expect(toInternal(space, [1e-3, 5]).map((v) => Math.abs(v))).toEqual([0, 0]);
+    const u = toInternal(space, [1e-3 * Math.exp(2), 5.5]);
+    expect(u[0]).toBeCloseTo(1, 12);
+    expect(u[1]).toBeCloseTo(1, 12);
+    const box = internalBox(space, 3)!;
+    expect(box.lower[0]).toBeCloseTo((Math.log(1e-5) - Math.log(1e-3)) / 2, 12);
+    expect(box.upper[0]).toBeCloseTo((0 - Math.log(1e-3)) / 2, 12);
+    expect([box.lower[1], box.upper[1]]).toEqual([-3, 3]);
+  });
+
+  it('legalize clamps non-finite values into the bounds', () => {
+    const space = searchSpace(
+      [{ name: 'n', type: 'int', scale: 'log', bounds: [16, 1024], prior: { mean: 4.85, std: 0.5 } }],
+      { mean: [4.85], covariance: [[0.25]], std: [0.5] },
+    );
+    expect(legalize(space, [Infinity])).toEqual([1024]);
+    expect(legalize(space, [0])).toEqual([16]);
+    expect(legalize(space, [100.4])).toEqual([100]);
+  });
+});
