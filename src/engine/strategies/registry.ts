@@ -4,8 +4,21 @@
  */
 import type { MethodName } from './names.js';
 import type { BaseState, Strategy } from './types.js';
+import { cmaes } from './cmaes.js';
+import { xnes } from './xnes.js';
+import { snes } from './snes.js';
+import { random } from './random.js';
+import { bo } from './bo.js';
+import { pibo } from './pibo.js';
 
-export const STRATEGIES: Partial<Record<MethodName, Strategy<any>>> = {};
+export const STRATEGIES: Partial<Record<MethodName, Strategy<any>>> = {
+  cmaes,
+  xnes,
+  snes,
+  random,
+  bo,
+  pibo,
+};
 
 export function getStrategy(name: MethodName): Strategy<BaseState> {
   const s = STRATEGIES[name];

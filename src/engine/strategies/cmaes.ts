@@ -1,0 +1,225 @@
+/**
+ * CSA CMA-ES with active (negative) weights, exactly as N. Hansen, "The CMA Evolution Strategy:
+ * A Tutorial", arXiv:1604.00772 (v2), Appendix A. Equation numbers "(n)" below are the tutorial's.
+ *
+ * Glossary (tutorial symbols → code): n = d = `dim`; λ = population (the told batch size); μ = λ/2
+ * parents; w_i recombination weights, best first; m = `mean` (d); σ = `sigma`; C (d×d, number[][]);
+ * B, D the eigenvectors / sqrt-eigenvalues of C (C = B D² Bᵀ); p_σ, p_c the evolution paths (d);
+ * y_k = (x_k − m)/σ ~ N(0, C). BaseState.cov is σ²C, the actual search covariance.
+ *
+ * Ask/tell semantics for a service (ARCHITECTURE.md rule 2): `ask` may be called several times per
+ * generation and the domain may project points onto bounds before evaluating them, so `tell`
+ * recomputes y_k from the points actually evaluated (ctx.batch). Points that are not bit-for-bit
+ * one of this generation's asked points (projected or external) are treated as injected
+ * solutions and their Mahalanobis length is clipped to √n + 2n/(n+2) (Hansen 2011, "Injecting
+ * external solutions into CMA-ES", arXiv:1110.4181), which keeps a far projection from blowing up
+ * σ or C; genuine samples are used unchanged, as in the tutorial. The population size used in the
+ * update is the size of the told batch: all parameters of Table 1 are recomputed for it, so a
+ * batch of size ≠ λ (a partial or an enlarged generation) is a well-formed (μ/μ_w, λ')-update. A
+ * batch of one point carries no ranking information: the distribution is kept, only the
+ * generation counter advances.
+ */
+import { InvalidInputError, NonFiniteError } from '../errors.js';
+import { Rng } from '../random/index.js';
+import { fromRows, symEig } from '../linalg/index.js';
+import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import {
+  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, orderBestFirst, positiveOption, zerosVec,
+} from './es-utils.js';
+
+export const CMAES_STATE_VERSION = 1;
+/** σ is capped here (as CyberAgentAILab/cmaes does): beyond it the search is meaningless in whitened units. */
+const SIGMA_MAX = 1e32;
+
+export interface CmaesState extends BaseState {
+  method: 'cmaes';
+  sigma: number;
+  C: number[][];
+  p_sigma: number[];
+  p_c: number[];
+  /** Points handed out since the last tell, to tell genuine samples from injected ones. */
+  asked: number[][];
+}
+
+/** The static strategy parameters of Table 1 for dimension n and population λ. */
+export interface CmaParameters {
+  lambda: number;
+  mu: number;
+  /** w_1 … w_λ, best first; the last λ − μ are ≤ 0 (zero when `active` is off). */
+  weights: number[];
+  mueff: number;
+  cm: number;
+  cSigma: number;
+  dSigma: number;
+  cc: number;
+  c1: number;
+  cmu: number;
+  /** E‖N(0, I)‖ ≈ √n (1 − 1/(4n) + 1/(21n²)). */
+  chiN: number;
+}
+
+export function cmaParameters(n: number, lambda: number, active = true): CmaParameters {
+  if (!Number.isInteger(lambda) || lambda < 2) throw new InvalidInputError(`CMA-ES needs λ ≥ 2, got ${lambda}`);
+  const mu = Math.floor(lambda / 2);
+  // (49) preliminary weights w'_i = ln((λ+1)/2) − ln i, i = 1…λ: positive for i ≤ μ, ≤ 0 after.
+  const wPrime = Array.from({ length: lambda }, (_, i) => Math.log((lambda + 1) / 2) - Math.log(i + 1));
+  const pos = wPrime.slice(0, mu);
+  const neg = wPrime.slice(mu);
+  const sum = (a: number[]): number => a.reduce((s, v) => s + v, 0);
+  const sumSq = (a: number[]): number => a.reduce((s, v) => s + v * v, 0);
+  const mueff = sum(pos) ** 2 / sumSq(pos); // μ_eff = (Σ w'⁺)² / Σ (w'⁺)², ≥ 1 (= 1 for λ = 2, 3)
+  const mueffMinus = sum(neg) ** 2 / sumSq(neg);
+  const alphaCov = 2;
+  const c1 = alphaCov / ((n + 1.3) ** 2 + mueff); // (57)
+  // (58), with the 1/4 of the tutorial's v2 Table 1 (and pycma), so c_μ > 0 even when μ_eff = 1 (λ = 2, 3).
+  const cmu = Math.min(1 - c1, (alphaCov * (0.25 + mueff + 1 / mueff - 2)) / ((n + 2) ** 2 + (alphaCov * mueff) / 2));
+  const alphaMuMinus = 1 + c1 / cmu; // (50)
+  const alphaMueffMinus = 1 + (2 * mueffMinus) / (mueff + 2); // (51)
+  const alphaPosdefMinus = (1 - c1 - cmu) / (n * cmu); // (52) keeps C positive definite
+  const alphaMin = Math.min(alphaMuMinus, alphaMueffMinus, alphaPosdefMinus);
+  const posSum = sum(wPrime.filter((w) => w >= 0));
+  const negSum = -sum(wPrime.filter((w) => w < 0));
+  // (53): positive weights sum to 1, negative ones to −min(α_μ⁻, α_μeff⁻, α_posdef⁻).
+  const weights = wPrime.map((w) => (w >= 0 ? w / posSum : active ? (alphaMin * w) / negSum : 0));
+  const cSigma = (mueff + 2) / (n + mueff + 5); // (55)
+  const dSigma = 1 + 2 * Math.max(0, Math.sqrt((mueff - 1) / (n + 1)) - 1) + cSigma; // (55)
+  const cc = (4 + mueff / n) / (n + 4 + (2 * mueff) / n); // (56)
+  const chiN = Math.sqrt(n) * (1 - 1 / (4 * n) + 1 / (21 * n * n));
+  return { lambda, mu, weights, mueff, cm: 1 /* (54) */, cSigma, dSigma, cc, c1, cmu, chiN };
+}
+
+/** B and D with C = B D² Bᵀ; D is floored so C^{-1/2} stays finite if round-off made an eigenvalue ≤ 0. */
+function eigenBasis(C: number[][]): { B: Float64Array; D: Float64Array } {
+  const { values, vectors } = symEig(fromRows(C));
+  const lmax = Math.max(values[values.length - 1], 0);
+  const floor = lmax > 0 ? 1e-300 + 1e-20 * lmax : 1e-300;
+  return { B: vectors.data, D: values.map((l) => Math.sqrt(Math.max(l, floor))) };
+}
+
+/** B·diag(s)·Bᵀ·v, i.e. C^{1/2} v for s = D and C^{-1/2} v for s = 1/D. */
+function applySym(B: Float64Array, s: ArrayLike<number>, v: ArrayLike<number>): number[] {
+  const n = s.length;
+  const t = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    let acc = 0;
+    for (let i = 0; i < n; i++) acc += B[i * n + j] * v[i];
+    t[j] = acc * s[j];
+  }
+  const out = zerosVec(n);
+  for (let i = 0; i < n; i++) {
+    let acc = 0;
+    for (let j = 0; j < n; j++) acc += B[i * n + j] * t[j];
+    out[i] = acc;
+  }
+  return out;
+}
+
+const norm = (v: readonly number[]): number => Math.sqrt(v.reduce((s, a) => s + a * a, 0));
+const covOf = (sigma: number, C: number[][]): number[][] => C.map((row) => row.map((c) => sigma * sigma * c));
+
+function init(spec: InitSpec, rng: Rng): CmaesState {
+  checkDim(spec.dim, spec.batchSize, 'cmaes', 2);
+  const d = spec.dim;
+  const sigma = positiveOption(spec.options, 'sigma0', 1);
+  if (sigma > SIGMA_MAX) throw new InvalidInputError(`cmaes: sigma0 must be ≤ ${SIGMA_MAX}`);
+  const C = identityRows(d); // C_0 = I; m_0 = 0 is the prior mean in whitened coordinates (ALGORITHM.md §0)
+  return {
+    version: CMAES_STATE_VERSION, method: 'cmaes', dim: d, batchSize: spec.batchSize, generation: 0,
+    rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: covOf(sigma, C),
+    diagnostics: { ...NO_DIAGNOSTICS }, sigma, C, p_sigma: zerosVec(d), p_c: zerosVec(d), asked: [],
+  };
+}
+
+function ask(state: CmaesState, _ctx: AskContext, count: number): AskResult<CmaesState> {
+  checkCount(count, 'cmaes');
+  const rng = Rng.fromState(state.rng);
+  const { B, D } = eigenBasis(state.C);
+  const points: number[][] = [];
+  for (let k = 0; k < count; k++) {
+    // (38)–(40): z ~ N(0, I), y = B D z ~ N(0, C), x = m + σ y. B D z is computed as B (D ⊙ z).
+    const z = rng.normals(state.dim);
+    const x = state.mean.slice();
+    for (let i = 0; i < state.dim; i++) {
+      let y = 0;
+      for (let j = 0; j < state.dim; j++) y += B[i * state.dim + j] * D[j] * z[j];
+      x[i] += state.sigma * y;
+    }
+    assertFinite(x, 'cmaes: sampled point');
+    points.push(x);
+  }
+  // `asked` keeps its own copies: callers may project the returned points in place.
+  return { points, state: { ...state, rng: rng.state(), asked: [...state.asked, ...points.map((p) => p.slice())] } };
+}
+
+function tell(state: CmaesState, ctx: TellContext): CmaesState {
+  const n = state.dim;
+  checkBatch(ctx.batch, n, 'cmaes');
+  const base = { ...state, generation: state.generation + 1, asked: [] as number[][] };
+  if (ctx.batch.length < 2) return base; // one point cannot be ranked: nothing to learn
+
+  const p = cmaParameters(n, ctx.batch.length, state.options.active !== false);
+  const { B, D } = eigenBasis(state.C);
+  const invD = D.map((v) => 1 / v);
+  const { mean: m, sigma } = state;
+  const asked = new Set(state.asked.map((a) => a.join(',')));
+  const cy = Math.sqrt(n) + (2 * n) / (n + 2);
+
+  // y_{i:λ} = (x_{i:λ} − m)/σ, best first; injected points are clipped to ‖C^{-1/2} y‖ ≤ c_y.
+  const ys = orderBestFirst(ctx.batch).map((idx) => {
+    const x = ctx.batch[idx].x;
+    const y = x.map((xi, i) => (xi - m[i]) / sigma);
+    if (asked.has(x.join(','))) return y;
+    const len = norm(applySym(B, invD, y));
+    return len > cy ? y.map((v) => (v * cy) / len) : y;
+  });
+
+  // (41)–(42): ⟨y⟩_w = Σ_{i≤μ} w_i y_{i:λ}, m ← m + c_m σ ⟨y⟩_w.
+  const yw = zerosVec(n);
+  for (let i = 0; i < p.mu; i++) for (let j = 0; j < n; j++) yw[j] += p.weights[i] * ys[i][j];
+  const mean = m.map((mj, j) => mj + p.cm * sigma * yw[j]);
+
+  // (43): p_σ ← (1 − c_σ) p_σ + √(c_σ(2 − c_σ) μ_eff) C^{-1/2} ⟨y⟩_w.
+  const invSqrtCyw = applySym(B, invD, yw);
+  const cSig = Math.sqrt(p.cSigma * (2 - p.cSigma) * p.mueff);
+  const pSigma = state.p_sigma.map((v, j) => (1 - p.cSigma) * v + cSig * invSqrtCyw[j]);
+  const pSigmaNorm = norm(pSigma);
+  // (44): σ ← σ exp((c_σ/d_σ)(‖p_σ‖/E‖N(0,I)‖ − 1)).
+  const newSigma = Math.min(sigma * Math.exp((p.cSigma / p.dSigma) * (pSigmaNorm / p.chiN - 1)), SIGMA_MAX);
+
+  // h_σ (p. 31 of the tutorial): stall the p_c update while ‖p_σ‖ is large, i.e. while σ grows fast.
+  // g + 1 updates have been accumulated into p_σ, hence the bias correction 1 − (1 − c_σ)^{2(g+1)}.
+  const g1 = state.generation + 1;
+  const hSigma = pSigmaNorm / Math.sqrt(1 - (1 - p.cSigma) ** (2 * g1)) < (1.4 + 2 / (n + 1)) * p.chiN ? 1 : 0;
+  // (45): p_c ← (1 − c_c) p_c + h_σ √(c_c(2 − c_c) μ_eff) ⟨y⟩_w.
+  const cC = Math.sqrt(p.cc * (2 - p.cc) * p.mueff);
+  const pc = state.p_c.map((v, j) => (1 - p.cc) * v + hSigma * cC * yw[j]);
+
+  // (46): w°_i = w_i for w_i ≥ 0, else w_i · n / ‖C^{-1/2} y_{i:λ}‖² (negative steps normalised to length √n).
+  const wCirc = p.weights.map((w, i) => {
+    if (w >= 0) return w;
+    const len2 = norm(applySym(B, invD, ys[i])) ** 2;
+    return len2 > 0 ? (w * n) / len2 : 0; // y = 0 contributes nothing whatever its weight
+  });
+  // (47): C ← (1 + c_1 δ(h_σ) − c_1 − c_μ Σ w_j) C + c_1 p_c p_cᵀ + c_μ Σ w°_i y_i y_iᵀ, where
+  // δ(h_σ) = (1 − h_σ) c_c (2 − c_c) ≤ 1 restores the variance the stalled p_c did not add.
+  const delta = (1 - hSigma) * p.cc * (2 - p.cc);
+  const sumW = p.weights.reduce((s, w) => s + w, 0);
+  const keep = 1 + p.c1 * delta - p.c1 - p.cmu * sumW;
+  const C = state.C.map((row, a) => row.map((c, b) => keep * c + p.c1 * pc[a] * pc[b]));
+  ys.forEach((y, i) => {
+    if (wCirc[i] === 0) return;
+    const f = p.cmu * wCirc[i];
+    for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) C[a][b] += f * y[a] * y[b];
+  });
+  // Symmetrise (ALGORITHM.md §8) so that round-off never makes C asymmetric over many generations.
+  for (let a = 0; a < n; a++) for (let b = 0; b < a; b++) C[a][b] = C[b][a] = 0.5 * (C[a][b] + C[b][a]);
+
+  assertFinite(mean, 'cmaes: mean');
+  assertFinite(pSigma, 'cmaes: p_sigma');
+  assertFinite(pc, 'cmaes: p_c');
+  assertFiniteRows(C, 'cmaes: C');
+  if (!(newSigma > 0) || !Number.isFinite(newSigma)) throw new NonFiniteError(`cmaes: sigma became ${newSigma}`);
+  return { ...base, mean, sigma: newSigma, C, cov: covOf(newSigma, C), p_sigma: pSigma, p_c: pc };
+}
+
+export const cmaes: Strategy<CmaesState> = { name: 'cmaes', init, ask, tell };

@@ -1,0 +1,87 @@
+/**
+ * Separable NES (Schaul, Glasmachers & Schmidhuber 2011; Wierstra et al. 2014, Algorithm 6) as
+ * specified in ALGORITHM.md §6:
+ *   x_k = μ + σ ⊙ z_k,  z_k ~ N(0, I)
+ *   μ ← μ + η_μ Σ_k u_k (x_k − μ)
+ *   σ ← σ ⊙ exp(½ η_σ Σ_k u_k (z_k² − 1))
+ * with the NES utilities u_k of es-utils (rank-based, sum 0), η_μ = 1 and
+ * η_σ = 0.2 (3 + ln d)/√d by default (options learning_rate_mean / learning_rate_cov).
+ *
+ * Glossary: d = `dim`; μ = `mean` (d); σ = `sigma` (d, per-coordinate standard deviations);
+ * `cov` = diag(σ²).
+ *
+ * `tell` recovers z_k = (x_k − μ)/σ from the points actually evaluated (they may have been
+ * projected onto bounds); the utilities are recomputed for the size of the told batch.
+ */
+import { Rng } from '../random/index.js';
+import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, nesUtilities, positiveOption, zerosVec } from './es-utils.js';
+import { NonFiniteError } from '../errors.js';
+
+export const SNES_STATE_VERSION = 1;
+
+export interface SnesState extends BaseState {
+  method: 'snes';
+  sigma: number[];
+}
+
+function defaultEtaSigma(d: number): number {
+  return (0.2 * (3 + Math.log(d))) / Math.sqrt(d);
+}
+
+const diagRows = (sigma: readonly number[]): number[][] => sigma.map((s, i) => sigma.map((_, j) => (i === j ? s * s : 0)));
+
+function init(spec: InitSpec, rng: Rng): SnesState {
+  checkDim(spec.dim, spec.batchSize, 'snes');
+  const d = spec.dim;
+  positiveOption(spec.options, 'learning_rate_mean', 1);
+  positiveOption(spec.options, 'learning_rate_cov', defaultEtaSigma(d));
+  const sigma = new Array<number>(d).fill(1); // the prior N(0, I) of the whitened coordinates (§0)
+  return {
+    version: SNES_STATE_VERSION, method: 'snes', dim: d, batchSize: spec.batchSize, generation: 0,
+    rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: diagRows(sigma),
+    diagnostics: { ...NO_DIAGNOSTICS }, sigma,
+  };
+}
+
+function ask(state: SnesState, _ctx: AskContext, count: number): AskResult<SnesState> {
+  checkCount(count, 'snes');
+  const rng = Rng.fromState(state.rng);
+  const points: number[][] = [];
+  for (let k = 0; k < count; k++) {
+    const z = rng.normals(state.dim);
+    const x = state.mean.map((m, i) => m + state.sigma[i] * z[i]);
+    assertFinite(x, 'snes: sampled point');
+    points.push(x);
+  }
+  return { points, state: { ...state, rng: rng.state() } };
+}
+
+function tell(state: SnesState, ctx: TellContext): SnesState {
+  const d = state.dim;
+  checkBatch(ctx.batch, d, 'snes');
+  const etaMean = positiveOption(state.options, 'learning_rate_mean', 1);
+  const etaSigma = positiveOption(state.options, 'learning_rate_cov', defaultEtaSigma(d));
+  const u = nesUtilities(ctx.batch);
+  const gMean = zerosVec(d); // Σ u_k (x_k − μ)
+  const gSigma = zerosVec(d); // Σ u_k (z_k² − 1)
+  ctx.batch.forEach((o, k) => {
+    for (let i = 0; i < d; i++) {
+      const dx = o.x[i] - state.mean[i];
+      const z = dx / state.sigma[i];
+      gMean[i] += u[k] * dx;
+      gSigma[i] += u[k] * (z * z - 1);
+    }
+  });
+  const mean = state.mean.map((m, i) => m + etaMean * gMean[i]);
+  const sigma = state.sigma.map((s, i) => s * Math.exp(0.5 * etaSigma * gSigma[i]));
+  assertFinite(mean, 'snes: mean');
+  assertFinite(sigma, 'snes: sigma');
+  // An underflow to 0 would make the next z = (x − μ)/σ a NaN: fail loudly instead (ALGORITHM.md §8).
+  if (!sigma.every((s) => s > 0)) throw new NonFiniteError('snes: sigma underflowed to 0');
+  const cov = diagRows(sigma);
+  assertFinite(cov.flat(), 'snes: cov');
+  return { ...state, generation: state.generation + 1, mean, sigma, cov };
+}
+
+export const snes: Strategy<SnesState> = { name: 'snes', init, ask, tell };

@@ -1,0 +1,101 @@
+/**
+ * Exponential NES (Glasmachers et al. 2010; Wierstra et al. 2014, Algorithm 5) in the single
+ * learning-rate form of ALGORITHM.md §6:
+ *   x_k = μ + A z_k,  z_k ~ N(0, I)
+ *   μ ← μ + η_μ A Σ_k u_k z_k
+ *   A ← A · expm(½ η_M Σ_k u_k (z_k z_kᵀ − I))
+ * with the NES utilities u_k of es-utils (rank-based, sum 0), η_μ = 1 and
+ * η_M = 0.6 (3 + ln d)/(d√d) by default (options learning_rate_mean / learning_rate_cov).
+ *
+ * Glossary: d = `dim`; μ = `mean` (d); A (d×d, number[][]) the sampling factor, Σ = A Aᵀ = `cov`.
+ *
+ * `tell` recovers z_k = A⁻¹(x_k − μ) from the points actually evaluated (they may have been
+ * projected onto bounds), computed as Aᵀ Σ⁻¹ (x_k − μ) through a Cholesky factor of Σ; the utilities
+ * are recomputed for the size of the told batch.
+ */
+import { Rng } from '../random/index.js';
+import { cholSolve, cholesky, fromRows, matMul, matMulT, symExpm, toRows } from '../linalg/index.js';
+import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import {
+  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, nesUtilities, positiveOption, zerosVec,
+} from './es-utils.js';
+
+export const XNES_STATE_VERSION = 1;
+
+export interface XnesState extends BaseState {
+  method: 'xnes';
+  A: number[][];
+}
+
+function defaultEtaM(d: number): number {
+  return (0.6 * (3 + Math.log(d))) / (d * Math.sqrt(d));
+}
+
+function init(spec: InitSpec, rng: Rng): XnesState {
+  checkDim(spec.dim, spec.batchSize, 'xnes');
+  const d = spec.dim;
+  positiveOption(spec.options, 'learning_rate_mean', 1);
+  positiveOption(spec.options, 'learning_rate_cov', defaultEtaM(d));
+  // Start from the prior N(0, I) of the whitened coordinates (ALGORITHM.md §0).
+  return {
+    version: XNES_STATE_VERSION, method: 'xnes', dim: d, batchSize: spec.batchSize, generation: 0,
+    rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: identityRows(d),
+    diagnostics: { ...NO_DIAGNOSTICS }, A: identityRows(d),
+  };
+}
+
+function ask(state: XnesState, _ctx: AskContext, count: number): AskResult<XnesState> {
+  checkCount(count, 'xnes');
+  const rng = Rng.fromState(state.rng);
+  const d = state.dim;
+  const points: number[][] = [];
+  for (let k = 0; k < count; k++) {
+    const z = rng.normals(d);
+    const x = state.mean.map((m, i) => m + state.A[i].reduce((s, a, j) => s + a * z[j], 0));
+    assertFinite(x, 'xnes: sampled point');
+    points.push(x);
+  }
+  return { points, state: { ...state, rng: rng.state() } };
+}
+
+function tell(state: XnesState, ctx: TellContext): XnesState {
+  const d = state.dim;
+  checkBatch(ctx.batch, d, 'xnes');
+  const etaMean = positiveOption(state.options, 'learning_rate_mean', 1);
+  const etaM = positiveOption(state.options, 'learning_rate_cov', defaultEtaM(d));
+  const u = nesUtilities(ctx.batch);
+  const A = fromRows(state.A);
+  const { L } = cholesky(fromRows(state.cov));
+
+  // z_k = A⁻¹ (x_k − μ) = Aᵀ Σ⁻¹ (x_k − μ), since Σ = A Aᵀ.
+  const gradMean = zerosVec(d); // Σ u_k z_k
+  const G = zerosVec(d * d); // Σ u_k (z_k z_kᵀ − I), row-major
+  ctx.batch.forEach((o, k) => {
+    const s = cholSolve(L, o.x.map((xi, i) => xi - state.mean[i]));
+    const z = zerosVec(d);
+    for (let j = 0; j < d; j++) for (let i = 0; i < d; i++) z[j] += A.data[i * d + j] * s[i];
+    for (let i = 0; i < d; i++) {
+      gradMean[i] += u[k] * z[i];
+      for (let j = 0; j < d; j++) G[i * d + j] += u[k] * (z[i] * z[j] - (i === j ? 1 : 0));
+    }
+  });
+
+  // μ ← μ + η_μ A Σ u_k z_k (A before its update, as in the natural-gradient step).
+  const step = state.A.map((row) => row.reduce((s, a, j) => s + a * gradMean[j], 0));
+  const mean = state.mean.map((m, i) => m + etaMean * step[i]);
+  // A ← A expm(½ η_M G): symExpm throws a typed NonFiniteError on overflow.
+  const half = { rows: d, cols: d, data: Float64Array.from(G, (g) => 0.5 * etaM * g) };
+  const Anew = matMul(A, symExpm(half));
+  const cov = matMulT(Anew, Anew);
+
+  const ARows = toRows(Anew);
+  const covRows = toRows(cov);
+  // Σ = A Aᵀ is symmetric in exact arithmetic; make it so in floating point too (ALGORITHM.md §8).
+  for (let i = 0; i < d; i++) for (let j = 0; j < i; j++) covRows[i][j] = covRows[j][i] = 0.5 * (covRows[i][j] + covRows[j][i]);
+  assertFinite(mean, 'xnes: mean');
+  assertFiniteRows(ARows, 'xnes: A');
+  assertFiniteRows(covRows, 'xnes: cov');
+  return { ...state, generation: state.generation + 1, mean, A: ARows, cov: covRows };
+}
+
+export const xnes: Strategy<XnesState> = { name: 'xnes', init, ask, tell };
