@@ -1,0 +1,59 @@
+/**
+ * Where engine calls run. `WorkerEngineRunner` uses a piscina pool of worker threads so a GP fit
+ * never blocks the event loop (health checks and other studies stay responsive);
+ * `InlineEngineRunner` runs the same code on the calling thread (tests, `ENGINE_WORKERS=0`).
+ * Both return identical results: the engine is pure and its randomness lives in the state.
+ */
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { EngineError } from '../engine/index.js';
+import handle, { type WorkerReply } from './engine-worker.js';
+import type { EngineResult, EngineTask } from './engine-tasks.js';
+
+export interface EngineRunner {
+  run(task: EngineTask): Promise<{ result: EngineResult; ms: number }>;
+  close(): Promise<void>;
+}
+
+function unwrap(reply: WorkerReply): { result: EngineResult; ms: number } {
+  if (reply.ok) return { result: reply.result, ms: reply.ms };
+  if (reply.engine) throw new EngineError(reply.code, reply.message);
+  throw new Error(reply.message);
+}
+
+export class InlineEngineRunner implements EngineRunner {
+  async run(task: EngineTask) {
+    return unwrap(handle(task));
+  }
+  async close() {}
+}
+
+export class WorkerEngineRunner implements EngineRunner {
+  private readonly pool: Piscina;
+
+  constructor(threads: number) {
+    const here = fileURLToPath(import.meta.url);
+    const compiled = here.endsWith('.js');
+    const filename = here.replace(/engine-pool\.(ts|js)$/, compiled ? 'engine-worker.js' : 'engine-worker.ts');
+    this.pool = new Piscina({
+      filename,
+      minThreads: 1,
+      maxThreads: Math.max(1, threads),
+      idleTimeout: 60_000,
+      // Under tsx (npm start, tests) the worker is TypeScript and needs the same loader.
+      execArgv: compiled ? [] : ['--import', 'tsx'],
+    });
+  }
+
+  async run(task: EngineTask) {
+    return unwrap((await this.pool.run(task)) as WorkerReply);
+  }
+
+  async close() {
+    await this.pool.destroy();
+  }
+}
+
+export function createEngineRunner(threads: number): EngineRunner {
+  return threads > 0 ? new WorkerEngineRunner(threads) : new InlineEngineRunner();
+}

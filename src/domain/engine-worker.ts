@@ -1,0 +1,23 @@
+/**
+ * Worker-thread entry for the engine pool: piscina calls the default export with one task.
+ * Errors are returned as data, not thrown, so that a typed engine error keeps its `code` across
+ * the thread boundary (structured clone drops custom error classes).
+ */
+import { EngineError } from '../engine/index.js';
+import { runEngineTask, type EngineResult, type EngineTask } from './engine-tasks.js';
+
+export type WorkerReply =
+  | { ok: true; result: EngineResult; ms: number }
+  | { ok: false; code: string; message: string; engine: boolean };
+
+export default function handle(task: EngineTask): WorkerReply {
+  const t0 = performance.now();
+  try {
+    const result = runEngineTask(task);
+    return { ok: true, result, ms: performance.now() - t0 };
+  } catch (err) {
+    if (err instanceof EngineError) return { ok: false, code: err.code, message: err.message, engine: true };
+    const e = err as Error;
+    return { ok: false, code: 'engine_failure', message: `${e?.name ?? 'Error'}: ${e?.message ?? String(err)}`, engine: false };
+  }
+}
