@@ -1,0 +1,203 @@
+/**
+ * Shared machinery of the BO and πBO baselines (ALGORITHM.md §6): one GP on box-normalised inputs,
+ * greedy batch expected improvement, optional prior weighting. bo.ts and pibo.ts only pick the
+ * weight β (0 for BO, so πBO with β = 0 reproduces BO exactly, draw for draw).
+ *
+ * Coordinates. u: the whitened internal space (prior N(0, I)); box [lower, upper] = InitSpec.box,
+ * else [−box_std, box_std]^d (prior mean ± box_std prior std); x = (u − lower)/(upper − lower) ∈
+ * [0, 1]^d: the GP's inputs, so BO's legacy priors (ℓ ~ Gamma(3, 6), s ~ Gamma(2, 0.15)) mean what
+ * they meant in BoTorch. y is standardised over all history (ỹ = (y − mean)/std, unbiased std).
+ *
+ * Initial design. Until two observations exist there is no GP: points are drawn from the prior
+ * ν_0 = N(0, I) and clipped to the box, so that every method of the benchmark shares the same kind of
+ * first batch (the paper protocol: N0 = q prior draws) rather than BO's usual uniform design.
+ *
+ * Acquisition (log space throughout, so EI far below machine precision still ranks candidates and
+ * πBO's factor is an addition):  a(x) = log q-EI(P ∪ {x}) + w·log π(u(x)),  w = β/n,
+ * n = max(1, generation) (the generation index, counted from 1 at the first model-based batch).
+ * The batch is built greedily: P starts as the pending points, each new point maximises a(x) with
+ * the earlier ones fixed, then joins P. With P empty (q = 1, or the first point of a batch with no
+ * pending points) q-EI is the analytic EI, optimised with its analytic gradient; otherwise the
+ * Monte Carlo q-EI with mc_samples fixed base samples (ei.ts), optimised with finite differences.
+ * For πBO the weight of a whole batch is Π π(x_j)^w; with the earlier points fixed only the new
+ * point's factor varies, which is the term above.
+ *
+ * Candidates: `candidates` points per batch, 90% uniform in the box and 10% Gaussian around the
+ * incumbent (std 0.05 of the box width): uniform draws alone almost never land close enough to the
+ * best point to refine it in d = 10. The five best (per greedy step) are refined by projected L-BFGS.
+ *
+ * State: BaseState.mean = the best observed point (the prior mean before any data), cov = the prior
+ * I (BO has no search distribution; ALGORITHM.md §0 makes the prior N(0, I)). The GP hyperparameters
+ * are refitted in tell (MAP, warm-started from the previous ones) and stored as plain JSON; ask
+ * conditions the GP on the history it is given with the stored hyperparameters (fitting only if
+ * there are none yet).
+ */
+import { InvalidInputError } from '../errors.js';
+import { fromRows } from '../linalg/index.js';
+import { Rng } from '../random/index.js';
+import { boPriors, buildModel, fitGp, type GpHyper, type GpModel } from '../gp/index.js';
+import { fixBatch, logEiFromPosterior, qEiWithCandidate, type BaseSamples } from '../acquisition/ei.js';
+import { pointPosterior, type PointPosterior } from '../acquisition/posterior.js';
+import { maximizeInBox } from '../acquisition/optimize.js';
+import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
+import type { MethodName } from './names.js';
+
+export const BO_STATE_VERSION = 1;
+
+export interface Box {
+  lower: number[];
+  upper: number[];
+}
+
+export interface BoState extends BaseState {
+  box: Box;
+  /** MAP hyperparameters of the last fit (normalised inputs, standardised y), or null before one. */
+  hyper: GpHyper | null;
+}
+
+/** Fraction of candidates drawn around the incumbent rather than uniformly. */
+const LOCAL_FRACTION = 0.1;
+const LOCAL_STD = 0.05;
+const REFINE_STARTS = 5;
+
+export function initBo(method: MethodName, spec: InitSpec, rng: Rng): BoState {
+  const d = spec.dim;
+  const half = Number(spec.options.box_std ?? 3);
+  const box = spec.box ? { lower: [...spec.box.lower], upper: [...spec.box.upper] } : { lower: new Array<number>(d).fill(-half), upper: new Array<number>(d).fill(half) };
+  if (box.lower.length !== d || box.upper.length !== d || box.lower.some((l, j) => !(l < box.upper[j]))) {
+    throw new InvalidInputError('BO needs a box with lower < upper in every dimension');
+  }
+  const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
+  return {
+    version: BO_STATE_VERSION, method, dim: d, batchSize: spec.batchSize, generation: 0, rng: rng.state(),
+    options: { ...spec.options }, mean: new Array<number>(d).fill(0), cov, box, hyper: null,
+    diagnostics: { integral_mean: null, integral_std: null, n_active: null },
+  };
+}
+
+const toUnit = (box: Box, u: ArrayLike<number>) => Array.from(u, (v, j) => (v - box.lower[j]) / (box.upper[j] - box.lower[j]));
+const fromUnit = (box: Box, x: ArrayLike<number>) => Array.from(x, (v, j) => box.lower[j] + v * (box.upper[j] - box.lower[j]));
+const clip = (box: Box, u: number[]) => u.map((v, j) => Math.min(box.upper[j], Math.max(box.lower[j], v)));
+
+/** ỹ = (y − mean)/std with the unbiased std (1 when it is < 1e-9 or there is a single point). */
+function standardise(ys: number[]): number[] {
+  const n = ys.length;
+  const m = ys.reduce((a, b) => a + b, 0) / n;
+  const v = n > 1 ? ys.reduce((a, b) => a + (b - m) * (b - m), 0) / (n - 1) : 0;
+  const s = Math.sqrt(v) >= 1e-9 ? Math.sqrt(v) : 1;
+  return ys.map((y) => (y - m) / s);
+}
+
+function bestIndex(history: Observation[]): number {
+  let b = 0;
+  for (let i = 1; i < history.length; i++) if (history[i].y < history[b].y) b = i;
+  return b;
+}
+
+function trainingData(state: BoState, history: Observation[]) {
+  return { X: history.map((o) => toUnit(state.box, o.x)), y: standardise(history.map((o) => o.y)) };
+}
+
+function fit(state: BoState, history: Observation[]): GpModel {
+  const { X, y } = trainingData(state, history);
+  return fitGp(X, y, { priors: boPriors(), warmStart: state.hyper }).model;
+}
+
+/** log π(u) up to a constant for the prior N(0, I), and its gradient in unit-box coordinates. */
+function logPrior(box: Box, x: ArrayLike<number>): { value: number; grad: Float64Array } {
+  const u = fromUnit(box, x);
+  const grad = new Float64Array(u.length);
+  let value = 0;
+  for (let j = 0; j < u.length; j++) {
+    value -= 0.5 * u[j] * u[j];
+    grad[j] = -u[j] * (box.upper[j] - box.lower[j]);
+  }
+  return { value, grad };
+}
+
+function drawCandidates(rng: Rng, d: number, count: number, incumbent: number[]): Float64Array[] {
+  const nLocal = Math.round(count * LOCAL_FRACTION);
+  const out: Float64Array[] = [];
+  for (let i = 0; i < count; i++) {
+    const x = new Float64Array(d);
+    for (let j = 0; j < d; j++) x[j] = i < nLocal ? Math.min(1, Math.max(0, incumbent[j] + LOCAL_STD * rng.normal())) : rng.uniform();
+    out.push(x);
+  }
+  return out;
+}
+
+/** The greedy batch of §header, in unit-box coordinates. */
+function selectBatch(state: BoState, model: GpModel, rng: Rng, pending: number[][], count: number, incumbent: number[], best: number, w: number): number[][] {
+  const d = state.dim;
+  const S = Number(state.options.mc_samples ?? 256);
+  const base: BaseSamples = Array.from({ length: S }, () => rng.normals(pending.length + count));
+  const cands = drawCandidates(rng, d, Number(state.options.candidates ?? 2000), incumbent);
+  const candPosts = cands.map((x) => pointPosterior(model, x));
+  const fixed: number[][] = pending.map((u) => toUnit(state.box, u));
+  let fixedPosts: PointPosterior[] = fixed.map((x) => pointPosterior(model, x));
+  const chosen: number[][] = [];
+  for (let k = 0; k < count; k++) {
+    const prior = (x: ArrayLike<number>) => (w === 0 ? 0 : w * logPrior(state.box, x).value);
+    let values: Float64Array;
+    let score: (x: Float64Array) => number;
+    let scoreGrad: ((x: Float64Array) => { value: number; grad: Float64Array }) | null = null;
+    if (fixed.length === 0) {
+      // Analytic EI: exact, smooth, with an analytic gradient.
+      values = Float64Array.from(candPosts, (p, i) => logEiFromPosterior(p, best).value + prior(cands[i]));
+      score = (x) => logEiFromPosterior(pointPosterior(model, x), best).value + prior(x);
+      scoreGrad = (x) => {
+        const e = logEiFromPosterior(pointPosterior(model, x, true), best);
+        const g = e.grad!;
+        if (w !== 0) {
+          const lp = logPrior(state.box, x);
+          for (let j = 0; j < d; j++) g[j] += w * lp.grad[j];
+        }
+        return { value: e.value + prior(x), grad: g };
+      };
+    } else {
+      const fb = fixBatch(model, fixed, base, fixedPosts);
+      values = Float64Array.from(candPosts, (p, i) => Math.log(qEiWithCandidate(model, fb, cands[i], p, best, base)) + prior(cands[i]));
+      score = (x) => Math.log(qEiWithCandidate(model, fb, x, pointPosterior(model, x), best, base)) + prior(x);
+    }
+    const { x } = maximizeInBox(score, scoreGrad, cands, values, { starts: REFINE_STARTS });
+    const xs = Array.from(x);
+    fixed.push(xs);
+    fixedPosts = [...fixedPosts, pointPosterior(model, xs)];
+    chosen.push(xs);
+  }
+  return chosen;
+}
+
+/** A JSON-plain copy (the fit may hand back typed arrays or shared references). */
+function plainHyper(h: GpHyper): GpHyper {
+  return { lengthscales: Array.from(h.lengthscales), outputscale: h.outputscale, noise: h.noise, constant: h.constant };
+}
+
+export function askBo(state: BoState, ctx: AskContext, count: number, beta: number): AskResult<BoState> {
+  const rng = Rng.fromState(state.rng);
+  const history = ctx.history;
+  if (count <= 0) return { points: [], state };
+  if (history.length < 2) {
+    // Initial design: prior draws ν_0 = N(0, I), clipped to the box (header).
+    const points = Array.from({ length: count }, () => clip(state.box, Array.from(rng.normals(state.dim))));
+    return { points, state: { ...state, rng: rng.state() } };
+  }
+  const { X, y } = trainingData(state, history);
+  const model = state.hyper && state.hyper.lengthscales.length === state.dim ? buildModel(fromRows(X), y, state.hyper) : fit(state, history);
+  const bi = bestIndex(history);
+  const w = beta === 0 ? 0 : beta / Math.max(1, state.generation);
+  const unit = selectBatch(state, model, rng, ctx.pending, count, X[bi], y[bi], w);
+  const points = unit.map((x) => clip(state.box, fromUnit(state.box, x)));
+  return { points, state: { ...state, rng: rng.state(), hyper: plainHyper(model.hyper) } };
+}
+
+export function tellBo(state: BoState, ctx: TellContext): BoState {
+  const history = ctx.history;
+  const next: BoState = { ...state, generation: state.generation + 1 };
+  if (history.length === 0) return next;
+  next.mean = [...history[bestIndex(history)].x];
+  if (history.length < 2) return next;
+  next.hyper = plainHyper(fit(state, history).hyper);
+  next.diagnostics = { integral_mean: null, integral_std: null, n_active: history.length };
+  return next;
+}
