@@ -165,3 +165,37 @@ export function logMvnPdf(x: ArrayLike<number>, m: ArrayLike<number>, L: Mat): n
   const d = L.rows;
   return -0.5 * (d * Math.log(2 * Math.PI) + logDetFromChol(L) + mahalanobisSq(L, x, m));
 }
+
+/**
+ * (L Lᵀ)⁻¹ as a full symmetric matrix in ~n³/3 flops (vs ~n³ for `cholInverse`): form U = L⁻ᵀ
+ * (upper, stored row-major so every inner loop is contiguous), then (L Lᵀ)⁻¹ = U Uᵀ by symmetric
+ * halves. The GP marginal-likelihood gradient needs K⁻¹ once per objective evaluation.
+ */
+export function cholInverseSym(L: Mat): Mat {
+  const n = L.rows;
+  const l = L.data;
+  const u = new Float64Array(n * n); // u[j*n + i] = (L⁻¹)_{ij}, i ≥ j
+  for (let j = 0; j < n; j++) {
+    const uj = j * n;
+    u[uj + j] = 1 / l[uj + j];
+    for (let i = j + 1; i < n; i++) {
+      const li = i * n;
+      let s = 0;
+      for (let k = j; k < i; k++) s += l[li + k] * u[uj + k];
+      u[uj + i] = -s / l[li + i];
+    }
+  }
+  const out = zeros(n, n);
+  const o = out.data;
+  for (let a = 0; a < n; a++) {
+    const ua = a * n;
+    for (let b = a; b < n; b++) {
+      const ub = b * n;
+      let s = 0;
+      for (let k = b; k < n; k++) s += u[ua + k] * u[ub + k];
+      o[a * n + b] = s;
+      o[b * n + a] = s;
+    }
+  }
+  return out;
+}

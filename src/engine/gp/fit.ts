@@ -1,0 +1,118 @@
+/**
+ * MAP fit of the constant-mean ARD-RBF GP (ALGORITHM.md §2).
+ *
+ * Glossary: n points, d dimension. X: n×d, y: n (already standardised by the caller, §1 step 2).
+ * φ = [log ℓ, log s, ρ, c] as in mll.ts. Starts, in order:
+ *   1. the default start ℓ_i = s = ln 2 (GPyTorch's softplus(0), not a prior mode), σ²_n = 2, c = 0;
+ *   2. the warm start (previous MAP) when given — the better MAP objective wins;
+ *   3. draws from the priors: `restarts` of them always, and up to 5 more only when every start
+ *      above failed (an exception or a non-finite objective).
+ * If everything fails, the prior modes are used and `fallbackReason` says why.
+ */
+import { EngineError, InvalidInputError } from '../errors.js';
+import { type Mat, isFiniteMat, isFiniteVec } from '../linalg/index.js';
+import { type LbfgsOptions, minimizeLbfgs } from '../optim/lbfgs.js';
+import { Rng } from '../random/index.js';
+import { toMat } from './kernel.js';
+import { logMarginalLikelihood, mapObjective, packHyper, unpackHyper } from './mll.js';
+import { logPrior } from './mll.js';
+import { priorModeHyper, samplePriorHyper } from './priors.js';
+import type { GpFitOptions, GpFitResult, GpHyper, GpModel } from './types.js';
+
+/** Prior-draw starts made when every regular start failed. */
+const FAILURE_RESTARTS = 5;
+
+/** L-BFGS settings for the fit: the objective is divided by n, so O(1) tolerances are meaningful. */
+const FIT_LBFGS: LbfgsOptions = { memory: 10, maxIterations: 200, gradTol: 1e-5, fTol: 1e-9 };
+
+export function defaultStartHyper(d: number): GpHyper {
+  return { lengthscales: new Array<number>(d).fill(Math.LN2), outputscale: Math.LN2, noise: 2, constant: 0 };
+}
+
+/** The model (Cholesky factor, α) at fixed hyperparameters. Throws NotPositiveDefinite. */
+export function buildModel(X: Mat, y: ArrayLike<number>, hyper: GpHyper): GpModel {
+  const m = logMarginalLikelihood(X, y, hyper, false);
+  return { hyper, X, y: Float64Array.from(y), L: m.L, alpha: m.alpha, jitter: m.jitter };
+}
+
+interface StartResult {
+  hyper: GpHyper;
+  objective: number;
+}
+
+/** One L-BFGS run from `start`; null when it fails (exception or non-finite objective). */
+function runStart(X: Mat, y: Float64Array, start: GpHyper, opts: GpFitOptions): StartResult | null {
+  const fn = (phi: Float64Array) => {
+    try {
+      const o = mapObjective(X, y, phi, opts.priors);
+      const g = o.grad;
+      for (let i = 0; i < g.length; i++) g[i] = -g[i];
+      return { f: -o.value, grad: g };
+    } catch (e) {
+      // A non-PD kernel matrix at a trial step is "step too long" for the line search.
+      if (e instanceof EngineError) return { f: NaN, grad: new Float64Array(phi.length) };
+      throw e;
+    }
+  };
+  let res;
+  try {
+    res = minimizeLbfgs(fn, packHyper(start), FIT_LBFGS);
+  } catch (e) {
+    if (e instanceof EngineError) return null;
+    throw e;
+  }
+  if (!Number.isFinite(res.f) || !isFiniteVec(res.x)) return null;
+  return { hyper: unpackHyper(res.x, X.cols), objective: -res.f };
+}
+
+function validHyper(h: GpHyper | null | undefined, d: number): h is GpHyper {
+  if (!h || h.lengthscales.length !== d) return false;
+  const pos = [...h.lengthscales, h.outputscale, h.noise];
+  return pos.every((v) => Number.isFinite(v) && v > 0) && Number.isFinite(h.constant);
+}
+
+function validate(X: Mat, y: Float64Array): void {
+  if (X.rows === 0 || X.cols === 0) throw new InvalidInputError('fitGp needs at least one point of dimension ≥ 1');
+  if (y.length !== X.rows) throw new InvalidInputError(`fitGp: ${X.rows} points but ${y.length} targets`);
+  if (!isFiniteMat(X) || !isFiniteVec(y)) throw new InvalidInputError('fitGp: non-finite inputs or targets');
+}
+
+/** Best of the starts by MAP objective, or null when all of them failed. */
+function bestOf(results: (StartResult | null)[]): StartResult | null {
+  let best: StartResult | null = null;
+  for (const r of results) if (r && (!best || r.objective > best.objective)) best = r;
+  return best;
+}
+
+export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number>, opts: GpFitOptions): GpFitResult {
+  const Xm = toMat(X);
+  const yv = Float64Array.from(y);
+  validate(Xm, yv);
+  const d = Xm.cols;
+  const rng = opts.rng ?? Rng.fromSeed(Xm.rows * 7919 + d);
+  const drawStart = () => samplePriorHyper(opts.priors, d, 0, rng);
+  const results: (StartResult | null)[] = [runStart(Xm, yv, defaultStartHyper(d), opts)];
+  if (validHyper(opts.warmStart, d)) results.push(runStart(Xm, yv, opts.warmStart, opts));
+  for (let i = 0; i < (opts.restarts ?? 0); i++) results.push(runStart(Xm, yv, drawStart(), opts));
+  for (let i = 0; i < FAILURE_RESTARTS && !bestOf(results); i++) results.push(runStart(Xm, yv, drawStart(), opts));
+  const best = bestOf(results);
+  if (best) {
+    try {
+      return { model: buildModel(Xm, yv, best.hyper), objective: best.objective, fallbackReason: null };
+    } catch (e) {
+      if (!(e instanceof EngineError)) throw e;
+    }
+  }
+  return fallback(Xm, yv, opts, best ? 'the best start could not be factorised' : `all ${results.length} starts failed`);
+}
+
+/** Prior modes with c = mean(y): the fit's last resort. Still throws NotPositiveDefinite if even that fails. */
+function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): GpFitResult {
+  let c = 0;
+  for (let i = 0; i < y.length; i++) c += y[i] / y.length;
+  const hyper = priorModeHyper(opts.priors, X.cols, c);
+  const m = logMarginalLikelihood(X, y, hyper, false);
+  const objective = (m.value + logPrior(hyper, opts.priors).value) / X.rows;
+  const model: GpModel = { hyper, X, y, L: m.L, alpha: m.alpha, jitter: m.jitter };
+  return { model, objective, fallbackReason: `${reason}; using the prior modes` };
+}

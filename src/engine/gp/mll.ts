@@ -1,0 +1,128 @@
+/**
+ * Log marginal likelihood of the constant-mean GP, the MAP objective, and their analytic gradients
+ * (ALGORITHM.md §2; Rasmussen & Williams 2006, eqs. 2.30 and 5.9).
+ *
+ * Glossary: n points, d dimension. X: n×d, y: n. K = s·E + (σ²_n + jitter) I (n×n), E_ij =
+ * exp(−½ D_ij), D_ij = (x_i − x_j)ᵀ Λ⁻¹ (x_i − x_j). α = K⁻¹(y − c·1) (n).
+ * Optimisation vector φ (d + 3) = [log ℓ_1 … log ℓ_d, log s, ρ, c], with σ²_n = 1e-4 + exp(ρ).
+ *
+ *   mll(φ) = −½ (y − c)ᵀ α − ½ log det K − (n/2) log 2π
+ *   ∂mll/∂φ_k = ½ tr((ααᵀ − K⁻¹) ∂K/∂φ_k)               (R&W eq. 5.9)
+ *   ∂K_ij/∂log ℓ_k = s·E_ij·(x_ik − x_jk)²/ℓ_k²,  ∂K/∂log s = s·E,  ∂K/∂ρ = e^ρ I,  ∂mll/∂c = 1ᵀα.
+ * The trace is taken elementwise over i < j (no n×n×d tensor): O(n²d) per gradient after the
+ * O(n³/3) Cholesky and O(n³/3) inverse.
+ */
+import { type Mat, type Vec, cholesky, cholInverseSym, cholSolve, logDetFromChol } from '../linalg/index.js';
+import { inverseSquaredLengthscales, kernelMatrix } from './kernel.js';
+import { dLogGammaPdf, logGammaPdf } from './priors.js';
+import type { GpHyper, GpPriors } from './types.js';
+
+/** σ²_n floor on the standardised scale (ALGORITHM.md §2). */
+export const NOISE_FLOOR = 1e-4;
+
+/** φ = [log ℓ, log s, ρ, c] from hyperparameters (noise at or below the floor maps to ρ = log 1e-12·…). */
+export function packHyper(h: GpHyper): Float64Array {
+  const d = h.lengthscales.length;
+  const phi = new Float64Array(d + 3);
+  for (let i = 0; i < d; i++) phi[i] = Math.log(h.lengthscales[i]);
+  phi[d] = Math.log(h.outputscale);
+  phi[d + 1] = Math.log(Math.max(h.noise - NOISE_FLOOR, 1e-12));
+  phi[d + 2] = h.constant;
+  return phi;
+}
+
+export function unpackHyper(phi: ArrayLike<number>, d: number): GpHyper {
+  const lengthscales: number[] = [];
+  for (let i = 0; i < d; i++) lengthscales.push(Math.exp(phi[i]));
+  return { lengthscales, outputscale: Math.exp(phi[d]), noise: NOISE_FLOOR + Math.exp(phi[d + 1]), constant: phi[d + 2] };
+}
+
+export interface MllResult {
+  /** Log marginal likelihood. */
+  value: number;
+  /** ∂mll/∂φ (d + 3), present when requested. */
+  grad: Float64Array | null;
+  /** Cholesky factor of K + jitter·I, α and the jitter, reused to build the model. */
+  L: Mat;
+  alpha: Vec;
+  jitter: number;
+}
+
+/** Log marginal likelihood and (optionally) its gradient w.r.t. φ. Throws NotPositiveDefinite. */
+export function logMarginalLikelihood(X: Mat, y: ArrayLike<number>, hyper: GpHyper, withGrad = true): MllResult {
+  const n = X.rows;
+  const K = kernelMatrix(X, hyper);
+  const { L, jitter } = cholesky(K);
+  const r = new Float64Array(n);
+  for (let i = 0; i < n; i++) r[i] = y[i] - hyper.constant;
+  const alpha = cholSolve(L, r);
+  let quad = 0;
+  for (let i = 0; i < n; i++) quad += r[i] * alpha[i];
+  const value = -0.5 * quad - 0.5 * logDetFromChol(L) - 0.5 * n * Math.log(2 * Math.PI);
+  const grad = withGrad ? mllGradient(X, hyper, K, L, alpha) : null;
+  return { value, grad, L, alpha, jitter };
+}
+
+/** ½ tr((ααᵀ − K⁻¹) ∂K/∂φ) for every φ_k, elementwise; K holds s·E off the diagonal. */
+function mllGradient(X: Mat, hyper: GpHyper, K: Mat, L: Mat, alpha: Vec): Float64Array {
+  const n = X.rows, d = X.cols;
+  const Kinv = cholInverseSym(L).data;
+  const w = inverseSquaredLengthscales(hyper.lengthscales);
+  const x = X.data, k = K.data, s = hyper.outputscale;
+  const grad = new Float64Array(d + 3);
+  let gs = 0, trW = 0;
+  for (let i = 0; i < n; i++) {
+    const wii = alpha[i] * alpha[i] - Kinv[i * n + i];
+    trW += wii;
+    gs += 0.5 * wii * s; // diagonal of s·E is s
+    for (let j = i + 1; j < n; j++) {
+      // Off-diagonal pairs appear twice in the trace: factor ½ · 2 = 1.
+      const we = (alpha[i] * alpha[j] - Kinv[i * n + j]) * k[i * n + j];
+      gs += we;
+      for (let c = 0; c < d; c++) {
+        const t = x[i * d + c] - x[j * d + c];
+        grad[c] += we * t * t * w[c];
+      }
+    }
+  }
+  grad[d] = gs;
+  grad[d + 1] = 0.5 * trW * (hyper.noise - NOISE_FLOOR);
+  let sumAlpha = 0;
+  for (let i = 0; i < n; i++) sumAlpha += alpha[i];
+  grad[d + 2] = sumAlpha;
+  return grad;
+}
+
+/** Σ log priors on ℓ_i, s, σ²_n and its gradient w.r.t. φ (chain rule through exp; no Jacobian term). */
+export function logPrior(hyper: GpHyper, priors: GpPriors): { value: number; grad: Float64Array } {
+  const d = hyper.lengthscales.length;
+  const grad = new Float64Array(d + 3);
+  let value = 0;
+  for (let i = 0; i < d; i++) {
+    const l = hyper.lengthscales[i];
+    value += logGammaPdf(l, priors.lengthscale);
+    grad[i] = dLogGammaPdf(l, priors.lengthscale) * l;
+  }
+  value += logGammaPdf(hyper.outputscale, priors.outputscale);
+  grad[d] = dLogGammaPdf(hyper.outputscale, priors.outputscale) * hyper.outputscale;
+  value += logGammaPdf(hyper.noise, priors.noise);
+  grad[d + 1] = dLogGammaPdf(hyper.noise, priors.noise) * (hyper.noise - NOISE_FLOOR);
+  return { value, grad };
+}
+
+export interface MapObjective {
+  /** (mll + Σ log priors)/n: the quantity maximised by the fit. */
+  value: number;
+  grad: Float64Array;
+}
+
+/** MAP objective (mll + Σ log priors)/n at φ and its gradient w.r.t. φ. Throws NotPositiveDefinite. */
+export function mapObjective(X: Mat, y: ArrayLike<number>, phi: ArrayLike<number>, priors: GpPriors): MapObjective {
+  const hyper = unpackHyper(phi, X.cols);
+  const m = logMarginalLikelihood(X, y, hyper, true);
+  const p = logPrior(hyper, priors);
+  const n = Math.max(X.rows, 1);
+  const grad = new Float64Array(phi.length);
+  for (let i = 0; i < grad.length; i++) grad[i] = (m.grad![i] + p.grad[i]) / n;
+  return { value: (m.value + p.value) / n, grad };
+}
