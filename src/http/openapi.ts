@@ -21,6 +21,22 @@ function packageVersion(): string {
   return '0.0.0';
 }
 
+type OpenApiDoc = ReturnType<typeof jsonSchemaTransformObject>;
+
+/**
+ * The zod provider emits an input and an output variant of every named schema; drop the variants
+ * no route refers to (our named schemas are response-only) so the document lists each once.
+ */
+function dropUnusedComponents(doc: OpenApiDoc): OpenApiDoc {
+  const schemas = (doc as { components?: { schemas?: Record<string, unknown> } }).components?.schemas;
+  if (!schemas) return doc;
+  const text = JSON.stringify(doc);
+  for (const name of Object.keys(schemas)) {
+    if (name.endsWith('Input') && !text.includes(`"#/components/schemas/${name}"`)) delete schemas[name];
+  }
+  return doc;
+}
+
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
@@ -39,7 +55,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (doc) => dropUnusedComponents(jsonSchemaTransformObject(doc)),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

@@ -22,8 +22,10 @@ export const LIMITS = {
 
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
+// Values are whatever JSON the client sent (the body is parsed JSON); z.unknown() rather than the
+// recursive z.json() keeps the OpenAPI document free of self-referencing schemas.
 const Metadata = z
-  .record(z.string(), z.json())
+  .record(z.string(), z.unknown())
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= LIMITS.metadataBytes, `must be at most ${LIMITS.metadataBytes} bytes as JSON`)
   .describe(`Free-form JSON object for the client (at most ${LIMITS.metadataBytes / 1024} KiB as JSON).`);
 
@@ -151,7 +153,7 @@ export const StudySchema = z
     max_trials: z.int().nullable(),
     lease_seconds: z.int(),
     known_optimum: z.number().nullable(),
-    metadata: z.record(z.string(), z.json()),
+    metadata: z.record(z.string(), z.unknown()),
     state: z.enum(STUDY_STATES),
     reason: z.string().nullable().describe('Why the study is in its state, e.g. paused_by_client; null when ACTIVE.'),
     generation: z.int(),
