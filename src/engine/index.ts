@@ -9,3 +9,5 @@ export * from './strategies/types.js';
 export { STRATEGIES, getStrategy, registeredMethods } from './strategies/registry.js';
 export { Rng, type RngState, chiSquareQuantile, sampleMvn } from './random/index.js';
 export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize, type Mat } from './linalg/index.js';
+export * from './gp/index.js';
+export * from './quadrature/index.js';
