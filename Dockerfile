@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Multi-stage: compile TypeScript and better-sqlite3 in a build stage with a toolchain, ship only the
+# compiled server, the migrations and production dependencies, running as the unprivileged `node` user.
+
+FROM node:20-bookworm-slim AS build
+# better-sqlite3 is compiled from source against this exact Node and glibc, not fetched prebuilt.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --build-from-source
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:20-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATABASE_PATH=/data/probnes.db
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json ./package.json
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root migrations ./migrations
+# The code is read-only to the server; only /data is writable.
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node is PID 1 here and handles SIGTERM itself (graceful shutdown, exit 0).
+CMD ["node", "dist/src/server.js"]
