@@ -28,7 +28,7 @@ describe('OpenAPI', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const doc = YAML.parse(openApiYaml(app));
     const api = await SwaggerParser.validate(doc);
-    expect(api.openapi).toBe('3.1.0');
+    expect((api as { openapi?: string }).openapi).toBe('3.1.0');
   });
 
   it('is served at /openapi.json and documents every public route with a summary, tags and an example', async () => {
