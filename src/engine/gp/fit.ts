@@ -9,13 +9,12 @@
  *      above failed (an exception or a non-finite objective).
  * If everything fails, the prior modes are used and `fallbackReason` says why.
  */
-import { EngineError, InvalidInputError } from '../errors.js';
+import { EngineError, InvalidInputError, NonFiniteError } from '../errors.js';
 import { type Mat, isFiniteMat, isFiniteVec } from '../linalg/index.js';
 import { type LbfgsOptions, minimizeLbfgs } from '../optim/lbfgs.js';
 import { Rng } from '../random/index.js';
 import { toMat } from './kernel.js';
-import { logMarginalLikelihood, mapObjective, packHyper, unpackHyper } from './mll.js';
-import { logPrior } from './mll.js';
+import { logMarginalLikelihood, logPrior, mapObjective, packHyper, unpackHyper } from './mll.js';
 import { priorModeHyper, samplePriorHyper } from './priors.js';
 import type { GpFitOptions, GpFitResult, GpHyper, GpModel } from './types.js';
 
@@ -114,5 +113,6 @@ function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): 
   const m = logMarginalLikelihood(X, y, hyper, false);
   const objective = (m.value + logPrior(hyper, opts.priors).value) / X.rows;
   const model: GpModel = { hyper, X, y, L: m.L, alpha: m.alpha, jitter: m.jitter };
+  if (!Number.isFinite(objective) || !isFiniteVec(m.alpha)) throw new NonFiniteError(`GP fit failed (${reason}) and the prior modes give a non-finite fit`);
   return { model, objective, fallbackReason: `${reason}; using the prior modes` };
 }

@@ -1,0 +1,205 @@
+import { describe, expect, it } from 'vitest';
+import { Matrix, determinant, inverse } from 'ml-matrix';
+import { EngineError } from '../../src/engine/errors.js';
+import {
+  type GpHyper,
+  boPriors,
+  fitGp,
+  logGamma,
+  logMarginalLikelihood,
+  mapObjective,
+  packHyper,
+  posteriorJoint,
+  predict,
+  probnesPriors,
+  sampleGamma,
+  thetaFromHyper,
+  toMat,
+  unpackHyper,
+} from '../../src/engine/gp/index.js';
+import { cholesky, fromRows } from '../../src/engine/linalg/index.js';
+import { Rng } from '../../src/engine/random/index.js';
+
+function randomPoints(rng: Rng, n: number, d: number, scale = 1): number[][] {
+  return Array.from({ length: n }, () => Array.from(rng.normals(d), (v) => v * scale));
+}
+
+function standardise(y: number[]): number[] {
+  const m = y.reduce((a, b) => a + b, 0) / y.length;
+  const sd = Math.sqrt(y.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(y.length - 1, 1)) || 1;
+  return y.map((v) => (v - m) / sd);
+}
+
+const HYPER: GpHyper = { lengthscales: [0.7, 1.3, 0.9], outputscale: 1.7, noise: 0.05, constant: 0.3 };
+
+/** Direct textbook computation with ml-matrix's LU inverse and determinant (R&W eq. 2.30). */
+function directMll(X: number[][], y: number[], h: GpHyper): number {
+  const n = X.length;
+  const K = Matrix.zeros(n, n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const r = X[i].reduce((a, v, k) => a + ((v - X[j][k]) / h.lengthscales[k]) ** 2, 0);
+      K.set(i, j, h.outputscale * Math.exp(-0.5 * r) + (i === j ? h.noise : 0));
+    }
+  }
+  const r = Matrix.columnVector(y.map((v) => v - h.constant));
+  const quad = r.transpose().mmul(inverse(K)).mmul(r).get(0, 0);
+  return -0.5 * quad - 0.5 * Math.log(determinant(K)) - 0.5 * n * Math.log(2 * Math.PI);
+}
+
+describe('log marginal likelihood', () => {
+  const rng = Rng.fromSeed(11);
+  const X = randomPoints(rng, 25, 3);
+  const y = X.map((x) => Math.sin(2 * x[0]) + x[1] * x[2]);
+
+  it('agrees with a direct computation via ml-matrix inverse/determinant to 1e-10 relative', () => {
+    const ours = logMarginalLikelihood(toMat(X), y, HYPER, false).value;
+    const direct = directMll(X, y, HYPER);
+    expect(Math.abs(ours - direct)).toBeLessThan(1e-10 * Math.abs(direct));
+  });
+
+  it('has an analytic gradient equal to central finite differences (h = 1e-5) in every φ component', () => {
+    const phi = packHyper(HYPER);
+    const grad = logMarginalLikelihood(toMat(X), y, HYPER).grad!;
+    const h = 1e-5;
+    for (let k = 0; k < phi.length; k++) {
+      const p = phi.slice(), m = phi.slice();
+      p[k] += h;
+      m[k] -= h;
+      const fd = (logMarginalLikelihood(toMat(X), y, unpackHyper(p, 3), false).value - logMarginalLikelihood(toMat(X), y, unpackHyper(m, 3), false).value) / (2 * h);
+      // Central differences are O(h²) ≈ 1e-10 accurate; rounding adds ≈ 1e-16·|mll|/h ≈ 1e-10.
+      expect(Math.abs(fd - grad[k])).toBeLessThan(1e-6 * Math.max(1, Math.abs(grad[k])));
+    }
+  });
+
+  it('MAP objective gradient (mll + log priors)/n matches finite differences, with both prior sets', () => {
+    for (const priors of [probnesPriors(3), boPriors()]) {
+      const phi = packHyper(HYPER);
+      const { grad } = mapObjective(toMat(X), y, phi, priors);
+      const h = 1e-5;
+      for (let k = 0; k < phi.length; k++) {
+        const p = phi.slice(), m = phi.slice();
+        p[k] += h;
+        m[k] -= h;
+        const fd = (mapObjective(toMat(X), y, p, priors).value - mapObjective(toMat(X), y, m, priors).value) / (2 * h);
+        expect(Math.abs(fd - grad[k])).toBeLessThan(1e-7 * Math.max(1, Math.abs(grad[k])));
+      }
+    }
+  });
+});
+
+describe('priors and kernel constants', () => {
+  it('logGamma matches exact values Γ(5) = 24, Γ(½) = √π, Γ(1.1) = 0.9513507698668732', () => {
+    expect(logGamma(5)).toBeCloseTo(Math.log(24), 12);
+    expect(logGamma(0.5)).toBeCloseTo(0.5 * Math.log(Math.PI), 12);
+    expect(logGamma(1.1)).toBeCloseTo(Math.log(0.9513507698668732), 12); // published table value
+  });
+
+  it('sampleGamma has mean a/b within 5 Monte Carlo standard errors (20 000 draws)', () => {
+    const rng = Rng.fromSeed(3);
+    for (const p of [{ shape: 6, rate: 3 }, { shape: 1.1, rate: 0.05 }, { shape: 0.5, rate: 2 }]) {
+      const N = 20000;
+      let s = 0;
+      for (let i = 0; i < N; i++) s += sampleGamma(rng, p);
+      const se = Math.sqrt(p.shape) / p.rate / Math.sqrt(N); // sd of Gamma = √a / b
+      expect(Math.abs(s / N - p.shape / p.rate)).toBeLessThan(5 * se);
+    }
+  });
+
+  it('θ = s·(2π)^{d/2}·Πℓ makes k(u, u\') = θ·N(u; u\', Λ) (direct density evaluation)', () => {
+    const h = HYPER, u = [0.1, -0.4, 0.7], v = [0.5, 0.2, -0.3];
+    const r = u.reduce((a, x, k) => a + ((x - v[k]) / h.lengthscales[k]) ** 2, 0);
+    const k = h.outputscale * Math.exp(-0.5 * r);
+    const detL = h.lengthscales.reduce((a, l) => a * l * l, 1);
+    const density = Math.exp(-0.5 * r) / Math.sqrt((2 * Math.PI) ** 3 * detL);
+    expect(thetaFromHyper(h) * density).toBeCloseTo(k, 14);
+  });
+});
+
+describe('fitGp', () => {
+  it('recovers known lengthscales ℓ = (0.5, 1.5) within 25% from 200 noisy draws of that GP', () => {
+    const rng = Rng.fromSeed(5);
+    const n = 200, truth: GpHyper = { lengthscales: [0.5, 1.5], outputscale: 1, noise: 1e-2, constant: 0 };
+    const X = Array.from({ length: n }, () => [4 * rng.uniform() - 2, 4 * rng.uniform() - 2]);
+    const { L } = cholesky(kernel(X, truth)); // y = L ξ ~ N(0, K + σ²I)
+    const xi = rng.normals(n);
+    const y = Array.from({ length: n }, (_, i) => xi.slice(0, i + 1).reduce((a, z, k) => a + L.data[i * n + k] * z, 0));
+    const fit = fitGp(X, y, { priors: probnesPriors(2) });
+    expect(fit.fallbackReason).toBeNull();
+    expect(Math.abs(fit.model.hyper.lengthscales[0] / 0.5 - 1)).toBeLessThan(0.25);
+    expect(Math.abs(fit.model.hyper.lengthscales[1] / 1.5 - 1)).toBeLessThan(0.25);
+  });
+
+  it('a warm start never lowers the MAP objective, and the result is deterministic', () => {
+    const rng = Rng.fromSeed(8);
+    const X = randomPoints(rng, 40, 2);
+    const y = standardise(X.map((x) => Math.sin(3 * x[0]) + Math.cos(2 * x[1])));
+    const cold = fitGp(X, y, { priors: probnesPriors(2) });
+    const warm = fitGp(X, y, { priors: probnesPriors(2), warmStart: cold.model.hyper });
+    expect(warm.objective).toBeGreaterThanOrEqual(cold.objective - 1e-12);
+    expect(fitGp(X, y, { priors: probnesPriors(2) }).model.hyper).toEqual(cold.model.hyper);
+  });
+
+  it('predict and posteriorJoint agree, interpolate the data and revert to the prior far away', () => {
+    const rng = Rng.fromSeed(9);
+    const X = randomPoints(rng, 30, 2);
+    const y = standardise(X.map((x) => x[0] ** 2 - x[1]));
+    const { model } = fitGp(X, y, { priors: probnesPriors(2) });
+    const Q = [...X.slice(0, 5), [40, 40]];
+    const p = predict(model, Q), j = posteriorJoint(model, Q);
+    for (let i = 0; i < Q.length; i++) {
+      expect(p.mean[i]).toBeCloseTo(j.mean[i], 12);
+      expect(p.variance[i]).toBeCloseTo(Math.max(j.cov.data[i * Q.length + i], 0), 12);
+    }
+    // At a training point the latent mean is within a few noise sd of the observation.
+    for (let i = 0; i < 5; i++) expect(Math.abs(p.mean[i] - y[i])).toBeLessThan(4 * Math.sqrt(model.hyper.noise) + 1e-3);
+    expect(p.mean[5]).toBeCloseTo(model.hyper.constant, 8); // k(x*, X) ≈ 0 far away
+    expect(p.variance[5]).toBeCloseTo(model.hyper.outputscale, 8);
+  });
+});
+
+function kernel(X: number[][], h: GpHyper) {
+  const K = fromRows(X.map((a) => X.map((b) => h.outputscale * Math.exp(-0.5 * a.reduce((s, v, k) => s + ((v - b[k]) / h.lengthscales[k]) ** 2, 0)))));
+  for (let i = 0; i < X.length; i++) K.data[i * X.length + i] += h.noise;
+  return K;
+}
+
+/** Every number a fit produces must be finite (or the fit must throw a typed EngineError). */
+function expectFiniteFit(X: number[][], y: number[], d: number): void {
+  let fit;
+  try {
+    fit = fitGp(X, y, { priors: probnesPriors(d) });
+  } catch (e) {
+    expect(e).toBeInstanceOf(EngineError);
+    return;
+  }
+  const h = fit.model.hyper;
+  for (const v of [...h.lengthscales, h.outputscale, h.noise, h.constant, fit.objective, ...fit.model.alpha]) expect(Number.isFinite(v)).toBe(true);
+  const p = predict(fit.model, [X[0], X[0].map((v) => v + 0.5)]);
+  for (const v of [...p.mean, ...p.variance]) expect(Number.isFinite(v)).toBe(true);
+}
+
+describe('fitGp on degenerate data', () => {
+  const rng = Rng.fromSeed(21);
+  const X = randomPoints(rng, 12, 2);
+  const y = standardise(X.map((x) => x[0] - x[1]));
+
+  it('duplicated inputs (every point twice, and one point 10 times) fit without breaking', () => {
+    expectFiniteFit([...X, ...X], [...y, ...y.map((v) => v + 0.01)], 2);
+    expectFiniteFit(new Array(10).fill([0.3, -0.2]), [1, 1.1, 0.9, 1, 1, 1.05, 0.95, 1, 1, 1], 2);
+  });
+
+  it('constant y, a single point, and y on 1e12 and 1e-12 scales give finite fits', () => {
+    expectFiniteFit(X, new Array(12).fill(3), 2);
+    expectFiniteFit([[0.5, 0.5]], [2], 2);
+    expectFiniteFit(X, y.map((v) => v * 1e12), 2);
+    expectFiniteFit(X, y.map((v) => v * 1e-12), 2);
+    expectFiniteFit(X.map((x) => x.map((v) => v * 1e6)), y, 2);
+  });
+
+  it('rejects empty, ragged or non-finite input with a typed error', () => {
+    expect(() => fitGp([], [], { priors: probnesPriors(2) })).toThrow(EngineError);
+    expect(() => fitGp(X, y.slice(1), { priors: probnesPriors(2) })).toThrow(EngineError);
+    expect(() => fitGp(X, [...y.slice(1), NaN], { priors: probnesPriors(2) })).toThrow(EngineError);
+  });
+});
