@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import { CholeskyDecomposition, EigenvalueDecomposition, Matrix, determinant, inverse } from 'ml-matrix';
+import { NonFiniteError, NotPositiveDefinite } from '../../src/engine/errors.js';
+import {
+  type Mat,
+  cholesky,
+  cholInverse,
+  cholInverseSym,
+  cholSolve,
+  cholSolveMat,
+  floorEigenvalues,
+  fromRows,
+  identity,
+  logDetFromChol,
+  logMvnPdf,
+  mahalanobisSq,
+  matMul,
+  matMulT,
+  solveLower,
+  solveLowerT,
+  symEig,
+  symExpm,
+  symSqrtm,
+  toRows,
+  transpose,
+  tryCholesky,
+} from '../../src/engine/linalg/index.js';
+import { Rng } from '../../src/engine/random/index.js';
+
+/** A Aᵀ + δI for a random n×n A: symmetric positive definite, condition number moderate. */
+function randomSpd(rng: Rng, n: number, delta = 0.5): Mat {
+  const A = fromRows(Array.from({ length: n }, () => Array.from(rng.normals(n))));
+  const S = matMulT(A, A);
+  for (let i = 0; i < n; i++) S.data[i * n + i] += delta;
+  return S;
+}
+
+function randomSym(rng: Rng, n: number): Mat {
+  const A = fromRows(Array.from({ length: n }, () => Array.from(rng.normals(n))));
+  const S = fromRows(toRows(A).map((r, i) => r.map((v, j) => 0.5 * (v + A.data[j * n + i]))));
+  return S;
+}
+
+function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) m = Math.max(m, Math.abs(a[i] - b[i]));
+  return m;
+}
+
+const ml = (A: Mat) => new Matrix(toRows(A));
+const flat = (M: Matrix) => Float64Array.from(M.to1DArray());
+
+describe('Cholesky and solves against ml-matrix', () => {
+  const rng = Rng.fromSeed(1);
+  const A = randomSpd(rng, 30);
+  const b = Array.from(rng.normals(30));
+
+  it('the factor equals ml-matrix CholeskyDecomposition to 1e-12', () => {
+    const { L, jitter } = cholesky(A);
+    expect(jitter).toBe(0);
+    expect(maxAbsDiff(L.data, flat(new CholeskyDecomposition(ml(A)).lowerTriangularMatrix))).toBeLessThan(1e-12);
+  });
+
+  it('cholSolve, cholSolveMat, cholInverse and cholInverseSym equal ml-matrix inverse to 1e-10', () => {
+    const { L } = cholesky(A);
+    const inv = inverse(ml(A));
+    expect(maxAbsDiff(cholSolve(L, b), inv.mmul(Matrix.columnVector(b)).to1DArray())).toBeLessThan(1e-10);
+    expect(maxAbsDiff(cholInverse(L).data, flat(inv))).toBeLessThan(1e-10);
+    expect(maxAbsDiff(cholInverseSym(L).data, flat(inv))).toBeLessThan(1e-10);
+    const B = fromRows(Array.from({ length: 30 }, () => Array.from(rng.normals(4))));
+    expect(maxAbsDiff(cholSolveMat(L, B).data, flat(inv.mmul(ml(B))))).toBeLessThan(1e-10);
+  });
+
+  it('triangular solves invert L and Lᵀ; log det matches ml-matrix determinant', () => {
+    const { L } = cholesky(A);
+    const x = solveLower(L, b), y = solveLowerT(L, b);
+    expect(maxAbsDiff(ml(L).mmul(Matrix.columnVector(x)).to1DArray(), b)).toBeLessThan(1e-10);
+    expect(maxAbsDiff(ml(transpose(L)).mmul(Matrix.columnVector(y)).to1DArray(), b)).toBeLessThan(1e-10);
+    const small = randomSpd(rng, 8);
+    expect(logDetFromChol(cholesky(small).L)).toBeCloseTo(Math.log(determinant(ml(small))), 10);
+  });
+
+  it('mahalanobisSq and logMvnPdf equal the textbook formula with an explicit inverse', () => {
+    const S = randomSpd(rng, 4), m = [0.1, -0.2, 0.3, 0], x = [1, 2, -1, 0.5];
+    const r = Matrix.columnVector(x.map((v, i) => v - m[i]));
+    const q = r.transpose().mmul(inverse(ml(S))).mmul(r).get(0, 0);
+    const { L } = cholesky(S);
+    expect(mahalanobisSq(L, x, m)).toBeCloseTo(q, 10);
+    expect(logMvnPdf(x, m, L)).toBeCloseTo(-0.5 * (4 * Math.log(2 * Math.PI) + Math.log(determinant(ml(S))) + q), 10);
+  });
+});
+
+describe('jitter ladder', () => {
+  it('a rank-deficient PSD matrix (duplicated rows) is factorised with the smallest sufficient jitter', () => {
+    const v = [[1, 2, 0.5], [1, 2, 0.5], [0.3, -1, 2]];
+    const A = fromRows(v.map((a) => v.map((b) => a.reduce((s, x, k) => s + x * b[k], 0))));
+    expect(tryCholesky(A)).toBeNull();
+    const { L, jitter } = cholesky(A);
+    expect(jitter).toBeGreaterThan(0);
+    expect(jitter).toBeLessThanOrEqual(1e-2 * (A.data[0] + A.data[4] + A.data[8]) / 3);
+    const LLt = matMulT(L, L);
+    const expected = A.data.map((x, i) => x + (i % 4 === 0 ? jitter : 0));
+    expect(maxAbsDiff(LLt.data, expected)).toBeLessThan(1e-12);
+    // The jitter is a rung 10^k·mean(diag A) of the ladder, and the rung below it fails.
+    const meanDiag = (A.data[0] + A.data[4] + A.data[8]) / 3;
+    const rung = jitter / meanDiag;
+    expect(Math.log10(rung)).toBeCloseTo(Math.round(Math.log10(rung)), 9);
+    if (rung > 1.5e-10) {
+      const below = fromRows(toRows(A).map((r, i) => r.map((x, j) => x + (i === j ? jitter / 10 : 0))));
+      expect(tryCholesky(below)).toBeNull();
+    }
+  });
+
+  it('an indefinite matrix is a NotPositiveDefinite error, never a NaN', () => {
+    expect(() => cholesky(fromRows([[1, 2], [2, 1]]))).toThrow(NotPositiveDefinite);
+    expect(() => cholesky(fromRows([[-1, 0], [0, -1]]))).toThrow(NotPositiveDefinite);
+    expect(() => cholesky(fromRows([[NaN, 0], [0, 1]]))).toThrow(NotPositiveDefinite);
+  });
+});
+
+describe('symmetric eigendecomposition and matrix functions', () => {
+  const rng = Rng.fromSeed(2);
+  const A = randomSym(rng, 6);
+
+  it('eigenvalues equal ml-matrix EigenvalueDecomposition; A V = V diag(λ); V orthonormal', () => {
+    const { values, vectors } = symEig(A);
+    const ref = [...new EigenvalueDecomposition(ml(A), { assumeSymmetric: true }).realEigenvalues].sort((a, b) => a - b);
+    expect(maxAbsDiff(values, ref)).toBeLessThan(1e-12);
+    const AV = matMul(A, vectors);
+    const VL = fromRows(toRows(vectors).map((r) => r.map((x, j) => x * values[j])));
+    expect(maxAbsDiff(AV.data, VL.data)).toBeLessThan(1e-12);
+    const VtV = matMul(transpose(vectors), vectors);
+    expect(maxAbsDiff(VtV.data, identity(6).data)).toBeLessThan(1e-12);
+  });
+
+  it('expm(A)·expm(−A) = I and sqrtm(S)² = S (identities)', () => {
+    const minusA = fromRows(toRows(A).map((r) => r.map((x) => -x)));
+    expect(maxAbsDiff(matMul(symExpm(A), symExpm(minusA)).data, identity(6).data)).toBeLessThan(1e-10);
+    const S = randomSpd(rng, 6);
+    const R = symSqrtm(S);
+    expect(maxAbsDiff(matMul(R, R).data, S.data)).toBeLessThan(1e-10);
+  });
+
+  it('expm of a diagonal matrix is the elementwise exp; overflow is a typed error', () => {
+    const E = symExpm(fromRows([[1, 0], [0, -2]]));
+    expect(E.data[0]).toBeCloseTo(Math.E, 14);
+    expect(E.data[3]).toBeCloseTo(Math.exp(-2), 14);
+    expect(() => symExpm(fromRows([[1000, 0], [0, 0]]))).toThrow(NonFiniteError);
+  });
+
+  it('floorEigenvalues lifts λ_min to 1e-12·λ_max and keeps the rest', () => {
+    const F = floorEigenvalues(fromRows([[1, 0], [0, -1]]));
+    const { values } = symEig(F);
+    expect(values[0]).toBeCloseTo(1e-12, 20);
+    expect(values[1]).toBeCloseTo(1, 14);
+  });
+});
