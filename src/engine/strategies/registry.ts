@@ -10,6 +10,9 @@ import { snes } from './snes.js';
 import { random } from './random.js';
 import { bo } from './bo.js';
 import { pibo } from './pibo.js';
+import { probCmaes } from './prob-cmaes.js';
+import { probXnes } from './prob-xnes.js';
+import { probSnes } from './prob-snes.js';
 
 export const STRATEGIES: Partial<Record<MethodName, Strategy<any>>> = {
   cmaes,
@@ -18,6 +21,9 @@ export const STRATEGIES: Partial<Record<MethodName, Strategy<any>>> = {
   random,
   bo,
   pibo,
+  'prob-cmaes': probCmaes,
+  'prob-xnes': probXnes,
+  'prob-snes': probSnes,
 };
 
 export function getStrategy(name: MethodName): Strategy<BaseState> {

@@ -1,0 +1,96 @@
+/**
+ * The ProbNES strategies' single door to the GP and quadrature modules (ALGORITHM.md §2, §3, §5):
+ * everything the loop in probnes-core.ts needs, with JSON-friendly inputs (number[][]).
+ *
+ * Glossary (shapes): d = dimension, n = active points, q' = points selected by BQ, M = candidate
+ * batches; mean μ (d), cov Σ (d×d); X = U_A (n×d); z (n) the GP targets (−ỹ, maximised);
+ * gMean g_μ (d), gCov G (d×d) = ∂E_ν[z]/∂(μ, Σ) in standardised units.
+ */
+import { type GpHyper, type GpModel, buildModel as gpBuildModel, fitGp, predict, probnesPriors, toMat } from '../gp/index.js';
+import { cholesky, fromRows, toRows } from '../linalg/index.js';
+import { type Rng, sampleMvn } from '../random/index.js';
+import {
+  expectedGradientLocal as bqExpectedGradient,
+  integralMomentsLocal as bqIntegralMoments,
+  prepareBatchSelectionLocal as prepareBatchSelection,
+  sampledGradientLocal as bqSampledGradient,
+} from './probnes-quad-local.js';
+
+export type { GpModel };
+
+export interface Gradient {
+  gMean: number[];
+  gCov: number[][];
+}
+
+/** The GP at fixed hyperparameters (ask and estimate rebuild it from the stored MAP). */
+export function buildModel(hyper: GpHyper, X: number[][], z: number[]): GpModel {
+  return gpBuildModel(toMat(X), z, hyper);
+}
+
+export interface FitOutcome {
+  model: GpModel;
+  objective: number;
+  fallbackReason: string | null;
+}
+
+/** MAP fit with the ProbNES priors (§2); the warm start, when given, is one more start. */
+export function fitModel(X: number[][], z: number[], opts: { warmStart: GpHyper | null; restarts: number; rng: Rng }): FitOutcome {
+  const d = X[0].length;
+  const fit = fitGp(X, z, { priors: probnesPriors(d), warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng });
+  return { model: fit.model, objective: fit.objective, fallbackReason: fit.fallbackReason };
+}
+
+/** §3 closed form: the expected gradient (g_μ, G) of E_ν[z]. */
+export function expectedGradient(model: GpModel, mean: number[], cov: number[][]): Gradient {
+  const g = bqExpectedGradient(model, mean, cov);
+  return { gMean: Array.from(g.gMean), gCov: toRows(g.gCov) };
+}
+
+/** §3 ablation: score-function estimate on one joint GP posterior sample at N draws from ν. */
+export function sampledGradient(model: GpModel, mean: number[], cov: number[][], rng: Rng, n: number): Gradient {
+  const g = bqSampledGradient(model, mean, cov, rng, n);
+  return { gMean: Array.from(g.gMean), gCov: toRows(g.gCov) };
+}
+
+/** E_ν[z] and its posterior variance V = R − tᵀK⁻¹t (standardised units). */
+export function integralMoments(model: GpModel, mean: number[], cov: number[][]): { mean: number; variance: number } {
+  return bqIntegralMoments(model, mean, cov);
+}
+
+/** Latent posterior mean and variance of z at one point. */
+export function predictAt(model: GpModel, x: number[]): { mean: number; variance: number } {
+  const p = predict(model, [x]);
+  return { mean: p.mean[0], variance: p.variance[0] };
+}
+
+/** `count` i.i.d. draws from N(mean, cov). */
+export function sampleFrom(mean: number[], cov: number[][], count: number, rng: Rng): number[][] {
+  const L = toRows(cholesky(fromRows(cov)).L);
+  return Array.from({ length: count }, () => Array.from(sampleMvn(rng, mean, L)));
+}
+
+/** M candidate batches of `size` i.i.d. points from ν, drawn batch by batch (§5). */
+export function drawCandidates(mean: number[], cov: number[][], size: number, m: number, rng: Rng): number[][][] {
+  const L = toRows(cholesky(fromRows(cov)).L);
+  return Array.from({ length: m }, () => Array.from({ length: size }, () => Array.from(sampleMvn(rng, mean, L))));
+}
+
+/**
+ * §5 batch BQ: among M candidate batches from ν, the one maximising a(B) = τᵀ K̄⁻¹ τ over
+ * U_A ∪ pending ∪ B, i.e. minimising the posterior variance of the integral under ν. Pending
+ * points need no y, so they simply join U_A.
+ */
+export function selectBatch(
+  model: GpModel,
+  mean: number[],
+  cov: number[][],
+  pending: number[][],
+  size: number,
+  m: number,
+  rng: Rng,
+): number[][] {
+  const candidates = drawCandidates(mean, cov, size, m, rng);
+  const selector = prepareBatchSelection(model, mean, cov, pending);
+  return candidates[selector.selectBest(candidates).index];
+}

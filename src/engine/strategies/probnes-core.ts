@@ -1,0 +1,205 @@
+/**
+ * The ProbNES loop shared by Prob-CMAES, Prob-XNES and Prob-SNES (ALGORITHM.md §1–§5): one
+ * `tell` = active set → standardise → GP fit → BQ expected gradient → natural-gradient update;
+ * one `ask` = batch-BQ selection from the new ν with the GP of the last `tell`.
+ *
+ * Glossary (shapes): d = dimension, q = batch size, n = |A| active points; mean μ (d), cov Σ (d×d);
+ * Λ = diag(lengthscales²); U_A (n×d) the GP inputs, z (n) the GP targets. The GP models
+ * z = −ỹ = −(y − yMean)/yStd: the strategies MINIMISE y, the paper's §3 formulas are written for a
+ * maximised integrand, so the sign is flipped once here and every gradient is an ascent direction
+ * on E_ν[z] (= a descent direction on E_ν[y]). Conversions back to y units happen only in
+ * diagnostics and `estimate`.
+ */
+import { InvalidInputError } from '../errors.js';
+import { Rng } from '../random/index.js';
+import type { GpHyper } from '../gp/types.js';
+import {
+  buildModel,
+  expectedGradient,
+  fitModel,
+  integralMoments,
+  predictAt,
+  sampledGradient,
+  selectBatch,
+  sampleFrom,
+} from './probnes-bq.js';
+import { activeSet, standardise } from './probnes-data.js';
+import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
+import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, Strategy, TellContext } from './types.js';
+import type { MethodName } from './names.js';
+
+export const PROBNES_STATE_VERSION = 1;
+
+/** The GP of the last tell: what ask selects with and estimate predicts with. */
+export interface StoredGp {
+  hyper: GpHyper;
+  /** U_A: the active inputs the GP was fitted on (internal coordinates). */
+  X: number[][];
+  /** z = −ỹ on the active set. */
+  z: number[];
+  /** Indices of the active points into the history of that tell. */
+  activeIdx: number[];
+  /** Standardisation over the active set: y = yMean − yStd·z. */
+  yMean: number;
+  yStd: number;
+  /** MAP objective of the kept fit, and why the prior modes were used if every start failed (§2). */
+  objective: number;
+  fallbackReason: string | null;
+}
+
+export interface ProbnesState extends BaseState {
+  /** μ has been handed out in the current generation (ALGORITHM.md §5: once per generation). */
+  meanAsked: boolean;
+  gp: StoredGp | null;
+  /** ‖Σ g_μ‖ and ‖Σ G Σ‖_F of the last update (diagnosis of stalled gradients). */
+  lastStep: { mean: number; cov: number } | null;
+}
+
+function opt<T extends number | string | boolean>(state: BaseState, key: string): T {
+  const v = state.options[key];
+  if (v === undefined) throw new InvalidInputError(`ProbNES option ${key} is missing`);
+  return v as T;
+}
+
+function covFormOf(method: MethodName, state: BaseState): CovForm {
+  if (method === 'prob-cmaes') return 'cmaes';
+  if (method === 'prob-xnes') return 'xnes';
+  return opt<string>(state, 'snes_form') === 'reference' ? 'snes-reference' : 'snes-natural';
+}
+
+function init(method: MethodName, spec: InitSpec, rng: Rng): ProbnesState {
+  const d = spec.dim;
+  if (!(Number.isInteger(d) && d >= 1)) throw new InvalidInputError(`dimension must be a positive integer, got ${d}`);
+  if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
+  return {
+    version: PROBNES_STATE_VERSION,
+    method,
+    dim: d,
+    batchSize: spec.batchSize,
+    generation: 0,
+    rng: rng.state(),
+    options: { ...spec.options },
+    // The prior is N(0, I) in the whitened internal coordinates (ALGORITHM.md §0).
+    mean: new Array(d).fill(0),
+    cov: Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0))),
+    diagnostics: { integral_mean: null, integral_std: null, n_active: null },
+    meanAsked: false,
+    gp: null,
+    lastStep: null,
+  };
+}
+
+/**
+ * Whether this request hands out μ (default profile, ALGORITHM.md §5): once per generation; with
+ * q = 1 only on even generations (μ every other generation). Generation 0 (the initial design)
+ * counts too: the prior mean is the user's best guess, so it is one of the first q points.
+ */
+function wantsMean(state: ProbnesState): boolean {
+  if (!opt<boolean>(state, 'include_mean') || state.meanAsked) return false;
+  return state.batchSize > 1 || state.generation % 2 === 0;
+}
+
+function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<ProbnesState> {
+  if (!(Number.isInteger(count) && count >= 0)) throw new InvalidInputError(`count must be a non-negative integer, got ${count}`);
+  const rng = Rng.fromState(state.rng);
+  const includeMean = count > 0 && wantsMean(state);
+  const points: number[][] = includeMean ? [state.mean.slice()] : [];
+  const nSelect = count - points.length;
+  if (nSelect > 0) {
+    const useBq = opt<string>(state, 'acquisition') === 'batch-bq' && state.gp !== null;
+    if (useBq) {
+      // Pending points join U_A (no y needed); μ counts as pending when it is in this batch.
+      const pending = [...ctx.pending.map((p) => p.slice()), ...points];
+      const model = buildModel(state.gp!.hyper, state.gp!.X, state.gp!.z);
+      points.push(...selectBatch(model, state.mean, state.cov, pending, nSelect, opt<number>(state, 'candidates'), rng));
+    } else {
+      // acquisition "none", or the initial design before any GP exists: i.i.d. draws from ν.
+      points.push(...sampleFrom(state.mean, state.cov, nSelect, rng));
+    }
+  }
+  return { points, state: { ...state, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
+}
+
+function checkHistory(history: readonly Observation[], d: number): void {
+  for (const o of history) {
+    if (o.x.length !== d) throw new InvalidInputError(`observation has dimension ${o.x.length}, expected ${d}`);
+    if (!Number.isFinite(o.y) || !o.x.every(Number.isFinite)) throw new InvalidInputError('observation has a non-finite value');
+  }
+}
+
+function frobenius(m: number[][]): number {
+  return Math.sqrt(m.reduce((s, row) => s + row.reduce((t, v) => t + v * v, 0), 0));
+}
+
+function tell(method: MethodName, state: ProbnesState, ctx: TellContext): ProbnesState {
+  const history = ctx.history;
+  checkHistory(history, state.dim);
+  const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false };
+  if (history.length === 0) return next; // nothing observed: keep ν (an empty generation)
+  const rng = Rng.fromState(state.rng);
+  // §1 step 1–2: active set against the CURRENT ν, standardise over it, flip the sign (maximise).
+  const idx = activeSet(history, state.mean, state.cov, {
+    enabled: opt<boolean>(state, 'active_set'),
+    quantile: opt<number>(state, 'active_set_quantile'),
+    minSize: state.batchSize,
+  });
+  const X = idx.map((j) => history[j].x.slice());
+  const st = standardise(idx.map((j) => history[j].y));
+  const z = st.z.map((v) => -v);
+  // §1 step 3 / §2: MAP fit; the default profile adds a warm start from the previous MAP.
+  const warm = opt<boolean>(state, 'gp_warm_start') && state.gp ? state.gp.hyper : null;
+  const fit = fitModel(X, z, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng });
+  // §3: expected (closed-form) or sampled gradient of E_ν[z] in (μ, Σ).
+  const grad =
+    opt<string>(state, 'gradient') === 'sampled'
+      ? sampledGradient(fit.model, state.mean, state.cov, rng, opt<number>(state, 'gradient_samples'))
+      : expectedGradient(fit.model, state.mean, state.cov);
+  // §4: natural-gradient ascent on E_ν[z].
+  const mean = updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
+  const cov = updateCov(covFormOf(method, state), state.cov, grad.gCov, opt<number>(state, 'learning_rate_cov'));
+  // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[z], std = yStd·√V.
+  const mom = integralMoments(fit.model, mean, cov);
+  const stepMean = Math.hypot(...mean.map((m, i) => m - state.mean[i]));
+  const stepCov = frobenius(cov.map((row, i) => row.map((v, j) => v - state.cov[i][j])));
+  return {
+    ...next,
+    rng: rng.state(),
+    mean,
+    cov,
+    diagnostics: {
+      integral_mean: st.yMean - st.yStd * mom.mean,
+      integral_std: st.yStd * Math.sqrt(Math.max(mom.variance, 0)),
+      n_active: idx.length,
+    },
+    gp: {
+      hyper: fit.model.hyper,
+      X,
+      z,
+      activeIdx: idx,
+      yMean: st.yMean,
+      yStd: st.yStd,
+      objective: fit.objective,
+      fallbackReason: fit.fallbackReason,
+    },
+    lastStep: { mean: stepMean, cov: stepCov },
+  };
+}
+
+/** GP prediction of y at μ in user y units (latent std, no observation noise). */
+function estimate(state: ProbnesState): Estimate {
+  if (!state.gp) return { predicted: null, predicted_std: null };
+  const g = state.gp;
+  const p = predictAt(buildModel(g.hyper, g.X, g.z), state.mean);
+  return { predicted: g.yMean - g.yStd * p.mean, predicted_std: g.yStd * Math.sqrt(Math.max(p.variance, 0)) };
+}
+
+/** A registered strategy for one of the three ProbNES methods. */
+export function makeProbnesStrategy(method: MethodName): Strategy<ProbnesState> {
+  return {
+    name: method,
+    init: (spec, rng) => init(method, spec, rng),
+    ask,
+    tell: (state, ctx) => tell(method, state, ctx),
+    estimate: (state) => estimate(state),
+  };
+}

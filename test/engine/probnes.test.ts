@@ -1,0 +1,192 @@
+/**
+ * ProbNES strategies (ALGORITHM.md §1–§5) at the strategy level. Reference numbers come from brute
+ * force written here independently of the engine (a full K̄ inverse for the batch-BQ criterion, a
+ * Taylor-series matrix exponential for XNES), from affine invariance, or from the test function.
+ */
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../../src/engine/random/index.js';
+import { resolveOptions } from '../../src/engine/strategies/options.js';
+import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
+import { probSnes } from '../../src/engine/strategies/prob-snes.js';
+import { probXnes } from '../../src/engine/strategies/prob-xnes.js';
+import { buildModel, drawCandidates, expectedGradient, integralMoments, sampleFrom } from '../../src/engine/strategies/probnes-bq.js';
+import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
+import type { MethodName } from '../../src/engine/strategies/names.js';
+import type { Observation, Strategy } from '../../src/engine/strategies/types.js';
+import { bruteA, bruteV, expmSeries, matMul2, mvnPdf } from './probnes-helpers.js';
+
+const STRATS: Record<string, Strategy<ProbnesState>> = { 'prob-cmaes': probCmaes, 'prob-xnes': probXnes, 'prob-snes': probSnes };
+const quad = (c: number) => (x: number[]) => x.reduce((s, v) => s + (v - c) ** 2, 0);
+
+function start(method: MethodName, d: number, q: number, given: Record<string, number | string | boolean> = {}, seed = 1): ProbnesState {
+  return STRATS[method].init({ dim: d, batchSize: q, options: resolveOptions(method, d, given) }, Rng.fromSeed(seed));
+}
+
+/** Runs `gens` generations; returns every state after each tell (index 0 = initial) and the history. */
+function run(method: MethodName, f: (x: number[]) => number, gens: number, s0: ProbnesState) {
+  const strat = STRATS[method];
+  const states = [s0];
+  const history: Observation[] = [];
+  let s = s0;
+  for (let g = 0; g < gens; g++) {
+    const a = strat.ask(s, { history, pending: [] }, s.batchSize);
+    const batch = a.points.map((x) => ({ x, y: f(x) }));
+    history.push(...batch);
+    s = strat.tell(a.state, { batch, history: history.slice() });
+    states.push(s);
+  }
+  return { states, history, state: s };
+}
+
+describe('batch BQ selection (ALGORITHM.md §5)', () => {
+  const setup = () => {
+    const s0 = start('prob-cmaes', 2, 3, { profile: 'paper', candidates: 40 }, 3);
+    return run('prob-cmaes', quad(0.7), 3, s0);
+  };
+
+  it('V = R − θ² τᵀK⁻¹τ (brute force) equals the engine posterior integral variance with no batch', () => {
+    const { state } = setup();
+    const model = buildModel(state.gp!.hyper, state.gp!.X, state.gp!.z);
+    const v = integralMoments(model, state.mean, state.cov).variance;
+    expect(bruteV(state.gp!.hyper, state.gp!.X, state.mean, state.cov)).toBeCloseTo(v, 8);
+  });
+
+  it('ask returns argmax a(B) among its M candidates (full K̄ inverse over U_A ∪ B)', () => {
+    const { state, history } = setup();
+    const out = probCmaes.ask(state, { history, pending: [] }, 3);
+    const cands = drawCandidates(state.mean, state.cov, 3, 40, Rng.fromState(state.rng));
+    const scores = cands.map((B) => bruteA(state.gp!.hyper, [...state.gp!.X, ...B], state.mean, state.cov));
+    const best = scores.indexOf(Math.max(...scores));
+    expect(out.points).toEqual(cands[best]);
+  });
+
+  it('pending points never increase V and push the selection away from themselves', () => {
+    const { state, history } = setup();
+    const { hyper, X } = state.gp!;
+    const cands = drawCandidates(state.mean, state.cov, 3, 40, Rng.fromState(state.rng));
+    const pendingSets = [sampleFrom(state.mean, state.cov, 2, Rng.fromSeed(9)), [state.mean.slice()]];
+    for (const P of pendingSets) {
+      for (const B of cands) expect(bruteV(hyper, [...X, ...P, ...B], state.mean, state.cov)).toBeLessThanOrEqual(bruteV(hyper, [...X, ...B], state.mean, state.cov) + 1e-12);
+    }
+    const b0 = probCmaes.ask(state, { history, pending: [] }, 3).points;
+    const b1 = probCmaes.ask(state, { history, pending: b0 }, 3).points;
+    expect(b1).not.toEqual(b0);
+    // With B0 pending, re-picking B0 is worth less than the new choice.
+    expect(bruteV(hyper, [...X, ...b0, ...b1], state.mean, state.cov)).toBeLessThan(bruteV(hyper, [...X, ...b0, ...b0], state.mean, state.cov));
+  });
+
+  it('default profile: μ is the first point once per generation and counts as pending', () => {
+    const s0 = start('prob-cmaes', 2, 3, { candidates: 40 }, 5);
+    const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
+    const a1 = probCmaes.ask(state, { history, pending: [] }, 3);
+    expect(a1.points[0]).toEqual(state.mean);
+    const cands = drawCandidates(state.mean, state.cov, 2, 40, Rng.fromState(state.rng));
+    const scores = cands.map((B) => bruteA(state.gp!.hyper, [...state.gp!.X, state.mean, ...B], state.mean, state.cov));
+    expect(a1.points.slice(1)).toEqual(cands[scores.indexOf(Math.max(...scores))]);
+    // A second request in the same generation (parallel workers) does not repeat μ.
+    const a2 = probCmaes.ask(a1.state, { history, pending: a1.points }, 3);
+    expect(a2.points.some((p) => p.every((v, i) => v === state.mean[i]))).toBe(false);
+    expect(a2.points).toHaveLength(3);
+  });
+
+  it('q = 1 evaluates μ every other generation; generation 0 starts from the prior mean', () => {
+    let s = start('prob-cmaes', 2, 1, { candidates: 20 }, 2);
+    const history: Observation[] = [];
+    const isMean: boolean[] = [];
+    for (let g = 0; g < 4; g++) {
+      const a = probCmaes.ask(s, { history, pending: [] }, 1);
+      isMean.push(a.points[0].every((v, i) => v === s.mean[i]));
+      const batch = a.points.map((x) => ({ x, y: quad(0.5)(x) }));
+      history.push(...batch);
+      s = probCmaes.tell(a.state, { batch, history: history.slice() });
+    }
+    expect(isMean).toEqual([true, false, true, false]);
+  });
+
+  it('acquisition "none" hands out plain draws from ν', () => {
+    const s0 = start('prob-cmaes', 2, 3, { profile: 'paper', acquisition: 'none' }, 4);
+    const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
+    const out = probCmaes.ask(state, { history, pending: [] }, 3);
+    expect(out.points).toEqual(sampleFrom(state.mean, state.cov, 3, Rng.fromState(state.rng)));
+  });
+});
+
+describe('ProbNES updates inside the loop', () => {
+  it('Prob-XNES factors the CURRENT Σ: Σ_{t+1} = A_t expm(2η Aᵀ_t G A_t) Aᵀ_t = expm(2η Σ_t G) Σ_t', () => {
+    const { states } = run('prob-xnes', quad(0.8), 3, start('prob-xnes', 2, 3, { profile: 'paper', candidates: 30 }, 6));
+    const [, s1, s2] = states;
+    const model = buildModel(s2.gp!.hyper, s2.gp!.X, s2.gp!.z);
+    const G = expectedGradient(model, s1.mean, s1.cov).gCov;
+    const eta = 0.5;
+    const M = matMul2(s1.cov, G).map((r) => r.map((v) => 2 * eta * v));
+    const expected = matMul2(expmSeries(M), s1.cov);
+    s2.cov.forEach((row, i) => row.forEach((v, j) => expect(v).toBeCloseTo(expected[i][j], 10)));
+    // The stale factor (from Σ_{t−1}) gives a different matrix: the test can tell the two apart.
+    const stale = matMul2(expmSeries(matMul2(states[0].cov, G).map((r) => r.map((v) => 2 * eta * v))), states[0].cov);
+    expect(Math.abs(stale[0][0] - s2.cov[0][0]) + Math.abs(stale[1][1] - s2.cov[1][1])).toBeGreaterThan(1e-6);
+  });
+
+  it('Prob-SNES keeps Σ diagonal', () => {
+    const { state } = run('prob-snes', quad(0.8), 4, start('prob-snes', 2, 3, { candidates: 30 }, 6));
+    expect(state.cov[0][1]).toBe(0);
+    expect(state.cov[1][0]).toBe(0);
+  });
+
+  it.each(['prob-cmaes', 'prob-xnes', 'prob-snes'] as MethodName[])('%s: the mean moves downhill on a quadratic (both profiles)', (method) => {
+    for (const profile of ['paper', 'default']) {
+      const f = quad(1.5);
+      const { states } = run(method, f, 12, start(method, 2, 3, { profile, candidates: 100 }, 11));
+      const m1 = states[1].mean;
+      // First step points towards the optimum (1.5, 1.5) from μ0 = 0.
+      expect(m1[0] + m1[1]).toBeGreaterThan(0);
+      expect(f(states[12].mean)).toBeLessThan(0.2 * f(states[0].mean));
+    }
+  });
+
+  it('the mean moves against the slope of a linear function (sign check: we minimise y)', () => {
+    const { states } = run('prob-cmaes', (x) => 3 * x[0] - x[1], 1, start('prob-cmaes', 2, 3, { profile: 'paper' }, 8));
+    // The step must have a positive component along −∇f = (−3, 1).
+    expect(-3 * states[1].mean[0] + states[1].mean[1]).toBeGreaterThan(0);
+  });
+
+  it('the sampled gradient also moves the mean downhill', () => {
+    const f = quad(1.5);
+    const { states } = run('prob-cmaes', f, 6, start('prob-cmaes', 2, 3, { gradient: 'sampled', gradient_samples: 300, candidates: 50 }, 12));
+    expect(f(states[6].mean)).toBeLessThan(f(states[0].mean));
+  });
+});
+
+describe('robustness and units', () => {
+  it('duplicated inputs (a stalled mean evaluated again and again) never break the fit', () => {
+    const s0 = start('prob-cmaes', 2, 3, {}, 13);
+    const x = [0.1, -0.2];
+    const history: Observation[] = [];
+    for (let i = 0; i < 8; i++) history.push({ x: x.slice(), y: 1 + (i % 2) * 1e-3 });
+    history.push({ x: [0.5, 0.5], y: 2 }, { x: [-0.5, 0.3], y: 3 });
+    const s1 = probCmaes.tell(s0, { batch: history.slice(-3), history });
+    expect(s1.mean.every(Number.isFinite)).toBe(true);
+    // All points identical, identical values (std → 1 guard): still a finite state.
+    const same = Array.from({ length: 6 }, () => ({ x: x.slice(), y: 4 }));
+    const s2 = probXnes.tell(start('prob-xnes', 2, 3, {}, 13), { batch: same.slice(-3), history: same });
+    expect(s2.cov.flat().every(Number.isFinite)).toBe(true);
+    const a = probXnes.ask(s2, { history: same, pending: [] }, 3);
+    expect(a.points.flat().every(Number.isFinite)).toBe(true);
+  });
+
+  it('estimate and diagnostics are in y units: an affine change of y changes them affinely', () => {
+    const f = quad(1);
+    const g = (x: number[]) => 100 + 50 * f(x);
+    const a = run('prob-cmaes', f, 4, start('prob-cmaes', 2, 3, { candidates: 30 }, 14)).state;
+    const b = run('prob-cmaes', g, 4, start('prob-cmaes', 2, 3, { candidates: 30 }, 14)).state;
+    const ea = probCmaes.estimate!(a, []), eb = probCmaes.estimate!(b, []);
+    expect(eb.predicted!).toBeCloseTo(100 + 50 * ea.predicted!, 5);
+    expect(eb.predicted_std!).toBeCloseTo(50 * ea.predicted_std!, 5);
+    expect(b.diagnostics.integral_mean!).toBeCloseTo(100 + 50 * a.diagnostics.integral_mean!, 5);
+    expect(Math.abs(ea.predicted! - f(a.mean))).toBeLessThan(0.5);
+  });
+
+  it('the kernel-mean density used by the brute force matches a direct 2-D formula', () => {
+    // N(0; 0, I₂) = 1/(2π).
+    expect(mvnPdf([0, 0], [0, 0], [[1, 0], [0, 1]])).toBeCloseTo(1 / (2 * Math.PI), 14);
+  });
+});
