@@ -9,12 +9,7 @@
 import { type GpHyper, type GpModel, buildModel as gpBuildModel, fitGp, predict, probnesPriors, toMat } from '../gp/index.js';
 import { cholesky, fromRows, toRows } from '../linalg/index.js';
 import { type Rng, sampleMvn } from '../random/index.js';
-import {
-  expectedGradientLocal as bqExpectedGradient,
-  integralMomentsLocal as bqIntegralMoments,
-  prepareBatchSelectionLocal as prepareBatchSelection,
-  sampledGradientLocal as bqSampledGradient,
-} from './probnes-quad-local.js';
+import { bqIntegral, expectedGradient as bqExpectedGradient, prepareBatchSelection, sampledGradient as bqSampledGradient } from '../quadrature/index.js';
 
 export type { GpModel };
 
@@ -44,18 +39,19 @@ export function fitModel(X: number[][], z: number[], opts: { warmStart: GpHyper 
 /** §3 closed form: the expected gradient (g_μ, G) of E_ν[z]. */
 export function expectedGradient(model: GpModel, mean: number[], cov: number[][]): Gradient {
   const g = bqExpectedGradient(model, mean, cov);
-  return { gMean: Array.from(g.gMean), gCov: toRows(g.gCov) };
+  return { gMean: Array.from(g.gradMean), gCov: toRows(g.gradCov) };
 }
 
 /** §3 ablation: score-function estimate on one joint GP posterior sample at N draws from ν. */
 export function sampledGradient(model: GpModel, mean: number[], cov: number[][], rng: Rng, n: number): Gradient {
   const g = bqSampledGradient(model, mean, cov, rng, n);
-  return { gMean: Array.from(g.gMean), gCov: toRows(g.gCov) };
+  return { gMean: Array.from(g.gradMean), gCov: toRows(g.gradCov) };
 }
 
 /** E_ν[z] and its posterior variance V = R − tᵀK⁻¹t (standardised units). */
 export function integralMoments(model: GpModel, mean: number[], cov: number[][]): { mean: number; variance: number } {
-  return bqIntegralMoments(model, mean, cov);
+  const b = bqIntegral(model, mean, cov);
+  return { mean: b.mean, variance: b.variance };
 }
 
 /** Latent posterior mean and variance of z at one point. */
