@@ -12,11 +12,12 @@
  * chosen) keep their factor L_P and samples; a candidate x only adds one row [l, l_x] to the factor,
  * l = L_P⁻¹ c, c = k(P, x) − V_Pᵀ v_x, l_x² = σ²(x) − lᵀl, so that its sample is
  * f_x = m_x + lᵀ ε_P + l_x ε_x, exactly the last coordinate of the joint draw. Scoring a candidate
- * costs O(p·n + S·p) once v_x = L⁻¹k(X, x) is cached.
+ * costs O(p·n + S·p) once v_x = L⁻¹k(X, x) is cached; the ε_x part is integrated exactly
+ * (logQEiGain).
  */
 import { cholesky, solveLower, zeros, type Mat } from '../linalg/index.js';
 import type { GpModel } from '../gp/types.js';
-import { logH } from './normal.js';
+import { hFast, logH, logHFastTail } from './normal.js';
 import { kernel, pointPosterior, VAR_FLOOR, type PointPosterior } from './posterior.js';
 
 /** log EI at x, with its gradient in x when asked (analytic through ∂m/∂x and ∂σ²/∂x). */
@@ -88,8 +89,17 @@ export function fixBatch(model: GpModel, points: ArrayLike<number>[], base: Base
   return { points, posts: ps, LP, minP };
 }
 
-/** q-EI of (fixed ∪ {x}) by Monte Carlo with the shared base samples; `post` is x's posterior. */
-export function qEiWithCandidate(model: GpModel, fixed: FixedBatch, x: ArrayLike<number>, post: PointPosterior, best: number, base: BaseSamples): number {
+/**
+ * log of the marginal gain Δ(x) = q-EI(P ∪ {x}) − q-EI(P), Rao–Blackwellised: given the fixed
+ * points' base samples ε_P, f_x is Gaussian with mean μ_s = m_x + lᵀε_P and std l_x, and the gain of
+ * sample s is E[max(0, m_s − f_x)] = l_x·h((m_s − μ_s)/l_x), m_s = min(b, min_P f). Integrating ε_x
+ * exactly instead of sampling it makes Δ smooth in x and never exactly 0, so log Δ ranks candidates
+ * (and carries πBO's prior weight) even where every plain sample shows no improvement: far from the
+ * incumbent a plain Monte Carlo q-EI is exactly 0 for all candidates and log q-EI is −∞.
+ * Maximising Δ(x) is maximising q-EI(P ∪ {x}), since q-EI(P) does not depend on x.
+ * With P empty this is exactly the analytic EI.
+ */
+export function logQEiGain(model: GpModel, fixed: FixedBatch, x: ArrayLike<number>, post: PointPosterior, best: number, base: BaseSamples): number {
   const p = fixed.points.length;
   const c = new Float64Array(p);
   for (let j = 0; j < p; j++) {
@@ -102,15 +112,28 @@ export function qEiWithCandidate(model: GpModel, fixed: FixedBatch, x: ArrayLike
   let ll = 0;
   for (let j = 0; j < p; j++) ll += l[j] * l[j];
   const lx = Math.sqrt(Math.max(post.variance - ll, VAR_FLOOR * model.hyper.outputscale));
-  let acc = 0;
-  for (let s = 0; s < base.length; s++) {
-    const z = base[s];
-    let f = post.mean + lx * z[p];
-    for (let j = 0; j < p; j++) f += l[j] * z[j];
-    const m = Math.min(f, fixed.minP[s]);
-    if (m < best) acc += best - m;
+  // Σ_s h(z_s), z_s = (m_s − μ_s)/l_x, in linear space while the largest term is representable
+  // (h(−30) ≈ 1e-198); beyond, in log space (log-sum-exp) with the tail series.
+  const S = base.length;
+  const zs = new Float64Array(S);
+  let zmax = -Infinity;
+  for (let s = 0; s < S; s++) {
+    const e = base[s];
+    let mu = post.mean;
+    for (let j = 0; j < p; j++) mu += l[j] * e[j];
+    const z = (Math.min(best, fixed.minP[s]) - mu) / lx;
+    zs[s] = z;
+    if (z > zmax) zmax = z;
   }
-  return acc / base.length;
+  if (zmax >= -30) {
+    let acc = 0;
+    for (let s = 0; s < S; s++) acc += hFast(zs[s]);
+    return Math.log(lx * (acc / S));
+  }
+  const top = logHFastTail(zmax);
+  let acc = 0;
+  for (let s = 0; s < S; s++) acc += Math.exp(logHFastTail(zs[s]) - top);
+  return Math.log(lx) + top + Math.log(acc / S);
 }
 
 /** q-EI of a whole batch B by Monte Carlo (base needs ≥ |B| columns). */

@@ -13,18 +13,21 @@
  * first batch (the paper protocol: N0 = q prior draws) rather than BO's usual uniform design.
  *
  * Acquisition (log space throughout, so EI far below machine precision still ranks candidates and
- * πBO's factor is an addition):  a(x) = log q-EI(P ∪ {x}) + w·log π(u(x)),  w = β/n,
- * n = max(1, generation) (the generation index, counted from 1 at the first model-based batch).
- * The batch is built greedily: P starts as the pending points, each new point maximises a(x) with
- * the earlier ones fixed, then joins P. With P empty (q = 1, or the first point of a batch with no
- * pending points) q-EI is the analytic EI, optimised with its analytic gradient; otherwise the
- * Monte Carlo q-EI with mc_samples fixed base samples (ei.ts), optimised with finite differences.
- * For πBO the weight of a whole batch is Π π(x_j)^w; with the earlier points fixed only the new
- * point's factor varies, which is the term above.
+ * πBO's factor is an addition):  a(x) = log Δ_P(x) + w·log π(u(x)),  w = β/n,
+ * n = max(1, generation) (the generation index, counted from 1 at the first model-based batch), and
+ * Δ_P(x) = q-EI(P ∪ {x}) − q-EI(P) the gain of adding x to the points P already in the batch.
+ * The batch is built greedily (sequential q-EI, as BoTorch's sequential optimisation): P starts as
+ * the pending points, each new point maximises a(x), then joins P. Since q-EI(P) is fixed, BO's
+ * choice is exactly argmax q-EI(P ∪ {x}). With P empty (q = 1, or the first point of a batch with
+ * no pending points) Δ is the analytic EI, optimised with its analytic gradient; otherwise Δ is
+ * estimated with mc_samples fixed base samples for P (ei.ts logQEiGain), optimised with finite
+ * differences. πBO weights each point's own gain by its own prior factor: weighting the whole
+ * q-EI(P ∪ {x}) instead would let the constant q-EI(P) swamp the gain, and the later points of a
+ * batch would all collapse onto the prior mode.
  *
  * Candidates: `candidates` points per batch, 90% uniform in the box and 10% Gaussian around the
  * incumbent (std 0.05 of the box width): uniform draws alone almost never land close enough to the
- * best point to refine it in d = 10. The five best (per greedy step) are refined by projected L-BFGS.
+ * best point to refine it in d = 10. The best few (per greedy step) are refined by projected L-BFGS.
  *
  * State: BaseState.mean = the best observed point (the prior mean before any data), cov = the prior
  * I (BO has no search distribution; ALGORITHM.md §0 makes the prior N(0, I)). The GP hyperparameters
@@ -36,7 +39,7 @@ import { InvalidInputError } from '../errors.js';
 import { fromRows } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
 import { boPriors, buildModel, fitGp, type GpHyper, type GpModel } from '../gp/index.js';
-import { fixBatch, logEiFromPosterior, qEiWithCandidate, type BaseSamples } from '../acquisition/ei.js';
+import { fixBatch, logEiFromPosterior, logQEiGain, type BaseSamples } from '../acquisition/ei.js';
 import { pointPosterior, type PointPosterior } from '../acquisition/posterior.js';
 import { maximizeInBox } from '../acquisition/optimize.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
@@ -58,7 +61,13 @@ export interface BoState extends BaseState {
 /** Fraction of candidates drawn around the incumbent rather than uniformly. */
 const LOCAL_FRACTION = 0.1;
 const LOCAL_STD = 0.05;
-const REFINE_STARTS = 5;
+/**
+ * Local refinement budget. The analytic first point gets more (cheap exact gradients); the Monte
+ * Carlo steps pay d + 1 posterior evaluations per gradient, and the profile showed them dominating
+ * ask, so they get fewer starts and iterations.
+ */
+const REFINE_ANALYTIC = { starts: 5, maxIterations: 50 };
+const REFINE_MC = { starts: 2, maxIterations: 25 };
 
 export function initBo(method: MethodName, spec: InitSpec, rng: Rng): BoState {
   const d = spec.dim;
@@ -156,10 +165,10 @@ function selectBatch(state: BoState, model: GpModel, rng: Rng, pending: number[]
       };
     } else {
       const fb = fixBatch(model, fixed, base, fixedPosts);
-      values = Float64Array.from(candPosts, (p, i) => Math.log(qEiWithCandidate(model, fb, cands[i], p, best, base)) + prior(cands[i]));
-      score = (x) => Math.log(qEiWithCandidate(model, fb, x, pointPosterior(model, x), best, base)) + prior(x);
+      values = Float64Array.from(candPosts, (p, i) => logQEiGain(model, fb, cands[i], p, best, base) + prior(cands[i]));
+      score = (x) => logQEiGain(model, fb, x, pointPosterior(model, x), best, base) + prior(x);
     }
-    const { x } = maximizeInBox(score, scoreGrad, cands, values, { starts: REFINE_STARTS });
+    const { x } = maximizeInBox(score, scoreGrad, cands, values, scoreGrad ? REFINE_ANALYTIC : REFINE_MC);
     const xs = Array.from(x);
     fixed.push(xs);
     fixedPosts = [...fixedPosts, pointPosterior(model, xs)];
