@@ -71,7 +71,8 @@ export function cmaParameters(n: number, lambda: number, active = true): CmaPara
   const mueffMinus = sum(neg) ** 2 / sumSq(neg);
   const alphaCov = 2;
   const c1 = alphaCov / ((n + 1.3) ** 2 + mueff); // (57)
-  // (58), with the 1/4 of the tutorial's v2 Table 1 (and pycma), so c_μ > 0 even when μ_eff = 1 (λ = 2, 3).
+  // (58) with the ¼ term of pycma's default, α_cov(¼ + μ_eff + 1/μ_eff − 2): without it c_μ = 0
+  // whenever μ_eff = 1 (λ = 2, 3), which would switch off the rank-μ update (and divide by 0 in (50)).
   const cmu = Math.min(1 - c1, (alphaCov * (0.25 + mueff + 1 / mueff - 2)) / ((n + 2) ** 2 + (alphaCov * mueff) / 2));
   const alphaMuMinus = 1 + c1 / cmu; // (50)
   const alphaMueffMinus = 1 + (2 * mueffMinus) / (mueff + 2); // (51)
@@ -186,7 +187,8 @@ function tell(state: CmaesState, ctx: TellContext): CmaesState {
   // (44): σ ← σ exp((c_σ/d_σ)(‖p_σ‖/E‖N(0,I)‖ − 1)).
   const newSigma = Math.min(sigma * Math.exp((p.cSigma / p.dSigma) * (pSigmaNorm / p.chiN - 1)), SIGMA_MAX);
 
-  // h_σ (p. 31 of the tutorial): stall the p_c update while ‖p_σ‖ is large, i.e. while σ grows fast.
+  // h_σ (the Heaviside function defined with (45)): stall the p_c update while ‖p_σ‖ is large, i.e.
+  // while σ is increasing fast, so that C does not grow too quickly in linear surroundings.
   // g + 1 updates have been accumulated into p_σ, hence the bias correction 1 − (1 − c_σ)^{2(g+1)}.
   const g1 = state.generation + 1;
   const hSigma = pSigmaNorm / Math.sqrt(1 - (1 - p.cSigma) ** (2 * g1)) < (1.4 + 2 / (n + 1)) * p.chiN ? 1 : 0;
