@@ -1,0 +1,136 @@
+/**
+ * ProbNES ablations, one command each (protocol of ALGORITHM.md §7 unless the ablation changes it:
+ * prior N(−1, I), q = 3, 153 evaluations, default profile, Prob-CMAES):
+ *
+ *   npx tsx bench/ablations.ts acquisition      # batch-bq vs none (plain samples from ν)
+ *   npx tsx bench/ablations.ts active-set       # active set on vs off
+ *   npx tsx bench/ablations.ts gradient         # expected vs sampled gradient
+ *   npx tsx bench/ablations.ts batch            # q = 3, 5, 10
+ *   npx tsx bench/ablations.ts prior            # N(−1, I) vs wrong N(−3, I) vs weak N(−1, 16 I)
+ *   npx tsx bench/ablations.ts dimension        # Ackley, Levy, StyblinskiTang at d = 2, 5, 10, 20
+ *   npx tsx bench/ablations.ts profile          # paper profile, each default-profile change alone, default
+ *
+ * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir.
+ * Prints a markdown table of ln(mean regret) at the end of the budget, best-queried-point scoring
+ * (mean scoring in parentheses), and writes every run to <out>/<ablation>.jsonl.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import type { MethodName, Options } from '../src/engine/index.js';
+import { runOne } from './lib/run.js';
+
+interface Variant {
+  label: string;
+  options: Options;
+  batch?: number;
+  prior?: { mean: number; std: number };
+}
+interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }
+
+const PAPER_FNS = 'ackley:2,rastrigin:1,rastrigin:2,branin:2,griewank:2,levy:2,shekel:4,styblinski-tang:2,three-hump-camel:2';
+const ABLATIONS: Record<string, { variants: Variant[]; functions?: string }> = {
+  acquisition: { variants: [{ label: 'batch-bq', options: {} }, { label: 'none', options: { acquisition: 'none' } }] },
+  'active-set': { variants: [{ label: 'active set on', options: {} }, { label: 'active set off', options: { active_set: false } }] },
+  gradient: { variants: [{ label: 'expected', options: {} }, { label: 'sampled', options: { gradient: 'sampled' } }] },
+  batch: { variants: [3, 5, 10].map((q) => ({ label: `q = ${q}`, options: {}, batch: q })) },
+  prior: {
+    variants: [
+      { label: 'N(−1, I)', options: {} },
+      { label: 'wrong N(−3, I)', options: {}, prior: { mean: -3, std: 1 } },
+      { label: 'weak N(−1, 16 I)', options: {}, prior: { mean: -1, std: 4 } },
+    ],
+  },
+  dimension: { variants: [{ label: 'default', options: {} }], functions: [2, 5, 10, 20].flatMap((d) => [`ackley:${d}`, `levy:${d}`, `styblinski-tang:${d}`]).join(',') },
+  profile: {
+    variants: [
+      { label: 'paper', options: { profile: 'paper' } },
+      { label: 'paper + warm start', options: { profile: 'paper', gp_warm_start: true } },
+      { label: 'paper + mean in batch', options: { profile: 'paper', include_mean: true } },
+      { label: 'paper + natural SNES', options: { profile: 'paper', snes_form: 'natural' } },
+      { label: 'default', options: { profile: 'default' } },
+    ],
+  },
+};
+
+const { values: v, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    seeds: { type: 'string' }, methods: { type: 'string' }, functions: { type: 'string' }, workers: { type: 'string' },
+    out: { type: 'string' }, shard: { type: 'string' }, jsonl: { type: 'string' },
+  },
+});
+const name = positionals[0];
+const ab = ABLATIONS[name];
+if (!ab) {
+  console.error(`usage: npx tsx bench/ablations.ts <${Object.keys(ABLATIONS).join('|')}> [--seeds 15] [--methods m,…] [--functions f:d,…] [--workers 2] [--out dir]`);
+  process.exit(2);
+}
+const seeds = Number(v.seeds ?? 15);
+const methods = (v.methods ?? 'prob-cmaes').split(',') as MethodName[];
+const fns = (v.functions ?? ab.functions ?? PAPER_FNS).split(',').map((s) => ({ fn: s.split(':')[0], dim: Number(s.split(':')[1] ?? 2) }));
+const jobs: Job[] = ab.variants.flatMap((variant) => methods.flatMap((method) => fns.flatMap(({ fn, dim }) => Array.from({ length: seeds }, (_, seed) => ({ variant, method, fn, dim, seed })))));
+
+function runJob(j: Job): Record<string, unknown> {
+  const q = j.variant.batch ?? 3;
+  const p = j.variant.prior ?? { mean: -1, std: 1 };
+  const r = runOne({
+    method: j.method, fn: j.fn, dim: j.dim, seed: j.seed, budget: 153, batch: q,
+    priorMean: Array(j.dim).fill(p.mean), priorStd: Array(j.dim).fill(p.std),
+    options: { ...j.variant.options }, box: null, clip: false,
+  });
+  const best = Math.max(0, Math.min(...r.values) - r.optimum);
+  const mean = Math.max(0, Math.min(...r.mean_values) - r.optimum);
+  return { label: j.variant.label, method: j.method, fn: `${j.fn}:${j.dim}`, seed: j.seed, best, mean, msPerGen: r.timings.total_ms / r.timings.updates };
+}
+
+function lnMean(xs: number[]): string {
+  const m = xs.reduce((s, x) => s + x, 0) / xs.length;
+  return m <= 4.2e-18 ? '≤−40' : Math.log(m).toFixed(2);
+}
+
+function report(rows: Record<string, any>[]): string {
+  const labels = [...new Set(rows.map((r) => `${r.label} · ${r.method}`))];
+  const fnames = [...new Set(rows.map((r) => r.fn as string))];
+  const lines = [`ablation "${name}": ln mean regret at 153 evaluations over ${seeds} seeds, best-queried point (mean-scored)`, '', `| function | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`];
+  for (const f of fnames) {
+    const cells = labels.map((l) => {
+      const rs = rows.filter((r) => r.fn === f && `${r.label} · ${r.method}` === l);
+      return rs.length ? `${lnMean(rs.map((r) => r.best))} (${lnMean(rs.map((r) => r.mean))})` : '–';
+    });
+    lines.push(`| ${f} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  if (v.shard && v.jsonl) {
+    const [k, n] = v.shard.split('/').map(Number);
+    jobs.forEach((j, i) => {
+      if (i % n === k) appendFileSync(v.jsonl!, `${JSON.stringify(runJob(j))}\n`);
+    });
+    return;
+  }
+  const out = v.out ?? 'bench-results/ablations';
+  mkdirSync(out, { recursive: true });
+  const workers = Number(v.workers ?? 2);
+  const files = Array.from({ length: workers }, (_, k) => join(out, `${name}.shard${k}.jsonl`));
+  files.forEach((f) => writeFileSync(f, ''));
+  const self = fileURLToPath(import.meta.url);
+  const passthrough = process.argv.slice(2).filter((a, i, all) => !['--workers', '--out'].includes(a) && !['--workers', '--out'].includes(all[i - 1]));
+  await Promise.all(
+    files.map((f, k) => new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', self, ...passthrough, '--shard', `${k}/${workers}`, '--jsonl', f], { stdio: 'inherit' });
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`shard ${k} exited with ${code}`))));
+    })),
+  );
+  const rows = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  writeFileSync(join(out, `${name}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const md = report(rows);
+  writeFileSync(join(out, `${name}.md`), `${md}\n`);
+  console.log(md);
+}
+
+void main();
