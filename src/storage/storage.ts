@@ -130,6 +130,18 @@ export type CommitResult =
   | { committed: true; revision: number; trials: TrialRecord[] }
   | { committed: false; reason: 'study_not_found' | 'revision_conflict' };
 
+/**
+ * A whole study written at once by `importStudy`: the study as exported (its generation and
+ * timestamps included), its trials with their original per-study ids, and its engine-state
+ * snapshots with their revisions, so that the imported copy continues exactly where the original was.
+ */
+export interface ImportedStudy extends NewStudyRecord {
+  generation: number;
+  updatedAt: string;
+}
+export type ImportedTrial = Omit<TrialRecord, 'studyId'>;
+export type ImportedEngineState = Omit<EngineStateRecord, 'studyId'>;
+
 export interface StorageHealth {
   ok: boolean;
   schemaVersion: number;
@@ -160,4 +172,11 @@ export interface Storage {
   getTrial(studyId: string, trialId: number): Promise<TrialRecord | null>;
   /** By ascending trial id, optionally filtered by state. */
   listTrials(studyId: string, query: PageRequest & { state?: TrialState }): Promise<Page<TrialRecord>>;
+
+  /** Every trial of a study by ascending trial id (export, history); empty for an unknown study. */
+  listAllTrials(studyId: string): Promise<TrialRecord[]>;
+  /** Every engine-state snapshot of a study (one per generation), by ascending generation. */
+  listEngineStates(studyId: string): Promise<EngineStateRecord[]>;
+  /** Writes a study with its trials and engine states in one transaction: all of it or nothing. */
+  importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[]): Promise<StudyRecord>;
 }

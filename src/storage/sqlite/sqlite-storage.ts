@@ -6,6 +6,7 @@
 import type { Storage, StorageHealth } from '../storage.js';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
 import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
+import { ReportsRepo } from './reports-repo.js';
 import { StudiesRepo } from './studies-repo.js';
 import { TrialsRepo } from './trials-repo.js';
 
@@ -16,6 +17,7 @@ export interface SqliteStorageOptions extends OpenOptions {
 export class SqliteStorage implements Storage {
   private readonly studies: StudiesRepo;
   private readonly trials: TrialsRepo;
+  private readonly reports: ReportsRepo;
   private closed = false;
 
   private constructor(
@@ -24,6 +26,7 @@ export class SqliteStorage implements Storage {
   ) {
     this.studies = new StudiesRepo(db);
     this.trials = new TrialsRepo(db);
+    this.reports = new ReportsRepo(db, this.studies);
   }
 
   /** Open (creating the file and its directory if needed) and migrate to the latest schema. */
@@ -93,5 +96,14 @@ export class SqliteStorage implements Storage {
   }
   async listTrials(...a: Parameters<Storage['listTrials']>) {
     return this.trials.page(...a);
+  }
+  async listAllTrials(...a: Parameters<Storage['listAllTrials']>) {
+    return this.reports.allTrials(...a);
+  }
+  async listEngineStates(...a: Parameters<Storage['listEngineStates']>) {
+    return this.reports.engineStates(...a);
+  }
+  async importStudy(...a: Parameters<Storage['importStudy']>) {
+    return this.reports.importStudy(...a);
   }
 }

@@ -2,7 +2,7 @@
 import type { SqliteDatabase } from './connection.js';
 import type { CommitResult, EngineStateRecord, GenerationCommit, JsonValue, NewTrial, Page, PageRequest, TrialRecord, TrialState } from '../storage.js';
 
-interface TrialRow {
+export interface TrialRow {
   study_id: string;
   trial_id: number;
   state: TrialState;
@@ -20,7 +20,7 @@ interface TrialRow {
   updated_at: string;
 }
 
-interface EngineStateRow {
+export interface EngineStateRow {
   study_id: string;
   generation: number;
   revision: number;
@@ -29,7 +29,7 @@ interface EngineStateRow {
   created_at: string;
 }
 
-function toTrial(r: TrialRow): TrialRecord {
+export function toTrial(r: TrialRow): TrialRecord {
   return {
     studyId: r.study_id,
     trialId: r.trial_id,
@@ -49,7 +49,7 @@ function toTrial(r: TrialRow): TrialRecord {
   };
 }
 
-function toEngineState(r: EngineStateRow): EngineStateRecord {
+export function toEngineState(r: EngineStateRow): EngineStateRecord {
   return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: JSON.parse(r.state) as JsonValue, createdAt: r.created_at };
 }
 

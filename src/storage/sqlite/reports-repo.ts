@@ -1,0 +1,79 @@
+/**
+ * SQL for the read side that needs a whole study at once (history, export) and for import, the
+ * unit of work that writes a study, its trials and its engine states in one transaction.
+ */
+import type { SqliteDatabase } from './connection.js';
+import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, StudyRecord, TrialRecord } from '../storage.js';
+import type { StudiesRepo } from './studies-repo.js';
+import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './trials-repo.js';
+
+export class ReportsRepo {
+  private readonly allTrialsStmt;
+  private readonly allStatesStmt;
+  private readonly insertTrialStmt;
+  private readonly insertStateStmt;
+  private readonly finishStudyStmt;
+  private readonly importTx;
+
+  constructor(
+    private readonly db: SqliteDatabase,
+    private readonly studies: StudiesRepo,
+  ) {
+    this.allTrialsStmt = db.prepare<[string], TrialRow>('SELECT * FROM trials WHERE study_id = ? ORDER BY trial_id');
+    this.allStatesStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY generation');
+    // Unlike a generation commit, an import writes every column as exported (failure reasons,
+    // per-trial update times), so the copy reads back exactly like the original.
+    this.insertTrialStmt = db.prepare(`
+      INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
+        stderr, failure_reason, source, created_at, completed_at, updated_at)
+      VALUES (@study_id, @trial_id, @state, @generation, @client_id, @lease_expires_at, @parameters, @point, @value,
+        @stderr, @failure_reason, @source, @created_at, @completed_at, @updated_at)`);
+    this.insertStateStmt = db.prepare(`
+      INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
+      VALUES (@study_id, @generation, @revision, @version, @state, @created_at)`);
+    this.finishStudyStmt = db.prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?');
+    this.importTx = db.transaction((s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]) => this.importInTx(s, trials, states));
+  }
+
+  allTrials(studyId: string): TrialRecord[] {
+    return this.allTrialsStmt.all(studyId).map(toTrial);
+  }
+
+  engineStates(studyId: string): EngineStateRecord[] {
+    return this.allStatesStmt.all(studyId).map(toEngineState);
+  }
+
+  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): StudyRecord {
+    return this.importTx.immediate(s, trials, states);
+  }
+
+  private importInTx(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): StudyRecord {
+    this.studies.insert(s);
+    for (const t of trials) {
+      this.insertTrialStmt.run({
+        study_id: s.id,
+        trial_id: t.trialId,
+        state: t.state,
+        generation: t.generation,
+        client_id: t.clientId,
+        lease_expires_at: t.leaseExpiresAt,
+        parameters: JSON.stringify(t.parameters),
+        point: t.point === null ? null : JSON.stringify(t.point),
+        value: t.value,
+        stderr: t.stderr,
+        failure_reason: t.failureReason,
+        source: t.source,
+        created_at: t.createdAt,
+        completed_at: t.completedAt,
+        updated_at: t.updatedAt,
+      });
+    }
+    for (const e of states) {
+      this.insertStateStmt.run({ study_id: s.id, generation: e.generation, revision: e.revision, version: e.version, state: JSON.stringify(e.state), created_at: e.createdAt });
+    }
+    // Trial ids continue after the highest imported one, as they would have in the original.
+    const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
+    this.finishStudyStmt.run(s.generation, nextTrialId, s.updatedAt, s.id);
+    return this.studies.get(s.tenantId, s.id)!;
+  }
+}
