@@ -34,6 +34,12 @@ export class StudyNotFoundError extends DomainError {
   }
 }
 
+export class TrialNotFoundError extends DomainError {
+  constructor(studyId: string, trialId: number) {
+    super('not_found', 'trial_not_found', `study ${JSON.stringify(studyId)} has no trial ${trialId}`);
+  }
+}
+
 export class InvalidPageTokenError extends DomainError {
   constructor() {
     super('invalid', 'invalid_page_token', 'page_token is not a token this server issued for this listing');
