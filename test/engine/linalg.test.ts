@@ -67,6 +67,11 @@ describe('Cholesky and solves against ml-matrix', () => {
     expect(maxAbsDiff(cholSolve(L, b), inv.mmul(Matrix.columnVector(b)).to1DArray())).toBeLessThan(1e-10);
     expect(maxAbsDiff(cholInverse(L).data, flat(inv))).toBeLessThan(1e-10);
     expect(maxAbsDiff(cholInverseSym(L).data, flat(inv))).toBeLessThan(1e-10);
+    for (const n of [1, 2, 7]) {
+      // Odd sizes exercise the unpaired last row/column of the two-at-a-time loops.
+      const S = randomSpd(rng, n);
+      expect(maxAbsDiff(cholInverseSym(cholesky(S).L).data, flat(inverse(ml(S))))).toBeLessThan(1e-10);
+    }
     const B = fromRows(Array.from({ length: 30 }, () => Array.from(rng.normals(4))));
     expect(maxAbsDiff(cholSolveMat(L, B).data, flat(inv.mmul(ml(B))))).toBeLessThan(1e-10);
   });

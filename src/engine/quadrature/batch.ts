@@ -13,9 +13,10 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { type Mat, cholesky, cholSolve, solveLower, solveLowerMat, tryCholesky, zeros } from '../linalg/index.js';
-import { inverseSquaredLengthscales, kernelMatrix, rbfCross, toMat } from '../gp/kernel.js';
+import { kernelMatrix, rbfCross, toMat } from '../gp/kernel.js';
+import { type CandidateTerms, candidateTerms, wDot } from './candidates.js';
 import type { GpModel } from '../gp/types.js';
-import { type CovInput, type KernelMeasure, type Points, integralPriorVariance, kernelMeanAt, kernelMeansFor, prepareKernelMeasure } from './measure.js';
+import { type CovInput, type KernelMeasure, type Points, integralPriorVariance, kernelMeansFor, prepareKernelMeasure } from './measure.js';
 
 export interface BatchSelector {
   /** a(∅) = τ_Aᵀ K_AA⁻¹ τ_A. */
@@ -67,41 +68,17 @@ interface Context {
   U: Mat;
   L: Mat;
   v: Float64Array;
-  invL2: Float64Array;
+  base: number;
 }
 
-/** k(b, U_A) (n_A): the kernel row of one candidate point. */
-function kernelRow(c: Context, b: ArrayLike<number>): Float64Array {
-  const nA = c.U.rows, d = c.U.cols, u = c.U.data, s = c.model.hyper.outputscale;
-  const out = new Float64Array(nA);
-  for (let j = 0; j < nA; j++) {
-    let r = 0;
-    for (let k = 0; k < d; k++) {
-      const t = b[k] - u[j * d + k];
-      r += t * t * c.invL2[k];
-    }
-    out[j] = s * Math.exp(-0.5 * r);
-  }
-  return out;
-}
-
-function scoreBatch(c: Context, base: number, B: Mat): number {
-  const q = B.rows, d = B.cols;
-  const W: Float64Array[] = [];
-  const resid = new Float64Array(q);
-  for (let i = 0; i < q; i++) {
-    const b = B.data.subarray(i * d, (i + 1) * d);
-    const kb = kernelRow(c, b);
-    let kv = 0;
-    for (let j = 0; j < kb.length; j++) kv += kb[j] * c.v[j];
-    resid[i] = kernelMeanAt(c.measure, b).t - kv;
-    W.push(solveLower(c.L, kb));
-  }
-  const SB = kernelMatrix(B, c.model.hyper);
+/** a(B) for the q points P[offset … offset + q) whose terms are already computed. */
+function scoreFromTerms(c: Context, B: Mat, terms: CandidateTerms, offset: number): number {
+  const q = B.rows;
+  const SB = kernelMatrix(B, c.model.hyper); // K_BB + σ²_n I
+  const resid = terms.resid.subarray(offset, offset + q);
   for (let i = 0; i < q; i++) {
     for (let j = i; j < q; j++) {
-      let s = 0;
-      for (let k = 0; k < W[i].length; k++) s += W[i][k] * W[j][k];
+      const s = wDot(terms, offset + i, offset + j);
       SB.data[i * q + j] -= s;
       if (j !== i) SB.data[j * q + i] -= s;
     }
@@ -111,7 +88,34 @@ function scoreBatch(c: Context, base: number, B: Mat): number {
   const z = solveLower(LB, resid);
   let gain = 0;
   for (let i = 0; i < q; i++) gain += z[i] * z[i];
-  return base + gain;
+  return c.base + gain;
+}
+
+function termsFor(c: Context, P: Mat): CandidateTerms {
+  return candidateTerms(c.U, c.L, c.v, c.model.hyper, c.measure, P);
+}
+
+/** All candidate batches stacked into one point matrix, with each batch's first row. */
+function stack(batches: Mat[], d: number): { P: Mat; offsets: number[] } {
+  const offsets: number[] = [];
+  let m = 0;
+  for (const B of batches) { offsets.push(m); m += B.rows; }
+  const P = zeros(m, d);
+  batches.forEach((B, i) => P.data.set(B.data, offsets[i] * d));
+  return { P, offsets };
+}
+
+function selectBest(c: Context, candidates: ArrayLike<Points>, d: number): { index: number; score: number } {
+  if (candidates.length === 0) throw new InvalidInputError('selectBest needs at least one candidate batch');
+  const batches = Array.from(candidates as ArrayLike<Points>, (b) => toMat(b, d));
+  const { P, offsets } = stack(batches, d);
+  const terms = termsFor(c, P);
+  let index = -1, best = -Infinity;
+  for (let i = 0; i < batches.length; i++) {
+    const a = scoreFromTerms(c, batches[i], terms, offsets[i]);
+    if (a > best) { best = a; index = i; }
+  }
+  return { index, score: best };
 }
 
 export function prepareBatchSelection(model: GpModel, mean: ArrayLike<number>, cov: CovInput, pendingPoints: Points = []): BatchSelector {
@@ -123,21 +127,15 @@ export function prepareBatchSelection(model: GpModel, mean: ArrayLike<number>, c
   const v = cholSolve(L, tauA);
   let base = 0;
   for (let j = 0; j < v.length; j++) base += tauA[j] * v[j];
-  const ctx: Context = { model, measure, U, L, v, invL2: inverseSquaredLengthscales(model.hyper.lengthscales) };
+  const ctx: Context = { model, measure, U, L, v, base };
   const priorVariance = integralPriorVariance(model.hyper, measure.cov);
-  const score = (batch: Points) => scoreBatch(ctx, base, toMat(batch, d));
   return {
     base,
     priorVariance,
-    score,
-    selectBest(candidates) {
-      if (candidates.length === 0) throw new InvalidInputError('selectBest needs at least one candidate batch');
-      let index = -1, best = -Infinity;
-      for (let i = 0; i < candidates.length; i++) {
-        const a = score(candidates[i]);
-        if (a > best) { best = a; index = i; }
-      }
-      return { index, score: best };
+    score(batch) {
+      const B = toMat(batch, d);
+      return scoreFromTerms(ctx, B, termsFor(ctx, B), 0);
     },
+    selectBest: (candidates) => selectBest(ctx, candidates, d),
   };
 }
