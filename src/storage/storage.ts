@@ -121,14 +121,41 @@ export interface EngineStateRecord {
 export interface GenerationCommit {
   expectedRevision: number | null;
   generation: number;
-  engineState: { version: number; state: JsonValue };
+  /**
+   * The new snapshot (stored under `generation`, revision + 1), or null when only trials change
+   * (leases, results without an update): the revision is then checked but not advanced.
+   */
+  engineState: { version: number; state: JsonValue } | null;
   newTrials: NewTrial[];
+  /** Changes to existing trials, each guarded by the state the caller read (else `trial_conflict`). */
+  trialUpdates?: TrialUpdate[];
+  /** A study state change made by the loop itself (e.g. COMPLETED when max_trials results are in). */
+  studyState?: { state: StudyState; reason: string | null };
   now: string;
+}
+
+/** The full mutable part of a trial after the change; applied only if the trial is still in `expectedState`. */
+export interface TrialUpdate {
+  trialId: number;
+  expectedState: TrialState;
+  state: TrialState;
+  clientId: string | null;
+  leaseExpiresAt: string | null;
+  value: number | null;
+  stderr: number | null;
+  failureReason: string | null;
+  completedAt: string | null;
 }
 
 export type CommitResult =
   | { committed: true; revision: number; trials: TrialRecord[] }
-  | { committed: false; reason: 'study_not_found' | 'revision_conflict' };
+  | { committed: false; reason: 'study_not_found' | 'revision_conflict' | 'trial_conflict' };
+
+/** The generation-0 engine state written in the same transaction as a new study. */
+export interface InitialEngineState {
+  version: number;
+  state: JsonValue;
+}
 
 /**
  * A whole study written at once by `importStudy`: the study as exported (its generation and
@@ -157,7 +184,8 @@ export interface Storage {
   /** Server-wide settings kept with the data (e.g. the pagination-token secret). */
   getSetting(key: string): Promise<string | null>;
 
-  createStudy(study: NewStudyRecord): Promise<StudyRecord>;
+  /** With `initial`, the generation-0 engine state is written in the same transaction (never a study without one). */
+  createStudy(study: NewStudyRecord, initial?: InitialEngineState): Promise<StudyRecord>;
   /** Null when the study does not exist or belongs to another tenant. */
   getStudy(tenantId: string, studyId: string): Promise<StudyRecord | null>;
   /** Oldest first, stable under concurrent inserts. */
@@ -177,6 +205,8 @@ export interface Storage {
   listAllTrials(studyId: string): Promise<TrialRecord[]>;
   /** Every engine-state snapshot of a study (one per generation), by ascending generation. */
   listEngineStates(studyId: string): Promise<EngineStateRecord[]>;
+  /** A study with all its trials and engine states, read in one transaction (a consistent snapshot). */
+  exportStudy(tenantId: string, studyId: string): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null>;
   /** Writes a study with its trials and engine states in one transaction: all of it or nothing. */
   importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[]): Promise<StudyRecord>;
 }

@@ -14,6 +14,7 @@ export class ReportsRepo {
   private readonly insertStateStmt;
   private readonly finishStudyStmt;
   private readonly importTx;
+  private readonly exportTx;
 
   constructor(
     private readonly db: SqliteDatabase,
@@ -32,6 +33,11 @@ export class ReportsRepo {
       INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
       VALUES (@study_id, @generation, @revision, @version, @state, @created_at)`);
     this.finishStudyStmt = db.prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?');
+    // A read transaction, so that no commit lands between reading the study and its trials.
+    this.exportTx = db.transaction((tenantId: string, studyId: string) => {
+      const study = this.studies.get(tenantId, studyId);
+      return study ? { study, trials: this.allTrials(studyId), engineStates: this.engineStates(studyId) } : null;
+    });
     this.importTx = db.transaction((s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]) => this.importInTx(s, trials, states));
   }
 
@@ -41,6 +47,10 @@ export class ReportsRepo {
 
   engineStates(studyId: string): EngineStateRecord[] {
     return this.allStatesStmt.all(studyId).map(toEngineState);
+  }
+
+  exportStudy(tenantId: string, studyId: string): { study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null {
+    return this.exportTx.deferred(tenantId, studyId);
   }
 
   importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): StudyRecord {

@@ -70,8 +70,13 @@ export class SqliteStorage implements Storage {
     return row?.value ?? null;
   }
 
-  async createStudy(...a: Parameters<Storage['createStudy']>) {
-    return this.studies.insert(...a);
+  async createStudy(...[study, initial]: Parameters<Storage['createStudy']>) {
+    // One transaction: a study is never visible without its generation-0 engine state.
+    return this.db.transaction(() => {
+      const record = this.studies.insert(study);
+      if (initial) this.trials.insertInitialState(study.id, initial, study.createdAt);
+      return record;
+    }).immediate();
   }
   async getStudy(...a: Parameters<Storage['getStudy']>) {
     return this.studies.get(...a);
@@ -102,6 +107,9 @@ export class SqliteStorage implements Storage {
   }
   async listEngineStates(...a: Parameters<Storage['listEngineStates']>) {
     return this.reports.engineStates(...a);
+  }
+  async exportStudy(...a: Parameters<Storage['exportStudy']>) {
+    return this.reports.exportStudy(...a);
   }
   async importStudy(...a: Parameters<Storage['importStudy']>) {
     return this.reports.importStudy(...a);

@@ -1,0 +1,202 @@
+/**
+ * The read side of a study: its trials, the best point, the regret history and the search
+ * distribution. Reads only; the suggest/observe loop writes what is read here.
+ */
+import { EngineError, isMethodName, type BaseState, type Observation } from '../engine/index.js';
+import type { EngineStateRecord, Storage, StudyRecord, TrialRecord, TrialState } from '../storage/index.js';
+import { internalDistribution, userDistribution } from './distribution.js';
+import type { EngineRunner } from './engine-pool.js';
+import { DomainError, StudyNotFoundError, TrialNotFoundError } from './errors.js';
+import { PageTokens } from './page-token.js';
+import type { EffectivePrior, ParameterSpec } from './study-spec.js';
+import { materialize, searchSpace, type SearchSpace } from './transforms.js';
+
+export interface ReportsServiceDeps {
+  storage: Storage;
+  /** Runs the engine's `estimate`; without one (or for a method without a model) predictions are null. */
+  engine?: EngineRunner | null;
+}
+
+export interface BestReport {
+  observed: { trialId: number; parameters: Record<string, number>; value: number } | null;
+  estimated: { parameters: Record<string, number>; predictedValue: number | null; predictedStd: number | null };
+}
+
+export interface Evaluation {
+  /** 1-based: the number of evaluations so far. */
+  index: number;
+  trialId: number;
+  value: number;
+  bestSoFar: number;
+  regret: number | null;
+}
+
+export interface GenerationReport {
+  generation: number;
+  mean: Record<string, number>;
+  std: number[];
+  integralMean: number | null;
+  integralStd: number | null;
+  nActive: number | null;
+}
+
+export interface DistributionReport {
+  generation: number;
+  mean: Record<string, number>;
+  meanTransformed: number[];
+  covariance: number[][];
+  std: number[];
+  scale: ParameterSpec['scale'][];
+}
+
+/** Completion order; trials completed by one atomic report share a timestamp and keep id order. */
+function byCompletion(a: TrialRecord, b: TrialRecord): number {
+  const ta = a.completedAt ?? '';
+  const tb = b.completedAt ?? '';
+  return ta < tb ? -1 : ta > tb ? 1 : a.trialId - b.trialId;
+}
+
+export class ReportsService {
+  private readonly storage: Storage;
+  private readonly engine: EngineRunner | null;
+  private tokens: PageTokens | null = null;
+
+  constructor(deps: ReportsServiceDeps) {
+    this.storage = deps.storage;
+    this.engine = deps.engine ?? null;
+  }
+
+  async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: TrialRecord[]; nextPageToken: string | null }> {
+    await this.study(tenantId, studyId);
+    const tokens = await this.pageTokens();
+    // The filter is part of the scope: a token from one listing cannot continue another.
+    const scope = `trials:${studyId}:${q.state ?? '*'}`;
+    const after = q.pageToken ? tokens.decode(scope, q.pageToken) : null;
+    const page = await this.storage.listTrials(studyId, { after, limit: q.pageSize, ...(q.state ? { state: q.state } : {}) });
+    return { trials: page.items, nextPageToken: page.next === null ? null : tokens.encode(scope, page.next) };
+  }
+
+  async getTrial(tenantId: string, studyId: string, trialId: number): Promise<TrialRecord> {
+    await this.study(tenantId, studyId);
+    const trial = await this.storage.getTrial(studyId, trialId);
+    if (!trial) throw new TrialNotFoundError(studyId, trialId);
+    return trial;
+  }
+
+  async best(tenantId: string, studyId: string): Promise<BestReport> {
+    const study = await this.study(tenantId, studyId);
+    const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
+    const sign = study.direction === 'minimize' ? 1 : -1;
+    let best: TrialRecord | null = null;
+    // Strictly better only: among equal values the first one found keeps the title.
+    for (const t of completed) if (!best || sign * t.value! < sign * best.value!) best = t;
+    const space = spaceOf(study);
+    const state = await this.storage.getEngineState(studyId);
+    const { mean } = state ? internalDistribution(state.state, space.parameters.length) : priorDistribution(space);
+    const predicted = state ? await this.estimate(study, state, completed, sign) : { predicted: null, predicted_std: null };
+    return {
+      observed: best ? { trialId: best.trialId, parameters: best.parameters, value: best.value! } : null,
+      // The mean as it would be handed out (rounded, inside the bounds): a point one can evaluate.
+      estimated: { parameters: materialize(space, mean).parameters, predictedValue: predicted.predicted, predictedStd: predicted.predicted_std },
+    };
+  }
+
+  async history(tenantId: string, studyId: string): Promise<{ knownOptimum: number | null; evaluations: Evaluation[]; generations: GenerationReport[] }> {
+    const study = await this.study(tenantId, studyId);
+    const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
+    const evaluations = regretHistory(completed, study.direction, study.knownOptimum);
+    const space = spaceOf(study);
+    const generations = (await this.storage.listEngineStates(studyId)).map((rec) => {
+      const { mean, cov } = internalDistribution(rec.state, space.parameters.length);
+      const dist = userDistribution(space, mean, cov);
+      const diag = (rec.state as unknown as Partial<BaseState>).diagnostics;
+      return {
+        generation: rec.generation,
+        mean: dist.mean,
+        std: dist.std,
+        integralMean: finiteOrNull(diag?.integral_mean),
+        integralStd: finiteOrNull(diag?.integral_std),
+        nActive: finiteOrNull(diag?.n_active),
+      };
+    });
+    return { knownOptimum: study.knownOptimum, evaluations, generations };
+  }
+
+  async distribution(tenantId: string, studyId: string): Promise<DistributionReport> {
+    const study = await this.study(tenantId, studyId);
+    const space = spaceOf(study);
+    const state = await this.storage.getEngineState(studyId);
+    const { mean, cov } = state ? internalDistribution(state.state, space.parameters.length) : priorDistribution(space);
+    const dist = userDistribution(space, mean, cov);
+    return {
+      generation: state?.generation ?? study.generation,
+      mean: dist.mean,
+      meanTransformed: dist.meanTransformed,
+      covariance: dist.covariance,
+      std: dist.std,
+      scale: space.parameters.map((p) => p.scale),
+    };
+  }
+
+  /** The engine's prediction at the distribution mean, in the study's direction. */
+  private async estimate(study: StudyRecord, rec: EngineStateRecord, completed: TrialRecord[], sign: number) {
+    const none = { predicted: null, predicted_std: null };
+    if (!this.engine || !isMethodName(study.method)) return none;
+    // The engine minimises y = sign·value (engine-tasks.ts); only points it could learn from count.
+    const history: Observation[] = completed.filter((t) => t.point !== null).map((t) => ({ x: t.point!, y: sign * t.value! }));
+    try {
+      const { result } = await this.engine.run({ op: 'estimate', method: study.method, state: rec.state as unknown as BaseState, history });
+      if (result.op !== 'estimate') return none;
+      const { predicted, predicted_std } = result.estimate;
+      return { predicted: predicted === null ? null : sign * predicted, predicted_std };
+    } catch (err) {
+      // A model that cannot predict (e.g. a degenerate fit) leaves the estimate empty rather than
+      // failing a read-only report; anything else is a real fault.
+      if (err instanceof EngineError) return none;
+      throw err;
+    }
+  }
+
+  private async study(tenantId: string, studyId: string): Promise<StudyRecord> {
+    const study = await this.storage.getStudy(tenantId, studyId);
+    if (!study) throw new StudyNotFoundError(studyId);
+    return study;
+  }
+
+  private async pageTokens(): Promise<PageTokens> {
+    if (!this.tokens) {
+      const secret = await this.storage.getSetting('page_token_secret');
+      if (!secret) throw new DomainError('unavailable', 'storage_not_ready', 'the database has no pagination secret; is it migrated?');
+      this.tokens = new PageTokens(secret);
+    }
+    return this.tokens;
+  }
+}
+
+/**
+ * Running best and simple regret: regret = best_so_far − f* when minimising and f* − best_so_far
+ * when maximising, so it is ≥ 0 whenever f* really is the optimum and falls to 0 on reaching it.
+ */
+export function regretHistory(completed: readonly TrialRecord[], direction: 'minimize' | 'maximize', knownOptimum: number | null): Evaluation[] {
+  const sign = direction === 'minimize' ? 1 : -1;
+  let best = Infinity * sign;
+  return completed.map((t, i) => {
+    const v = t.value!;
+    if (sign * v < sign * best) best = v;
+    return { index: i + 1, trialId: t.trialId, value: v, bestSoFar: best, regret: knownOptimum === null ? null : sign * (best - knownOptimum) };
+  });
+}
+
+function spaceOf(study: StudyRecord): SearchSpace {
+  return searchSpace(study.parameters as unknown as ParameterSpec[], study.prior as unknown as EffectivePrior);
+}
+
+/** Before the engine has a state, the search distribution is the prior: N(0, I) internally. */
+function priorDistribution(space: SearchSpace): { mean: number[]; cov: number[][] } {
+  const d = space.parameters.length;
+  return { mean: new Array<number>(d).fill(0), cov: Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0))) };
+}
+
+function finiteOrNull(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}

@@ -1,0 +1,117 @@
+/**
+ * The study document: a whole study (specification, state, trials, engine-state snapshots) as one
+ * JSON value, for `GET /export` and `POST /import`. It carries the internal points and the engine
+ * states (RNG state included), so an imported copy hands out exactly the suggestions the original
+ * would have. Field names are snake_case like the rest of the API: the document is a file format.
+ */
+import type { JsonObject, JsonValue, StudyState, TrialRecord, TrialState, EngineStateRecord } from '../storage/index.js';
+import type { EffectivePrior, ParameterSpec } from './study-spec.js';
+import type { Study } from './studies.js';
+
+export const DOCUMENT_FORMAT = 'probnes-study';
+export const DOCUMENT_VERSION = 1;
+
+export interface DocumentStudy {
+  /** The id in the exporting server; ignored on import (the copy gets a new one). */
+  id: string;
+  name: string;
+  direction: 'minimize' | 'maximize';
+  parameters: ParameterSpec[];
+  prior: EffectivePrior;
+  method: string;
+  batch_size: number;
+  options: Record<string, number | string | boolean>;
+  seed: number;
+  max_trials: number | null;
+  lease_seconds: number;
+  known_optimum: number | null;
+  metadata: Record<string, unknown>;
+  state: StudyState;
+  reason: string | null;
+  generation: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DocumentTrial {
+  trial_id: number;
+  state: TrialState;
+  generation: number;
+  client_id: string | null;
+  lease_expires_at: string | null;
+  parameters: Record<string, number>;
+  /** Internal (whitened) coordinates as the engine saw the point. */
+  point: number[] | null;
+  value: number | null;
+  stderr: number | null;
+  failure_reason: string | null;
+  source: 'suggested' | 'external';
+  created_at: string;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+export interface DocumentEngineState {
+  generation: number;
+  revision: number;
+  version: number;
+  state: Record<string, unknown>;
+  created_at: string;
+}
+
+export interface StudyDocument {
+  format: typeof DOCUMENT_FORMAT;
+  version: typeof DOCUMENT_VERSION;
+  exported_at: string;
+  study: DocumentStudy;
+  trials: DocumentTrial[];
+  engine_states: DocumentEngineState[];
+}
+
+export function toDocument(study: Study, trials: TrialRecord[], states: EngineStateRecord[], exportedAt: string): StudyDocument {
+  return {
+    format: DOCUMENT_FORMAT,
+    version: DOCUMENT_VERSION,
+    exported_at: exportedAt,
+    study: {
+      id: study.id,
+      name: study.name,
+      direction: study.direction,
+      parameters: study.parameters,
+      prior: study.prior,
+      method: study.method,
+      batch_size: study.batchSize,
+      options: study.options as DocumentStudy['options'],
+      seed: study.seed,
+      max_trials: study.maxTrials,
+      lease_seconds: study.leaseSeconds,
+      known_optimum: study.knownOptimum,
+      metadata: study.metadata,
+      state: study.state,
+      reason: study.reason,
+      generation: study.generation,
+      created_at: study.createdAt,
+      updated_at: study.updatedAt,
+    },
+    trials: trials.map((t) => ({
+      trial_id: t.trialId,
+      state: t.state,
+      generation: t.generation,
+      client_id: t.clientId,
+      lease_expires_at: t.leaseExpiresAt,
+      parameters: t.parameters,
+      point: t.point,
+      value: t.value,
+      stderr: t.stderr,
+      failure_reason: t.failureReason,
+      source: t.source,
+      created_at: t.createdAt,
+      completed_at: t.completedAt,
+      updated_at: t.updatedAt,
+    })),
+    engine_states: states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: e.state as JsonObject, created_at: e.createdAt })),
+  };
+}
+
+/** Stored JSON as the storage types it (the document's values were checked to be plain JSON). */
+export const asJson = (v: unknown): JsonValue => v as JsonValue;

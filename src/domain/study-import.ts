@@ -1,0 +1,130 @@
+/**
+ * The consistency checks of an imported study document, beyond its structure (which the HTTP
+ * schema checks): the specification is a valid study, every trial and engine state fits it and
+ * each other, and every number is finite. All problems are reported at once, each at its JSON
+ * pointer inside the document, because a rejected import is rewritten by hand or by a script.
+ */
+import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spec.js';
+import { pointer, ValidationError, type FieldError } from './errors.js';
+import type { StudyDocument } from './study-document.js';
+import { searchSpace, toInternal } from './transforms.js';
+import type { MethodName } from '../engine/index.js';
+
+/** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
+const MAX_STATE_DEPTH = 32;
+
+const close = (a: number, b: number, rel: number) => Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
+
+/** The study part: a valid specification whose effective prior is the one recorded. */
+function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
+  const s = doc.study;
+  const spec: StudySpecInput = {
+    name: s.name,
+    direction: s.direction,
+    parameters: s.parameters.map((p) => ({ name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, prior: null })),
+    prior: { mean: s.prior.mean, covariance: s.prior.covariance },
+    method: s.method as MethodName,
+    batch_size: s.batch_size,
+    options: s.options,
+    lease_seconds: s.lease_seconds,
+    metadata: s.metadata,
+  };
+  try {
+    checkStudySpec(spec);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    errors.push(...err.errors.map((e) => ({ path: `/study${e.path}`, message: e.message })));
+    return false;
+  }
+  const eff = effectivePrior(spec);
+  s.parameters.forEach((p, i) => {
+    const e = eff.parameters[i]!.prior;
+    if (!close(p.prior.mean, e.mean, 1e-9) || !close(p.prior.std, e.std, 1e-9)) {
+      errors.push({ path: pointer(['study', 'parameters', i, 'prior']), message: 'must be the marginal of the joint prior (mean and √covariance diagonal)' });
+    }
+  });
+  if (s.prior.std.length !== eff.prior.std.length || s.prior.std.some((v, i) => !close(v, eff.prior.std[i]!, 1e-9))) {
+    errors.push({ path: '/study/prior/std', message: 'must be the square root of the covariance diagonal' });
+  }
+  return true;
+}
+
+function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
+  const s = doc.study;
+  const names = s.parameters.map((p) => p.name);
+  const space = searchSpace(s.parameters, s.prior);
+  const seen = new Set<number>();
+  doc.trials.forEach((t, i) => {
+    const at = (...rest: (string | number)[]) => pointer(['trials', i, ...rest]);
+    if (seen.has(t.trial_id)) errors.push({ path: at('trial_id'), message: 'duplicates another trial\'s id' });
+    seen.add(t.trial_id);
+    if (t.generation > s.generation) errors.push({ path: at('generation'), message: `is after the study's generation (${s.generation})` });
+    const keys = Object.keys(t.parameters);
+    if (keys.length !== names.length || !names.every((n) => n in t.parameters)) {
+      errors.push({ path: at('parameters'), message: `must have exactly the study's parameters (${names.join(', ')})` });
+    } else if (t.point !== null) {
+      if (t.point.length !== names.length) errors.push({ path: at('point'), message: `must have ${names.length} coordinates` });
+      else {
+        // The point is what the engine learns from: it must be the parameters' own coordinates.
+        const u = toInternal(space, names.map((n) => t.parameters[n]!));
+        if (u.some((v, k) => !close(v, t.point![k]!, 1e-6))) errors.push({ path: at('point'), message: 'does not match the parameters (internal coordinates of the point)' });
+      }
+    }
+    const completed = t.state === 'COMPLETED';
+    if (completed !== (t.value !== null)) errors.push({ path: at('value'), message: completed ? 'a COMPLETED trial needs a value' : `a ${t.state} trial has no value` });
+    if (!completed && t.stderr !== null) errors.push({ path: at('stderr'), message: `a ${t.state} trial has no stderr` });
+    if (completed && t.completed_at === null) errors.push({ path: at('completed_at'), message: 'a COMPLETED trial needs completed_at' });
+    if (t.state !== 'FAILED' && t.failure_reason !== null) errors.push({ path: at('failure_reason'), message: 'only a FAILED trial has a failure reason' });
+    if (t.state === 'ACTIVE' && (t.client_id === null || t.lease_expires_at === null)) {
+      errors.push({ path: at(t.client_id === null ? 'client_id' : 'lease_expires_at'), message: 'an ACTIVE trial is leased to a client until a time' });
+    }
+  });
+}
+
+/** Every number in a JSON value is finite (JSON text like 1e999 parses to Infinity). */
+function walkFinite(v: unknown, path: (string | number)[], depth: number, errors: FieldError[]): void {
+  if (errors.length > 100) return;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) errors.push({ path: pointer(path), message: 'must be a finite number' });
+  } else if (v !== null && typeof v === 'object') {
+    if (depth >= MAX_STATE_DEPTH) {
+      errors.push({ path: pointer(path), message: `nests deeper than ${MAX_STATE_DEPTH} levels` });
+      return;
+    }
+    for (const [k, x] of Array.isArray(v) ? v.entries() : Object.entries(v)) walkFinite(x, [...path, k], depth + 1, errors);
+  }
+}
+
+function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
+  const s = doc.study;
+  const d = s.parameters.length;
+  const generations = new Set<number>();
+  const revisions = new Set<number>();
+  const isVec = (v: unknown): v is number[] => Array.isArray(v) && v.length === d && v.every((x) => typeof x === 'number');
+  doc.engine_states.forEach((e, i) => {
+    const at = (...rest: (string | number)[]) => pointer(['engine_states', i, ...rest]);
+    if (generations.has(e.generation)) errors.push({ path: at('generation'), message: 'duplicates another snapshot\'s generation' });
+    if (revisions.has(e.revision)) errors.push({ path: at('revision'), message: 'duplicates another snapshot\'s revision' });
+    generations.add(e.generation);
+    revisions.add(e.revision);
+    const st = e.state;
+    if (st.method !== s.method) errors.push({ path: at('state', 'method'), message: `must be the study's method (${s.method})` });
+    if (st.dim !== d) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${d})` });
+    if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
+    if (!Array.isArray(st.cov) || st.cov.length !== d || !st.cov.every(isVec)) errors.push({ path: at('state', 'cov'), message: `must be a ${d}×${d} matrix` });
+    walkFinite(st, ['engine_states', i, 'state'], 0, errors);
+  });
+  // The study's generation is the latest snapshot's: they are written together.
+  const latest = doc.engine_states.reduce((m, e) => Math.max(m, e.generation), 0);
+  if (latest !== s.generation) errors.push({ path: '/study/generation', message: `must be the latest engine-state generation (${latest})` });
+}
+
+/** Throws ValidationError listing every inconsistency of a structurally valid document. */
+export function checkDocument(doc: StudyDocument): void {
+  const errors: FieldError[] = [];
+  if (checkStudy(doc, errors)) {
+    checkTrials(doc, errors);
+    checkEngineStates(doc, errors);
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+}
