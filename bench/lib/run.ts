@@ -1,0 +1,102 @@
+/**
+ * One benchmark run: a (method, function, dim, seed) job driven through the strategy contract,
+ * exactly as ALGORITHM.md §7 prescribes. Pure computation (no I/O), so it runs the same in-process
+ * (tests) and in a worker thread (bench/paper.ts).
+ *
+ * Coordinates: the strategy sees u = (x − priorMean)/priorStd, where its prior is N(0, I)
+ * (ALGORITHM.md §0); the objective is evaluated at x = priorMean + priorStd·u.
+ */
+import { performance } from 'node:perf_hooks';
+import { getBenchmark } from '../../src/engine/benchmarks/index.js';
+import { OPTION_SPECS, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
+import { Rng } from '../../src/engine/random/index.js';
+import { getStrategy } from '../../src/engine/strategies/registry.js';
+import type { Observation } from '../../src/engine/strategies/types.js';
+
+export interface RunSpec {
+  method: MethodName;
+  fn: string;
+  dim: number;
+  seed: number;
+  budget: number;
+  batch: number;
+  priorMean: number[];
+  priorStd: number[];
+  /** Options given on the command line; only the keys the method knows are passed on. */
+  options: Options;
+  /** BO/πBO search box in x (InitSpec.box after mapping), or null for none. */
+  box: { lower: number[]; upper: number[] } | null;
+  /** Project every point (and the scored mean) onto the task's bounds before evaluating. */
+  clip: boolean;
+}
+
+export interface RunRecord {
+  method: MethodName;
+  function: string;
+  dim: number;
+  seed: number;
+  batch: number;
+  optimum: number;
+  /** Every evaluated value, in order (the budget). */
+  values: number[];
+  /** f(μ_k) after the k-th update, k = 1, 2, …, evaluated outside the budget. */
+  mean_values: number[];
+  timings: { total_ms: number; ask_ms: number; tell_ms: number; updates: number };
+}
+
+/** Keeps the options a method declares, so one --options blob can serve every method. */
+export function optionsFor(method: MethodName, given: Options): Options {
+  const known = OPTION_SPECS[method];
+  return Object.fromEntries(Object.entries(given).filter(([k]) => k in known));
+}
+
+export function runOne(spec: RunSpec): RunRecord {
+  const t0 = performance.now();
+  const bench = getBenchmark(spec.fn, spec.dim);
+  const { priorMean: m, priorStd: s, dim: d } = spec;
+  if (m.length !== d || s.length !== d) throw new RangeError('prior mean/std must have the task dimension');
+  const project = (x: number[]): number[] =>
+    spec.clip ? x.map((v, i) => Math.min(bench.bounds.upper[i], Math.max(bench.bounds.lower[i], v))) : x;
+  const toX = (u: readonly number[]): number[] => project(u.map((v, i) => m[i] + s[i] * v));
+  const toU = (x: readonly number[]): number[] => x.map((v, i) => (v - m[i]) / s[i]);
+
+  const strategy = getStrategy(spec.method);
+  const options = resolveOptions(spec.method, d, optionsFor(spec.method, spec.options));
+  const box = spec.box ? { lower: toU(spec.box.lower), upper: toU(spec.box.upper) } : null;
+  let state = strategy.init({ dim: d, batchSize: spec.batch, options, box }, Rng.fromSeed(spec.seed));
+
+  const history: Observation[] = [];
+  const values: number[] = [];
+  const meanValues: number[] = [];
+  let askMs = 0, tellMs = 0;
+  while (values.length < spec.budget) {
+    const count = Math.min(spec.batch, spec.budget - values.length);
+    let t = performance.now();
+    const asked = strategy.ask(state, { history, pending: [] }, count);
+    askMs += performance.now() - t;
+    state = asked.state;
+    const batch: Observation[] = asked.points.map((u) => {
+      const x = toX(u);
+      const y = bench.f(x);
+      values.push(y);
+      // The strategy is told the point actually evaluated (after projection), ALGORITHM.md §0.
+      return { x: spec.clip ? toU(x) : [...u], y };
+    });
+    history.push(...batch);
+    t = performance.now();
+    state = strategy.tell(state, { batch, history: [...history] });
+    tellMs += performance.now() - t;
+    meanValues.push(bench.f(toX(state.mean))); // outside the budget, never shown to the strategy
+  }
+  return {
+    method: spec.method,
+    function: spec.fn,
+    dim: d,
+    seed: spec.seed,
+    batch: spec.batch,
+    optimum: bench.optimum,
+    values,
+    mean_values: meanValues,
+    timings: { total_ms: performance.now() - t0, ask_ms: askMs, tell_ms: tellMs, updates: meanValues.length },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Hand-written SVG figure like the paper's: one panel per task, ln(mean regret) against the number
+ * of evaluations, one line per method with its 95% band (mean ± 1.96·se on the regret scale, then
+ * ln, floored at LN_FLOOR), and a shared legend.
+ */
+import type { MethodName } from '../../src/engine/index.js';
+import type { Group } from './aggregate.js';
+import { taskLabel } from './aggregate.js';
+import { isDistributionMethod } from './paper-reference.js';
+import { lnBand, type SeedStats } from './scoring.js';
+
+/** Scoring per method: 'best' everywhere, or the paper's (mean for distribution methods). */
+export type FigureScoring = 'best' | 'paper';
+
+const COLORS: Record<MethodName, string> = {
+  'prob-cmaes': '#d62728', 'prob-xnes': '#ff7f0e', 'prob-snes': '#bcbd22',
+  cmaes: '#1f77b4', xnes: '#17becf', snes: '#9467bd',
+  bo: '#2ca02c', pibo: '#8c564b', random: '#7f7f7f',
+};
+
+const PANEL_W = 300, PANEL_H = 220, PAD_L = 46, PAD_R = 10, PAD_T = 24, PAD_B = 30, COLS = 3, LEGEND_H = 30;
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const num = (v: number): string => v.toFixed(1);
+
+function curveOf(g: Group, scoring: FigureScoring): SeedStats[] {
+  return scoring === 'paper' && isDistributionMethod(g.method) ? g.mean : g.best;
+}
+
+/** Nice tick values covering [lo, hi]. */
+function ticks(lo: number, hi: number, count = 5): number[] {
+  const span = hi - lo || 1;
+  const raw = span / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((k) => k * mag).find((s) => s >= raw) ?? 10 * mag;
+  const out: number[] = [];
+  for (let t = Math.ceil(lo / step) * step; t <= hi + 1e-9; t += step) out.push(Number(t.toFixed(10)));
+  return out;
+}
+
+function panel(groups: readonly Group[], title: string, scoring: FigureScoring, ox: number, oy: number): string {
+  const series = groups.map((g) => ({ g, pts: curveOf(g, scoring).map((s, i) => ({ n: i + 1, ...lnBand(s) })).filter((p) => !Number.isNaN(p.ln)) }));
+  const all = series.flatMap((s) => s.pts.flatMap((p) => [p.lo, p.hi]));
+  const yLo = Math.floor(Math.min(...all, 0)), yHi = Math.ceil(Math.max(...all, 1));
+  const xHi = Math.max(...groups.map((g) => g.budget));
+  const w = PANEL_W - PAD_L - PAD_R, h = PANEL_H - PAD_T - PAD_B;
+  const X = (n: number): number => ox + PAD_L + (w * n) / xHi;
+  const Y = (v: number): number => oy + PAD_T + (h * (yHi - v)) / (yHi - yLo || 1);
+  const parts: string[] = [`<text x="${num(ox + PAD_L + w / 2)}" y="${num(oy + 15)}" text-anchor="middle" font-weight="bold">${esc(title)}</text>`];
+  parts.push(`<rect x="${num(X(0))}" y="${num(Y(yHi))}" width="${num(w)}" height="${num(h)}" fill="none" stroke="#333"/>`);
+  for (const t of ticks(yLo, yHi)) {
+    parts.push(`<line x1="${num(X(0))}" x2="${num(X(xHi))}" y1="${num(Y(t))}" y2="${num(Y(t))}" stroke="#ddd"/>`);
+    parts.push(`<text x="${num(X(0) - 4)}" y="${num(Y(t) + 4)}" text-anchor="end">${t}</text>`);
+  }
+  for (const t of ticks(0, xHi, 3)) parts.push(`<text x="${num(X(t))}" y="${num(Y(yLo) + 14)}" text-anchor="middle">${t}</text>`);
+  for (const { g, pts } of series) {
+    if (pts.length === 0) continue;
+    const c = COLORS[g.method] ?? '#000';
+    const upper = pts.map((p) => `${num(X(p.n))},${num(Y(p.hi))}`);
+    const lower = pts.map((p) => `${num(X(p.n))},${num(Y(p.lo))}`).reverse();
+    parts.push(`<polygon points="${[...upper, ...lower].join(' ')}" fill="${c}" fill-opacity="0.15" stroke="none"/>`);
+    parts.push(`<polyline points="${pts.map((p) => `${num(X(p.n))},${num(Y(p.ln))}`).join(' ')}" fill="none" stroke="${c}" stroke-width="1.5"/>`);
+  }
+  return parts.join('\n');
+}
+
+export function renderFigure(groups: readonly Group[], scoring: FigureScoring): string {
+  const tasks = [...new Set(groups.map((g) => taskLabel(g.fn, g.dim)))].sort();
+  const methods = [...new Set(groups.map((g) => g.method))];
+  const rows = Math.ceil(tasks.length / COLS);
+  const W = PANEL_W * Math.min(COLS, tasks.length), H = LEGEND_H + PANEL_H * rows + 20;
+  const body: string[] = [];
+  methods.forEach((m, i) => {
+    const x = 10 + i * 100;
+    body.push(`<line x1="${x}" x2="${x + 20}" y1="15" y2="15" stroke="${COLORS[m] ?? '#000'}" stroke-width="3"/><text x="${x + 24}" y="19">${esc(m)}</text>`);
+  });
+  tasks.forEach((t, i) => {
+    const ox = PANEL_W * (i % COLS), oy = LEGEND_H + PANEL_H * Math.floor(i / COLS);
+    body.push(panel(groups.filter((g) => taskLabel(g.fn, g.dim) === t), t, scoring, ox, oy));
+  });
+  const caption = scoring === 'best' ? 'best queried point, all methods' : 'paper scoring: distribution mean for ES/ProbNES, best point for BO/πBO/random';
+  body.push(`<text x="10" y="${H - 6}">ln(mean regret) vs evaluations; 95% bands from the seed spread; ${esc(caption)}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
+}

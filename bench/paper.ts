@@ -1,0 +1,66 @@
+/**
+ * The paper's benchmark (ALGORITHM.md §7) and other experiments over the same loop.
+ *
+ *   npm run bench:paper                              # all registered methods, paper protocol
+ *   npm run bench:paper -- --methods cmaes,random --seeds 15 --out bench-results/baselines
+ *   npm run bench:paper -- --functions cartpole --profile paper
+ *
+ * Writes to --out: runs.jsonl (one line per run), results.md (tables, with the paper's values),
+ * figure-best.svg and figure-paper.svg (ln mean regret vs evaluations), config.json.
+ */
+import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { aggregate } from './lib/aggregate.js';
+import { expandJobs, parseConfig, UsageError } from './lib/args.js';
+import { runPool } from './lib/pool.js';
+import { Progress } from './lib/progress.js';
+import { renderReport } from './lib/report.js';
+import type { RunRecord } from './lib/run.js';
+import { renderFigure } from './lib/svg.js';
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const config = parseConfig(argv);
+  const jobs = expandJobs(config);
+  mkdirSync(config.out, { recursive: true });
+  const jsonl = join(config.out, 'runs.jsonl');
+  writeFileSync(jsonl, '');
+  writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, ...config }, null, 2)}\n`);
+  process.stderr.write(`${jobs.length} runs (${config.methods.join(', ')} × ${config.tasks.length} tasks × ${config.seeds} seeds) on ${config.workers} workers → ${config.out}\n`);
+
+  const records: RunRecord[] = [];
+  let failures = 0;
+  const progress = new Progress(jobs.length);
+  await runPool(jobs, config.workers, (reply) => {
+    if (reply.ok) {
+      records.push(reply.record);
+      appendFileSync(jsonl, `${JSON.stringify(reply.record)}\n`);
+    } else {
+      failures++;
+      appendFileSync(jsonl, `${JSON.stringify({ method: reply.spec.method, function: reply.spec.fn, dim: reply.spec.dim, seed: reply.spec.seed, error: reply.error })}\n`);
+      process.stderr.write(`\nrun failed: ${reply.spec.method} ${reply.spec.fn} ${reply.spec.dim}-D seed ${reply.spec.seed}: ${reply.error.split('\n')[0]}\n`);
+    }
+    progress.tick(reply.ok);
+  });
+
+  const groups = aggregate(records);
+  const md = renderReport(groups, {
+    command: `npm run bench:paper -- ${argv.join(' ')}`.trim(),
+    seeds: config.seeds,
+    budget: config.budget,
+    batch: config.batch,
+    prior: config.priorMean === null && config.priorStd === null ? 'N(−1, I) (tasks with their own prior use it)' : `N(${config.priorMean ?? -1}, ${config.priorStd ?? 1}²I)`,
+    options: JSON.stringify(config.options),
+    failures,
+  });
+  writeFileSync(join(config.out, 'results.md'), md);
+  writeFileSync(join(config.out, 'figure-best.svg'), renderFigure(groups, 'best'));
+  writeFileSync(join(config.out, 'figure-paper.svg'), renderFigure(groups, 'paper'));
+  process.stdout.write(md);
+  if (failures > 0) process.exitCode = 1;
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof UsageError ? e.message : e instanceof Error ? e.stack : String(e)}\n`);
+  process.exitCode = e instanceof UsageError ? 2 : 1;
+});
