@@ -7,10 +7,14 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { StudyService, type StudyServiceDeps } from './domain/index.js';
+import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
+import type { EngineRunner } from './domain/engine-pool.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
 import { healthRoutes } from './http/routes/health.js';
+import { reportRoutes } from './http/routes/reports.js';
+import { IMPORT_BODY_LIMIT, studyTransferRoutes } from './http/routes/study-transfer.js';
+import { trialReadRoutes } from './http/routes/trials.js';
 import { studyRoutes } from './http/routes/studies.js';
 import { registerTenant } from './http/tenant.js';
 import type { Storage } from './storage/index.js';
@@ -22,6 +26,8 @@ export interface BuildAppOptions {
   logger?: Logger | false;
   /** Clock, id and seed sources for the study service (tests pin them). */
   service?: Omit<StudyServiceDeps, 'storage'>;
+  /** Where engine calls run (worker pool or inline); /best predicts with it. */
+  engine?: EngineRunner;
 }
 
 /** Client-supplied request ids are echoed (for tracing across services) if they look sane. */
@@ -53,5 +59,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const studies = new StudyService({ storage: opts.storage, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { storage: opts.storage });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
+  const reports = new ReportsService({ storage: opts.storage, engine: opts.engine ?? null });
+  await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports });
+  await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
+  const transfer = new StudyTransfer({ storage: opts.storage, ...opts.service });
+  await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   return app;
 }

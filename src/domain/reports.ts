@@ -106,6 +106,7 @@ export class ReportsService {
     const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
     const evaluations = regretHistory(completed, study.direction, study.knownOptimum);
     const space = spaceOf(study);
+    const sign = study.direction === 'minimize' ? 1 : -1;
     const generations = (await this.storage.listEngineStates(studyId)).map((rec) => {
       const { mean, cov } = internalDistribution(rec.state, space.parameters.length);
       const dist = userDistribution(space, mean, cov);
@@ -114,7 +115,8 @@ export class ReportsService {
         generation: rec.generation,
         mean: dist.mean,
         std: dist.std,
-        integralMean: finiteOrNull(diag?.integral_mean),
+        // The engine integrates y = sign·value; report E_ν[value] in the study's own units.
+        integralMean: mapNull(finiteOrNull(diag?.integral_mean), (m) => sign * m),
         integralStd: finiteOrNull(diag?.integral_std),
         nActive: finiteOrNull(diag?.n_active),
       };
@@ -196,6 +198,8 @@ function priorDistribution(space: SearchSpace): { mean: number[]; cov: number[][
   const d = space.parameters.length;
   return { mean: new Array<number>(d).fill(0), cov: Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0))) };
 }
+
+const mapNull = (v: number | null, f: (x: number) => number) => (v === null ? null : f(v));
 
 function finiteOrNull(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;

@@ -5,6 +5,7 @@
  * would have. Field names are snake_case like the rest of the API: the document is a file format.
  */
 import type { JsonObject, JsonValue, StudyState, TrialRecord, TrialState, EngineStateRecord } from '../storage/index.js';
+import type { MethodName } from '../engine/index.js';
 import type { EffectivePrior, ParameterSpec } from './study-spec.js';
 import type { Study } from './studies.js';
 
@@ -18,7 +19,7 @@ export interface DocumentStudy {
   direction: 'minimize' | 'maximize';
   parameters: ParameterSpec[];
   prior: EffectivePrior;
-  method: string;
+  method: MethodName;
   batch_size: number;
   options: Record<string, number | string | boolean>;
   seed: number;
@@ -79,7 +80,7 @@ export function toDocument(study: Study, trials: TrialRecord[], states: EngineSt
       direction: study.direction,
       parameters: study.parameters,
       prior: study.prior,
-      method: study.method,
+      method: study.method as MethodName,
       batch_size: study.batchSize,
       options: study.options as DocumentStudy['options'],
       seed: study.seed,

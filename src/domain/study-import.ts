@@ -8,7 +8,6 @@ import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spe
 import { pointer, ValidationError, type FieldError } from './errors.js';
 import type { StudyDocument } from './study-document.js';
 import { searchSpace, toInternal } from './transforms.js';
-import type { MethodName } from '../engine/index.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;
@@ -23,7 +22,7 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
     direction: s.direction,
     parameters: s.parameters.map((p) => ({ name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, prior: null })),
     prior: { mean: s.prior.mean, covariance: s.prior.covariance },
-    method: s.method as MethodName,
+    method: s.method,
     batch_size: s.batch_size,
     options: s.options,
     lease_seconds: s.lease_seconds,
@@ -114,6 +113,8 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     if (!Array.isArray(st.cov) || st.cov.length !== d || !st.cov.every(isVec)) errors.push({ path: at('state', 'cov'), message: `must be a ${d}×${d} matrix` });
     walkFinite(st, ['engine_states', i, 'state'], 0, errors);
   });
+  // Every study has an engine state from its creation on; the loop cannot resume without one.
+  if (doc.engine_states.length === 0) errors.push({ path: '/engine_states', message: 'must hold at least the initial engine state' });
   // The study's generation is the latest snapshot's: they are written together.
   const latest = doc.engine_states.reduce((m, e) => Math.max(m, e.generation), 0);
   if (latest !== s.generation) errors.push({ path: '/study/generation', message: `must be the latest engine-state generation (${latest})` });

@@ -4,7 +4,7 @@
  * rejected or failed import leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
-import { resolveOptions, type MethodName } from '../engine/index.js';
+import { resolveOptions } from '../engine/index.js';
 import type { JsonObject, Storage } from '../storage/index.js';
 import { StudyNotFoundError } from './errors.js';
 import type { Study } from './studies.js';
@@ -51,7 +51,7 @@ export class StudyTransfer {
         batchSize: s.batch_size,
         // Exported options are already effective; resolving again only fills what a hand-written
         // document left out, with the same defaults the original got.
-        options: resolveOptions(s.method as MethodName, s.parameters.length, s.options),
+        options: resolveOptions(s.method, s.parameters.length, s.options),
         seed: s.seed,
         maxTrials: s.max_trials,
         leaseSeconds: s.lease_seconds,

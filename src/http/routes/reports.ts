@@ -1,0 +1,59 @@
+/** /best, /history and /distribution: what a study has found and where its search stands. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ReportsService } from '../../domain/index.js';
+import { problemResponse, StudyIdParams } from '../schemas/common.js';
+import { BestSchema, DistributionSchema, HistorySchema } from '../schemas/reports.js';
+
+const tags = ['results'];
+const notFound = problemResponse('No such study (or it belongs to another tenant).');
+
+export const reportRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }> = async (app, { reports }) => {
+  app.get('/v1/studies/:study_id/best', {
+    schema: {
+      summary: 'Best point: observed and estimated',
+      description: 'The best completed trial, and the search-distribution mean with the model\'s prediction there.',
+      tags,
+      params: StudyIdParams,
+      response: { 200: BestSchema, 404: notFound },
+    },
+    handler: async (req) => {
+      const b = await reports.best(req.tenantId, req.params.study_id);
+      return {
+        observed: b.observed && { trial_id: b.observed.trialId, parameters: b.observed.parameters, value: b.observed.value },
+        estimated: { parameters: b.estimated.parameters, predicted_value: b.estimated.predictedValue, predicted_std: b.estimated.predictedStd },
+      };
+    },
+  });
+
+  app.get('/v1/studies/:study_id/history', {
+    schema: {
+      summary: 'Regret history and per-generation distribution',
+      description: 'Every evaluation with the running best and simple regret (with known_optimum), and each generation\'s search distribution and diagnostics.',
+      tags,
+      params: StudyIdParams,
+      response: { 200: HistorySchema, 404: notFound },
+    },
+    handler: async (req) => {
+      const h = await reports.history(req.tenantId, req.params.study_id);
+      return {
+        known_optimum: h.knownOptimum,
+        evaluations: h.evaluations.map((e) => ({ index: e.index, trial_id: e.trialId, value: e.value, best_so_far: e.bestSoFar, regret: e.regret })),
+        generations: h.generations.map((g) => ({ generation: g.generation, mean: g.mean, std: g.std, integral_mean: g.integralMean, integral_std: g.integralStd, n_active: g.nActive })),
+      };
+    },
+  });
+
+  app.get('/v1/studies/:study_id/distribution', {
+    schema: {
+      summary: 'Current search distribution',
+      description: 'Mean in user units and in each parameter\'s transformed scale (ln for log-scaled parameters), with the covariance in that scale. Before the first engine state: the prior.',
+      tags,
+      params: StudyIdParams,
+      response: { 200: DistributionSchema, 404: notFound },
+    },
+    handler: async (req) => {
+      const d = await reports.distribution(req.tenantId, req.params.study_id);
+      return { generation: d.generation, mean: d.mean, mean_transformed: d.meanTransformed, covariance: d.covariance, std: d.std, scale: d.scale };
+    },
+  });
+};

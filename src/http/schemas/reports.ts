@@ -1,0 +1,90 @@
+/** Response schemas of /best, /history and /distribution (API.md "Best and history"). */
+import { z } from 'zod';
+
+const Named = z.record(z.string(), z.number());
+
+export const BestSchema = z
+  .object({
+    observed: z
+      .object({ trial_id: z.int(), parameters: Named, value: z.number() })
+      .nullable()
+      .describe('The best COMPLETED trial in the study\'s direction (the first one on ties); null before any result.'),
+    estimated: z
+      .object({
+        parameters: Named.describe('The search-distribution mean, rounded and projected onto the bounds like a suggested point.'),
+        predicted_value: z.number().nullable().describe('The model\'s prediction of the value there; null when the method has no model (or none fitted yet).'),
+        predicted_std: z.number().nullable().describe('Standard deviation of that prediction (latent, without observation noise).'),
+      })
+      .describe('Where the search is heading.'),
+  })
+  .meta({
+    examples: [
+      {
+        observed: { trial_id: 31, parameters: { log_lr: -3.1, width: 256 }, value: 0.412 },
+        estimated: { parameters: { log_lr: -3.05, width: 241 }, predicted_value: 0.405, predicted_std: 0.021 },
+      },
+    ],
+  });
+
+export const HistorySchema = z
+  .object({
+    known_optimum: z.number().nullable(),
+    evaluations: z
+      .array(
+        z.object({
+          index: z.int().describe('1-based: the number of evaluations so far.'),
+          trial_id: z.int(),
+          value: z.number(),
+          best_so_far: z.number(),
+          regret: z.number().nullable().describe('best_so_far − known_optimum (known_optimum − best_so_far when maximising); null without known_optimum.'),
+        }),
+      )
+      .describe('COMPLETED trials in completion order (trial id order among those completed together).'),
+    generations: z
+      .array(
+        z.object({
+          generation: z.int(),
+          mean: Named.describe('Distribution mean in user units (exp of the transformed mean for log-scaled parameters; not rounded or projected).'),
+          std: z.array(z.number()).describe('Per parameter, in parameter order, in the parameter\'s transformed scale (ln(value) for log-scaled ones): √diag(L0 Σ L0ᵀ).'),
+          integral_mean: z.number().nullable().describe('ProbNES: Bayesian-quadrature posterior mean of E_ν[value], the expected value under the search distribution.'),
+          integral_std: z.number().nullable().describe('Its posterior standard deviation.'),
+          n_active: z.int().nullable().describe('ProbNES: points in the active set the GP was fitted on.'),
+        }),
+      )
+      .describe('One entry per generation, from the stored engine state of that generation.'),
+  })
+  .meta({
+    examples: [
+      {
+        known_optimum: 0,
+        evaluations: [
+          { index: 1, trial_id: 1, value: 2.5, best_so_far: 2.5, regret: 2.5 },
+          { index: 2, trial_id: 2, value: 3.1, best_so_far: 2.5, regret: 2.5 },
+          { index: 3, trial_id: 3, value: 0.7, best_so_far: 0.7, regret: 0.7 },
+        ],
+        generations: [{ generation: 0, mean: { log_lr: -3, width: 128 }, std: [1, 0.5], integral_mean: null, integral_std: null, n_active: null }],
+      },
+    ],
+  });
+
+export const DistributionSchema = z
+  .object({
+    generation: z.int(),
+    mean: Named.describe('The mean in user units (exp of mean_transformed for log-scaled parameters; not rounded or projected).'),
+    mean_transformed: z.array(z.number()).describe('The mean in each parameter\'s transformed scale (x, or ln x), in parameter order.'),
+    covariance: z.array(z.array(z.number())).describe('Covariance in the transformed scale, in parameter order: L0 Σ L0ᵀ.'),
+    std: z.array(z.number()).describe('√diag(covariance), per parameter.'),
+    scale: z.array(z.enum(['linear', 'log'])).describe('Each parameter\'s scale: what "transformed" means for it.'),
+  })
+  .meta({
+    examples: [
+      {
+        generation: 4,
+        mean: { log_lr: -3.05, width: 241.2 },
+        mean_transformed: [-3.05, 5.4856],
+        covariance: [[0.25, 0.01], [0.01, 0.09]],
+        std: [0.5, 0.3],
+        scale: ['linear', 'log'],
+      },
+    ],
+  });

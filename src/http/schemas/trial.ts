@@ -1,0 +1,70 @@
+/** Trial resource and listing schemas (API.md "Resources"). */
+import { z } from 'zod';
+import { TRIAL_STATES, type TrialRecord } from '../../storage/index.js';
+import { PageQuery, StudyIdParams, Timestamp } from './common.js';
+
+const exampleTrial = {
+  trial_id: 12,
+  state: 'COMPLETED',
+  parameters: { log_lr: -2.7, dropout: 0.18, width: 128 },
+  generation: 4,
+  client_id: 'worker-1',
+  lease_expires_at: null,
+  value: 0.731,
+  stderr: null,
+  failure_reason: null,
+  source: 'suggested',
+  created_at: '2025-01-01T12:00:00.000Z',
+  completed_at: '2025-01-01T12:03:10.000Z',
+};
+
+export const TrialSchema = z
+  .object({
+    trial_id: z.int().describe('Numbered per study: 1, 2, 3, …'),
+    state: z.enum(TRIAL_STATES),
+    parameters: z.record(z.string(), z.number()).describe('The point, in user units, keyed by parameter name.'),
+    generation: z.int().describe('The generation whose distribution produced the point.'),
+    client_id: z.string().nullable().describe('Who holds (or held) the lease.'),
+    lease_expires_at: Timestamp.nullable().describe('Until when an ACTIVE trial is leased; null otherwise.'),
+    value: z.number().nullable().describe('The reported objective value (COMPLETED only).'),
+    stderr: z.number().nullable().describe('Reported standard error of the value, if any.'),
+    failure_reason: z.string().nullable().describe('Why the evaluation failed (FAILED only).'),
+    source: z.enum(['suggested', 'external']).describe('`external`: reported by parameters, not handed out by the server.'),
+    created_at: Timestamp,
+    completed_at: Timestamp.nullable(),
+  })
+  .meta({ id: 'Trial', examples: [exampleTrial] });
+
+export const TrialListSchema = z
+  .object({
+    trials: z.array(TrialSchema),
+    next_page_token: z.string().nullable().describe('Pass as page_token for the next page; null on the last page.'),
+  })
+  .meta({ examples: [{ trials: [exampleTrial], next_page_token: null }] });
+
+export const TrialListQuery = PageQuery.extend({
+  state: z.enum(TRIAL_STATES).optional().describe('Only trials in this state.'),
+});
+
+export const TrialParams = StudyIdParams.extend({
+  trial_id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).describe('The trial id within the study.'),
+});
+
+export type TrialResource = z.output<typeof TrialSchema>;
+
+export function toTrialResource(t: TrialRecord): TrialResource {
+  return {
+    trial_id: t.trialId,
+    state: t.state,
+    parameters: t.parameters,
+    generation: t.generation,
+    client_id: t.clientId,
+    lease_expires_at: t.leaseExpiresAt,
+    value: t.value,
+    stderr: t.stderr,
+    failure_reason: t.failureReason,
+    source: t.source,
+    created_at: t.createdAt,
+    completed_at: t.completedAt,
+  };
+}
