@@ -117,7 +117,7 @@ describe('priors and kernel constants', () => {
 });
 
 describe('fitGp', () => {
-  it('recovers known lengthscales ℓ = (0.5, 1.5) within 25% from 200 noisy draws of that GP', () => {
+  it('recovers known lengthscales ℓ = (0.5, 1.5) within 15% from 200 noisy draws of that GP', () => {
     const rng = Rng.fromSeed(5);
     const n = 200, truth: GpHyper = { lengthscales: [0.5, 1.5], outputscale: 1, noise: 1e-2, constant: 0 };
     const X = Array.from({ length: n }, () => [4 * rng.uniform() - 2, 4 * rng.uniform() - 2]);
@@ -126,8 +126,10 @@ describe('fitGp', () => {
     const y = Array.from({ length: n }, (_, i) => xi.slice(0, i + 1).reduce((a, z, k) => a + L.data[i * n + k] * z, 0));
     const fit = fitGp(X, y, { priors: probnesPriors(2) });
     expect(fit.fallbackReason).toBeNull();
-    expect(Math.abs(fit.model.hyper.lengthscales[0] / 0.5 - 1)).toBeLessThan(0.25);
-    expect(Math.abs(fit.model.hyper.lengthscales[1] / 1.5 - 1)).toBeLessThan(0.25);
+    // Seed 5 gives ℓ̂ = (0.515, 1.507), ŝ = 0.97, σ̂² = 0.0098; 15% leaves room for other seeds.
+    expect(Math.abs(fit.model.hyper.lengthscales[0] / 0.5 - 1)).toBeLessThan(0.15);
+    expect(Math.abs(fit.model.hyper.lengthscales[1] / 1.5 - 1)).toBeLessThan(0.15);
+    expect(Math.abs(fit.model.hyper.noise / 1e-2 - 1)).toBeLessThan(0.3);
   });
 
   it('a warm start never lowers the MAP objective, and the result is deterministic', () => {

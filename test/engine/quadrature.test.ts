@@ -260,3 +260,31 @@ describe('degenerate measures and points', () => {
     expect(() => bqIntegral(s.model, s.mean, [[1, NaN], [NaN, 1]])).toThrow(EngineError);
   });
 });
+
+describe('hostile inputs (property test)', () => {
+  it('fit + BQ + selection give finite numbers or a typed EngineError, never NaN/Infinity', async () => {
+    const fc = await import('fast-check');
+    const coord = fc.oneof(fc.double({ min: -5, max: 5, noNaN: true }), fc.constantFrom(0, 1e-12, -1e-12, 1e6, -1e6));
+    const value = fc.oneof(fc.double({ min: -3, max: 3, noNaN: true }), fc.constantFrom(0, 1e12, -1e12, 1e-12));
+    const data = fc.integer({ min: 1, max: 3 }).chain((d) =>
+      fc.tuple(fc.constant(d), fc.array(fc.tuple(fc.array(coord, { minLength: d, maxLength: d }), value), { minLength: 1, maxLength: 12 }), fc.boolean()));
+    fc.assert(
+      fc.property(data, ([d, rows, duplicate]) => {
+        const all = duplicate ? [...rows, ...rows] : rows;
+        const X = all.map((r) => r[0]), y = all.map((r) => r[1]);
+        const mean = new Array<number>(d).fill(0), cov = mean.map((_, i) => mean.map((__, j) => (i === j ? 1 : 0)));
+        try {
+          const { model } = fitGp(X, y, { priors: probnesPriors(d) });
+          const eg = expectedGradient(model, mean, cov);
+          const bq = bqIntegral(model, mean, cov);
+          const sel = prepareBatchSelection(model, mean, cov, [mean]);
+          const best = sel.selectBest([[X[0], mean], [mean.map((v) => v + 0.5), mean]]);
+          return [...eg.gradMean, ...eg.gradCov.data, bq.mean, bq.variance, best.score].every(Number.isFinite);
+        } catch (e) {
+          return e instanceof EngineError;
+        }
+      }),
+      { numRuns: 40, seed: 20261122 },
+    );
+  });
+});
