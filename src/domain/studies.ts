@@ -3,11 +3,14 @@
  * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { resolveOptions } from '../engine/index.js';
+import { resolveOptions, type MethodName } from '../engine/index.js';
 import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState } from '../storage/index.js';
+import { InlineEngineRunner, type EngineRunner } from './engine-pool.js';
+import { initialState, initSpec } from './engine-ops.js';
 import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from './errors.js';
 import { PageTokens } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
+import { searchSpace } from './transforms.js';
 
 /** A study as the service hands it out: the stored record with its JSON fields narrowed. */
 export interface Study extends Omit<StudyRecord, 'parameters' | 'prior'> {
@@ -28,6 +31,8 @@ export interface StudyServiceDeps {
   newId?: () => string;
   /** The seed for a study created without one. */
   newSeed?: () => number;
+  /** Where engine calls run (a worker pool in the server); inline when absent. */
+  engine?: EngineRunner;
 }
 
 /** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
@@ -48,6 +53,7 @@ export class StudyService {
   private readonly now: () => Date;
   private readonly newId: () => string;
   private readonly newSeed: () => number;
+  private readonly engine: EngineRunner;
   private tokens: PageTokens | null = null;
 
   constructor(deps: StudyServiceDeps) {
@@ -55,11 +61,17 @@ export class StudyService {
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? (() => randomUUID());
     this.newSeed = deps.newSeed ?? (() => randomInt(0, MAX_SEED));
+    this.engine = deps.engine ?? new InlineEngineRunner();
   }
 
   async create(tenantId: string, input: StudySpecInput): Promise<Study> {
     checkStudySpec(input);
     const { parameters, prior } = effectivePrior(input);
+    const options = resolveOptions(input.method, parameters.length, input.options);
+    const seed = input.seed ?? this.newSeed();
+    // The engine starts before the study exists and is written with it: if init fails there is no study.
+    const spec = initSpec(input.method as MethodName, input.batch_size, options, searchSpace(parameters, prior));
+    const engine = await initialState(this.engine, input.method, spec, seed);
     const record = await this.storage.createStudy({
       id: this.newId(),
       tenantId,
@@ -69,8 +81,8 @@ export class StudyService {
       prior: prior as unknown as JsonValue,
       method: input.method,
       batchSize: input.batch_size,
-      options: resolveOptions(input.method, parameters.length, input.options),
-      seed: input.seed ?? this.newSeed(),
+      options,
+      seed,
       maxTrials: input.max_trials ?? null,
       leaseSeconds: input.lease_seconds,
       knownOptimum: input.known_optimum ?? null,
@@ -78,7 +90,7 @@ export class StudyService {
       state: 'ACTIVE',
       reason: null,
       createdAt: this.now().toISOString(),
-    });
+    }, { version: engine.version, state: engine as never });
     return toStudy(record);
   }
 

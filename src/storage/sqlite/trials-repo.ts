@@ -1,6 +1,6 @@
 /** All SQL for trials and engine-state snapshots, including the "commit a generation" unit of work. */
 import type { SqliteDatabase } from './connection.js';
-import type { CommitResult, EngineStateRecord, GenerationCommit, JsonValue, NewTrial, Page, PageRequest, TrialRecord, TrialState } from '../storage.js';
+import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, JsonValue, NewTrial, Page, PageRequest, TrialRecord, TrialState, TrialUpdate } from '../storage.js';
 
 export interface TrialRow {
   study_id: string;
@@ -53,11 +53,29 @@ export function toEngineState(r: EngineStateRow): EngineStateRecord {
   return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: JSON.parse(r.state) as JsonValue, createdAt: r.created_at };
 }
 
+/** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
+class TrialConflict extends Error {}
+
+function trialUpdateParams(u: TrialUpdate) {
+  return {
+    trial_id: u.trialId,
+    expected_state: u.expectedState,
+    state: u.state,
+    client_id: u.clientId,
+    lease_expires_at: u.leaseExpiresAt,
+    value: u.value,
+    stderr: u.stderr,
+    failure_reason: u.failureReason,
+    completed_at: u.completedAt,
+  };
+}
+
 export class TrialsRepo {
   private readonly latestStateStmt;
   private readonly stateAtStmt;
   private readonly trialStmt;
   private readonly insertTrialStmt;
+  private readonly updateTrialStmt;
   private readonly commitTx;
 
   constructor(private readonly db: SqliteDatabase) {
@@ -69,6 +87,10 @@ export class TrialsRepo {
         stderr, source, created_at, completed_at, updated_at)
       VALUES (@study_id, @trial_id, @state, @generation, @client_id, @lease_expires_at, @parameters, @point, @value,
         @stderr, @source, @now, @completed_at, @now)`);
+    this.updateTrialStmt = db.prepare(`
+      UPDATE trials SET state = @state, client_id = @client_id, lease_expires_at = @lease_expires_at, value = @value,
+        stderr = @stderr, failure_reason = @failure_reason, completed_at = @completed_at, updated_at = @now
+      WHERE study_id = @study_id AND trial_id = @trial_id AND state = @expected_state`);
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
     this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
@@ -80,7 +102,12 @@ export class TrialsRepo {
   }
 
   commit(studyId: string, c: GenerationCommit): CommitResult {
-    return this.commitTx.immediate(studyId, c);
+    try {
+      return this.commitTx.immediate(studyId, c);
+    } catch (err) {
+      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
+      throw err;
+    }
   }
 
   trial(studyId: string, trialId: number): TrialRecord | null {
@@ -104,18 +131,35 @@ export class TrialsRepo {
     if (!study) return { committed: false, reason: 'study_not_found' };
     const latest = this.latestStateStmt.get(studyId);
     if ((latest?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };
-    const revision = (latest?.revision ?? 0) + 1;
+    let revision = latest?.revision ?? 0;
+    if (c.engineState) {
+      revision += 1;
+      this.insertState(studyId, c.generation, revision, c.engineState, c.now);
+    }
+    for (const u of c.trialUpdates ?? []) {
+      // Another writer moved this trial on: throw so the whole transaction (the snapshot too) rolls back.
+      if (this.updateTrialStmt.run({ ...trialUpdateParams(u), study_id: studyId, now: c.now }).changes === 0) throw new TrialConflict();
+    }
+    const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
+    this.db
+      .prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?')
+      .run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
+    if (c.studyState) this.db.prepare('UPDATE studies SET state = ?, reason = ? WHERE id = ?').run(c.studyState.state, c.studyState.reason, studyId);
+    return { committed: true, revision, trials: ids.map((id) => this.trial(studyId, id)!) };
+  }
+
+  /** Inside the createStudy transaction: the generation-0 snapshot, revision 1. */
+  insertInitialState(studyId: string, state: InitialEngineState, now: string): void {
+    this.insertState(studyId, 0, 1, state, now);
+  }
+
+  private insertState(studyId: string, generation: number, revision: number, s: InitialEngineState, now: string): void {
     this.db
       .prepare(`INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
         VALUES (?, ?, ?, ?, ?, ?)
         ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version,
           state = excluded.state, created_at = excluded.created_at`)
-      .run(studyId, c.generation, revision, c.engineState.version, JSON.stringify(c.engineState.state), c.now);
-    const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
-    this.db
-      .prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?')
-      .run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
-    return { committed: true, revision, trials: ids.map((id) => this.trial(studyId, id)!) };
+      .run(studyId, generation, revision, s.version, JSON.stringify(s.state), now);
   }
 
   private insertTrial(studyId: string, trialId: number, t: NewTrial, now: string): number {

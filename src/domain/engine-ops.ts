@@ -1,0 +1,48 @@
+/**
+ * The engine calls of the optimisation loop, through the EngineRunner (a worker pool in the
+ * server, inline in most tests): initial state, ask, tell. Plain messages in and out; nothing here
+ * touches storage.
+ */
+import { EngineError, type BaseState, type InitSpec, type MethodName, type Options } from '../engine/index.js';
+import type { EngineRunner } from './engine-pool.js';
+import { DomainError } from './errors.js';
+import { internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
+
+/** Only BO and πBO search inside a box; the evolution strategies get the bounds by projection. */
+const BOX_METHODS: ReadonlySet<MethodName> = new Set<MethodName>(['bo', 'pibo']);
+
+export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace): InitSpec {
+  const box = BOX_METHODS.has(method) ? internalBox(space, Number(options.box_std ?? 3)) : null;
+  return { dim: space.parameters.length, batchSize, options, box };
+}
+
+export async function initialState(runner: EngineRunner, method: MethodName, spec: InitSpec, seed: number): Promise<BaseState> {
+  const { result } = await runner.run({ op: 'init', method, spec, seed });
+  if (result.op !== 'init') throw new Error(`engine answered ${result.op} to init`);
+  return result.state;
+}
+
+/** An engine failure while points are needed now: 503, with the engine's code in the message. */
+export class EngineUnavailableError extends DomainError {
+  constructor(cause: unknown) {
+    const what = cause instanceof EngineError ? `${cause.code}: ${cause.message}` : (cause as Error)?.message ?? String(cause);
+    super('unavailable', 'engine_error', `the optimiser could not compute new points (${what}); retry later`);
+  }
+}
+
+/**
+ * The point handed out for an internal point u, and what the engine learns from. When handing out
+ * changes nothing (no projection, no rounding) the engine gets u itself back, bit for bit, rather
+ * than u after a round trip through user units (equal up to rounding error): strategies such as
+ * CMA-ES recognise their own samples by exact comparison and treat anything else as injected.
+ */
+export function handOut(space: SearchSpace, u: readonly number[]): Materialized {
+  const raw = toUserRaw(space, u);
+  const legal = legalize(space, raw);
+  if (legal.every((v, i) => Object.is(v, raw[i]))) {
+    const parameters: Record<string, number> = {};
+    space.parameters.forEach((p, i) => (parameters[p.name] = raw[i]!));
+    return { parameters, point: [...u] };
+  }
+  return materialize(space, u);
+}

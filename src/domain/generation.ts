@@ -1,0 +1,111 @@
+/**
+ * Generation bookkeeping (ARCHITECTURE.md rule 4), on the in-memory study:
+ *
+ * - A generation g is the engine state after g updates. Its first batch_size suggested trials are
+ *   one jointly chosen batch: when generation g has fewer than batch_size suggested trials and a
+ *   client needs points, the engine is asked for the rest of the batch at once (as REQUESTED
+ *   trials), so a client asking count=1 gets one point of a joint batch and the next client the
+ *   next one.
+ * - When every point of the generation has been handed out (none REQUESTED), further requests ask
+ *   for exactly what they need from the current distribution, with every REQUESTED/ACTIVE point as
+ *   `pending` (ProbNES and BO condition the new points on them). These extras belong to generation g.
+ * - The update (tell) is due when batch_size suggested trials of generation g are COMPLETED: the
+ *   batch is the first batch_size of them in trial order, the history every completed trial in
+ *   completion order. After it, REQUESTED trials of older generations (never handed out, or back
+ *   from an expired lease) are ABANDONED with failure_reason "superseded": they were chosen for a
+ *   distribution that no longer exists. ACTIVE ones stay; their results join the history later.
+ * - An engine error during the update never loses results: they are written without the update,
+ *   and the update is retried on the next request (suggestions or observations).
+ */
+import type { BaseState } from '../engine/index.js';
+import type { TrialRecord } from '../storage/index.js';
+import type { EngineRunner } from './engine-pool.js';
+import { EngineUnavailableError, handOut } from './engine-ops.js';
+import { leaseExpiry } from './lease.js';
+import type { StudySnapshot } from './study-snapshot.js';
+
+/** Where the loop reports what it recovered from (a pino logger fits). */
+export interface LoopLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface LoopContext {
+  runner: EngineRunner;
+  log: LoopLogger;
+  now: Date;
+}
+
+/** Runs the due update, if any. Returns whether the distribution moved on. */
+export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promise<boolean> {
+  const batch = snap.tellBatch();
+  if (!batch || snap.study.state === 'COMPLETED') return false;
+  let state: BaseState;
+  try {
+    const { result } = await ctx.runner.run({
+      op: 'tell',
+      method: snap.study.method as BaseState['method'],
+      state: snap.engine,
+      ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history: snap.history() },
+    });
+    if (result.op !== 'tell') throw new Error(`engine answered ${result.op} to tell`);
+    state = result.state;
+  } catch (err) {
+    ctx.log.error({ err, study_id: snap.study.id, generation: snap.generation }, 'engine update failed; results are kept and the update is retried on the next request');
+    return false;
+  }
+  snap.engine = state;
+  for (const t of snap.inState('REQUESTED')) {
+    if (t.generation < state.generation) snap.change(t.trialId, { state: 'ABANDONED', failureReason: 'superseded', leaseExpiresAt: null });
+  }
+  return true;
+}
+
+/**
+ * New trials for a client that needs `need` more points: the rest of the generation's joint batch
+ * (or just `need` extras once it is all out), capped by the max_trials budget. The first `need`
+ * are leased to the client, the rest wait as REQUESTED. Returns the leased ones.
+ */
+export async function askMore(snap: StudySnapshot, need: number, clientId: string, ctx: LoopContext): Promise<TrialRecord[]> {
+  const { study } = snap;
+  const rest = Math.max(0, study.batchSize - snap.generationTrials().length);
+  let count = Math.max(need, rest);
+  if (study.maxTrials !== null) count = Math.min(count, study.maxTrials - snap.budgetUsed());
+  if (count <= 0) return [];
+  let points: number[][];
+  try {
+    const { result } = await ctx.runner.run({
+      op: 'ask',
+      method: study.method as BaseState['method'],
+      state: snap.engine,
+      ctx: { history: snap.history(), pending: snap.pending() },
+      count,
+    });
+    if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
+    snap.engine = result.state;
+    points = result.points;
+  } catch (err) {
+    ctx.log.error({ err, study_id: study.id, generation: snap.generation }, 'engine ask failed');
+    throw new EngineUnavailableError(err);
+  }
+  const nowIso = ctx.now.toISOString();
+  const lease = leaseExpiry(ctx.now, study.leaseSeconds);
+  return points
+    .map((u, i) => {
+      const { parameters, point } = handOut(snap.space, u);
+      const leased = i < need;
+      return snap.add(
+        { state: leased ? 'ACTIVE' : 'REQUESTED', generation: snap.generation, parameters, point, source: 'suggested', clientId: leased ? clientId : null, leaseExpiresAt: leased ? lease : null },
+        nowIso,
+      );
+    })
+    .slice(0, need);
+}
+
+/** When max_trials results are in the study is COMPLETED; points nobody holds are abandoned. */
+export function completeIfDone(snap: StudySnapshot): void {
+  const { study } = snap;
+  if (study.maxTrials === null || study.state === 'COMPLETED' || snap.inState('COMPLETED').length < study.maxTrials) return;
+  snap.studyState = { state: 'COMPLETED', reason: 'max_trials_reached' };
+  for (const t of snap.inState('REQUESTED')) snap.change(t.trialId, { state: 'ABANDONED', failureReason: 'study_completed' });
+}

@@ -1,0 +1,33 @@
+/**
+ * Leases: a handed-out trial belongs to one client until `lease_expires_at`. Expiry is lazy: the
+ * next request that touches the study puts every expired trial back to REQUESTED with the same
+ * point, so another client (or the same one) gets it again. A result that arrives for an expired
+ * trial that nobody has finished is still accepted (see observations.ts).
+ */
+import type { TrialRecord } from '../storage/index.js';
+import type { StudySnapshot } from './study-snapshot.js';
+
+/** The client of requests that do not name one. */
+export const DEFAULT_CLIENT = 'default';
+
+export function leaseExpiry(now: Date, leaseSeconds: number): string {
+  return new Date(now.getTime() + leaseSeconds * 1000).toISOString();
+}
+
+/** Expired leases back to REQUESTED (in memory; written with the request's commit). */
+export function expireLeases(snap: StudySnapshot, now: Date): TrialRecord[] {
+  const nowIso = now.toISOString();
+  const expired = snap.inState('ACTIVE').filter((t) => t.leaseExpiresAt !== null && t.leaseExpiresAt <= nowIso);
+  for (const t of expired) snap.change(t.trialId, { state: 'REQUESTED', clientId: null, leaseExpiresAt: null });
+  return expired;
+}
+
+/** Lease (or re-lease, extending it) a trial to a client. */
+export function leaseTo(snap: StudySnapshot, trial: TrialRecord, clientId: string, now: Date): TrialRecord {
+  return snap.change(trial.trialId, { state: 'ACTIVE', clientId, leaseExpiresAt: leaseExpiry(now, snap.study.leaseSeconds) });
+}
+
+/** The client's ACTIVE trials, by trial id: what a retried GET suggestions hands back first. */
+export function heldBy(snap: StudySnapshot, clientId: string): TrialRecord[] {
+  return snap.inState('ACTIVE').filter((t) => t.clientId === clientId);
+}

@@ -1,0 +1,84 @@
+/**
+ * Observations: validate a whole batch before anything changes (all or nothing), then apply it to
+ * the in-memory study. By trial id for suggested points, by parameters for points evaluated
+ * elsewhere (they become COMPLETED trials with source "external" and join the model's data).
+ *
+ * Precedence when a batch has several problems: 400 (every field problem listed), then 404
+ * (unknown trial ids), then 409.
+ */
+import type { TrialRecord } from '../storage/index.js';
+import { pointer, ValidationError, type FieldError } from './errors.js';
+import { TrialAlreadyCompletedError, TrialNotActiveError, TrialNotFoundError } from './loop-errors.js';
+import type { StudySnapshot } from './study-snapshot.js';
+import { toInternal, vectorFromNamed, type SearchSpace } from './transforms.js';
+
+export type ObservationInput =
+  | { trial_id: number; value: number; stderr?: number | null }
+  | { parameters: Record<string, number>; value: number; stderr?: number | null };
+
+const byTrial = (o: ObservationInput): o is Extract<ObservationInput, { trial_id: number }> => 'trial_id' in o;
+
+function checkParameters(space: SearchSpace, named: Record<string, number>, at: string, errors: FieldError[]): void {
+  const known = new Set(space.parameters.map((p) => p.name));
+  for (const name of Object.keys(named)) if (!known.has(name)) errors.push({ path: `${at}/${name}`, message: 'not a parameter of this study' });
+  for (const p of space.parameters) {
+    const v = named[p.name];
+    const path = `${at}/${p.name}`;
+    if (v === undefined) errors.push({ path, message: 'missing: every parameter needs a value' });
+    else if (!Number.isFinite(v)) errors.push({ path, message: 'must be a finite number' });
+    else if (p.bounds && (v < p.bounds[0] || v > p.bounds[1])) errors.push({ path, message: `must lie within the bounds [${p.bounds[0]}, ${p.bounds[1]}]` });
+    else if (p.type === 'int' && !Number.isInteger(v)) errors.push({ path, message: 'must be an integer (int parameter)' });
+    else if (p.scale === 'log' && !(v > 0)) errors.push({ path, message: 'must be > 0 (log-scaled parameter)' });
+  }
+}
+
+/** Every problem of the batch, or nothing: throws before any change. */
+function validate(snap: StudySnapshot, inputs: readonly ObservationInput[]): void {
+  const errors: FieldError[] = [];
+  const seen = new Map<number, number>();
+  inputs.forEach((o, i) => {
+    if (byTrial(o)) {
+      const first = seen.get(o.trial_id);
+      if (first !== undefined) errors.push({ path: pointer(['observations', i, 'trial_id']), message: `duplicates observation ${first}: one result per trial and batch` });
+      else seen.set(o.trial_id, i);
+    } else {
+      checkParameters(snap.space, o.parameters, pointer(['observations', i, 'parameters']), errors);
+    }
+  });
+  if (errors.length > 0) throw new ValidationError(errors);
+
+  const unknown = inputs.filter(byTrial).map((o) => o.trial_id).filter((id) => !snap.trial(id));
+  if (unknown.length > 0) throw new TrialNotFoundError(snap.study.id, unknown);
+
+  for (const o of inputs.filter(byTrial)) {
+    const t = snap.trial(o.trial_id)!;
+    if (t.state === 'FAILED' || t.state === 'ABANDONED') throw new TrialNotActiveError(t.trialId, t.state, 'it takes no result');
+    if (t.state === 'COMPLETED' && !sameResult(t, o)) throw new TrialAlreadyCompletedError(t.trialId, `with value ${t.value}${t.stderr === null ? '' : ` ± ${t.stderr}`}`);
+  }
+}
+
+const sameResult = (t: TrialRecord, o: { value: number; stderr?: number | null }) => t.value === o.value && t.stderr === (o.stderr ?? null);
+
+/**
+ * Validate, then apply in memory: trials to COMPLETED (identical repeats are no-ops), external
+ * points as new COMPLETED trials. Returns the affected trials in request order.
+ */
+export function applyObservations(snap: StudySnapshot, inputs: readonly ObservationInput[], now: Date): TrialRecord[] {
+  validate(snap, inputs);
+  const nowIso = now.toISOString();
+  return inputs.map((o) => {
+    const stderr = o.stderr ?? null;
+    if (byTrial(o)) {
+      const t = snap.trial(o.trial_id)!;
+      if (t.state === 'COMPLETED') return t; // identical repeat
+      // A late result for an expired lease (back in REQUESTED) is as good as any: same point.
+      return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null });
+    }
+    const x = vectorFromNamed(snap.space, o.parameters);
+    const parameters = Object.fromEntries(snap.space.parameters.map((p, i) => [p.name, x[i]!]));
+    return snap.add(
+      { state: 'COMPLETED', generation: snap.generation, parameters, point: toInternal(snap.space, x), source: 'external', value: o.value, stderr, completedAt: nowIso },
+      nowIso,
+    );
+  });
+}
