@@ -55,7 +55,7 @@ describe('parameter transforms (property tests)', () => {
     fc.assert(
       fc.property(spaceArb.chain((s) => fc.tuple(fc.constant(s), pointArb(s.parameters.length))), ([space, u]) => {
         const { parameters, point } = materialize(space, u);
-        space.parameters.forEach((p, i) => {
+        space.parameters.forEach((p) => {
           const v = parameters[p.name]!;
           expect(Number.isFinite(v)).toBe(true);
           if (p.bounds) {
