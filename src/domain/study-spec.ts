@@ -10,7 +10,7 @@
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
  */
 import { type MethodName } from '../engine/index.js';
-import { cholesky, isNearlySymmetric } from './cholesky.js';
+import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
 import { pointer, ValidationError, type FieldError } from './errors.js';
 
 export type ParameterType = 'float' | 'int';
@@ -96,7 +96,7 @@ function checkJoint(prior: JointPriorInput, params: ParameterInput[], errors: Fi
     errors.push({ path: '/prior/covariance', message: 'must be symmetric (to a relative tolerance of 1e-8)' });
     return;
   }
-  if (!cholesky(symmetrise(prior.covariance))) errors.push({ path: '/prior/covariance', message: 'must be positive definite' });
+  if (!isPositiveDefinite(symmetrise(prior.covariance))) errors.push({ path: '/prior/covariance', message: 'must be positive definite' });
   if (prior.mean.length !== d) return;
   params.forEach((p, i) => {
     if (!p.bounds || !(p.bounds[0] < p.bounds[1]) || (p.scale === 'log' && !(p.bounds[0] > 0))) return;

@@ -9,8 +9,12 @@
 import { NotPositiveDefinite } from '../errors.js';
 import { type Mat, type Vec, zeros } from './matrix.js';
 
-/** Lower-triangular L with A = L Lᵀ, or null when A (as given, no jitter) is not positive definite. */
-export function tryCholesky(A: Mat): Mat | null {
+/**
+ * Lower-triangular L with A = L Lᵀ, or null when A (as given, no jitter) is not positive definite.
+ * `minPivotRatio` > 0 also rejects a pivot that rounding has reduced below that fraction of the
+ * original diagonal entry (used to validate user covariances: numerically PD by accident is not PD).
+ */
+export function tryCholesky(A: Mat, minPivotRatio = 0): Mat | null {
   const n = A.rows;
   if (A.cols !== n) throw new RangeError('cholesky: matrix is not square');
   const L = zeros(n, n);
@@ -19,7 +23,7 @@ export function tryCholesky(A: Mat): Mat | null {
     const rj = j * n;
     let s = a[rj + j];
     for (let k = 0; k < j; k++) s -= l[rj + k] * l[rj + k];
-    if (!(s > 0) || !Number.isFinite(s)) return null;
+    if (!(s > minPivotRatio * Math.abs(a[rj + j])) || !(s > 0) || !Number.isFinite(s)) return null;
     const ljj = Math.sqrt(s);
     l[rj + j] = ljj;
     for (let i = j + 1; i < n; i++) {
