@@ -3,6 +3,7 @@
  * A bad value stops the server with a message that names the variable and what it accepts, so a
  * typo in a deployment fails loudly instead of running with a silently different setting.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -30,6 +31,8 @@ const envSchema = z.object({
   REQUEST_TIMEOUT_MS: intVar(0, 3_600_000, 30_000),
   SHUTDOWN_TIMEOUT_MS: intVar(100, 600_000, 10_000),
   LOG_PRETTY: z.enum(['auto', 'true', 'false'], { error: 'must be one of auto, true, false' }).default('auto'),
+  // One core stays with the event loop (HTTP, SQLite); the others run GP fits. 0 = inline (no pool).
+  ENGINE_WORKERS: intVar(0, 256, Math.max(1, os.availableParallelism() - 1)),
 });
 
 export interface Config {
@@ -45,6 +48,8 @@ export interface Config {
   /** How long shutdown waits for in-flight requests before closing anyway. */
   readonly shutdownTimeoutMs: number;
   readonly logPretty: 'auto' | 'true' | 'false';
+  /** Worker threads for engine calls (GP fits, acquisition); 0 runs them on the event loop. */
+  readonly engineWorkers: number;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logPretty: e.LOG_PRETTY,
+    engineWorkers: e.ENGINE_WORKERS,
   });
 }
 

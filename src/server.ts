@@ -6,6 +6,7 @@
 import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { createEngineRunner } from './domain/index.js';
 import { SqliteStorage, type Storage } from './storage/index.js';
 
 function createLogger(config: Config): Logger {
@@ -40,7 +41,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const app = await buildApp({ config, storage, logger });
+  const engine = createEngineRunner(config.engineWorkers);
+  const app = await buildApp({ config, storage, logger, engine });
   let shuttingDown = false;
 
   async function shutdown(signal: string): Promise<void> {
@@ -64,6 +66,12 @@ async function main(): Promise<void> {
     }
     clearTimeout(timer);
     try {
+      await engine.close();
+    } catch (err) {
+      logger.error({ err }, 'error while stopping the engine workers');
+      code = 1;
+    }
+    try {
       await storage.close();
     } catch (err) {
       logger.error({ err }, 'error while closing the database');
@@ -80,11 +88,12 @@ async function main(): Promise<void> {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     logger.fatal({ err }, `cannot listen on ${config.host}:${config.port}: ${(err as Error).message}`);
+    await engine.close();
     await storage.close();
     logger.flush();
     process.exit(1);
   }
-  logger.info({ database: config.databasePath }, 'ready');
+  logger.info({ database: config.databasePath, engine_workers: config.engineWorkers }, 'ready');
 }
 
 void main();

@@ -1,7 +1,8 @@
 /** Typed errors of the suggest/observe loop; codes are part of the API contract (docs/API.md). */
 import { DomainError } from './errors.js';
 
-export class TrialNotFoundError extends DomainError {
+/** trial_not_found for one or several ids (an observation batch lists every unknown one). */
+export class UnknownTrialsError extends DomainError {
   constructor(studyId: string, trialIds: readonly number[]) {
     const which = trialIds.length === 1 ? `trial ${trialIds[0]}` : `trials ${trialIds.join(', ')}`;
     super('not_found', 'trial_not_found', `study ${JSON.stringify(studyId)} has no ${which}`);

@@ -11,7 +11,7 @@ import type { EngineRunner } from './engine-pool.js';
 import { StudyNotFoundError } from './errors.js';
 import { advanceIfDue, askMore, completeIfDone, type LoopContext, type LoopLogger } from './generation.js';
 import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
-import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, TrialNotFoundError } from './loop-errors.js';
+import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import { applyObservations, type ObservationInput } from './observations.js';
 import { KeyedMutex } from './study-lock.js';
 import { StudySnapshot } from './study-snapshot.js';
@@ -122,7 +122,7 @@ export class LoopService {
 
   private trialOf(snap: StudySnapshot, trialId: number): TrialRecord {
     const t = snap.trial(trialId);
-    if (!t) throw new TrialNotFoundError(snap.study.id, [trialId]);
+    if (!t) throw new UnknownTrialsError(snap.study.id, [trialId]);
     return t;
   }
 

@@ -8,7 +8,7 @@
  */
 import type { TrialRecord } from '../storage/index.js';
 import { pointer, ValidationError, type FieldError } from './errors.js';
-import { TrialAlreadyCompletedError, TrialNotActiveError, TrialNotFoundError } from './loop-errors.js';
+import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import { toInternal, vectorFromNamed, type SearchSpace } from './transforms.js';
 
@@ -48,7 +48,7 @@ function validate(snap: StudySnapshot, inputs: readonly ObservationInput[]): voi
   if (errors.length > 0) throw new ValidationError(errors);
 
   const unknown = inputs.filter(byTrial).map((o) => o.trial_id).filter((id) => !snap.trial(id));
-  if (unknown.length > 0) throw new TrialNotFoundError(snap.study.id, unknown);
+  if (unknown.length > 0) throw new UnknownTrialsError(snap.study.id, unknown);
 
   for (const o of inputs.filter(byTrial)) {
     const t = snap.trial(o.trial_id)!;

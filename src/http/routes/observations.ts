@@ -1,0 +1,32 @@
+/** POST /v1/studies/{id}/observations: thin route over the loop service. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { LoopService, ObservationInput } from '../../domain/index.js';
+import { problemResponse, StudyIdParams } from '../schemas/common.js';
+import { ObservationsBody, ObservationsSchema } from '../schemas/loop.js';
+import { toTrialResource } from '../schemas/trial.js';
+
+export const observationRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = async (app, { loop }) => {
+  app.post('/v1/studies/:study_id/observations', {
+    schema: {
+      summary: 'Report results',
+      description:
+        'Atomic: the whole batch is validated before anything is written. By trial_id for suggested points (late results for expired leases are accepted), ' +
+        'or by parameters for points evaluated elsewhere (they join the model\'s data as external trials). Re-sending an identical result is a no-op; ' +
+        'a different value for a COMPLETED trial is 409 trial_already_completed; FAILED or ABANDONED trials take no result (409 trial_not_active). ' +
+        'When batch_size results of the current generation are in, the search distribution is updated before the response.',
+      tags: ['loop'],
+      params: StudyIdParams,
+      body: ObservationsBody,
+      response: {
+        200: ObservationsSchema,
+        400: problemResponse('Invalid batch (validation_failed; `errors` lists every issue, e.g. a parameter outside its bounds or a duplicated trial_id).'),
+        404: problemResponse('No such study (study_not_found) or trial in this study (trial_not_found).'),
+        409: problemResponse('A different value for a COMPLETED trial (trial_already_completed), or a FAILED/ABANDONED trial (trial_not_active).'),
+      },
+    },
+    handler: async (req) => {
+      const r = await loop.observe(req.tenantId, req.params.study_id, req.body.observations as ObservationInput[]);
+      return { trials: r.trials.map(toTrialResource), generation: r.generation, study_state: r.studyState };
+    },
+  });
+};

@@ -1,0 +1,105 @@
+/** Schemas of the suggest/observe loop and the trial actions (API.md "The suggest/observe loop"). */
+import { z } from 'zod';
+import { STUDY_STATES } from '../../storage/index.js';
+import { LIMITS, PARAMETER_NAME } from './study.js';
+import { TrialSchema } from './trial.js';
+
+/** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
+export const MAX_OBSERVATIONS = 1000;
+
+const ClientId = z
+  .string()
+  .regex(/^[A-Za-z0-9._:@/-]{1,128}$/, 'must be 1–128 characters of A–Z a–z 0–9 . _ : @ / -')
+  .describe('Who evaluates the points (a worker name). Absent means the client `default`.');
+
+export const SuggestionsQuery = z.strictObject({
+  count: z.coerce.number().int().min(1).max(LIMITS.batchSize).default(1).describe(`How many points (1–${LIMITS.batchSize}, default 1).`),
+  client_id: ClientId.optional(),
+});
+
+const exampleSuggested = {
+  trial_id: 12,
+  state: 'ACTIVE',
+  parameters: { log_lr: -2.7, dropout: 0.18, width: 128 },
+  generation: 4,
+  client_id: 'worker-1',
+  lease_expires_at: '2025-01-01T12:10:00.000Z',
+  value: null,
+  stderr: null,
+  failure_reason: null,
+  source: 'suggested',
+  created_at: '2025-01-01T12:00:00.000Z',
+  completed_at: null,
+};
+
+export const SuggestionsSchema = z
+  .object({
+    trials: z.array(TrialSchema).describe('ACTIVE trials leased to the client: the ones it already held first, then new ones.'),
+    reason: z
+      .enum(['study_completed', 'study_paused', 'max_trials_reached'])
+      .nullable()
+      .describe('Why fewer than `count` trials came back; null when all did.'),
+    generation: z.int().describe('The study\'s generation (number of distribution updates so far).'),
+  })
+  .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4 }] });
+
+const Value = z.number().describe('The objective value (finite).');
+const Stderr = z.number().min(0).nullish().describe('Standard error of the value, if known (recorded, not used by the model).');
+
+const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr });
+const ByParameters = z.strictObject({
+  parameters: z
+    .record(z.string().regex(PARAMETER_NAME), z.number())
+    .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral.'),
+  value: Value,
+  stderr: Stderr,
+});
+
+export const ObservationsBody = z
+  .strictObject({
+    observations: z
+      .array(z.union([ByTrial, ByParameters]))
+      .min(1)
+      .max(MAX_OBSERVATIONS)
+      .describe(`1–${MAX_OBSERVATIONS} results; by trial_id for suggested points, by parameters for points evaluated elsewhere.`),
+  })
+  .meta({
+    examples: [
+      {
+        observations: [
+          { trial_id: 12, value: 0.731 },
+          { trial_id: 13, value: 0.52, stderr: 0.01 },
+          { parameters: { log_lr: -4, dropout: 0.1, width: 64 }, value: 0.9 },
+        ],
+      },
+    ],
+  });
+
+export const ObservationsSchema = z
+  .object({
+    trials: z.array(TrialSchema).describe('The observed trials, in request order (external points as new trials).'),
+    generation: z.int().describe('The study\'s generation after these results (it advanced if they completed one).'),
+    study_state: z.enum(STUDY_STATES).describe('COMPLETED once max_trials results are in.'),
+  })
+  .meta({
+    examples: [
+      { trials: [{ ...exampleSuggested, state: 'COMPLETED', lease_expires_at: null, value: 0.731, completed_at: '2025-01-01T12:05:00.000Z' }], generation: 5, study_state: 'ACTIVE' },
+    ],
+  });
+
+export const HeartbeatBody = z
+  .strictObject({ client_id: ClientId.optional().describe('If given, the lease must be this client\'s (else 409 lease_not_held).') })
+  .optional()
+  .meta({ examples: [{ client_id: 'worker-1' }] });
+
+export const FailBody = z
+  .strictObject({
+    reason: z.string().trim().min(1).max(2000).describe('What went wrong (kept in failure_reason).'),
+    client_id: ClientId.optional().describe('If given and the trial is ACTIVE, the lease must be this client\'s.'),
+  })
+  .meta({ examples: [{ reason: 'CUDA out of memory', client_id: 'worker-1' }] });
+
+export const AbandonBody = z
+  .strictObject({ client_id: ClientId.optional().describe('If given and the trial is ACTIVE, the lease must be this client\'s.') })
+  .optional()
+  .meta({ examples: [{ client_id: 'worker-1' }] });
