@@ -133,6 +133,40 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect(await s.deleteStudy('default', 'a')).toBe(false);
     });
 
+    it('lists all trials and engine states, and exports a study in one read', async () => {
+      await s.createStudy(study('a'));
+      await s.commitGeneration('a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: { g: 0 } }, newTrials: [trial(0, 0.1), trial(0, 0.2)], now: '2025-01-01T00:00:01.000Z' });
+      await s.commitGeneration('a', { expectedRevision: 1, generation: 1, engineState: { version: 1, state: { g: 1 } }, newTrials: [trial(1, 0.3, { state: 'COMPLETED', value: 2, completedAt: '2025-01-01T00:00:02.000Z' })], now: '2025-01-01T00:00:02.000Z' });
+      expect((await s.listAllTrials('a')).map((t) => t.trialId)).toEqual([1, 2, 3]);
+      expect((await s.listEngineStates('a')).map((e) => [e.generation, e.revision, e.state])).toEqual([[0, 1, { g: 0 }], [1, 2, { g: 1 }]]);
+      expect(await s.listAllTrials('nope')).toEqual([]);
+      const dump = await s.exportStudy('default', 'a');
+      expect(dump?.study).toMatchObject({ id: 'a', generation: 1 });
+      expect(dump?.trials).toHaveLength(3);
+      expect(dump?.engineStates).toHaveLength(2);
+      expect(await s.exportStudy('other', 'a')).toBeNull();
+    });
+
+    it('imports a study with its trials (ids kept) and engine states, continuing the trial numbering', async () => {
+      await s.createStudy(study('a'));
+      await s.commitGeneration('a', { expectedRevision: null, generation: 2, engineState: { version: 1, state: { g: 2 } }, newTrials: [trial(2, 0.1), trial(2, 0.2, { state: 'ACTIVE', clientId: 'w', leaseExpiresAt: '2025-01-01T01:00:00.000Z' })], now: '2025-01-01T00:00:01.000Z' });
+      const src = (await s.exportStudy('default', 'a'))!;
+      const copy = await s.importStudy({ ...study('b'), generation: 2, updatedAt: '2025-02-01T00:00:00.000Z' }, src.trials, src.engineStates);
+      expect(copy).toMatchObject({ id: 'b', generation: 2, updatedAt: '2025-02-01T00:00:00.000Z', trialCounts: { REQUESTED: 1, ACTIVE: 1 } });
+      const strip = <T extends { studyId: string }>(xs: T[]) => xs.map(({ studyId: _, ...rest }) => rest);
+      expect(strip(await s.listAllTrials('b'))).toEqual(strip(src.trials));
+      expect(strip(await s.listEngineStates('b'))).toEqual(strip(src.engineStates));
+      const next = await s.commitGeneration('b', { expectedRevision: 1, generation: 2, engineState: null, newTrials: [trial(2, 0.5)], now: '2025-02-01T00:00:01.000Z' });
+      expect(next.committed && next.trials[0]!.trialId).toBe(3);
+    });
+
+    it('an import that fails part-way writes nothing', async () => {
+      const states = [0, 0].map((generation, i) => ({ generation, revision: i + 1, version: 1, state: {}, createdAt: '2025-01-01T00:00:00.000Z' }));
+      await expect(s.importStudy({ ...study('b'), generation: 0, updatedAt: '2025-01-01T00:00:00.000Z' }, [], states)).rejects.toThrow();
+      expect(await s.getStudy('default', 'b')).toBeNull();
+      expect(await s.listEngineStates('b')).toEqual([]);
+    });
+
     it('reports itself healthy', async () => {
       const h = await s.health();
       expect(h.ok).toBe(true);
