@@ -9,6 +9,14 @@
  * maximised integrand, so the sign is flipped once here and every gradient is an ascent direction
  * on E_ν[z] (= a descent direction on E_ν[y]). Conversions back to y units happen only in
  * diagnostics and `estimate`.
+ *
+ * Decisions where ALGORITHM.md leaves a choice:
+ * - Initial design (generation 0, no GP yet): q draws from the prior ν_0; with include_mean
+ *   (default profile) μ_0 replaces the first draw, since the prior mean is the user's best guess.
+ * - diagnostics.integral_mean / integral_std: posterior mean and std of E_ν[y] under the NEW ν
+ *   (the state's mean/cov), in user y units: E[y] = yMean − yStd·E[z], std = yStd·√V.
+ * - estimate(): latent GP posterior at μ in y units (no observation noise).
+ * - The state stores the GP inputs U_A and targets z (plain JSON), so ask/estimate need no history.
  */
 import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';

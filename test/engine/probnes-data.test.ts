@@ -1,0 +1,41 @@
+/** Active set and standardisation (ALGORITHM.md §1 steps 1–2), on hand-placed points. */
+import { describe, expect, it } from 'vitest';
+import { chiSquareQuantile } from '../../src/engine/random/index.js';
+import { activeSet, standardise } from '../../src/engine/strategies/probnes-data.js';
+
+const I2 = [[1, 0], [0, 1]];
+const obs = (xs: number[][]) => xs.map((x) => ({ x, y: 0 }));
+
+describe('active set', () => {
+  const c = chiSquareQuantile(0.9973, 2); // 11.829 (ALGORITHM.md §1)
+  it('uses the squared Mahalanobis distance with a strict <', () => {
+    expect(c).toBeCloseTo(11.829, 3);
+    const r = Math.sqrt(c);
+    // On the boundary (d² = c exactly, up to rounding of √c²) is out; just inside is in; Σ = 4I halves distances.
+    const pts = obs([[0, 0], [r * 0.999, 0], [r * 1.001, 0], [0, 3 * r]]);
+    expect(activeSet(pts, [0, 0], I2, { enabled: true, quantile: 0.9973, minSize: 1 })).toEqual([0, 1]);
+    expect(activeSet(pts, [0, 0], [[4, 0], [0, 4]], { enabled: true, quantile: 0.9973, minSize: 1 })).toEqual([0, 1, 2]);
+  });
+  it('adds the nearest outside points until |A| ≥ min(q, n)', () => {
+    const pts = obs([[10, 0], [0, 6], [20, 0], [0, 30]]); // all outside (d² = 100, 36, 400, 900)
+    expect(activeSet(pts, [0, 0], I2, { enabled: true, quantile: 0.9973, minSize: 2 })).toEqual([0, 1]);
+    expect(activeSet(pts, [0, 0], I2, { enabled: true, quantile: 0.9973, minSize: 9 })).toEqual([0, 1, 2, 3]);
+  });
+  it('active_set = false keeps every point', () => {
+    const pts = obs([[10, 0], [0, 0], [50, 50]]);
+    expect(activeSet(pts, [0, 0], I2, { enabled: false, quantile: 0.9973, minSize: 1 })).toEqual([0, 1, 2]);
+  });
+});
+
+describe('standardise', () => {
+  it('uses the unbiased std: [1, 2, 3] → mean 2, std 1 → [−1, 0, 1]', () => {
+    const s = standardise([1, 2, 3]);
+    expect(s.yMean).toBe(2);
+    expect(s.yStd).toBeCloseTo(1, 15);
+    expect(s.z).toEqual([-1, 0, 1]);
+  });
+  it('a single point or a std below 1e-9 gives std = 1', () => {
+    expect(standardise([5]).yStd).toBe(1);
+    expect(standardise([5, 5 + 1e-12]).yStd).toBe(1);
+  });
+});
