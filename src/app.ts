@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import type { EngineRunner } from './domain/engine-pool.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { Metrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { healthRoutes } from './http/routes/health.js';
 import { reportRoutes } from './http/routes/reports.js';
@@ -54,12 +55,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     reply.header('x-request-id', req.id);
   });
   registerTenant(app);
+  const metrics = new Metrics();
+  registerMetrics(app, metrics, opts.storage, opts.service?.now);
 
   await registerOpenApi(app);
   const studies = new StudyService({ storage: opts.storage, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { storage: opts.storage });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
-  const reports = new ReportsService({ storage: opts.storage, engine: opts.engine ?? null });
+  const reports = new ReportsService({ storage: opts.storage, engine: opts.engine ? metrics.meter(opts.engine) : null });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   const transfer = new StudyTransfer({ storage: opts.storage, ...opts.service });

@@ -169,6 +169,12 @@ export interface ImportedStudy extends NewStudyRecord {
 export type ImportedTrial = Omit<TrialRecord, 'studyId'>;
 export type ImportedEngineState = Omit<EngineStateRecord, 'studyId'>;
 
+/** Server-wide counts for monitoring (all tenants): studies by state and leases not yet expired. */
+export interface OperationalCounts {
+  studiesByState: Record<StudyState, number>;
+  openLeases: number;
+}
+
 export interface StorageHealth {
   ok: boolean;
   schemaVersion: number;
@@ -209,4 +215,7 @@ export interface Storage {
   exportStudy(tenantId: string, studyId: string): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null>;
   /** Writes a study with its trials and engine states in one transaction: all of it or nothing. */
   importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[]): Promise<StudyRecord>;
+
+  /** Counts for /metrics gauges; `now` (ISO-8601) decides which ACTIVE leases are still open. */
+  operationalCounts(now: string): Promise<OperationalCounts>;
 }

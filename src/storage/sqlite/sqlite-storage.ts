@@ -3,7 +3,7 @@
  * short (single-digit milliseconds for the units of work here), so they run on the event loop and
  * are exposed as resolved Promises to keep the contract the same as an asynchronous database's.
  */
-import type { Storage, StorageHealth } from '../storage.js';
+import { STUDY_STATES, type OperationalCounts, type Storage, type StorageHealth, type StudyState } from '../storage.js';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
 import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
 import { ReportsRepo } from './reports-repo.js';
@@ -113,5 +113,14 @@ export class SqliteStorage implements Storage {
   }
   async importStudy(...a: Parameters<Storage['importStudy']>) {
     return this.reports.importStudy(...a);
+  }
+  async operationalCounts(now: string): Promise<OperationalCounts> {
+    const studiesByState = Object.fromEntries(STUDY_STATES.map((s) => [s, 0])) as Record<StudyState, number>;
+    for (const r of this.db.prepare<[], { state: StudyState; n: number }>('SELECT state, COUNT(*) AS n FROM studies GROUP BY state').all()) {
+      studiesByState[r.state] = r.n;
+    }
+    // ISO-8601 UTC strings of one format compare like the instants they name.
+    const leases = this.db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM trials WHERE state = 'ACTIVE' AND lease_expires_at > ?").get(now);
+    return { studiesByState, openLeases: leases?.n ?? 0 };
   }
 }

@@ -1,0 +1,132 @@
+/**
+ * Prometheus metrics at /metrics, one registry per app instance (so tests and several apps in one
+ * process never share counters). Request metrics are labelled by the route *pattern*
+ * (`/v1/studies/:study_id`), never the raw URL, to keep label cardinality bounded.
+ * Suggestion and observation counts are labelled by the study's method, read from storage after
+ * the response (the method never changes, so it is cached); engine time is measured by wrapping
+ * the engine runner; study and lease gauges are queried from storage on each scrape.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EngineRunner } from '../domain/engine-pool.js';
+import type { EngineTask } from '../domain/engine-tasks.js';
+import { STUDY_STATES, type Storage } from '../storage/index.js';
+
+const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';
+const OBSERVATIONS_ROUTE = '/v1/studies/:study_id/observations';
+/** Studies whose method is remembered; far more than a server has in flight, small in memory. */
+const METHOD_CACHE_SIZE = 10_000;
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({ name: 'probnes_http_requests_total', help: 'HTTP requests by method, route pattern and status code.', labelNames: ['method', 'route', 'status_code'], registers: [this.registry] });
+  readonly latency = new Histogram({
+    name: 'probnes_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  readonly suggestions = new Counter({ name: 'probnes_suggested_trials_total', help: 'Trials returned by /suggestions (held leases sent again included), by study method.', labelNames: ['method'], registers: [this.registry] });
+  readonly observations = new Counter({ name: 'probnes_observed_trials_total', help: 'Trials reported through /observations (identical re-sends included), by study method.', labelNames: ['method'], registers: [this.registry] });
+  readonly engineTime = new Histogram({
+    name: 'probnes_engine_compute_seconds',
+    help: 'Engine compute time per call (excluding queueing for a worker), by method and operation.',
+    labelNames: ['method', 'op'],
+    // GP fits range from a millisecond (few points) to tens of seconds (BO with many candidates).
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'probnes_' });
+  }
+
+  /** The same runner, recording each call's compute time. */
+  meter(runner: EngineRunner): EngineRunner {
+    const engineTime = this.engineTime;
+    return {
+      async run(task: EngineTask) {
+        const out = await runner.run(task);
+        engineTime.observe({ method: task.method, op: task.op }, out.ms / 1000);
+        return out;
+      },
+      close: () => runner.close(),
+    };
+  }
+
+  /** Gauges computed from storage when scraped (not kept up to date on every write). */
+  addStorageGauges(storage: Storage, now: () => Date): void {
+    const counts = () => storage.operationalCounts(now().toISOString());
+    new Gauge({
+      name: 'probnes_studies',
+      help: 'Studies by state (all tenants).',
+      labelNames: ['state'],
+      registers: [this.registry],
+      async collect() {
+        const c = await counts();
+        for (const s of STUDY_STATES) this.set({ state: s }, c.studiesByState[s]);
+      },
+    });
+    new Gauge({
+      name: 'probnes_open_leases',
+      help: 'ACTIVE trials whose lease has not expired (all tenants).',
+      registers: [this.registry],
+      async collect() {
+        this.set((await counts()).openLeases);
+      },
+    });
+  }
+}
+
+/** How many trials a successful loop response carried (set before serialisation). */
+const trialCounts = new WeakMap<FastifyRequest, number>();
+
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, storage: Storage, now: () => Date = () => new Date()): void {
+  metrics.addStorageGauges(storage, now);
+  const methods = new Map<string, string>();
+
+  async function methodOf(req: FastifyRequest): Promise<string | null> {
+    const id = (req.params as { study_id?: string }).study_id;
+    if (!id) return null;
+    const key = `${req.tenantId}\u0000${id}`;
+    const known = methods.get(key);
+    if (known) return known;
+    const study = await storage.getStudy(req.tenantId, id);
+    if (!study) return null;
+    if (methods.size >= METHOD_CACHE_SIZE) methods.clear();
+    methods.set(key, study.method);
+    return study.method;
+  }
+
+  app.addHook('preSerialization', async (req, reply, payload) => {
+    const url = req.routeOptions.url;
+    if ((url === SUGGESTIONS_ROUTE || url === OBSERVATIONS_ROUTE) && reply.statusCode === 200) {
+      const trials = (payload as { trials?: unknown[] } | null)?.trials;
+      if (Array.isArray(trials)) trialCounts.set(req, trials.length);
+    }
+    return payload;
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    // Unmatched URLs (404s, scanners) share one label instead of one series per URL.
+    const route = req.routeOptions.url ?? 'unmatched';
+    const labels = { method: req.method, route, status_code: String(reply.statusCode) };
+    metrics.requests.inc(labels);
+    metrics.latency.observe(labels, reply.elapsedTime / 1000);
+    const n = trialCounts.get(req);
+    if (n === undefined || n === 0) return;
+    try {
+      const method = await methodOf(req);
+      if (!method) return;
+      (route === SUGGESTIONS_ROUTE ? metrics.suggestions : metrics.observations).inc({ method }, n);
+    } catch (err) {
+      req.log.warn({ err }, 'metrics: could not read the study method');
+    }
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    const text = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(text);
+  });
+}

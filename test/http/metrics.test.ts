@@ -1,0 +1,85 @@
+/** /metrics: request, loop, engine and storage metrics in the Prometheus text format. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeTestApp, studyBody, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await makeTestApp();
+});
+afterEach(async () => {
+  await t.app.close();
+  await t.storage.close();
+});
+
+async function scrape(): Promise<string> {
+  const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+  return res.body;
+}
+
+/** The value of one series, e.g. sample(text, 'probnes_studies{state="ACTIVE"}'); null when absent. */
+function sample(text: string, series: string): number | null {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line ? Number(line.slice(series.length + 1)) : null;
+}
+
+describe('/metrics', () => {
+  it('counts requests by route pattern and status, never by raw URL', async () => {
+    await t.app.inject({ method: 'GET', url: '/v1/studies/abc' });
+    await t.app.inject({ method: 'GET', url: '/v1/studies/def' });
+    await t.app.inject({ method: 'GET', url: '/no/such/thing' });
+    const text = await scrape();
+    expect(sample(text, 'probnes_http_requests_total{method="GET",route="/v1/studies/:study_id",status_code="404"}')).toBe(2);
+    expect(sample(text, 'probnes_http_requests_total{method="GET",route="unmatched",status_code="404"}')).toBe(1);
+    expect(sample(text, 'probnes_http_request_duration_seconds_count{method="GET",route="/v1/studies/:study_id",status_code="404"}')).toBe(2);
+    expect(text).not.toContain('/v1/studies/abc');
+    expect(text).not.toContain('/no/such/thing');
+  });
+
+  it('counts suggested and observed trials per method, engine time per method, studies by state and open leases', async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method: 'cmaes', batch_size: 4 }) });
+    expect(created.statusCode).toBe(201);
+    const id = (created.json() as { id: string }).id;
+    const other = await t.app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method: 'random', name: 'paused' }) });
+    await t.app.inject({ method: 'PATCH', url: `/v1/studies/${(other.json() as { id: string }).id}`, payload: { state: 'PAUSED' } });
+
+    const s = await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=3&client_id=w1` });
+    expect(s.statusCode).toBe(200);
+    const trials = (s.json() as { trials: { trial_id: number }[] }).trials;
+    expect(trials).toHaveLength(3);
+    const o = await t.app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: [{ trial_id: trials[0]!.trial_id, value: 1.5 }] } });
+    expect(o.statusCode).toBe(200);
+
+    const text = await scrape();
+    expect(sample(text, 'probnes_suggested_trials_total{method="cmaes"}')).toBe(3);
+    expect(sample(text, 'probnes_observed_trials_total{method="cmaes"}')).toBe(1);
+    // One init per created study, at least one ask for the suggestions.
+    expect(sample(text, 'probnes_engine_compute_seconds_count{method="cmaes",op="init"}')).toBe(1);
+    expect(sample(text, 'probnes_engine_compute_seconds_count{method="random",op="init"}')).toBe(1);
+    expect(sample(text, 'probnes_engine_compute_seconds_count{method="cmaes",op="ask"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'probnes_studies{state="ACTIVE"}')).toBe(1);
+    expect(sample(text, 'probnes_studies{state="PAUSED"}')).toBe(1);
+    expect(sample(text, 'probnes_studies{state="COMPLETED"}')).toBe(0);
+    expect(sample(text, 'probnes_open_leases')).toBe(2);
+  });
+
+  it('does not count failed loop requests', async () => {
+    await t.app.inject({ method: 'GET', url: '/v1/studies/missing/suggestions' });
+    const text = await scrape();
+    expect(text).not.toMatch(/^probnes_suggested_trials_total\{/m);
+    expect(sample(text, 'probnes_http_requests_total{method="GET",route="/v1/studies/:study_id/suggestions",status_code="404"}')).toBe(1);
+  });
+
+  it('keeps one registry per app instance', async () => {
+    const other = await makeTestApp();
+    try {
+      await other.app.inject({ method: 'GET', url: '/healthz' });
+      const text = await scrape();
+      expect(sample(text, 'probnes_http_requests_total{method="GET",route="/healthz",status_code="200"}')).toBeNull();
+    } finally {
+      await other.app.close();
+      await other.storage.close();
+    }
+  });
+});
