@@ -13,7 +13,7 @@ import { materialize, searchSpace, type SearchSpace } from './transforms.js';
 
 export interface ReportsServiceDeps {
   storage: Storage;
-  /** Runs the engine's `estimate`; without one (or for a method without a model) predictions are null. */
+  /** Runs the engine's `estimate` (the server's shared runner); without one, or for a method without a model, predictions are null. */
   engine?: EngineRunner | null;
 }
 

@@ -154,7 +154,7 @@ describe('GET /best', () => {
     expect((await get(`/v1/studies/${max.id}/best`)).json().observed).toMatchObject({ trial_id: 3, value: 9 });
   });
 
-  it('estimated: the distribution mean as a legal point; predictions null without an engine model', async () => {
+  it('estimated: the distribution mean as a legal point; predictions null for a method without a model', async () => {
     ({ app, storage } = await makeTestApp());
     const study = await createStudy(app, studyBody({ method: 'random', batch_size: 1, parameters: [{ name: 'x', bounds: [-5, 5], prior: { mean: 1, std: 2 } }, { name: 'n', type: 'int', bounds: [1, 100] }] }));
     // x: 1 + 2·10 = 21 is projected onto 5; n: mean of the default prior, 50.5 + 24.75·0.1 = 52.975 → 53.

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
 import { InlineEngineRunner } from '../../src/domain/engine-pool.js';
 import { LoopService } from '../../src/domain/loop.js';
-import type { Storage } from '../../src/storage/index.js';
+import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';
 
 let app: FastifyInstance;
@@ -104,6 +105,34 @@ describe('POST /v1/studies/import', () => {
     expect(await best(b)).toEqual(await best(a));
     const dist = async (id: string) => (await app.inject({ method: 'GET', url: `/v1/studies/${id}/distribution` })).json();
     expect(await dist(b)).toEqual(await dist(a));
+  });
+
+  it('over HTTP: an exported study imported elsewhere hands out the same next suggestions', async () => {
+    const suggest = (id: string, client: string) => app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=3&client_id=${client}` });
+    const observe = (id: string, obs: unknown[]) => app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: obs } });
+    const a: string = (await app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method: 'prob-cmaes', batch_size: 3, seed: 5 }) })).json().id;
+    for (let g = 0; g < 2; g++) {
+      const trials = (await suggest(a, 'w1')).json().trials as { trial_id: number; parameters: Record<string, number> }[];
+      expect((await observe(a, trials.map((t) => ({ trial_id: t.trial_id, value: f(t.parameters) })))).statusCode).toBe(200);
+    }
+    const doc = await exportDoc(a);
+    // "Elsewhere": a second server with its own database, whose clock is later (the loop orders the
+    // history by completion time, so results reported after the import must come after the original's).
+    let tick = 0;
+    const other = { app: await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000 }, storage: SqliteStorage.open(':memory:'), service: { now: () => new Date(Date.UTC(2025, 5, 1, 0, 0, 0, tick++)) } }) };
+    const imported = await other.app.inject({ method: 'POST', url: '/v1/studies/import', payload: doc });
+    expect(imported.statusCode).toBe(201);
+    const b: string = imported.json().id;
+    for (let round = 0; round < 2; round++) {
+      const ra = (await suggest(a, 'w2')).json();
+      const rb = (await other.app.inject({ method: 'GET', url: `/v1/studies/${b}/suggestions?count=3&client_id=w2` })).json();
+      const strip = (r: { trials: Record<string, unknown>[] }) => r.trials.map((t) => [t.trial_id, t.parameters, t.generation]);
+      expect(strip(rb)).toEqual(strip(ra));
+      const obs = ra.trials.map((t: { trial_id: number; parameters: Record<string, number> }) => ({ trial_id: t.trial_id, value: f(t.parameters) }));
+      await observe(a, obs);
+      await other.app.inject({ method: 'POST', url: `/v1/studies/${b}/observations`, payload: { observations: obs } });
+    }
+    await other.app.close();
   });
 
   const tamper: [string, (d: Doc) => void, string][] = [
