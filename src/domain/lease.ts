@@ -14,11 +14,15 @@ export function leaseExpiry(now: Date, leaseSeconds: number): string {
   return new Date(now.getTime() + leaseSeconds * 1000).toISOString();
 }
 
-/** Expired leases back to REQUESTED (in memory; written with the request's commit). */
+/**
+ * Expired leases back to REQUESTED (in memory; written with the request's commit). The client id
+ * stays as the last holder's until someone else takes the trial, so a slow client's heartbeat can
+ * still reclaim it.
+ */
 export function expireLeases(snap: StudySnapshot, now: Date): TrialRecord[] {
   const nowIso = now.toISOString();
   const expired = snap.inState('ACTIVE').filter((t) => t.leaseExpiresAt !== null && t.leaseExpiresAt <= nowIso);
-  for (const t of expired) snap.change(t.trialId, { state: 'REQUESTED', clientId: null, leaseExpiresAt: null });
+  for (const t of expired) snap.change(t.trialId, { state: 'REQUESTED', leaseExpiresAt: null });
   return expired;
 }
 

@@ -89,7 +89,8 @@ export const ObservationsSchema = z
 
 export const HeartbeatBody = z
   .strictObject({ client_id: ClientId.optional().describe('If given, the lease must be this client\'s (else 409 lease_not_held).') })
-  .optional()
+  // No body at all is fine too (Fastify then hands the validator null or undefined).
+  .nullish()
   .meta({ examples: [{ client_id: 'worker-1' }] });
 
 export const FailBody = z
@@ -101,5 +102,6 @@ export const FailBody = z
 
 export const AbandonBody = z
   .strictObject({ client_id: ClientId.optional().describe('If given and the trial is ACTIVE, the lease must be this client\'s.') })
-  .optional()
+  // No body at all is fine too (Fastify then hands the validator null or undefined).
+  .nullish()
   .meta({ examples: [{ client_id: 'worker-1' }] });
