@@ -106,11 +106,20 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     generations.add(e.generation);
     revisions.add(e.revision);
     const st = e.state;
+    if (st.generation !== e.generation) errors.push({ path: at('state', 'generation'), message: `must be the snapshot's generation (${e.generation})` });
     if (st.method !== s.method) errors.push({ path: at('state', 'method'), message: `must be the study's method (${s.method})` });
     if (st.dim !== d) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${d})` });
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
     if (!Array.isArray(st.cov) || st.cov.length !== d || !st.cov.every(isVec)) errors.push({ path: at('state', 'cov'), message: `must be a ${d}×${d} matrix` });
     walkFinite(st, ['engine_states', i, 'state'], 0, errors);
+  });
+  // Later generations were committed later: the loop resumes from the highest revision, which must
+  // therefore be the latest generation's.
+  const byGeneration = [...doc.engine_states].sort((a, b) => a.generation - b.generation);
+  byGeneration.forEach((e, k) => {
+    if (k > 0 && e.revision <= byGeneration[k - 1]!.revision) {
+      errors.push({ path: pointer(['engine_states', doc.engine_states.indexOf(e), 'revision']), message: 'revisions must increase with the generation' });
+    }
   });
   // Every study has an engine state from its creation on; the loop cannot resume without one.
   if (doc.engine_states.length === 0) errors.push({ path: '/engine_states', message: 'must hold at least the initial engine state' });

@@ -142,6 +142,8 @@ describe('POST /v1/studies/import', () => {
     ['duplicate trial ids', (d) => (d.trials[3]!.trial_id = d.trials[2]!.trial_id), '/trials/3/trial_id'],
     ['a study generation without its engine state', (d) => (d.study.generation = 7), '/study/generation'],
     ['an engine state for another dimension', (d) => ((d.engine_states[1]!.state as { mean: number[] }).mean.push(0)), '/engine_states/1/state/mean'],
+    ['an engine state under another generation', (d) => ((d.engine_states[1]!.state as { generation: number }).generation = 0), '/engine_states/1/state/generation'],
+    ['an older generation with a newer revision', (d) => (d.engine_states[0]!.revision = 50), '/engine_states/1/revision'],
     ['a covariance that is not positive definite', (d) => ((d.study.prior as { covariance: number[][] }).covariance[0]![0] = -1), '/study/prior/covariance'],
     ['a prior marginal that disagrees with the joint prior', (d) => ((d.study.parameters as { prior: { std: number } }[])[0]!.prior.std = 3), '/study/parameters/0/prior'],
     ['an unknown option', (d) => ((d.study.options as Record<string, unknown>).bogus = 1), '/study/options/bogus'],

@@ -28,7 +28,7 @@ export const TrialSchema = z
     lease_expires_at: Timestamp.nullable().describe('Until when an ACTIVE trial is leased; null otherwise.'),
     value: z.number().nullable().describe('The reported objective value (COMPLETED only).'),
     stderr: z.number().nullable().describe('Reported standard error of the value, if any.'),
-    failure_reason: z.string().nullable().describe('Why the evaluation failed (FAILED only).'),
+    failure_reason: z.string().nullable().describe('Why the trial was FAILED (the client\'s reason) or ABANDONED (e.g. superseded: its generation\'s distribution was updated before it was handed out).'),
     source: z.enum(['suggested', 'external']).describe('`external`: reported by parameters, not handed out by the server.'),
     created_at: Timestamp,
     completed_at: Timestamp.nullable(),
