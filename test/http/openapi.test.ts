@@ -42,8 +42,15 @@ describe('OpenAPI', () => {
       'GET /readyz',
       'GET /v1/studies',
       'GET /v1/studies/{study_id}',
+      'GET /v1/studies/{study_id}/best',
+      'GET /v1/studies/{study_id}/distribution',
+      'GET /v1/studies/{study_id}/export',
+      'GET /v1/studies/{study_id}/history',
+      'GET /v1/studies/{study_id}/trials',
+      'GET /v1/studies/{study_id}/trials/{trial_id}',
       'PATCH /v1/studies/{study_id}',
       'POST /v1/studies',
+      'POST /v1/studies/import',
     ]);
     const text = (x: unknown) => JSON.stringify(x);
     for (const { id, op } of ops) {
