@@ -16,6 +16,7 @@ import { healthRoutes } from './http/routes/health.js';
 import { reportRoutes } from './http/routes/reports.js';
 import { IMPORT_BODY_LIMIT, studyTransferRoutes } from './http/routes/study-transfer.js';
 import { trialReadRoutes } from './http/routes/trials.js';
+import { uiRoutes } from './http/routes/ui.js';
 import { studyRoutes } from './http/routes/studies.js';
 import { registerTenant } from './http/tenant.js';
 import type { Storage } from './storage/index.js';
@@ -67,5 +68,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   const transfer = new StudyTransfer({ storage: opts.storage, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
+  await app.register(uiRoutes);
   return app;
 }
