@@ -54,4 +54,9 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', 'fastify*', '@fastify/*'], message: 'domain does not import http.' }] }],
     },
   },
+  {
+    // The dashboard's scripts run in the browser, not in Node.
+    files: ['src/ui/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
 );
