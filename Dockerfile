@@ -25,6 +25,8 @@ COPY --from=build --chown=root:root /app/package.json ./package.json
 COPY --from=build --chown=root:root /app/node_modules ./node_modules
 COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root migrations ./migrations
+# The dashboard's static files (served as they are, no build step).
+COPY --chown=root:root src/ui ./dist/src/ui
 # The code is read-only to the server; only /data is writable.
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
