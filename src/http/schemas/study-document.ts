@@ -18,7 +18,8 @@ export const DOCUMENT_LIMITS = {
   engineStates: 1_000_000,
   /** One engine state as JSON; ours are a few kB (a GP's inputs at most n·d numbers). */
   engineStateBytes: 8 * 1024 * 1024,
-  textLength: 1000,
+  /** Free text (client ids, failure reasons; the loop accepts reasons up to 2000 characters). */
+  textLength: 4096,
 } as const;
 
 const Text = z.string().max(DOCUMENT_LIMITS.textLength);
