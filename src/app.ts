@@ -9,7 +9,11 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import type { EngineRunner } from './domain/engine-pool.js';
+import { InlineEngineRunner, LoopService } from './domain/index.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { observationRoutes } from './http/routes/observations.js';
+import { suggestionRoutes } from './http/routes/suggestions.js';
+import { trialActionRoutes } from './http/routes/trial-actions.js';
 import { Metrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -60,7 +64,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerMetrics(app, metrics, opts.storage, opts.service?.now);
 
   await registerOpenApi(app);
-  const studies = new StudyService({ storage: opts.storage, ...opts.service });
+  // Study creation (engine init) and the loop share one runner; inline when the caller gives none.
+  const runner = metrics.meter(opts.engine ?? new InlineEngineRunner());
+  const studies = new StudyService({ storage: opts.storage, engine: runner, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { storage: opts.storage });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
   const reports = new ReportsService({ storage: opts.storage, engine: opts.engine ? metrics.meter(opts.engine) : null });
@@ -68,6 +74,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   const transfer = new StudyTransfer({ storage: opts.storage, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
+  const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log });
+  await app.withTypeProvider<ZodTypeProvider>().register(suggestionRoutes, { loop });
+  await app.withTypeProvider<ZodTypeProvider>().register(observationRoutes, { loop });
+  await app.withTypeProvider<ZodTypeProvider>().register(trialActionRoutes, { loop });
   await app.register(uiRoutes);
   return app;
 }

@@ -4,3 +4,9 @@ export { StudyService, MAX_SEED, type Study, type StudyPatchInput, type StudySer
 export { ReportsService, regretHistory, type ReportsServiceDeps, type BestReport, type DistributionReport, type Evaluation, type GenerationReport } from './reports.js';
 export { StudyTransfer, type StudyTransferDeps } from './study-transfer.js';
 export { DOCUMENT_FORMAT, DOCUMENT_VERSION, type StudyDocument, type DocumentStudy, type DocumentTrial, type DocumentEngineState } from './study-document.js';
+export { LoopService, type LoopServiceDeps, type Suggestions, type SuggestReason, type ObservationResult } from './loop.js';
+export { UnknownTrialsError, TrialAlreadyCompletedError, TrialNotActiveError, LeaseNotHeldError, ConcurrentUpdateError } from './loop-errors.js';
+export { DEFAULT_CLIENT } from './lease.js';
+export type { ObservationInput } from './observations.js';
+export type { LoopLogger } from './generation.js';
+export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type EngineRunner } from './engine-pool.js';

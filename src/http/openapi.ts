@@ -51,6 +51,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       tags: [
         { name: 'studies', description: 'Optimisation problems and their configuration.' },
+        { name: 'loop', description: 'The suggest/observe loop: get points, report results, manage leases.' },
         { name: 'trials', description: 'Points handed out for evaluation and their outcomes.' },
         { name: 'results', description: 'Best point, regret history and the current search distribution.' },
         { name: 'operations', description: 'Probes and documentation.' },

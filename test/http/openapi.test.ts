@@ -46,11 +46,16 @@ describe('OpenAPI', () => {
       'GET /v1/studies/{study_id}/distribution',
       'GET /v1/studies/{study_id}/export',
       'GET /v1/studies/{study_id}/history',
+      'GET /v1/studies/{study_id}/suggestions',
       'GET /v1/studies/{study_id}/trials',
       'GET /v1/studies/{study_id}/trials/{trial_id}',
       'PATCH /v1/studies/{study_id}',
       'POST /v1/studies',
       'POST /v1/studies/import',
+      'POST /v1/studies/{study_id}/observations',
+      'POST /v1/studies/{study_id}/trials/{trial_id}/abandon',
+      'POST /v1/studies/{study_id}/trials/{trial_id}/fail',
+      'POST /v1/studies/{study_id}/trials/{trial_id}/heartbeat',
     ]);
     const text = (x: unknown) => JSON.stringify(x);
     for (const { id, op } of ops) {

@@ -1,0 +1,196 @@
+/**
+ * API benchmark against the real server process on loopback (a temporary database, the engine in
+ * its worker pool as configured by ENGINE_WORKERS), measured with hrtime:
+ *
+ * 1. prob-cmaes at d = 2 and d = 10 with 150 observations in the study (150 external points, then
+ *    the loop): each iteration reports a generation's results (POST observations: the update, i.e.
+ *    the GP refit and the natural-gradient step) and then asks for the next batch (GET suggestions:
+ *    batch-BQ selection from the new distribution). Both latencies are reported.
+ * 2. Observation throughput: 8 concurrent clients posting external observations, batches of 1 and 100.
+ * 3. /healthz latency while 4 studies compute (4 clients in a tight observe/suggest loop).
+ *
+ * Targets (2-core machine): suggestions p50 ≤ 250 ms at d = 2 with 150 points including the refit;
+ * ≥ 1,000 observations/s; /healthz p99 ≤ 50 ms while 4 studies compute.
+ * Usage: npm run bench:api [-- --quick]
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const quick = process.argv.includes('--quick');
+const ROOT = path.resolve(import.meta.dirname, '..');
+const json = { 'content-type': 'application/json' };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(db: string) {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: db, LOG_LEVEL: 'warn', LOG_PRETTY: 'false' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return { base, child };
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('server did not start');
+}
+
+const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const fmt = (x: number) => x.toFixed(1);
+
+async function call(base: string, method: string, url: string, body?: unknown): Promise<any> {
+  const res = await fetch(base + url, { method, ...(body ? { headers: json, body: JSON.stringify(body) } : {}) });
+  const out = await res.json();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(out)}`);
+  return out;
+}
+
+/** Shifted sphere-plus-cosine test function in any dimension (cheap, multimodal). */
+const objective = (p: Record<string, number>) => Object.values(p).reduce((s, x) => s + (x - 1) ** 2 - Math.cos(3 * x), 0);
+
+function params(d: number) {
+  return Array.from({ length: d }, (_, i) => ({ name: `x${i}`, bounds: [-5, 5] }));
+}
+
+function randomPoint(d: number, rnd: () => number): Record<string, number> {
+  return Object.fromEntries(Array.from({ length: d }, (_, i) => [`x${i}`, -5 + 10 * rnd()]));
+}
+
+function lcg(seed: number) {
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+}
+
+async function createStudy(base: string, method: string, d: number, extra: Record<string, unknown> = {}) {
+  return (await call(base, 'POST', '/v1/studies', { name: `bench-${method}-${d}`, method, seed: 1, parameters: params(d), ...extra })).id as string;
+}
+
+/** 1. Suggest/observe latency with ~150 observations in the study. */
+async function loopLatency(base: string, d: number, iterations: number) {
+  const id = await createStudy(base, 'prob-cmaes', d, { batch_size: 3 });
+  const rnd = lcg(d);
+  await call(base, 'POST', `/v1/studies/${id}/observations`, {
+    observations: Array.from({ length: 150 }, () => {
+      const parameters = randomPoint(d, rnd);
+      return { parameters, value: objective(parameters) };
+    }),
+  });
+  const suggest: number[] = [];
+  const observe: number[] = [];
+  let trials = (await call(base, 'GET', `/v1/studies/${id}/suggestions?count=3&client_id=bench`)).trials;
+  for (let i = 0; i < iterations; i++) {
+    const obs = trials.map((t: any) => ({ trial_id: t.trial_id, value: objective(t.parameters) }));
+    let t0 = process.hrtime.bigint();
+    const r = await call(base, 'POST', `/v1/studies/${id}/observations`, { observations: obs });
+    observe.push(ms(t0));
+    if (r.generation !== i + 1) throw new Error(`expected generation ${i + 1}, got ${r.generation}`);
+    t0 = process.hrtime.bigint();
+    trials = (await call(base, 'GET', `/v1/studies/${id}/suggestions?count=3&client_id=bench`)).trials;
+    suggest.push(ms(t0));
+  }
+  const n = 150 + 3 * iterations;
+  return { d, suggest, observe, n };
+}
+
+/** 2. Observations per second with 8 concurrent clients, external points. */
+async function throughput(base: string, batch: number, seconds: number) {
+  const d = 2;
+  const id = await createStudy(base, 'random', d, { batch_size: 1 });
+  let count = 0;
+  const latencies: number[] = [];
+  const end = Date.now() + seconds * 1000;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: 8 }, async (_, c) => {
+      const rnd = lcg(100 + c);
+      while (Date.now() < end) {
+        const observations = Array.from({ length: batch }, () => {
+          const parameters = randomPoint(d, rnd);
+          return { parameters, value: objective(parameters) };
+        });
+        const t = process.hrtime.bigint();
+        await call(base, 'POST', `/v1/studies/${id}/observations`, { observations });
+        latencies.push(ms(t));
+        count += batch;
+      }
+    }),
+  );
+  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies };
+}
+
+/** 3. /healthz while 4 studies compute. */
+async function healthUnderLoad(base: string, seconds: number) {
+  const ids = await Promise.all([0, 1, 2, 3].map(() => createStudy(base, 'prob-cmaes', 4, { batch_size: 3 })));
+  let stop = false;
+  let cycles = 0;
+  const workers = ids.map(async (id) => {
+    while (!stop) {
+      const s = await call(base, 'GET', `/v1/studies/${id}/suggestions?count=3&client_id=w`);
+      await call(base, 'POST', `/v1/studies/${id}/observations`, { observations: s.trials.map((t: any) => ({ trial_id: t.trial_id, value: objective(t.parameters) })) });
+      cycles++;
+    }
+  });
+  await new Promise((r) => setTimeout(r, 1000)); // let the studies get going (history grows)
+  const lat: number[] = [];
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    const t0 = process.hrtime.bigint();
+    const res = await fetch(`${base}/healthz`);
+    await res.arrayBuffer();
+    lat.push(ms(t0));
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  stop = true;
+  await Promise.all(workers);
+  return { lat, cycles };
+}
+
+async function main() {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-api-'));
+  const { base, child } = await startServer(path.join(tmp, 'bench.db'));
+  const health = await call(base, 'GET', '/readyz');
+  const rows: string[] = [];
+  try {
+    console.log(`# bench:api — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, schema ${health.schema_version}${quick ? ', --quick' : ''}\n`);
+    rows.push('| measurement | p50 (ms) | p99 (ms) | other | target |', '|---|---|---|---|---|');
+    for (const d of [2, 10]) {
+      const r = await loopLatency(base, d, quick ? 8 : 30);
+      rows.push(`| prob-cmaes d=${d}: GET suggestions after an update (batch-BQ ask), n=150→${r.n} | ${fmt(pct(r.suggest, 50))} | ${fmt(pct(r.suggest, 99))} | ${r.suggest.length} requests | ${d === 2 ? 'p50 ≤ 250 (with refit)' : ''} |`);
+      rows.push(`| prob-cmaes d=${d}: POST observations completing a generation (GP refit + update) | ${fmt(pct(r.observe, 50))} | ${fmt(pct(r.observe, 99))} | ${r.observe.length} requests | |`);
+      const cycle = r.suggest.map((s, i) => s + r.observe[i]!);
+      rows.push(`| prob-cmaes d=${d}: one generation, observe + suggest | ${fmt(pct(cycle, 50))} | ${fmt(pct(cycle, 99))} | | ${d === 2 ? '≤ 250' : ''} |`);
+    }
+    for (const batch of [1, 100]) {
+      const r = await throughput(base, batch, quick ? 2 : 5);
+      rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total) | ≥ 1,000 obs/s |`);
+    }
+    const h = await healthUnderLoad(base, quick ? 3 : 8);
+    rows.push(`| /healthz while 4 prob-cmaes studies (d=4) compute | ${fmt(pct(h.lat, 50))} | ${fmt(pct(h.lat, 99))} | ${h.lat.length} probes, ${h.cycles} generations meanwhile | p99 ≤ 50 |`);
+    console.log(rows.join('\n'));
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.on('exit', r));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
