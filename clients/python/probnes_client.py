@@ -1,0 +1,438 @@
+"""ProbNES Server client: the /v1 HTTP API with the Python standard library only.
+
+    from probnes_client import Client
+    c = Client("http://127.0.0.1:8080", api_key=None)
+    study = c.create_study({"name": "demo", "parameters": [{"name": "x", "bounds": [-5, 5]}]})
+    result = c.optimize(lambda p: (p["x"] - 1) ** 2, study["id"], budget=40, workers=4)
+
+Errors are raised as ProbNESError subclasses built from the server's application/problem+json
+(`status`, `code`, `detail`, `errors`, `request_id`). Transient failures (connection errors, 429
+with its Retry-After, 5xx) are retried with exponential backoff. Retrying is safe for every route
+but creation: a repeated suggestions GET returns the trials the client already holds, a repeated
+identical observation is a no-op, and heartbeat/fail/abandon are idempotent. Study creation and
+import are retried only when the server certainly did not act (connection refused, 429).
+"""
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import random
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
+
+__all__ = [
+    "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
+    "NotFoundError", "ConflictError", "PayloadTooLargeError", "RateLimitedError", "ServerError",
+    "UnavailableError", "OptimizeResult", "Progress",
+]
+
+Json = Dict[str, Any]
+
+
+# ---- errors -------------------------------------------------------------------------------------
+
+class ProbNESError(Exception):
+    """An error answer (problem+json) or a failed connection (status None)."""
+
+    def __init__(self, status: Optional[int], code: str, detail: str, problem: Optional[Json] = None,
+                 retry_after: Optional[float] = None):
+        super().__init__(f"{status or 'no response'} {code}: {detail}")
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.problem = problem or {}
+        self.errors: List[Json] = list(self.problem.get("errors") or [])
+        self.request_id: Optional[str] = self.problem.get("request_id")
+        self.retry_after = retry_after
+
+    @property
+    def transient(self) -> bool:
+        """Worth retrying: no response, rate limited, or a server-side failure."""
+        return self.status is None or self.status == 429 or self.status >= 500
+
+
+class ConnectionFailed(ProbNESError):
+    """No HTTP answer: refused, reset, timed out, DNS failure."""
+
+    def __init__(self, detail: str, sent: bool):
+        super().__init__(None, "connection_failed", detail)
+        # False only when the request certainly never reached the server (connection refused).
+        self.sent = sent
+
+
+class BadRequestError(ProbNESError): pass  # 400: `errors` lists every issue
+class UnauthorizedError(ProbNESError): pass  # 401: missing or invalid API key
+class ForbiddenError(ProbNESError): pass  # 403
+class NotFoundError(ProbNESError): pass  # 404: study_not_found, trial_not_found, route_not_found
+class ConflictError(ProbNESError): pass  # 409: trial_already_completed, trial_not_active, lease_not_held
+class PayloadTooLargeError(ProbNESError): pass  # 413
+class RateLimitedError(ProbNESError): pass  # 429: honour retry_after
+class ServerError(ProbNESError): pass  # 5xx
+class UnavailableError(ServerError): pass  # 503: engine_error, concurrent_update, not_ready
+
+_BY_STATUS = {400: BadRequestError, 401: UnauthorizedError, 403: ForbiddenError, 404: NotFoundError,
+              409: ConflictError, 413: PayloadTooLargeError, 429: RateLimitedError, 503: UnavailableError}
+
+
+def _retry_after(value: Optional[str]) -> Optional[float]:
+    """Retry-After as seconds: either delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+        return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _error_from(status: int, body: bytes, headers: Mapping[str, str]) -> ProbNESError:
+    try:
+        problem = json.loads(body.decode("utf-8")) if body else {}
+        if not isinstance(problem, dict):
+            problem = {}
+    except ValueError:
+        problem = {}
+    cls = _BY_STATUS.get(status) or (ServerError if status >= 500 else ProbNESError)
+    code = problem.get("code") or ("internal_error" if status >= 500 else "http_error")
+    detail = problem.get("detail") or body[:200].decode("utf-8", "replace") or f"HTTP {status}"
+    return cls(status, code, detail, problem, _retry_after(headers.get("retry-after")))
+
+
+# ---- the client ---------------------------------------------------------------------------------
+
+class Client:
+    """One server. Thread-safe: each call opens its own connection (urllib), so workers share it."""
+
+    def __init__(self, base_url: str, api_key: Optional[str] = None, timeout: float = 60.0,
+                 max_retries: int = 5, backoff: float = 0.2, max_backoff: float = 10.0,
+                 user_agent: str = "probnes-python-client/0.1"):
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.user_agent = user_agent
+
+    # -- transport --
+
+    def _once(self, method: str, path: str, query: Optional[Mapping[str, Any]], body: Any) -> tuple:
+        url = self.base_url + path
+        q = {k: v for k, v in (query or {}).items() if v is not None}
+        if q:
+            url += "?" + urllib.parse.urlencode(q)
+        headers = {"accept": "application/json", "user-agent": self.user_agent}
+        data = None
+        if body is not None:
+            # allow_nan=False: the server accepts finite numbers only; fail here with a clear message.
+            data = json.dumps(body, allow_nan=False).encode("utf-8")
+            headers["content-type"] = "application/json"
+        if self.api_key:
+            headers["authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                return res.status, res.read(), {k.lower(): v for k, v in res.headers.items()}
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            raise _error_from(e.code, raw, {k.lower(): v for k, v in e.headers.items()}) from None
+        except urllib.error.URLError as e:
+            refused = isinstance(e.reason, ConnectionRefusedError)
+            raise ConnectionFailed(f"{method} {url}: {e.reason}", sent=not refused) from None
+        except (ConnectionError, TimeoutError, OSError) as e:
+            raise ConnectionFailed(f"{method} {url}: {e}", sent=not isinstance(e, ConnectionRefusedError)) from None
+
+    def _delay(self, attempt: int, err: ProbNESError) -> float:
+        if err.retry_after is not None:
+            return min(err.retry_after, 60.0)
+        # Full jitter keeps many workers from retrying in lockstep.
+        return random.uniform(0, min(self.max_backoff, self.backoff * 2 ** attempt))
+
+    def request(self, method: str, path: str, query: Optional[Mapping[str, Any]] = None, body: Any = None,
+                idempotent: bool = True, raw: bool = False) -> Any:
+        """One API call with retries; returns parsed JSON (None for 204), or text with raw=True."""
+        attempt = 0
+        while True:
+            try:
+                status, data, headers = self._once(method, path, query, body)
+                if raw:
+                    return data.decode("utf-8")
+                return json.loads(data.decode("utf-8")) if status != 204 and data else None
+            except ProbNESError as err:
+                certainly_not_acted = err.status == 429 or (isinstance(err, ConnectionFailed) and not err.sent)
+                retryable = err.transient and (idempotent or certainly_not_acted)
+                if not retryable or attempt >= self.max_retries:
+                    raise
+                time.sleep(self._delay(attempt, err))
+                attempt += 1
+
+    # -- studies --
+
+    def create_study(self, spec: Json) -> Json:
+        return self.request("POST", "/v1/studies", body=spec, idempotent=False)
+
+    def list_studies(self, page_size: Optional[int] = None, page_token: Optional[str] = None) -> Json:
+        return self.request("GET", "/v1/studies", {"page_size": page_size, "page_token": page_token})
+
+    def iter_studies(self, page_size: int = 100) -> Iterator[Json]:
+        token = None
+        while True:
+            page = self.list_studies(page_size, token)
+            yield from page["studies"]
+            token = page.get("next_page_token")
+            if not token:
+                return
+
+    def get_study(self, study_id: str) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}")
+
+    def update_study(self, study_id: str, **fields: Any) -> Json:
+        """name=, metadata=, state= ('ACTIVE' | 'PAUSED' | 'COMPLETED')."""
+        return self.request("PATCH", f"/v1/studies/{_q(study_id)}", body=fields)
+
+    def delete_study(self, study_id: str) -> None:
+        self.request("DELETE", f"/v1/studies/{_q(study_id)}")
+
+    # -- the loop --
+
+    def suggest(self, study_id: str, count: int = 1, client_id: Optional[str] = None) -> Json:
+        """{'trials': [...], 'reason': None | 'study_completed' | 'study_paused' | 'max_trials_reached', ...}"""
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/suggestions", {"count": count, "client_id": client_id})
+
+    def observe(self, study_id: str, observations: List[Json]) -> Json:
+        """Atomic batch: [{'trial_id': 12, 'value': 0.7}, {'parameters': {...}, 'value': 0.9}]."""
+        return self.request("POST", f"/v1/studies/{_q(study_id)}/observations", body={"observations": observations})
+
+    def observe_one(self, study_id: str, trial_id: int, value: float, stderr: Optional[float] = None) -> Json:
+        obs: Json = {"trial_id": trial_id, "value": value}
+        if stderr is not None:
+            obs["stderr"] = stderr
+        return self.observe(study_id, [obs])
+
+    # -- trials --
+
+    def list_trials(self, study_id: str, state: Optional[str] = None, page_size: Optional[int] = None,
+                    page_token: Optional[str] = None) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/trials",
+                            {"state": state, "page_size": page_size, "page_token": page_token})
+
+    def iter_trials(self, study_id: str, state: Optional[str] = None, page_size: int = 500) -> Iterator[Json]:
+        token = None
+        while True:
+            page = self.list_trials(study_id, state, page_size, token)
+            yield from page["trials"]
+            token = page.get("next_page_token")
+            if not token:
+                return
+
+    def get_trial(self, study_id: str, trial_id: int) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/trials/{int(trial_id)}")
+
+    def heartbeat(self, study_id: str, trial_id: int, client_id: Optional[str] = None) -> Json:
+        return self.request("POST", f"/v1/studies/{_q(study_id)}/trials/{int(trial_id)}/heartbeat", body=_opt(client_id=client_id))
+
+    def fail_trial(self, study_id: str, trial_id: int, reason: str, client_id: Optional[str] = None) -> Json:
+        return self.request("POST", f"/v1/studies/{_q(study_id)}/trials/{int(trial_id)}/fail", body=_opt(reason=reason, client_id=client_id))
+
+    def abandon_trial(self, study_id: str, trial_id: int, client_id: Optional[str] = None) -> Json:
+        return self.request("POST", f"/v1/studies/{_q(study_id)}/trials/{int(trial_id)}/abandon", body=_opt(client_id=client_id))
+
+    # -- results --
+
+    def best(self, study_id: str) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/best")
+
+    def history(self, study_id: str) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/history")
+
+    def distribution(self, study_id: str) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/distribution")
+
+    def export_study(self, study_id: str) -> Json:
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/export")
+
+    def import_study(self, document: Json) -> Json:
+        return self.request("POST", "/v1/studies/import", body=document, idempotent=False)
+
+    # -- operations --
+
+    def healthz(self) -> Json:
+        return self.request("GET", "/healthz")
+
+    def readyz(self) -> Json:
+        return self.request("GET", "/readyz")
+
+    def metrics(self) -> str:
+        return self.request("GET", "/metrics", raw=True)
+
+    # -- parallel optimisation --
+
+    def optimize(self, objective: Callable[[Dict[str, float]], float], study_id: str, budget: int,
+                 workers: int = 4, client_prefix: str = "worker", heartbeat_seconds: Optional[float] = None,
+                 progress: Any = None) -> "OptimizeResult":
+        """Evaluate up to `budget` points with `workers` threads, each with its own client id.
+
+        Each worker: suggest (one point) → objective(parameters) → observe. An objective that raises,
+        or returns a non-finite value, marks the trial FAILED with the reason (it still uses budget,
+        so an always-failing objective ends). With `heartbeat_seconds`, a long evaluation keeps its
+        lease alive. `progress`: a callable taking a Progress, or True to print a line per result.
+        Stops early when the server hands out no more points (study completed, paused, max_trials).
+        """
+        return _Optimizer(self, objective, study_id, budget, workers, client_prefix, heartbeat_seconds, progress).run()
+
+
+def _q(s: str) -> str:
+    return urllib.parse.quote(str(s), safe="")
+
+
+def _opt(**kw: Any) -> Json:
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+# ---- optimize() ---------------------------------------------------------------------------------
+
+@dataclass
+class Progress:
+    done: int  # results reported (completed + failed) so far in this run
+    budget: int
+    client_id: str
+    trial_id: int
+    value: Optional[float]  # None when the evaluation failed
+    best: Optional[float]  # best value reported in this run so far (direction-aware)
+    elapsed: float
+
+
+@dataclass
+class OptimizeResult:
+    completed: int
+    failed: int
+    stopped_reason: Optional[str]  # None: budget used; else the server's reason
+    best: Json  # GET /best at the end
+    elapsed: float
+    by_client: Dict[str, int] = field(default_factory=dict)
+
+
+class _Optimizer:
+    def __init__(self, client: Client, objective, study_id, budget, workers, prefix, heartbeat_seconds, progress):
+        if budget < 0 or workers < 1:
+            raise ValueError("budget must be >= 0 and workers >= 1")
+        self.c, self.objective, self.study_id = client, objective, study_id
+        self.budget, self.workers, self.prefix = budget, workers, prefix
+        self.heartbeat_seconds = heartbeat_seconds
+        self.progress = _printer if progress is True else progress
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.reserved = self.completed = self.failed = 0
+        self.by_client: Dict[str, int] = {}
+        self.stopped_reason: Optional[str] = None
+        self.best: Optional[float] = None
+        self.sign = 1.0
+        self.t0 = time.monotonic()
+
+    def run(self) -> OptimizeResult:
+        self.sign = -1.0 if self.c.get_study(self.study_id).get("direction") == "maximize" else 1.0
+        with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=self.prefix) as pool:
+            futures = [pool.submit(self._worker, f"{self.prefix}-{i}") for i in range(self.workers)]
+            errors = [f.exception() for f in futures]
+        first = next((e for e in errors if e is not None), None)
+        if first is not None:
+            raise first
+        return OptimizeResult(self.completed, self.failed, self.stopped_reason, self.c.best(self.study_id),
+                              time.monotonic() - self.t0, dict(self.by_client))
+
+    def _reserve(self) -> bool:
+        with self.lock:
+            if self.stop.is_set() or self.reserved >= self.budget:
+                return False
+            self.reserved += 1
+            return True
+
+    def _release(self) -> None:
+        with self.lock:
+            self.reserved -= 1
+
+    def _worker(self, client_id: str) -> None:
+        try:
+            while self._reserve():
+                got = self.c.suggest(self.study_id, 1, client_id)
+                if not got["trials"]:
+                    self._release()
+                    with self.lock:
+                        self.stopped_reason = self.stopped_reason or got.get("reason") or "no_trials"
+                    self.stop.set()
+                    return
+                self._evaluate(client_id, got["trials"][0])
+        except BaseException:
+            self.stop.set()  # a permanent error: the other workers finish their current point and stop
+            raise
+
+    def _evaluate(self, client_id: str, trial: Json) -> None:
+        tid = trial["trial_id"]
+        beat = _Heartbeat(self.c, self.study_id, tid, client_id, self.heartbeat_seconds)
+        value: Optional[float] = None
+        reason: Optional[str] = None
+        try:
+            value = float(self.objective(dict(trial["parameters"])))
+            if not math.isfinite(value):
+                reason, value = f"objective returned {value}", None
+        except Exception as e:  # the objective's failure is the trial's, not the run's
+            reason = f"{type(e).__name__}: {e}"[:2000]
+        finally:
+            beat.cancel()
+        if value is None:
+            self.c.fail_trial(self.study_id, tid, reason or "failed", client_id)
+            state = None
+        else:
+            state = self.c.observe_one(self.study_id, tid, value).get("study_state")
+        with self.lock:
+            if value is None:
+                self.failed += 1
+            else:
+                self.completed += 1
+                if self.best is None or self.sign * value < self.sign * self.best:
+                    self.best = value
+            self.by_client[client_id] = self.by_client.get(client_id, 0) + 1
+            event = Progress(self.completed + self.failed, self.budget, client_id, tid, value, self.best, time.monotonic() - self.t0)
+            if state == "COMPLETED":
+                self.stopped_reason = self.stopped_reason or "study_completed"
+                self.stop.set()
+        if self.progress:
+            self.progress(event)
+
+
+class _Heartbeat:
+    """Extends a trial's lease every `seconds` while its evaluation runs (best effort)."""
+
+    def __init__(self, client: Client, study_id: str, trial_id: int, client_id: str, seconds: Optional[float]):
+        self.done = threading.Event()
+        if seconds:
+            self.thread = threading.Thread(target=self._run, args=(client, study_id, trial_id, client_id, seconds), daemon=True)
+            self.thread.start()
+
+    def _run(self, client, study_id, trial_id, client_id, seconds):
+        while not self.done.wait(seconds):
+            try:
+                client.heartbeat(study_id, trial_id, client_id)
+            except ProbNESError:
+                pass  # the result is still accepted after the lease expires; a lost beat is not fatal
+
+    def cancel(self) -> None:
+        self.done.set()
+
+
+def _printer(p: Progress) -> None:
+    v = "FAILED" if p.value is None else f"{p.value:.6g}"
+    b = "–" if p.best is None else f"{p.best:.6g}"
+    print(f"[{p.done}/{p.budget}] {p.client_id} trial {p.trial_id}: {v}  best {b}  ({p.elapsed:.1f}s)", file=sys.stderr, flush=True)

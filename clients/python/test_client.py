@@ -1,0 +1,278 @@
+"""Tests of probnes_client against the real server, plus retry behaviour against a scripted fake.
+
+Run by `npm test` (test/clients/python.test.ts starts the server and sets PROBNES_URL), or alone:
+    cd clients/python && python3 -m unittest -v test_client
+which starts `node --import tsx src/server.ts` on a free port with a temporary database.
+"""
+import http.server
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+
+from probnes_client import (BadRequestError, Client, ConflictError, ConnectionFailed, NotFoundError, RateLimitedError,
+                            ServerError, UnauthorizedError, UnavailableError)
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+_server = None
+BASE = os.environ.get("PROBNES_URL")
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def setUpModule():
+    global _server, BASE, _tmp
+    if BASE:
+        return
+    _tmp = tempfile.TemporaryDirectory()
+    port = _free_port()
+    env = dict(os.environ, PORT=str(port), HOST="127.0.0.1", DATABASE_PATH=os.path.join(_tmp.name, "t.db"), LOG_LEVEL="warn", LOG_PRETTY="false")
+    _server = subprocess.Popen([os.environ.get("NODE", "node"), "--import", "tsx", "src/server.ts"], cwd=ROOT, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    BASE = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(BASE + "/readyz", timeout=1)
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("server did not become ready")
+
+
+def tearDownModule():
+    if _server is not None:
+        _server.terminate()
+        _server.wait(10)
+        _tmp.cleanup()
+
+
+def branin(p):
+    x1, x2 = p["x1"], p["x2"]
+    return (x2 - 5.1 / (4 * math.pi ** 2) * x1 ** 2 + 5 / math.pi * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * math.pi)) * math.cos(x1) + 10
+
+
+BRANIN = {
+    "name": "branin",
+    "method": "cmaes",
+    "batch_size": 4,
+    "seed": 3,
+    "known_optimum": 0.397887,
+    "parameters": [
+        {"name": "x1", "type": "float", "bounds": [-5, 10], "prior": {"mean": 2.5, "std": 3.75}},
+        {"name": "x2", "type": "float", "bounds": [0, 15], "prior": {"mean": 7.5, "std": 3.75}},
+    ],
+}
+
+
+class RealServer(unittest.TestCase):
+    def setUp(self):
+        self.c = Client(BASE, max_retries=2)
+
+    def test_study_crud_and_typed_errors(self):
+        s = self.c.create_study(dict(BRANIN, name="crud", metadata={"team": "a"}))
+        self.assertEqual(s["state"], "ACTIVE")
+        self.assertEqual(s["trial_counts"]["COMPLETED"], 0)
+        self.assertEqual(self.c.get_study(s["id"])["metadata"], {"team": "a"})
+        self.assertIn(s["id"], [x["id"] for x in self.c.iter_studies(page_size=1)])
+        self.assertEqual(self.c.update_study(s["id"], name="crud-2", state="PAUSED")["state"], "PAUSED")
+        self.c.delete_study(s["id"])
+        with self.assertRaises(NotFoundError) as e:
+            self.c.get_study(s["id"])
+        self.assertEqual(e.exception.code, "study_not_found")
+        self.assertEqual(e.exception.status, 404)
+        self.assertTrue(e.exception.request_id)
+        with self.assertRaises(BadRequestError) as e:
+            self.c.create_study({"name": "bad", "parameters": [{"name": "x", "bounds": [1, 0]}], "method": "nope"})
+        self.assertEqual(e.exception.code, "validation_failed")
+        self.assertGreaterEqual(len(e.exception.errors), 1)
+        self.assertTrue(all("path" in x for x in e.exception.errors))
+
+    def test_loop_trials_and_results(self):
+        sid = self.c.create_study(dict(BRANIN, name="loop"))["id"]
+        got = self.c.suggest(sid, count=2, client_id="py-1")
+        self.assertEqual(len(got["trials"]), 2)
+        self.assertIsNone(got["reason"])
+        # Repeating the request gives back the same leased trials, never new work.
+        again = self.c.suggest(sid, count=2, client_id="py-1")
+        self.assertEqual([t["trial_id"] for t in again["trials"]], [t["trial_id"] for t in got["trials"]])
+        t1, t2 = got["trials"]
+        self.assertEqual(self.c.heartbeat(sid, t1["trial_id"], "py-1")["state"], "ACTIVE")
+        obs = self.c.observe_one(sid, t1["trial_id"], branin(t1["parameters"]), stderr=0.1)
+        self.assertEqual(obs["trials"][0]["state"], "COMPLETED")
+        # Identical re-send is a no-op; a different value is a typed conflict.
+        self.c.observe_one(sid, t1["trial_id"], branin(t1["parameters"]), stderr=0.1)
+        with self.assertRaises(ConflictError) as e:
+            self.c.observe_one(sid, t1["trial_id"], 123.0)
+        self.assertEqual(e.exception.code, "trial_already_completed")
+        self.assertEqual(self.c.fail_trial(sid, t2["trial_id"], "out of memory", "py-1")["state"], "FAILED")
+        external = self.c.observe(sid, [{"parameters": {"x1": 3.14159, "x2": 2.275}, "value": 0.3979}])
+        self.assertEqual(external["trials"][0]["source"], "external")
+        t3 = self.c.suggest(sid, client_id="py-2")["trials"][0]
+        self.assertEqual(self.c.abandon_trial(sid, t3["trial_id"])["state"], "ABANDONED")
+        self.assertEqual(self.c.get_trial(sid, t2["trial_id"])["failure_reason"], "out of memory")
+        with self.assertRaises(NotFoundError) as e:
+            self.c.get_trial(sid, 999)
+        self.assertEqual(e.exception.code, "trial_not_found")
+
+        states = [t["state"] for t in self.c.iter_trials(sid, page_size=1)]
+        self.assertEqual(states.count("COMPLETED"), 2)
+        self.assertEqual([t["state"] for t in self.c.list_trials(sid, state="FAILED")["trials"]], ["FAILED"])
+        best = self.c.best(sid)
+        self.assertAlmostEqual(best["observed"]["value"], 0.3979)
+        hist = self.c.history(sid)
+        self.assertEqual(len(hist["evaluations"]), 2)
+        self.assertAlmostEqual(hist["evaluations"][-1]["regret"], 0.3979 - 0.397887, places=9)
+        self.assertEqual(len(self.c.distribution(sid)["std"]), 2)
+
+        doc = self.c.export_study(sid)
+        copy = self.c.import_study(doc)
+        self.assertNotEqual(copy["id"], sid)
+        self.assertEqual(copy["trial_counts"], self.c.get_study(sid)["trial_counts"])
+        self.assertIn("probnes_http_requests_total", self.c.metrics())
+        self.assertEqual(self.c.healthz(), {"status": "ok"})
+
+    def test_optimize_with_parallel_workers(self):
+        sid = self.c.create_study(dict(BRANIN, name="optimize"))["id"]
+        seen = []
+        result = self.c.optimize(branin, sid, budget=24, workers=4, client_prefix="py", progress=seen.append)
+        self.assertEqual((result.completed, result.failed, result.stopped_reason), (24, 0, None))
+        self.assertEqual(sorted(result.by_client), ["py-0", "py-1", "py-2", "py-3"])
+        self.assertEqual(sum(result.by_client.values()), 24)
+        self.assertEqual(sorted(p.done for p in seen), list(range(1, 25)))
+        trials = list(self.c.iter_trials(sid, state="COMPLETED"))
+        self.assertEqual(len(trials), 24)
+        self.assertEqual({t["client_id"] for t in trials}, {"py-0", "py-1", "py-2", "py-3"})
+        self.assertEqual(result.best["observed"]["value"], min(t["value"] for t in trials))
+        self.assertEqual(min(p.best for p in seen), result.best["observed"]["value"])
+        # Nothing left leased to these workers.
+        self.assertEqual(self.c.get_study(sid)["trial_counts"]["ACTIVE"], 0)
+
+    def test_optimize_fails_crashing_evaluations_and_stops_at_max_trials(self):
+        sid = self.c.create_study(dict(BRANIN, name="max", max_trials=10))["id"]
+        calls = {"n": 0}
+        lock = threading.Lock()
+
+        def flaky(p):
+            with lock:
+                calls["n"] += 1
+                n = calls["n"]
+            if n % 4 == 0:
+                raise RuntimeError("simulator crashed")
+            if n % 4 == 2:
+                return float("nan")
+            return branin(p)
+
+        result = self.c.optimize(flaky, sid, budget=100, workers=2, heartbeat_seconds=0.05)
+        self.assertEqual(result.completed, 10)
+        self.assertIn(result.stopped_reason, ("study_completed", "max_trials_reached"))
+        failed = list(self.c.iter_trials(sid, state="FAILED"))
+        self.assertEqual(len(failed), result.failed)
+        self.assertGreaterEqual(result.failed, 4)
+        reasons = {t["failure_reason"] for t in failed}
+        self.assertIn("RuntimeError: simulator crashed", reasons)
+        self.assertIn("objective returned nan", reasons)
+        self.assertEqual(self.c.get_study(sid)["state"], "COMPLETED")
+
+
+class _Scripted(http.server.BaseHTTPRequestHandler):
+    """Answers each request with the next (status, headers, body) of the server's script."""
+
+    def do_GET(self):
+        self.server.seen.append((self.command, self.path))
+        status, headers, body = self.server.script.pop(0)
+        self.send_response(status)
+        for k, v in headers.items():
+            self.send_header(k, v)
+        data = json.dumps(body).encode() if body is not None else b""
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_POST = do_GET
+
+    def log_message(self, *a):
+        pass
+
+
+def problem(status, code):
+    return {"type": f"urn:probnes:problem:{code}", "title": "x", "status": status, "detail": f"{code} detail", "instance": "/", "code": code, "request_id": "r-1"}
+
+
+class Retries(unittest.TestCase):
+    def serve(self, script):
+        srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+        srv.script, srv.seen = list(script), []
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+
+    def test_retries_5xx_and_429_honouring_retry_after(self):
+        pj = {"content-type": "application/problem+json"}
+        srv, url = self.serve([
+            (503, pj, problem(503, "engine_error")),
+            (429, dict(pj, **{"retry-after": "0.3"}), problem(429, "rate_limited")),
+            (502, {}, None),
+            (200, {"content-type": "application/json"}, {"trials": [], "reason": "study_paused", "generation": 0}),
+        ])
+        t0 = time.monotonic()
+        got = Client(url, backoff=0.01).suggest("s1", 2, "w")
+        self.assertEqual(got["reason"], "study_paused")
+        self.assertEqual(len(srv.seen), 4)
+        self.assertEqual(srv.seen[0], ("GET", "/v1/studies/s1/suggestions?count=2&client_id=w"))
+        self.assertGreaterEqual(time.monotonic() - t0, 0.3)
+
+    def test_gives_up_after_max_retries_with_the_typed_error(self):
+        pj = {"content-type": "application/problem+json"}
+        srv, url = self.serve([(503, pj, problem(503, "engine_error"))] * 3)
+        with self.assertRaises(UnavailableError) as e:
+            Client(url, max_retries=2, backoff=0.001).suggest("s1")
+        self.assertIsInstance(e.exception, ServerError)
+        self.assertEqual((e.exception.code, e.exception.request_id), ("engine_error", "r-1"))
+        self.assertEqual(len(srv.seen), 3)
+
+    def test_client_errors_are_not_retried(self):
+        pj = {"content-type": "application/problem+json"}
+        srv, url = self.serve([(401, pj, problem(401, "unauthorized"))])
+        with self.assertRaises(UnauthorizedError):
+            Client(url, api_key="k").get_study("s")
+        self.assertEqual(len(srv.seen), 1)
+
+    def test_creation_is_not_retried_after_a_server_error_but_is_after_429(self):
+        pj = {"content-type": "application/problem+json"}
+        srv, url = self.serve([(500, pj, problem(500, "internal_error"))])
+        with self.assertRaises(ServerError):
+            Client(url, backoff=0.001).create_study({"name": "x"})
+        self.assertEqual(len(srv.seen), 1)
+        srv, url = self.serve([(429, dict(pj, **{"retry-after": "0"}), problem(429, "rate_limited")), (201, {"content-type": "application/json"}, {"id": "s"})])
+        self.assertEqual(Client(url).create_study({"name": "x"}), {"id": "s"})
+        self.assertEqual(len(srv.seen), 2)
+        self.assertTrue(issubclass(RateLimitedError, Exception))
+
+    def test_connection_refused_is_retried_then_raised(self):
+        url = f"http://127.0.0.1:{_free_port()}"
+        t0 = time.monotonic()
+        with self.assertRaises(ConnectionFailed) as e:
+            Client(url, max_retries=3, backoff=0.01).healthz()
+        self.assertIsNone(e.exception.status)
+        self.assertFalse(e.exception.sent)
+        self.assertLess(time.monotonic() - t0, 5)
+
+    def test_non_finite_values_are_refused_before_sending(self):
+        with self.assertRaises(ValueError):
+            Client("http://127.0.0.1:1").observe_one("s", 1, float("inf"))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2, argv=[sys.argv[0]] + sys.argv[1:])
