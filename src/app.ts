@@ -23,10 +23,12 @@ import { trialReadRoutes } from './http/routes/trials.js';
 import { uiRoutes } from './http/routes/ui.js';
 import { studyRoutes } from './http/routes/studies.js';
 import { registerTenant } from './http/tenant.js';
+import { registerSecurity } from './http/security.js';
+import { Authenticator, type EnvApiKey } from './domain/api-keys.js';
 import type { Storage } from './storage/index.js';
 
 export interface BuildAppOptions {
-  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'>;
+  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs'>>;
   storage: Storage;
   /** A pino logger; omit (or false) for no logging, as in most tests. */
   logger?: Logger | false;
@@ -34,6 +36,11 @@ export interface BuildAppOptions {
   service?: Omit<StudyServiceDeps, 'storage'>;
   /** Where engine calls run (worker pool or inline); /best predicts with it. */
   engine?: EngineRunner;
+  /**
+   * API keys from the environment, and whether a request without a key may act as the default
+   * tenant while no key exists at all (src/server.ts decides; tests default to open).
+   */
+  auth?: { envKeys?: readonly EnvApiKey[]; allowOpen: boolean };
 }
 
 /** Client-supplied request ids are echoed (for tracing across services) if they look sane. */
@@ -44,6 +51,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: opts.config.bodyLimit,
     requestTimeout: opts.config.requestTimeoutMs,
+    ...(opts.config.connectionTimeoutMs !== undefined ? { connectionTimeout: opts.config.connectionTimeoutMs } : {}),
+    ...(opts.config.keepAliveTimeoutMs !== undefined ? { keepAliveTimeout: opts.config.keepAliveTimeoutMs } : {}),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -59,7 +68,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
-  registerTenant(app);
+  await registerSecurity(app, { rateLimitPerMinute: opts.config.rateLimitPerMinute ?? 6000 });
+  registerTenant(app, new Authenticator({ storage: opts.storage, envKeys: opts.auth?.envKeys ?? [], allowOpen: opts.auth?.allowOpen ?? true }));
   const metrics = new Metrics();
   registerMetrics(app, metrics, opts.storage, opts.service?.now);
 

@@ -3,9 +3,12 @@
  * A bad value stops the server with a message that names the variable and what it accepts, so a
  * typo in a deployment fails loudly instead of running with a silently different setting.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { apiKeysSchema, flagVar } from './config-api-keys.js';
+import type { EnvApiKey } from './domain/api-keys.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -33,7 +36,21 @@ const envSchema = z.object({
   LOG_PRETTY: z.enum(['auto', 'true', 'false'], { error: 'must be one of auto, true, false' }).default('auto'),
   // One core stays with the event loop (HTTP, SQLite); the others run GP fits. 0 = inline (no pool).
   ENGINE_WORKERS: intVar(0, 256, Math.max(1, os.availableParallelism() - 1)),
+  // Keys for containers (see config-api-keys.ts); `probnes keys create` stores them in the database instead.
+  API_KEYS: apiKeysSchema.optional(),
+  API_KEYS_FILE: z.string().trim().min(1, 'must be a file path').optional(),
+  // Without keys the server is open; it refuses a non-loopback HOST unless this says so explicitly.
+  ALLOW_INSECURE_OPEN: flagVar('false'),
+  // Per key (per client IP when open); 0 turns rate limiting off.
+  RATE_LIMIT_PER_MINUTE: intVar(0, 10_000_000, 6000),
+  // Idle socket timeout; longer than any handler (a GP fit) so it only reaps dead connections. 0 = none.
+  CONNECTION_TIMEOUT_MS: intVar(0, 3_600_000, 120_000),
+  // Above the usual 60 s idle timeout of load balancers, so they close idle connections first.
+  KEEP_ALIVE_TIMEOUT_MS: intVar(1, 3_600_000, 72_000),
 });
+
+/** Variables whose values must never appear in an error message. */
+const SECRET_VARIABLES = new Set(['API_KEYS']);
 
 export interface Config {
   readonly port: number;
@@ -50,6 +67,13 @@ export interface Config {
   readonly logPretty: 'auto' | 'true' | 'false';
   /** Worker threads for engine calls (GP fits, acquisition); 0 runs them on the event loop. */
   readonly engineWorkers: number;
+  /** Keys from API_KEYS and API_KEYS_FILE, already hashed. */
+  readonly apiKeys: readonly EnvApiKey[];
+  readonly allowInsecureOpen: boolean;
+  /** Requests per minute per key (per IP when open); 0 = unlimited. */
+  readonly rateLimitPerMinute: number;
+  readonly connectionTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -71,11 +95,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     throw new ConfigError(
       parsed.error.issues.map((i) => {
         const name = String(i.path[0] ?? '?');
-        return `${name}: ${i.message} (got ${JSON.stringify(raw[name] ?? null)})`;
+        return SECRET_VARIABLES.has(name) ? `${name}: ${i.message}` : `${name}: ${i.message} (got ${JSON.stringify(raw[name] ?? null)})`;
       }),
     );
   }
   const e = parsed.data;
+  const apiKeys = [...(e.API_KEYS ?? []), ...(e.API_KEYS_FILE ? readKeysFile(path.resolve(cwd, e.API_KEYS_FILE)) : [])];
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -86,7 +111,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logPretty: e.LOG_PRETTY,
     engineWorkers: e.ENGINE_WORKERS,
+    apiKeys: Object.freeze(apiKeys),
+    allowInsecureOpen: e.ALLOW_INSECURE_OPEN === 'true',
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
   });
+}
+
+function readKeysFile(file: string): EnvApiKey[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`API_KEYS_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`]);
+  }
+  const parsed = apiKeysSchema.safeParse(text);
+  if (!parsed.success) throw new ConfigError(parsed.error.issues.map((i) => `API_KEYS_FILE (${file}): ${i.message}`));
+  return parsed.data;
 }
 
 /** Variables, defaults and meaning, for the README table and `--help`-style output. */

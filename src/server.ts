@@ -8,6 +8,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createEngineRunner } from './domain/index.js';
 import { SqliteStorage, type Storage } from './storage/index.js';
+import { openBindingRefusal } from './bind-policy.js';
 
 function createLogger(config: Config): Logger {
   const pretty = config.logPretty === 'true' || (config.logPretty === 'auto' && process.stdout.isTTY === true);
@@ -41,8 +42,20 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
+  // Keys from the environment need their tenants to exist before studies can reference them.
+  for (const k of config.apiKeys) await storage.ensureTenant(k.tenantId, new Date().toISOString());
+  const hasKeys = config.apiKeys.length > 0 || (await storage.hasActiveApiKeys());
+  const refusal = openBindingRefusal(config.host, hasKeys, config.allowInsecureOpen);
+  if (refusal) {
+    process.stderr.write(`probnes-server: ${refusal}\n`);
+    await storage.close();
+    process.exit(1);
+  }
+  if (!hasKeys) logger.warn({ host: config.host }, 'no API keys configured: running open, every request acts as the default tenant');
+
   const engine = createEngineRunner(config.engineWorkers);
-  const app = await buildApp({ config, storage, logger, engine });
+  // Started with keys: never open, even if every key is revoked later. Started without: open until a key exists.
+  const app = await buildApp({ config, storage, logger, engine, auth: { envKeys: config.apiKeys, allowOpen: !hasKeys } });
   let shuttingDown = false;
 
   async function shutdown(signal: string): Promise<void> {

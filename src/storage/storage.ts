@@ -182,6 +182,19 @@ export interface StorageHealth {
   detail?: string;
 }
 
+/** An API key as stored: only the SHA-256 of the key, never the key itself. */
+export interface NewApiKeyRecord {
+  id: string;
+  tenantId: string;
+  /** Lower-case hex SHA-256 of the whole key string. */
+  keyHash: string;
+  label: string | null;
+  createdAt: string;
+}
+export interface ApiKeyRecord extends NewApiKeyRecord {
+  revokedAt: string | null;
+}
+
 export interface Storage {
   /** Reachable and migrated to exactly the schema this code knows (readiness). */
   health(): Promise<StorageHealth>;
@@ -218,4 +231,17 @@ export interface Storage {
 
   /** Counts for /metrics gauges; `now` (ISO-8601) decides which ACTIVE leases are still open. */
   operationalCounts(now: string): Promise<OperationalCounts>;
+
+  /** Creates the tenant (id = name) if it does not exist yet, with the key, in one transaction. */
+  createApiKey(key: NewApiKeyRecord): Promise<ApiKeyRecord>;
+  /** The key with this hash unless it is revoked; null otherwise. */
+  findActiveApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** Every key, revoked ones included, oldest first (hashes, never keys). */
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /** False when there is no such key or it was already revoked. */
+  revokeApiKey(id: string, revokedAt: string): Promise<boolean>;
+  /** Whether at least one unrevoked key exists (the server then never runs open). */
+  hasActiveApiKeys(): Promise<boolean>;
+  /** Creates a tenant (id = name) if it does not exist yet; for keys given in the environment. */
+  ensureTenant(id: string, createdAt: string): Promise<void>;
 }

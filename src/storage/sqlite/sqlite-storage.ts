@@ -6,6 +6,7 @@
 import { STUDY_STATES, type OperationalCounts, type Storage, type StorageHealth, type StudyState } from '../storage.js';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
 import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
+import { KeysRepo } from './keys-repo.js';
 import { ReportsRepo } from './reports-repo.js';
 import { StudiesRepo } from './studies-repo.js';
 import { TrialsRepo } from './trials-repo.js';
@@ -18,6 +19,7 @@ export class SqliteStorage implements Storage {
   private readonly studies: StudiesRepo;
   private readonly trials: TrialsRepo;
   private readonly reports: ReportsRepo;
+  private readonly keys: KeysRepo;
   private closed = false;
 
   private constructor(
@@ -27,6 +29,7 @@ export class SqliteStorage implements Storage {
     this.studies = new StudiesRepo(db);
     this.trials = new TrialsRepo(db);
     this.reports = new ReportsRepo(db, this.studies);
+    this.keys = new KeysRepo(db);
   }
 
   /** Open (creating the file and its directory if needed) and migrate to the latest schema. */
@@ -122,5 +125,24 @@ export class SqliteStorage implements Storage {
     // ISO-8601 UTC strings of one format compare like the instants they name.
     const leases = this.db.prepare<[string], { n: number }>("SELECT COUNT(*) AS n FROM trials WHERE state = 'ACTIVE' AND lease_expires_at > ?").get(now);
     return { studiesByState, openLeases: leases?.n ?? 0 };
+  }
+
+  async createApiKey(...a: Parameters<Storage['createApiKey']>) {
+    return this.keys.create(...a);
+  }
+  async findActiveApiKey(...a: Parameters<Storage['findActiveApiKey']>) {
+    return this.keys.activeByHash(...a);
+  }
+  async listApiKeys() {
+    return this.keys.list();
+  }
+  async revokeApiKey(...a: Parameters<Storage['revokeApiKey']>) {
+    return this.keys.revoke(...a);
+  }
+  async hasActiveApiKeys() {
+    return this.keys.anyActive();
+  }
+  async ensureTenant(...a: Parameters<Storage['ensureTenant']>) {
+    this.keys.ensureTenant(...a);
   }
 }

@@ -1,0 +1,70 @@
+/** All SQL for tenants and API keys. Synchronous (better-sqlite3); SqliteStorage wraps it in Promises. */
+import type { SqliteDatabase } from './connection.js';
+import type { ApiKeyRecord, NewApiKeyRecord } from '../storage.js';
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  key_hash: string;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function toRecord(r: KeyRow): ApiKeyRecord {
+  return { id: r.id, tenantId: r.tenant_id, keyHash: r.key_hash, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at };
+}
+
+export class KeysRepo {
+  private readonly ensureTenantStmt;
+  private readonly insertStmt;
+  private readonly byHashStmt;
+  private readonly byIdStmt;
+  private readonly listStmt;
+  private readonly revokeStmt;
+  private readonly anyActiveStmt;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.ensureTenantStmt = db.prepare<[string, string, string]>('INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING');
+    this.insertStmt = db.prepare<[string, string, string, string | null, string]>(
+      'INSERT INTO api_keys (id, tenant_id, key_hash, label, created_at) VALUES (?, ?, ?, ?, ?)',
+    );
+    // Revoked keys are filtered here, so no caller can forget to.
+    this.byHashStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL');
+    this.byIdStmt = db.prepare<[string], KeyRow>('SELECT * FROM api_keys WHERE id = ?');
+    this.listStmt = db.prepare<[], KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id');
+    this.revokeStmt = db.prepare<[string, string]>('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    this.anyActiveStmt = db.prepare<[], { one: number }>('SELECT 1 AS one FROM api_keys WHERE revoked_at IS NULL LIMIT 1');
+  }
+
+  ensureTenant(id: string, createdAt: string): void {
+    this.ensureTenantStmt.run(id, id, createdAt);
+  }
+
+  /** The tenant is created with its first key, in the same transaction. */
+  create(key: NewApiKeyRecord): ApiKeyRecord {
+    return this.db.transaction(() => {
+      this.ensureTenant(key.tenantId, key.createdAt);
+      this.insertStmt.run(key.id, key.tenantId, key.keyHash, key.label, key.createdAt);
+      return toRecord(this.byIdStmt.get(key.id)!);
+    }).immediate();
+  }
+
+  activeByHash(keyHash: string): ApiKeyRecord | null {
+    const row = this.byHashStmt.get(keyHash);
+    return row ? toRecord(row) : null;
+  }
+
+  list(): ApiKeyRecord[] {
+    return this.listStmt.all().map(toRecord);
+  }
+
+  /** False when there is no such key or it was already revoked. */
+  revoke(id: string, revokedAt: string): boolean {
+    return this.revokeStmt.run(revokedAt, id).changes === 1;
+  }
+
+  anyActive(): boolean {
+    return this.anyActiveStmt.get() !== undefined;
+  }
+}
