@@ -143,7 +143,8 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.waitForSelector('body[data-loaded="true"]');
     const held = (await call('GET', `/v1/studies/${studyId}/suggestions?count=1&client_id=w2`)).trials as { trial_id: number; parameters: { x1: number; x2: number } }[];
     await call('POST', `/v1/studies/${studyId}/observations`, { observations: [{ trial_id: held[0]!.trial_id, value: 50 }] });
-    await page.waitForFunction((n) => document.querySelector('#plot-best')?.getAttribute('data-points') === String(n), COMPLETED + 1, { timeout: 10_000 });
+    // A string predicate: it runs in the page, where `document` exists (the test is typed for Node).
+    await page.waitForFunction(`document.querySelector('#plot-best')?.getAttribute('data-points') === '${COMPLETED + 1}'`, undefined, { timeout: 10_000 });
     expect(errors).toEqual([]);
     await page.close();
   });
