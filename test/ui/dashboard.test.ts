@@ -143,8 +143,9 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.waitForSelector('body[data-loaded="true"]');
     const held = (await call('GET', `/v1/studies/${studyId}/suggestions?count=1&client_id=w2`)).trials as { trial_id: number; parameters: { x1: number; x2: number } }[];
     await call('POST', `/v1/studies/${studyId}/observations`, { observations: [{ trial_id: held[0]!.trial_id, value: 50 }] });
-    // A string predicate: it runs in the page, where `document` exists (the test is typed for Node).
-    await page.waitForFunction(`document.querySelector('#plot-best')?.getAttribute('data-points') === '${COMPLETED + 1}'`, undefined, { timeout: 10_000 });
+    // Runs in the page (a function, not a string: the CSP forbids eval); `document` is the page's.
+    const drawn = (n: number) => (globalThis as any).document.querySelector('#plot-best')?.getAttribute('data-points') === String(n);
+    await page.waitForFunction(drawn, COMPLETED + 1, { timeout: 10_000 });
     expect(errors).toEqual([]);
     await page.close();
   });
