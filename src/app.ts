@@ -79,7 +79,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const studies = new StudyService({ storage: opts.storage, engine: runner, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { storage: opts.storage });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
-  const reports = new ReportsService({ storage: opts.storage, engine: opts.engine ? metrics.meter(opts.engine) : null });
+  const reports = new ReportsService({ storage: opts.storage, engine: runner });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   const transfer = new StudyTransfer({ storage: opts.storage, ...opts.service });
