@@ -40,13 +40,15 @@ export interface LoopContext {
 export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promise<boolean> {
   const batch = snap.tellBatch();
   if (!batch || snap.study.state === 'COMPLETED') return false;
+  // Outside the try: a history that changed under the request is a reload, not an engine failure.
+  const history = await snap.history();
   let state: BaseState;
   try {
     const { result } = await ctx.runner.run({
       op: 'tell',
       method: snap.study.method as BaseState['method'],
       state: snap.engine,
-      ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history: snap.history() },
+      ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history },
     });
     if (result.op !== 'tell') throw new Error(`engine answered ${result.op} to tell`);
     state = result.state;
@@ -72,13 +74,14 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
   let count = Math.max(need, rest);
   if (study.maxTrials !== null) count = Math.min(count, study.maxTrials - snap.budgetUsed());
   if (count <= 0) return [];
+  const history = await snap.history();
   let points: number[][];
   try {
     const { result } = await ctx.runner.run({
       op: 'ask',
       method: study.method as BaseState['method'],
       state: snap.engine,
-      ctx: { history: snap.history(), pending: snap.pending() },
+      ctx: { history, pending: snap.pending() },
       count,
     });
     if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
@@ -105,7 +108,7 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
 /** When max_trials results are in the study is COMPLETED; points nobody holds are abandoned. */
 export function completeIfDone(snap: StudySnapshot): void {
   const { study } = snap;
-  if (study.maxTrials === null || study.state === 'COMPLETED' || snap.inState('COMPLETED').length < study.maxTrials) return;
+  if (study.maxTrials === null || study.state === 'COMPLETED' || snap.count('COMPLETED') < study.maxTrials) return;
   snap.studyState = { state: 'COMPLETED', reason: 'max_trials_reached' };
   for (const t of snap.inState('REQUESTED')) snap.change(t.trialId, { state: 'ABANDONED', failureReason: 'study_completed' });
 }

@@ -4,17 +4,23 @@
  * in memory (engine calls included, through the runner), then write everything in one commit,
  * guarded by the engine-state revision and each changed trial's state. A conflict (another replica
  * wrote in between) reloads and recomputes; the engine is pure, so recomputing is safe.
+ * A request loads only the trials it can touch (study-snapshot.ts); engine states and histories are
+ * kept per study in memory (study-cache.ts). Observation requests that queue behind the lock are
+ * applied one after the other to one snapshot and written in one commit (commit-group.ts): one
+ * fsync for the group, each request validated and answered on its own, after that commit.
  * Generation rules: generation.ts; leases: lease.ts; observation checks: observations.ts.
  */
-import type { Storage, StudyState, TrialRecord } from '../storage/index.js';
+import type { CommitResult, Storage, StudyState, TrialRecord } from '../storage/index.js';
+import { CommitGroups, type Outcome } from './commit-group.js';
 import type { EngineRunner } from './engine-pool.js';
-import { StudyNotFoundError } from './errors.js';
+import { DomainError, StudyNotFoundError } from './errors.js';
 import { advanceIfDue, askMore, completeIfDone, type LoopContext, type LoopLogger } from './generation.js';
 import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import { applyObservations, type ObservationInput } from './observations.js';
 import { KeyedMutex } from './study-lock.js';
-import { StudySnapshot } from './study-snapshot.js';
+import { StudyCache } from './study-cache.js';
+import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
 
 export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached';
 
@@ -48,6 +54,8 @@ export class LoopService {
   private readonly now: () => Date;
   private readonly log: LoopLogger;
   private readonly lock = new KeyedMutex();
+  private readonly cache = new StudyCache();
+  private readonly observations = new CommitGroups<{ tenantId: string; inputs: readonly ObservationInput[] }, ObservationResult>(this.lock);
 
   constructor(deps: LoopServiceDeps) {
     this.storage = deps.storage;
@@ -58,7 +66,7 @@ export class LoopService {
 
   /** The client's held trials first (retries never create work), then REQUESTED ones, then new ones. */
   suggest(tenantId: string, studyId: string, count: number, clientId: string = DEFAULT_CLIENT): Promise<Suggestions> {
-    return this.mutate(tenantId, studyId, async (snap, ctx) => {
+    return this.mutate(tenantId, studyId, [], async (snap, ctx) => {
       const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({ trials, reason, generation: snap.generation });
       if (snap.study.state === 'COMPLETED') return done([], 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.
@@ -75,13 +83,38 @@ export class LoopService {
     });
   }
 
-  /** Atomic: everything is validated before anything is written. Updates the model when a generation is complete. */
+  /**
+   * Atomic: everything is validated before anything is written. Updates the model when a generation
+   * is complete. Grouped with the other observation requests waiting for the study (one commit).
+   */
   observe(tenantId: string, studyId: string, inputs: readonly ObservationInput[]): Promise<ObservationResult> {
-    return this.mutate(tenantId, studyId, async (snap, ctx) => {
-      const trials = applyObservations(snap, inputs, ctx.now);
-      await advanceIfDue(snap, ctx);
-      completeIfDone(snap);
-      return { trials, generation: snap.generation, studyState: snap.studyState?.state ?? snap.study.state };
+    return this.observations.submit(studyId, `${tenantId}\u0000${studyId}`, { tenantId, inputs }, (group) => this.observeGroup(tenantId, studyId, group.map((g) => g.inputs)));
+  }
+
+  /**
+   * Each request in turn, exactly as if it came alone: validate against the state left by the ones
+   * before it (a rejected one changes nothing), apply, update the model when due. One commit.
+   */
+  private observeGroup(tenantId: string, studyId: string, group: (readonly ObservationInput[])[]): Promise<Outcome<ObservationResult>[]> {
+    const trialIds = [...new Set(group.flatMap((inputs) => inputs.flatMap((o) => ('trial_id' in o ? [o.trial_id] : []))))];
+    return this.attempt(tenantId, studyId, trialIds, async (snap, ctx) => {
+      const outcomes: Outcome<ObservationResult>[] = [];
+      for (const [i, inputs] of group.entries()) {
+        // Each request its own time, as if it had come alone (completion order is by time).
+        if (i > 0) ctx.now = this.now();
+        try {
+          const trials = applyObservations(snap, inputs, ctx.now);
+          await advanceIfDue(snap, ctx);
+          completeIfDone(snap);
+          // Copies: later requests of the group may change the same records.
+          const value = { trials: trials.map((t) => ({ ...t })), generation: snap.generation, studyState: snap.studyState?.state ?? snap.study.state };
+          outcomes.push({ ok: true, value });
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+      return outcomes;
     });
   }
 
@@ -90,7 +123,7 @@ export class LoopService {
    * that expired but that nobody else took yet is renewed for its last holder.
    */
   heartbeat(tenantId: string, studyId: string, trialId: number, clientId?: string): Promise<TrialRecord> {
-    return this.mutate(tenantId, studyId, async (snap, ctx) => {
+    return this.mutate(tenantId, studyId, [trialId], async (snap, ctx) => {
       const t = this.trialOf(snap, trialId);
       const reclaimable = t.state === 'REQUESTED' && t.clientId !== null;
       if (t.state !== 'ACTIVE' && !reclaimable) throw new TrialNotActiveError(trialId, t.state, 'only an ACTIVE trial has a lease to extend');
@@ -110,7 +143,7 @@ export class LoopService {
   }
 
   private close(tenantId: string, studyId: string, trialId: number, state: 'FAILED' | 'ABANDONED', reason: string, clientId?: string): Promise<TrialRecord> {
-    return this.mutate(tenantId, studyId, async (snap, ctx) => {
+    return this.mutate(tenantId, studyId, [trialId], async (snap, ctx) => {
       const t = this.trialOf(snap, trialId);
       if (t.state === state) return t;
       if (t.state === 'COMPLETED') throw new TrialAlreadyCompletedError(trialId, 'and keeps its result');
@@ -127,36 +160,62 @@ export class LoopService {
   }
 
   /** Lock, load, expire leases, compute, commit once; reload and recompute on a write conflict. */
-  private mutate<T>(tenantId: string, studyId: string, fn: (snap: StudySnapshot, ctx: LoopContext) => Promise<T>): Promise<T> {
-    return this.lock.run(studyId, async () => {
-      for (let attempt = 1; ; attempt++) {
-        const snap = await StudySnapshot.load(this.storage, tenantId, studyId);
-        const ctx: LoopContext = { runner: this.runner, log: this.log, now: this.now() };
-        expireLeases(snap, ctx.now);
-        const result = await fn(snap, ctx);
-        const trialUpdates = snap.updates();
-        const newTrials = snap.newTrials();
-        const engineChanged = snap.engine !== snap.loadedEngine;
-        if (trialUpdates.length === 0 && newTrials.length === 0 && !engineChanged && !snap.studyState) return result;
-        const res = await this.storage.commitGeneration(studyId, {
-          expectedRevision: snap.revision,
-          generation: snap.generation,
-          engineState: engineChanged ? { version: snap.engine.version, state: snap.engine as never } : null,
-          newTrials,
-          trialUpdates,
-          ...(snap.studyState ? { studyState: snap.studyState } : {}),
-          now: ctx.now.toISOString(),
-        });
-        if (res.committed) {
-          // The in-memory records (and so `result`) carry the ids the loop expected storage to assign.
-          const expected = snap.addedIds();
-          if (res.trials.some((t, i) => t.trialId !== expected[i])) throw new Error('storage assigned other trial ids than the loop expected');
-          return result;
-        }
-        if (res.reason === 'study_not_found') throw new StudyNotFoundError(studyId);
-        this.log.warn({ study_id: studyId, attempt, reason: res.reason }, 'study changed during the request; recomputing');
-        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError(studyId);
+  private mutate<T>(tenantId: string, studyId: string, trialIds: readonly number[], fn: (snap: StudySnapshot, ctx: LoopContext) => Promise<T>): Promise<T> {
+    return this.lock.run(studyId, () => this.attempt(tenantId, studyId, trialIds, fn));
+  }
+
+  /** Load, expire leases, compute, commit once; reload and recompute on a write conflict. Under the study's lock. */
+  private async attempt<T>(tenantId: string, studyId: string, trialIds: readonly number[], fn: (snap: StudySnapshot, ctx: LoopContext) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const snap = await StudySnapshot.load(this.storage, this.cache, tenantId, studyId, trialIds);
+      const ctx: LoopContext = { runner: this.runner, log: this.log, now: this.now() };
+      expireLeases(snap, ctx.now);
+      let result: T;
+      try {
+        result = await fn(snap, ctx);
+      } catch (err) {
+        if (!(err instanceof StaleSnapshotError)) throw err;
+        this.retryOrGiveUp(studyId, attempt, 'stale_snapshot');
+        continue;
       }
+      const res = await this.commit(snap, ctx);
+      if (res === null || res.committed) return result;
+      if (res.reason === 'study_not_found') {
+        this.cache.forget(studyId);
+        throw new StudyNotFoundError(studyId);
+      }
+      this.retryOrGiveUp(studyId, attempt, res.reason);
+    }
+  }
+
+  private retryOrGiveUp(studyId: string, attempt: number, reason: string): void {
+    this.cache.forget(studyId);
+    this.log.warn({ study_id: studyId, attempt, reason }, 'study changed during the request; recomputing');
+    if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError(studyId);
+  }
+
+  /** Writes what the request changed (null: nothing to write) and keeps the cache in step. */
+  private async commit(snap: StudySnapshot, ctx: LoopContext): Promise<CommitResult | null> {
+    const studyId = snap.study.id;
+    const trialUpdates = snap.updates();
+    const newTrials = snap.newTrials();
+    const engineChanged = snap.engine !== snap.loadedEngine;
+    if (trialUpdates.length === 0 && newTrials.length === 0 && !engineChanged && !snap.studyState) return null;
+    const res = await this.storage.commitGeneration(studyId, {
+      expectedRevision: snap.revision,
+      generation: snap.generation,
+      engineState: engineChanged ? { version: snap.engine.version, state: snap.engine as never } : null,
+      newTrials,
+      trialUpdates,
+      ...(snap.studyState ? { studyState: snap.studyState } : {}),
+      now: ctx.now.toISOString(),
     });
+    if (!res.committed) return res;
+    // The in-memory records (and so the results) carry the ids the loop expected storage to assign.
+    const expected = snap.addedIds();
+    if (res.trials.some((t, i) => t.trialId !== expected[i])) throw new Error('storage assigned other trial ids than the loop expected');
+    if (engineChanged) this.cache.setEngine(studyId, res.revision, snap.engine);
+    this.cache.extendCompleted(studyId, snap.loadedCompleted, snap.freshlyCompleted());
+    return res;
   }
 }

@@ -1,19 +1,44 @@
 /**
  * One study as the optimisation loop sees it during a request: the study, its search space, the
- * latest engine state and every trial, loaded once, changed in memory, then written back in one
- * commit (the service never holds a transaction across an engine call).
+ * latest engine state and the trials the request can touch (every REQUESTED or ACTIVE trial, the
+ * suggested trials of the current generation, and the trials the request names), loaded once,
+ * changed in memory, then written back in one commit (the service never holds a transaction across
+ * an engine call). Counts by state cover every trial; the completed history is fetched only when an
+ * engine call needs it (through the per-study cache, see study-cache.ts).
  */
 import type { BaseState, Observation } from '../engine/index.js';
-import type { NewTrial, Storage, StudyState, TrialRecord, TrialState, TrialUpdate } from '../storage/index.js';
+import type { NewTrial, Storage, StudyState, TrialCounts, TrialRecord, TrialState, TrialUpdate } from '../storage/index.js';
 import { StudyNotFoundError } from './errors.js';
+import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache } from './study-cache.js';
 import type { Study } from './studies.js';
 import { searchSpace, type SearchSpace } from './transforms.js';
 
 /** The fields of a trial that a request may change. */
 export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'completedAt'>>;
 
+/** Storage changed between the request's reads (another writer): reload and recompute. */
+export class StaleSnapshotError extends Error {}
+
+const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value! });
+
+export interface SnapshotInit {
+  study: Study;
+  space: SearchSpace;
+  revision: number;
+  engine: BaseState;
+  trials: TrialRecord[];
+  counts: TrialCounts;
+  nextTrialId: number;
+  /** The stored COMPLETED trials in completion order (as of the load, or later if another writer committed). */
+  completed: () => Promise<readonly CompletedPoint[]>;
+}
+
 export class StudySnapshot {
-  /** Working copies, by ascending trial id. */
+  readonly study: Study;
+  readonly space: SearchSpace;
+  readonly revision: number;
+  engine: BaseState;
+  /** Working copies of the loaded trials, by ascending trial id, then the added ones. */
   readonly trials: TrialRecord[];
   private readonly byId = new Map<number, TrialRecord>();
   /** State each changed trial had when loaded: the guard of its update. */
@@ -21,32 +46,64 @@ export class StudySnapshot {
   /** Trials created by this request; their ids are the ones storage will assign (ids are consecutive). */
   private readonly added = new Set<number>();
   private nextId: number;
+  /** Trials by state, every trial of the study (not only the loaded ones), as changed in memory. */
+  private readonly counts: TrialCounts;
+  /** COMPLETED trials when loaded. */
+  readonly loadedCompleted: number;
+  private readonly loadCompleted: () => Promise<readonly CompletedPoint[]>;
   /** The engine state as loaded, to tell whether this request changed it. */
   readonly loadedEngine: BaseState;
   /** A state change the loop makes itself (max_trials reached). */
   studyState: { state: StudyState; reason: string | null } | null = null;
 
-  constructor(
-    readonly study: Study,
-    readonly space: SearchSpace,
-    readonly revision: number,
-    public engine: BaseState,
-    trials: TrialRecord[],
-  ) {
-    this.trials = trials.map((t) => ({ ...t }));
+  constructor(init: SnapshotInit) {
+    this.study = init.study;
+    this.space = init.space;
+    this.revision = init.revision;
+    this.engine = init.engine;
+    this.trials = init.trials.map((t) => ({ ...t }));
     for (const t of this.trials) this.byId.set(t.trialId, t);
-    this.nextId = this.trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
-    this.loadedEngine = engine;
+    this.nextId = init.nextTrialId;
+    this.counts = { ...init.counts };
+    this.loadedCompleted = init.counts.COMPLETED;
+    this.loadCompleted = init.completed;
+    this.loadedEngine = init.engine;
   }
 
-  static async load(storage: Storage, tenantId: string, studyId: string): Promise<StudySnapshot> {
-    const record = await storage.getStudy(tenantId, studyId);
-    if (!record) throw new StudyNotFoundError(studyId);
-    const study = record as unknown as Study;
-    const [state, trials] = await Promise.all([storage.getEngineState(studyId), storage.listAllTrials(studyId)]);
+  /**
+   * Reads what the request needs (one storage read transaction), with the engine state and the
+   * completed history from `cache` when they are still current.
+   */
+  static async load(storage: Storage, cache: StudyCache, tenantId: string, studyId: string, trialIds: readonly number[] = []): Promise<StudySnapshot> {
+    const loaded = await storage.loadLoopState(tenantId, studyId, { trialIds, knownRevision: cache.engineRevision(studyId) });
+    if (!loaded) {
+      cache.forget(studyId);
+      throw new StudyNotFoundError(studyId);
+    }
     // Every study gets its engine state in the transaction that creates it.
-    if (!state) throw new Error(`study ${studyId} has no engine state`);
-    return new StudySnapshot(study, searchSpace(study.parameters, study.prior), state.revision, state.state as unknown as BaseState, trials);
+    if (loaded.revision === null) throw new Error(`study ${studyId} has no engine state`);
+    const engine = loaded.engineState ? (loaded.engineState.state as unknown as BaseState) : cache.engine(studyId, loaded.revision);
+    if (!engine) throw new Error(`study ${studyId}: engine state of revision ${loaded.revision} neither read nor cached`);
+    if (loaded.engineState) cache.setEngine(studyId, loaded.revision, engine);
+    const study = loaded.study as unknown as Study;
+    const count = loaded.study.trialCounts.COMPLETED;
+    const completed = async () => {
+      const cached = cache.completed(studyId, count);
+      if (cached) return cached;
+      const fresh = (await storage.listCompletedTrials(studyId)).map(toPoint);
+      if (fresh.length === count) cache.setCompleted(studyId, fresh);
+      return fresh;
+    };
+    return new StudySnapshot({
+      study,
+      space: searchSpace(study.parameters, study.prior),
+      revision: loaded.revision,
+      engine,
+      trials: loaded.trials,
+      counts: loaded.study.trialCounts,
+      nextTrialId: loaded.nextTrialId,
+      completed,
+    });
   }
 
   /** The generation the engine is in: the number of updates (tells) so far. */
@@ -80,6 +137,7 @@ export class StudySnapshot {
     this.trials.push(record);
     this.byId.set(record.trialId, record);
     this.added.add(record.trialId);
+    this.counts[record.state]++;
     return record;
   }
 
@@ -99,6 +157,10 @@ export class StudySnapshot {
   change(trialId: number, change: TrialChange): TrialRecord {
     const t = this.byId.get(trialId)!;
     if (!this.added.has(trialId) && !this.loadedState.has(trialId)) this.loadedState.set(trialId, t.state);
+    if (change.state !== undefined && change.state !== t.state) {
+      this.counts[t.state]--;
+      this.counts[change.state]++;
+    }
     Object.assign(t, change);
     return t;
   }
@@ -121,6 +183,7 @@ export class StudySnapshot {
     });
   }
 
+  /** Loaded or added trials in these states: all of them for REQUESTED and ACTIVE, not for the others. */
   inState(...states: TrialState[]): TrialRecord[] {
     return this.trials.filter((t) => states.includes(t.state));
   }
@@ -130,19 +193,31 @@ export class StudySnapshot {
     return this.study.direction === 'maximize' ? -value : value;
   }
 
+  /** Trials in this state among all of the study's, as changed by this request. */
+  count(state: TrialState): number {
+    return this.counts[state];
+  }
+
+  /** Trials this request completed (results, external points), in completion order. */
+  freshlyCompleted(): CompletedPoint[] {
+    return this.trials
+      .filter((t) => t.state === 'COMPLETED' && (this.added.has(t.trialId) || (this.loadedState.has(t.trialId) && this.loadedState.get(t.trialId) !== 'COMPLETED')))
+      .map(toPoint)
+      .sort(completionOrder);
+  }
+
   /**
    * Every completed trial (suggested and external) in completion order: by completion time, then
    * trial id (results of one request share a time; trial ids make the order total and stable, so
-   * a reloaded study sees the same history).
+   * a reloaded study sees the same history), as (x, y) for the engine.
    */
-  completedInOrder(): TrialRecord[] {
-    return this.inState('COMPLETED')
-      .filter((t) => t.point !== null)
-      .sort((a, b) => (a.completedAt! < b.completedAt! ? -1 : a.completedAt! > b.completedAt! ? 1 : a.trialId - b.trialId));
-  }
-
-  history(): Observation[] {
-    return this.completedInOrder().map((t) => ({ x: t.point!, y: this.y(t.value!) }));
+  async history(): Promise<Observation[]> {
+    const stored = await this.loadCompleted();
+    // Another writer completed trials after this request's load: its view is no longer one state.
+    if (stored.length !== this.loadedCompleted) throw new StaleSnapshotError(`study ${this.study.id}: completed trials changed during the request`);
+    const out: Observation[] = [];
+    for (const t of mergeCompleted(stored, this.freshlyCompleted())) if (t.point !== null) out.push({ x: t.point, y: this.y(t.value) });
+    return out;
   }
 
   /** Points handed out or about to be, not yet observed (ProbNES conditions its batch on them). */
@@ -169,6 +244,6 @@ export class StudySnapshot {
 
   /** Trials that use up the max_trials budget: everything not failed or abandoned. */
   budgetUsed(): number {
-    return this.inState('REQUESTED', 'ACTIVE', 'COMPLETED').length;
+    return this.counts.REQUESTED + this.counts.ACTIVE + this.counts.COMPLETED;
   }
 }

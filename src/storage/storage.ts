@@ -151,6 +151,32 @@ export type CommitResult =
   | { committed: true; revision: number; trials: TrialRecord[] }
   | { committed: false; reason: 'study_not_found' | 'revision_conflict' | 'trial_conflict' };
 
+/**
+ * What one request of the optimisation loop reads, in one read transaction (a consistent snapshot):
+ * the study with its trial counts, the latest engine state, and only the trials the request can
+ * touch. The completed history is read separately, when an engine call needs it.
+ */
+export interface LoopState {
+  study: StudyRecord;
+  /** Revision of the latest engine state; null when the study has none. */
+  revision: number | null;
+  /** The latest engine state; null when there is none or its revision is the caller's `knownRevision`. */
+  engineState: EngineStateRecord | null;
+  /** The id the next inserted trial gets. */
+  nextTrialId: number;
+  /**
+   * By ascending trial id: every REQUESTED or ACTIVE trial, every suggested trial of the latest
+   * engine state's generation, and those of `trialIds` that exist.
+   */
+  trials: TrialRecord[];
+}
+
+export interface LoopStateQuery {
+  trialIds: readonly number[];
+  /** The revision whose engine state the caller already holds (so it is not read and parsed again). */
+  knownRevision: number | null;
+}
+
 /** The generation-0 engine state written in the same transaction as a new study. */
 export interface InitialEngineState {
   version: number;
@@ -220,6 +246,10 @@ export interface Storage {
   /** By ascending trial id, optionally filtered by state. */
   listTrials(studyId: string, query: PageRequest & { state?: TrialState }): Promise<Page<TrialRecord>>;
 
+  /** Null when the study does not exist or belongs to another tenant. */
+  loadLoopState(tenantId: string, studyId: string, query: LoopStateQuery): Promise<LoopState | null>;
+  /** The COMPLETED trials of a study in completion order: by completed_at, then trial id. */
+  listCompletedTrials(studyId: string): Promise<TrialRecord[]>;
   /** Every trial of a study by ascending trial id (export, history); empty for an unknown study. */
   listAllTrials(studyId: string): Promise<TrialRecord[]>;
   /** Every engine-state snapshot of a study (one per generation), by ascending generation. */

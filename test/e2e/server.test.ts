@@ -93,7 +93,7 @@ describe('server process', () => {
     const db = new Database(dbFile, { readonly: true });
     try {
       expect(db.prepare('SELECT id, name, state FROM studies').all()).toEqual([{ id: study.id, name: 'e2e-renamed', state: 'PAUSED' }]);
-      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.pragma('user_version', { simple: true })).toBe(2);
     } finally {
       db.close();
     }

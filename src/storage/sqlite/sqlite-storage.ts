@@ -3,7 +3,7 @@
  * short (single-digit milliseconds for the units of work here), so they run on the event loop and
  * are exposed as resolved Promises to keep the contract the same as an asynchronous database's.
  */
-import { STUDY_STATES, type OperationalCounts, type Storage, type StorageHealth, type StudyState } from '../storage.js';
+import { STUDY_STATES, type LoopState, type LoopStateQuery, type OperationalCounts, type Storage, type StorageHealth, type StudyState } from '../storage.js';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
 import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
 import { KeysRepo } from './keys-repo.js';
@@ -21,6 +21,8 @@ export class SqliteStorage implements Storage {
   private readonly reports: ReportsRepo;
   private readonly keys: KeysRepo;
   private closed = false;
+  private readonly loopStateTx;
+  private readonly nextTrialIdStmt;
 
   private constructor(
     private readonly db: SqliteDatabase,
@@ -30,6 +32,21 @@ export class SqliteStorage implements Storage {
     this.trials = new TrialsRepo(db);
     this.reports = new ReportsRepo(db, this.studies);
     this.keys = new KeysRepo(db);
+    this.nextTrialIdStmt = db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?');
+    // A read transaction: the study, its counts, its engine state and its trials as of one commit.
+    this.loopStateTx = db.transaction((tenantId: string, studyId: string, q: LoopStateQuery): LoopState | null => {
+      const study = this.studies.get(tenantId, studyId);
+      if (!study) return null;
+      const head = this.trials.head(studyId);
+      const engineState = head && head.revision !== q.knownRevision ? this.trials.engineState(studyId) : null;
+      return {
+        study,
+        revision: head?.revision ?? null,
+        engineState,
+        nextTrialId: this.nextTrialIdStmt.get(studyId)!.next_trial_id,
+        trials: this.trials.loopTrials(studyId, head?.generation ?? study.generation, q.trialIds),
+      };
+    });
   }
 
   /** Open (creating the file and its directory if needed) and migrate to the latest schema. */
@@ -104,6 +121,12 @@ export class SqliteStorage implements Storage {
   }
   async listTrials(...a: Parameters<Storage['listTrials']>) {
     return this.trials.page(...a);
+  }
+  async loadLoopState(tenantId: string, studyId: string, query: LoopStateQuery) {
+    return this.loopStateTx.deferred(tenantId, studyId, query);
+  }
+  async listCompletedTrials(studyId: string) {
+    return this.trials.completed(studyId);
   }
   async listAllTrials(...a: Parameters<Storage['listAllTrials']>) {
     return this.reports.allTrials(...a);

@@ -77,6 +77,9 @@ export class TrialsRepo {
   private readonly insertTrialStmt;
   private readonly updateTrialStmt;
   private readonly commitTx;
+  private readonly headStmt;
+  private readonly loopTrialsStmt;
+  private readonly completedStmt;
 
   constructor(private readonly db: SqliteDatabase) {
     this.latestStateStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1');
@@ -94,6 +97,35 @@ export class TrialsRepo {
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
     this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
+    this.headStmt = db.prepare<[string], { generation: number; revision: number }>(
+      'SELECT generation, revision FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1',
+    );
+    // Each arm uses an index (trials_study_state, trials_study_generation, the primary key): the
+    // request reads its live trials, its generation and the ids it names, never the whole history.
+    this.loopTrialsStmt = db.prepare<{ study_id: string; generation: number; ids: string }, TrialRow>(`
+      SELECT * FROM trials WHERE study_id = @study_id AND state IN ('REQUESTED', 'ACTIVE')
+      UNION
+      SELECT * FROM trials WHERE study_id = @study_id AND generation = @generation AND source = 'suggested'
+      UNION
+      SELECT * FROM trials WHERE study_id = @study_id AND trial_id IN (SELECT value FROM json_each(@ids))
+      ORDER BY trial_id`);
+    this.completedStmt = db.prepare<[string], TrialRow>(
+      "SELECT * FROM trials WHERE study_id = ? AND state = 'COMPLETED' ORDER BY completed_at, trial_id",
+    );
+  }
+
+  /** Generation and revision of the latest engine state (no state parsed). */
+  head(studyId: string): { generation: number; revision: number } | null {
+    return this.headStmt.get(studyId) ?? null;
+  }
+
+  /** Live trials, the suggested trials of `generation`, and the named ids, by trial id. */
+  loopTrials(studyId: string, generation: number, trialIds: readonly number[]): TrialRecord[] {
+    return this.loopTrialsStmt.all({ study_id: studyId, generation, ids: JSON.stringify(trialIds) }).map(toTrial);
+  }
+
+  completed(studyId: string): TrialRecord[] {
+    return this.completedStmt.all(studyId).map(toTrial);
   }
 
   engineState(studyId: string, generation?: number): EngineStateRecord | null {

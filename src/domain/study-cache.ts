@@ -1,0 +1,100 @@
+/**
+ * Per-study memory of what a loop request would otherwise read and parse again every time: the
+ * latest engine state (by revision) and the COMPLETED trials in completion order (the history
+ * every engine call gets). Only this process's own commits extend an entry; every load checks it
+ * against storage, so a commit by another writer (another replica) is noticed and the entry
+ * refreshed:
+ *
+ * - the engine state by its revision (each commit of a new state increases it);
+ * - the completed trials by their count: COMPLETED is final, so a study's completed set only grows,
+ *   and the same count means the same set.
+ *
+ * Bounded: the least recently used studies are forgotten first.
+ */
+import type { BaseState } from '../engine/index.js';
+
+/** What history needs of a completed trial. */
+export interface CompletedPoint {
+  trialId: number;
+  completedAt: string;
+  point: number[] | null;
+  value: number;
+}
+
+/** Completion order, as storage sorts it: completed_at, then trial id. */
+export function completionOrder(a: CompletedPoint, b: CompletedPoint): number {
+  return a.completedAt < b.completedAt ? -1 : a.completedAt > b.completedAt ? 1 : a.trialId - b.trialId;
+}
+
+/** Two lists in completion order merged into a new one (linear: the second is usually tiny). */
+export function mergeCompleted(a: readonly CompletedPoint[], b: readonly CompletedPoint[]): CompletedPoint[] {
+  if (b.length === 0) return a.slice();
+  const out: CompletedPoint[] = new Array(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) out[k++] = completionOrder(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!;
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
+interface Entry {
+  engine: { revision: number; state: BaseState } | null;
+  completed: readonly CompletedPoint[] | null;
+}
+
+export class StudyCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly maxStudies = 512) {}
+
+  private entry(studyId: string): Entry {
+    let e = this.entries.get(studyId);
+    if (e) {
+      // Most recently used last, so eviction takes the first key.
+      this.entries.delete(studyId);
+    } else {
+      e = { engine: null, completed: null };
+      if (this.entries.size >= this.maxStudies) this.entries.delete(this.entries.keys().next().value!);
+    }
+    this.entries.set(studyId, e);
+    return e;
+  }
+
+  engineRevision(studyId: string): number | null {
+    return this.entries.get(studyId)?.engine?.revision ?? null;
+  }
+
+  /** The cached state if it is the one of `revision`. */
+  engine(studyId: string, revision: number): BaseState | null {
+    const e = this.entries.get(studyId)?.engine;
+    return e && e.revision === revision ? e.state : null;
+  }
+
+  setEngine(studyId: string, revision: number, state: BaseState): void {
+    this.entry(studyId).engine = { revision, state };
+  }
+
+  /** The completed trials if the cache has exactly `count` of them (see the header). */
+  completed(studyId: string, count: number): readonly CompletedPoint[] | null {
+    const c = this.entries.get(studyId)?.completed;
+    return c && c.length === count ? c : null;
+  }
+
+  setCompleted(studyId: string, completed: readonly CompletedPoint[]): void {
+    this.entry(studyId).completed = completed;
+  }
+
+  /** After a commit made from `loadedCount` completed trials: append the ones it completed (if the entry is that state). */
+  extendCompleted(studyId: string, loadedCount: number, fresh: readonly CompletedPoint[]): void {
+    const c = this.entries.get(studyId)?.completed;
+    if (!c) return;
+    if (c.length !== loadedCount) this.entry(studyId).completed = null;
+    else if (fresh.length > 0) this.entry(studyId).completed = mergeCompleted(c, fresh);
+  }
+
+  forget(studyId: string): void {
+    this.entries.delete(studyId);
+  }
+}
