@@ -78,7 +78,8 @@ export class TrialsRepo {
   private readonly updateTrialStmt;
   private readonly commitTx;
   private readonly headStmt;
-  private readonly loopTrialsStmt;
+  private readonly liveStmt;
+  private readonly generationStmt;
   private readonly completedStmt;
 
   constructor(private readonly db: SqliteDatabase) {
@@ -100,15 +101,11 @@ export class TrialsRepo {
     this.headStmt = db.prepare<[string], { generation: number; revision: number }>(
       'SELECT generation, revision FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1',
     );
-    // Each arm uses an index (trials_study_state, trials_study_generation, the primary key): the
-    // request reads its live trials, its generation and the ids it names, never the whole history.
-    this.loopTrialsStmt = db.prepare<{ study_id: string; generation: number; ids: string }, TrialRow>(`
-      SELECT * FROM trials WHERE study_id = @study_id AND state IN ('REQUESTED', 'ACTIVE')
-      UNION
-      SELECT * FROM trials WHERE study_id = @study_id AND generation = @generation AND source = 'suggested'
-      UNION
-      SELECT * FROM trials WHERE study_id = @study_id AND trial_id IN (SELECT value FROM json_each(@ids))
-      ORDER BY trial_id`);
+    // Three statements rather than one UNION: ordered by trial id, a UNION makes the planner walk
+    // the whole study by primary key; apart, each reads only its index range (trials_study_state,
+    // trials_study_generation, the primary key).
+    this.liveStmt = db.prepare<[string], TrialRow>("SELECT * FROM trials WHERE study_id = ? AND state IN ('REQUESTED', 'ACTIVE')");
+    this.generationStmt = db.prepare<[string, number], TrialRow>("SELECT * FROM trials WHERE study_id = ? AND generation = ? AND source = 'suggested'");
     this.completedStmt = db.prepare<[string], TrialRow>(
       "SELECT * FROM trials WHERE study_id = ? AND state = 'COMPLETED' ORDER BY completed_at, trial_id",
     );
@@ -121,7 +118,15 @@ export class TrialsRepo {
 
   /** Live trials, the suggested trials of `generation`, and the named ids, by trial id. */
   loopTrials(studyId: string, generation: number, trialIds: readonly number[]): TrialRecord[] {
-    return this.loopTrialsStmt.all({ study_id: studyId, generation, ids: JSON.stringify(trialIds) }).map(toTrial);
+    const rows = new Map<number, TrialRow>();
+    for (const r of this.liveStmt.all(studyId)) rows.set(r.trial_id, r);
+    for (const r of this.generationStmt.all(studyId, generation)) rows.set(r.trial_id, r);
+    for (const id of trialIds) {
+      if (rows.has(id)) continue;
+      const r = this.trialStmt.get(studyId, id);
+      if (r) rows.set(id, r);
+    }
+    return [...rows.values()].sort((a, b) => a.trial_id - b.trial_id).map(toTrial);
   }
 
   completed(studyId: string): TrialRecord[] {
