@@ -78,6 +78,10 @@ export class TrialsRepo {
   private readonly updateTrialStmt;
   private readonly commitTx;
   private readonly headStmt;
+  private readonly nextIdStmt;
+  private readonly advanceStudyStmt;
+  private readonly studyStateStmt;
+  private readonly insertStateStmt;
   private readonly liveStmt;
   private readonly generationStmt;
   private readonly completedStmt;
@@ -101,6 +105,13 @@ export class TrialsRepo {
     this.headStmt = db.prepare<[string], { generation: number; revision: number }>(
       'SELECT generation, revision FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1',
     );
+    this.nextIdStmt = db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?');
+    this.advanceStudyStmt = db.prepare<[number, number, string, string]>('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?');
+    this.studyStateStmt = db.prepare<[string, string | null, string]>('UPDATE studies SET state = ?, reason = ? WHERE id = ?');
+    this.insertStateStmt = db.prepare<[string, number, number, number, string, string]>(`INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
+        VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version,
+          state = excluded.state, created_at = excluded.created_at`);
     // Three statements rather than one UNION: ordered by trial id, a UNION makes the planner walk
     // the whole study by primary key; apart, each reads only its index range (trials_study_state,
     // trials_study_generation, the primary key).
@@ -164,9 +175,10 @@ export class TrialsRepo {
   }
 
   private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
-    const study = this.db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?').get(studyId);
+    const study = this.nextIdStmt.get(studyId);
     if (!study) return { committed: false, reason: 'study_not_found' };
-    const latest = this.latestStateStmt.get(studyId);
+    // Revision only: the state itself (possibly large) is not read back.
+    const latest = this.headStmt.get(studyId);
     if ((latest?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };
     let revision = latest?.revision ?? 0;
     if (c.engineState) {
@@ -178,10 +190,8 @@ export class TrialsRepo {
       if (this.updateTrialStmt.run({ ...trialUpdateParams(u), study_id: studyId, now: c.now }).changes === 0) throw new TrialConflict();
     }
     const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
-    this.db
-      .prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?')
-      .run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
-    if (c.studyState) this.db.prepare('UPDATE studies SET state = ?, reason = ? WHERE id = ?').run(c.studyState.state, c.studyState.reason, studyId);
+    this.advanceStudyStmt.run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
+    if (c.studyState) this.studyStateStmt.run(c.studyState.state, c.studyState.reason, studyId);
     return { committed: true, revision, trials: ids.map((id) => this.trial(studyId, id)!) };
   }
 
@@ -191,12 +201,7 @@ export class TrialsRepo {
   }
 
   private insertState(studyId: string, generation: number, revision: number, s: InitialEngineState, now: string): void {
-    this.db
-      .prepare(`INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
-        VALUES (?, ?, ?, ?, ?, ?)
-        ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version,
-          state = excluded.state, created_at = excluded.created_at`)
-      .run(studyId, generation, revision, s.version, JSON.stringify(s.state), now);
+    this.insertStateStmt.run(studyId, generation, revision, s.version, JSON.stringify(s.state), now);
   }
 
   private insertTrial(studyId: string, trialId: number, t: NewTrial, now: string): number {
