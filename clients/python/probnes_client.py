@@ -338,6 +338,7 @@ class _Optimizer:
         self.by_client: Dict[str, int] = {}
         self.stopped_reason: Optional[str] = None
         self.best: Optional[float] = None
+        self.inflight = 0  # points being evaluated right now, across workers
         self.sign = 1.0
         self.t0 = time.monotonic()
 
@@ -369,11 +370,24 @@ class _Optimizer:
                 got = self.c.suggest(self.study_id, 1, client_id)
                 if not got["trials"]:
                     self._release()
+                    reason = got.get("reason") or "no_trials"
                     with self.lock:
-                        self.stopped_reason = self.stopped_reason or got.get("reason") or "no_trials"
+                        others_busy = self.inflight > 0
+                    if reason == "max_trials_reached" and others_busy and not self.stop.is_set():
+                        # Another worker's point may still fail, which frees its slot: wait for it.
+                        time.sleep(0.05)
+                        continue
+                    with self.lock:
+                        self.stopped_reason = self.stopped_reason or reason
                     self.stop.set()
                     return
-                self._evaluate(client_id, got["trials"][0])
+                with self.lock:
+                    self.inflight += 1
+                try:
+                    self._evaluate(client_id, got["trials"][0])
+                finally:
+                    with self.lock:
+                        self.inflight -= 1
         except BaseException:
             self.stop.set()  # a permanent error: the other workers finish their current point and stop
             raise
