@@ -8,7 +8,7 @@
  * Writes to --out: runs.jsonl (one line per run), results.md (tables, with the paper's values),
  * figure-best.svg and figure-paper.svg (ln mean regret vs evaluations), config.json.
  */
-import { mkdirSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aggregate } from './lib/aggregate.js';
 import { expandJobs, parseConfig, UsageError } from './lib/args.js';
@@ -21,14 +21,17 @@ import { renderFigure } from './lib/svg.js';
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const config = parseConfig(argv);
-  const jobs = expandJobs(config);
   mkdirSync(config.out, { recursive: true });
   const jsonl = join(config.out, 'runs.jsonl');
-  writeFileSync(jsonl, '');
+  const kept = config.resume ? previousRuns(jsonl) : [];
+  const done = new Set(kept.map(runKey));
+  const jobs = expandJobs(config).filter((j) => !done.has(runKey({ method: j.method, function: j.fn, dim: j.dim, seed: j.seed })));
+  writeFileSync(jsonl, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
   writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, ...config }, null, 2)}\n`);
   process.stderr.write(`${jobs.length} runs (${config.methods.join(', ')} × ${config.tasks.length} tasks × ${config.seeds} seeds) on ${config.workers} workers → ${config.out}\n`);
 
-  const records: RunRecord[] = [];
+  if (kept.length > 0) process.stderr.write(`resuming: ${kept.length} runs kept from ${jsonl}\n`);
+  const records: RunRecord[] = [...kept];
   let failures = 0;
   const progress = new Progress(jobs.length);
   await runPool(jobs, config.workers, (reply) => {
@@ -58,6 +61,20 @@ async function main(): Promise<void> {
   writeFileSync(join(config.out, 'figure-paper.svg'), renderFigure(groups, 'paper'));
   process.stdout.write(md);
   if (failures > 0) process.exitCode = 1;
+}
+
+/** Successful runs of an earlier invocation (failed runs are retried). */
+function previousRuns(file: string): RunRecord[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as RunRecord & { error?: string })
+    .filter((r) => r.error === undefined && Array.isArray(r.values));
+}
+
+function runKey(r: Pick<RunRecord, 'method' | 'function' | 'dim' | 'seed'>): string {
+  return `${r.method}/${r.function}/${r.dim}/${r.seed}`;
 }
 
 main().catch((e: unknown) => {

@@ -26,6 +26,8 @@ export interface BenchConfig {
   clip: boolean | null;
   workers: number;
   out: string;
+  /** Keep the successful runs already in <out>/runs.jsonl and run only the missing ones. */
+  resume: boolean;
 }
 
 export const USAGE = `usage: npm run bench:paper -- [options]
@@ -39,6 +41,7 @@ export const USAGE = `usage: npm run bench:paper -- [options]
   --options '{"profile":"paper"}'   options, each passed to the methods that declare it
   --profile paper|default          shortcut for the ProbNES profile option
   --workers 2            worker threads
+  --resume               keep the runs already in <out>/runs.jsonl, run only the missing ones
   --out bench-results/<name>`;
 
 function list(s: string | undefined): string[] | null {
@@ -53,7 +56,7 @@ export function parseConfig(argv: string[]): BenchConfig {
       seeds: { type: 'string' }, budget: { type: 'string' }, batch: { type: 'string' },
       'prior-mean': { type: 'string' }, 'prior-std': { type: 'string' }, box: { type: 'string' },
       clip: { type: 'boolean' }, 'no-clip': { type: 'boolean' },
-      options: { type: 'string' }, profile: { type: 'string' }, workers: { type: 'string' }, out: { type: 'string' },
+      options: { type: 'string' }, profile: { type: 'string' }, workers: { type: 'string' }, out: { type: 'string' }, resume: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     allowNegative: false,
@@ -94,6 +97,7 @@ export function parseConfig(argv: string[]): BenchConfig {
     clip: v.clip ? true : v['no-clip'] ? false : null,
     workers: int(v.workers, 2, 'workers'),
     out: v.out ?? 'bench-results/paper',
+    resume: v.resume === true,
   };
 }
 
