@@ -1,15 +1,30 @@
 /**
  * Per-generation wall time of the ProbNES loop with a breakdown (GP fit, gradient + update,
- * acquisition), at a fixed number of active points.
+ * acquisition), at a fixed number of active points; and a trajectory recorder that proves a speed
+ * change did not change results.
  *
  *   npx tsx bench/probnes-speed.ts [--dims 2,10,30] [--n 150] [--q 3] [--reps 15] [--candidates 1000]
+ *   npx tsx bench/probnes-speed.ts --record FILE [--gens 20] [--seeds 1,2,3]
+ *   npx tsx bench/probnes-speed.ts --check FILE [--tol 1e-9]
  *
- * Setting: n points drawn from ν = N(0, I) (all inside the active set), y = Ackley-like values,
- * a warm start from the MAP fit on the first n − q points (the default profile's situation).
+ * Timing setting: n points drawn from ν = N(0, I) (all inside the active set), y = Ackley-like
+ * values, a warm start from the MAP fit on the first n − q points (the default profile's situation).
  * One "generation" = active set + standardise + fit + gradient + update (tell) + batch BQ (ask).
+ * The fit column is split into its L-BFGS evaluations (count and mean cost of one evaluation).
+ *
+ * Trajectories: prob-cmaes, prob-xnes, prob-snes in both profiles on Branin (d = 2) and Ackley
+ * (d = 2 and 5), prior N(−1, I) as in ALGORITHM.md §7, q = 3, `--gens` generations after the first
+ * batch, driven through the strategy contract in-process. Every point handed out, every value and
+ * the final (μ, Σ) are written; --check reruns the same runs and reports the largest relative
+ * difference of the points and of (μ, Σ), failing (exit 1) above --tol.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { getBenchmark } from '../src/engine/benchmarks/index.js';
+import { resolveOptions, type MethodName } from '../src/engine/index.js';
 import { Rng } from '../src/engine/random/index.js';
+import { getStrategy } from '../src/engine/strategies/registry.js';
+import type { Observation } from '../src/engine/strategies/types.js';
 import { activeSet, standardise } from '../src/engine/strategies/probnes-data.js';
 import { expectedGradient, fitModel, sampleFrom, selectBatch } from '../src/engine/strategies/probnes-bq.js';
 import { updateCovCmaes, updateMean } from '../src/engine/strategies/probnes-updates.js';
@@ -18,11 +33,7 @@ function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : dflt;
 }
-const dims = arg('dims', '2,10,30').split(',').map(Number);
-const n = Number(arg('n', '150'));
-const q = Number(arg('q', '3'));
-const reps = Number(arg('reps', '15'));
-const M = Number(arg('candidates', '1000'));
+const has = (name: string) => process.argv.includes(`--${name}`);
 
 const ackley = (x: number[]) => {
   const d = x.length;
@@ -32,32 +43,132 @@ const ackley = (x: number[]) => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-console.log(`ProbNES per-generation time, n = ${n} active points, q = ${q}, M = ${M} candidate batches, ${reps} reps (median ms)`);
-console.log('| d | total | active set + standardise | GP fit (2 starts) | gradient + update | batch-BQ ask |');
-console.log('|---|---|---|---|---|---|');
-for (const d of dims) {
-  const rows: number[][] = [];
-  for (let r = 0; r < reps; r++) {
-    const rng = Rng.fromSeed(100 + r);
-    const mean = new Array(d).fill(0);
-    const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
-    const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
-    const prevSt = standardise(history.slice(0, n - q).map((o) => o.y));
-    const warm = fitModel(history.slice(0, n - q).map((o) => o.x), prevSt.z.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
-    const t0 = performance.now();
-    const idx = activeSet(history, mean, cov, { enabled: true, quantile: 0.9973, minSize: q });
-    const st = standardise(idx.map((j) => history[j].y));
-    const t1 = performance.now();
-    const fit = fitModel(idx.map((j) => history[j].x), st.z.map((v) => -v), { warmStart: warm, restarts: 0, rng });
-    const t2 = performance.now();
-    const g = expectedGradient(fit.model, mean, cov);
-    const mean2 = updateMean(mean, cov, g.gMean, 1);
-    const cov2 = updateCovCmaes(cov, g.gCov, 0.5);
-    const t3 = performance.now();
-    selectBatch(fit.model, mean2, cov2, [mean2], q - 1, M, rng);
-    const t4 = performance.now();
-    rows.push([t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3]);
+function timing(): void {
+  const dims = arg('dims', '2,10,30').split(',').map(Number);
+  const n = Number(arg('n', '150'));
+  const q = Number(arg('q', '3'));
+  const reps = Number(arg('reps', '15'));
+  const M = Number(arg('candidates', '1000'));
+  console.log(`ProbNES per-generation time, n = ${n} active points, q = ${q}, M = ${M} candidate batches, ${reps} reps (median ms)`);
+  console.log('| d | total | active set + standardise | GP fit (2 starts) | gradient + update | batch-BQ ask |');
+  console.log('|---|---|---|---|---|---|');
+  for (const d of dims) {
+    const rows: number[][] = [];
+    for (let r = 0; r < reps; r++) {
+      const rng = Rng.fromSeed(100 + r);
+      const mean = new Array(d).fill(0);
+      const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
+      const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
+      const prevSt = standardise(history.slice(0, n - q).map((o) => o.y));
+      const warm = fitModel(history.slice(0, n - q).map((o) => o.x), prevSt.z.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
+      const t0 = performance.now();
+      const idx = activeSet(history, mean, cov, { enabled: true, quantile: 0.9973, minSize: q });
+      const st = standardise(idx.map((j) => history[j].y));
+      const t1 = performance.now();
+      const fit = fitModel(idx.map((j) => history[j].x), st.z.map((v) => -v), { warmStart: warm, restarts: 0, rng });
+      const t2 = performance.now();
+      const g = expectedGradient(fit.model, mean, cov);
+      const mean2 = updateMean(mean, cov, g.gMean, 1);
+      const cov2 = updateCovCmaes(cov, g.gCov, 0.5);
+      const t3 = performance.now();
+      selectBatch(fit.model, mean2, cov2, [mean2], q - 1, M, rng);
+      const t4 = performance.now();
+      rows.push([t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3]);
+    }
+    const med = [0, 1, 2, 3, 4].map((k) => median(rows.map((r) => r[k])).toFixed(1));
+    console.log(`| ${d} | ${med.join(' | ')} |`);
   }
-  const med = [0, 1, 2, 3, 4].map((k) => median(rows.map((r) => r[k])).toFixed(1));
-  console.log(`| ${d} | ${med.join(' | ')} |`);
+}
+
+interface Trajectory {
+  key: string;
+  points: number[][];
+  values: number[];
+  mean: number[];
+  cov: number[][];
+}
+
+const TASKS: { fn: string; d: number }[] = [
+  { fn: 'branin', d: 2 },
+  { fn: 'ackley', d: 2 },
+  { fn: 'ackley', d: 5 },
+];
+const METHODS: MethodName[] = ['prob-cmaes', 'prob-xnes', 'prob-snes'];
+
+/** One run through the strategy contract: prior N(−1, I), q = 3, the first batch plus `gens` generations. */
+function trajectory(method: MethodName, profile: string, fn: string, d: number, seed: number, gens: number): Trajectory {
+  const bench = getBenchmark(fn, d);
+  const q = 3;
+  const strategy = getStrategy(method);
+  const options = resolveOptions(method, d, { profile });
+  let state = strategy.init({ dim: d, batchSize: q, options, box: null }, Rng.fromSeed(seed));
+  const history: Observation[] = [];
+  const points: number[][] = [];
+  const values: number[] = [];
+  for (let g = 0; g <= gens; g++) {
+    const asked = strategy.ask(state, { history, pending: [] }, q);
+    state = asked.state;
+    const batch = asked.points.map((u) => {
+      const y = bench.f(u.map((v) => v - 1));
+      points.push([...u]);
+      values.push(y);
+      return { x: [...u], y };
+    });
+    history.push(...batch);
+    state = strategy.tell(state, { batch, history: [...history] });
+  }
+  return { key: `${method}/${profile}/${fn}-${d}/seed${seed}`, points, values, mean: [...state.mean], cov: state.cov.map((r) => [...r]) };
+}
+
+function allTrajectories(): Trajectory[] {
+  const gens = Number(arg('gens', '20'));
+  const seeds = arg('seeds', '1,2,3').split(',').map(Number);
+  const out: Trajectory[] = [];
+  for (const method of METHODS) {
+    for (const profile of ['default', 'paper']) {
+      for (const t of TASKS) for (const seed of seeds) out.push(trajectory(method, profile, t.fn, t.d, seed, gens));
+    }
+  }
+  return out;
+}
+
+/** Largest |a − b| / max(|a|, |b|, 1e-300) over paired entries (Infinity on a shape mismatch). */
+function maxRel(a: number[], b: number[]): number {
+  if (a.length !== b.length) return Infinity;
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue;
+    m = Math.max(m, Math.abs(a[i] - b[i]) / Math.max(Math.abs(a[i]), Math.abs(b[i]), 1e-300));
+  }
+  return m;
+}
+
+function check(file: string): void {
+  const tol = Number(arg('tol', '1e-9'));
+  const before = JSON.parse(readFileSync(file, 'utf8')) as Trajectory[];
+  const t0 = performance.now();
+  const now = allTrajectories();
+  const ms = performance.now() - t0;
+  let worst = 0, identical = 0;
+  for (const b of before) {
+    const a = now.find((t) => t.key === b.key);
+    if (!a) throw new Error(`run ${b.key} missing`);
+    const rel = Math.max(maxRel(a.points.flat(), b.points.flat()), maxRel(a.mean, b.mean), maxRel(a.cov.flat(), b.cov.flat()));
+    if (rel === 0) identical++;
+    else console.log(`${b.key}: largest relative difference ${rel.toExponential(2)}`);
+    worst = Math.max(worst, rel);
+  }
+  console.log(`${before.length} runs, ${identical} bit-identical, largest relative difference ${worst.toExponential(2)} (tolerance ${tol}); ${ms.toFixed(0)} ms`);
+  if (!(worst <= tol)) process.exit(1);
+}
+
+if (has('record')) {
+  const t0 = performance.now();
+  const runs = allTrajectories();
+  writeFileSync(arg('record', ''), JSON.stringify(runs));
+  console.log(`${runs.length} trajectories written in ${(performance.now() - t0).toFixed(0)} ms`);
+} else if (has('check')) {
+  check(arg('check', ''));
+} else {
+  timing();
 }
