@@ -10,6 +10,8 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import YAML from 'yaml';
+import { isRateLimitedRoute } from './security.js';
+import { isPublicRoute } from './tenant.js';
 
 function packageVersion(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
@@ -37,6 +39,57 @@ function dropUnusedComponents(doc: OpenApiDoc): OpenApiDoc {
   return doc;
 }
 
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const problemRef = { $ref: '#/components/schemas/Problem' };
+
+type Operation = { security?: Record<string, string[]>[]; responses?: Record<string, unknown> };
+
+/**
+ * Authentication and rate limiting are app-wide hooks (src/http/tenant.ts, security.ts), not part
+ * of any route's schema, so their contract is added here from the same predicates the hooks use:
+ * the bearer scheme and a 401 on every route that is not public, a 429 on every rate-limited one.
+ * Deriving it keeps a new route documented as protected without anyone remembering to say so.
+ */
+function addSecurity(doc: OpenApiDoc): OpenApiDoc {
+  const d = doc as { components?: Record<string, unknown>; paths?: Record<string, Record<string, Operation>> };
+  d.components = {
+    ...d.components,
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API key (`probnes keys create`, or API_KEYS): `Authorization: Bearer <key>`. Each key belongs to one tenant, which sees only its own studies. Without any key configured the server runs open (loopback only).',
+      },
+    },
+  };
+  for (const [p, item] of Object.entries(d.paths ?? {})) {
+    const url = p.replace(/\{([^}]+)\}/g, ':$1');
+    for (const m of METHODS) {
+      const op = item[m];
+      if (!op) continue;
+      const responses = (op.responses ??= {});
+      if (isPublicRoute(url)) {
+        op.security = [];
+      } else {
+        op.security = [{ bearer: [] }];
+        responses['401'] = {
+          description: 'No API key, or one that is unknown, revoked or malformed (code unauthorized).',
+          headers: { 'WWW-Authenticate': { description: '`Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented.', schema: { type: 'string' } } },
+          content: { 'application/problem+json': { schema: problemRef } },
+        };
+      }
+      if (isRateLimitedRoute(url)) {
+        responses['429'] = {
+          description: 'Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited).',
+          headers: { 'Retry-After': { description: 'Seconds until a request will be accepted again.', schema: { type: 'integer' } } },
+          content: { 'application/problem+json': { schema: problemRef } },
+        };
+      }
+    }
+  }
+  return doc;
+}
+
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
@@ -58,7 +111,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
     transform: jsonSchemaTransform,
-    transformObject: (doc) => dropUnusedComponents(jsonSchemaTransformObject(doc)),
+    transformObject: (doc) => addSecurity(dropUnusedComponents(jsonSchemaTransformObject(doc))),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

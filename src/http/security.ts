@@ -39,6 +39,11 @@ export const CONTENT_SECURITY_POLICY = {
 
 const UNLIMITED_ROUTES = new Set(['/healthz', '/readyz']);
 
+/** Whether the rate limiter counts requests to this route (the OpenAPI document lists its 429). */
+export function isRateLimitedRoute(url: string): boolean {
+  return !UNLIMITED_ROUTES.has(url);
+}
+
 export function rateLimitKey(request: FastifyRequest): string {
   const keyId = request.principal?.keyId;
   return keyId ? `key:${keyId}` : `ip:${request.ip}`;
