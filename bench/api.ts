@@ -11,75 +11,20 @@
  *
  * Targets (2-core machine): suggestions p50 ≤ 250 ms at d = 2 with 150 points including the refit;
  * ≥ 1,000 observations/s; /healthz p99 ≤ 50 ms while 4 studies compute.
- * Usage: npm run bench:api [-- --quick]
+ * Usage: npm run bench:api [-- --quick] [--only loop|throughput|health]
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { startServer } from '../test/helpers/server-process.js';
+import { call, fmt, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
 
 const quick = process.argv.includes('--quick');
-const ROOT = path.resolve(import.meta.dirname, '..');
-const json = { 'content-type': 'application/json' };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer(db: string) {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    // No rate limit: the benchmark measures the loop, and its clients send far more than one key's per-minute quota.
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: db, LOG_LEVEL: 'warn', LOG_PRETTY: 'false', RATE_LIMIT_PER_MINUTE: '0' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return { base, child };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('server did not start');
-}
-
-const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6;
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-const fmt = (x: number) => x.toFixed(1);
-
-async function call(base: string, method: string, url: string, body?: unknown): Promise<any> {
-  const res = await fetch(base + url, { method, ...(body ? { headers: json, body: JSON.stringify(body) } : {}) });
-  const out = await res.json();
-  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(out)}`);
-  return out;
-}
-
-/** Shifted sphere-plus-cosine test function in any dimension (cheap, multimodal). */
-const objective = (p: Record<string, number>) => Object.values(p).reduce((s, x) => s + (x - 1) ** 2 - Math.cos(3 * x), 0);
-
-function params(d: number) {
-  return Array.from({ length: d }, (_, i) => ({ name: `x${i}`, bounds: [-5, 5] }));
-}
-
-function randomPoint(d: number, rnd: () => number): Record<string, number> {
-  return Object.fromEntries(Array.from({ length: d }, (_, i) => [`x${i}`, -5 + 10 * rnd()]));
-}
-
-function lcg(seed: number) {
-  let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
+/** `--only throughput` (or loop, health): one part, e.g. to compare a change to the commit path. */
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
+if (only !== undefined && !['loop', 'throughput', 'health'].includes(only)) throw new Error(`--only takes loop, throughput or health, not ${only}`);
+const runs = (part: string) => only === undefined || only === part;
 
 async function createStudy(base: string, method: string, d: number, extra: Record<string, unknown> = {}) {
   return (await call(base, 'POST', '/v1/studies', { name: `bench-${method}-${d}`, method, seed: 1, parameters: params(d), ...extra })).id as string;
@@ -167,29 +112,30 @@ async function healthUnderLoad(base: string, seconds: number) {
 
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-api-'));
-  const { base, child } = await startServer(path.join(tmp, 'bench.db'));
+  // No rate limit: the benchmark measures the loop, and its clients send far more than one key's per-minute quota.
+  const server = await startServer(path.join(tmp, 'bench.db'), { env: { RATE_LIMIT_PER_MINUTE: '0' }, stderr: 'inherit' });
+  const base = server.base;
   const health = await call(base, 'GET', '/readyz');
   const rows: string[] = [];
   try {
     console.log(`# bench:api — ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, schema ${health.schema_version}${quick ? ', --quick' : ''}\n`);
     rows.push('| measurement | p50 (ms) | p99 (ms) | other | target |', '|---|---|---|---|---|');
-    for (const d of [2, 10]) {
+    for (const d of runs('loop') ? [2, 10] : []) {
       const r = await loopLatency(base, d, quick ? 8 : 30);
       rows.push(`| prob-cmaes d=${d}: GET suggestions after an update (batch-BQ ask), n=150→${r.n} | ${fmt(pct(r.suggest, 50))} | ${fmt(pct(r.suggest, 99))} | ${r.suggest.length} requests | ${d === 2 ? 'p50 ≤ 250 (with refit)' : ''} |`);
       rows.push(`| prob-cmaes d=${d}: POST observations completing a generation (GP refit + update) | ${fmt(pct(r.observe, 50))} | ${fmt(pct(r.observe, 99))} | ${r.observe.length} requests | |`);
       const cycle = r.suggest.map((s, i) => s + r.observe[i]!);
       rows.push(`| prob-cmaes d=${d}: one generation, observe + suggest | ${fmt(pct(cycle, 50))} | ${fmt(pct(cycle, 99))} | | ${d === 2 ? '≤ 250' : ''} |`);
     }
-    for (const batch of [1, 100]) {
+    for (const batch of runs('throughput') ? [1, 100] : []) {
       const r = await throughput(base, batch, quick ? 2 : 5);
       rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total) | ≥ 1,000 obs/s |`);
     }
-    const h = await healthUnderLoad(base, quick ? 3 : 8);
-    rows.push(`| /healthz while 4 prob-cmaes studies (d=4) compute | ${fmt(pct(h.lat, 50))} | ${fmt(pct(h.lat, 99))} | ${h.lat.length} probes, ${h.cycles} generations meanwhile | p99 ≤ 50 |`);
+    const h = runs('health') ? await healthUnderLoad(base, quick ? 3 : 8) : null;
+    if (h) rows.push(`| /healthz while 4 prob-cmaes studies (d=4) compute | ${fmt(pct(h.lat, 50))} | ${fmt(pct(h.lat, 99))} | ${h.lat.length} probes, ${h.cycles} generations meanwhile | p99 ≤ 50 |`);
     console.log(rows.join('\n'));
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.on('exit', r));
+    await server.stop('SIGTERM');
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,72 @@
+/**
+ * The real server process (src/server.ts through tsx) on a free loopback port, for end-to-end tests
+ * and benchmarks: spawn, wait for /readyz, and stop it (SIGTERM for a clean exit, SIGKILL for a
+ * crash). No test-framework imports, so the benchmarks can use it too.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { freePort } from './free-port.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export interface ServerProcess {
+  base: string;
+  child: ChildProcess;
+  pid: number;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** Sends `signal` and waits for the process to be gone. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  /** Extra environment (PORT, HOST and DATABASE_PATH are set from the arguments). */
+  env?: Record<string, string>;
+  /** Where the server's stderr goes: 'ignore' (default) or 'inherit' (benchmarks show crashes). */
+  stderr?: 'ignore' | 'inherit';
+  readyTimeoutMs?: number;
+}
+
+export async function startServer(databasePath: string, opts: StartOptions = {}): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', LOG_PRETTY: 'false', ...opts.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: databasePath },
+    stdio: ['ignore', 'ignore', opts.stderr ?? 'ignore'],
+  });
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      exitCode = code;
+      resolve(code);
+    }),
+  );
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (exitCode === undefined) child.kill(signal);
+    return exited;
+  };
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
+  while (Date.now() < deadline && exitCode === undefined) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return { base, child, pid: child.pid!, exited, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await stop('SIGKILL');
+  throw new Error(exitCode === undefined ? 'server did not become ready' : `server exited with code ${exitCode} before it was ready`);
+}
+
+/** Resident set size and its peak of a Linux process, in MiB (VmRSS / VmHWM of /proc/<pid>/status); null elsewhere. */
+export async function processMemory(pid: number): Promise<{ rssMiB: number; peakRssMiB: number } | null> {
+  const fs = await import('node:fs/promises');
+  try {
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = (key: string) => Number(/^\S+:\s+(\d+) kB/m.exec(status.split('\n').find((l) => l.startsWith(`${key}:`)) ?? '')?.[1] ?? NaN);
+    return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
