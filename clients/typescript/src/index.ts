@@ -1,0 +1,619 @@
+/**
+ * ProbNES Server client for TypeScript / Node ≥ 20: every /v1 route as a typed method over the
+ * global fetch, with no runtime dependency. Request and response types come from
+ * `schema.d.ts`, generated from openapi/openapi.yaml (`npm run client:types`), so a change of the
+ * API shows up here as a type error.
+ *
+ *   const client = new ProbnesClient({ baseUrl: 'http://127.0.0.1:8080', apiKey });
+ *   const study = await client.createStudy({ name: 'demo', parameters: [{ name: 'x', bounds: [-5, 5] }] });
+ *   const result = await client.optimize((p) => (p.x - 1) ** 2, study.id, { budget: 40, workers: 4 });
+ *
+ * Errors are thrown as ProbnesError, built from the server's application/problem+json (status,
+ * code, detail, errors[] with JSON pointers, request_id). Transient failures (no response, 429
+ * after its Retry-After, 502/503/504) are retried with jittered exponential backoff; other 4xx and
+ * 500 never are. Retrying is safe for every route but creation: a repeated suggestions GET returns
+ * the trials the client already holds, a repeated identical observation is a no-op, and
+ * heartbeat/fail/abandon are idempotent. Study creation and import are retried only when the
+ * server certainly did not act (429, connection refused), so a retry never creates a second study.
+ */
+import type { components, paths } from './schema.js';
+
+// ---- types from the OpenAPI document -------------------------------------------------------------
+
+type Schemas = components['schemas'];
+type Method = 'get' | 'post' | 'patch' | 'delete';
+type Op<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>;
+type JsonBody<P extends keyof paths, M extends Method> =
+  Op<P, M> extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+type JsonOk<P extends keyof paths, M extends Method> =
+  Op<P, M>['responses'] extends { 200: { content: { 'application/json': infer T } } }
+    ? T
+    : Op<P, M>['responses'] extends { 201: { content: { 'application/json': infer T } } }
+      ? T
+      : never;
+type Query<P extends keyof paths, M extends Method> = Op<P, M> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+export type Study = Schemas['Study'];
+export type Trial = Schemas['Trial'];
+export type Problem = Schemas['Problem'];
+export type ProblemIssue = NonNullable<Problem['errors']>[number];
+export type StudyDocument = Schemas['StudyDocument'];
+export type StudyDocumentInput = Schemas['StudyDocumentInput'];
+export type StudySpec = JsonBody<'/v1/studies', 'post'>;
+export type ParameterSpec = StudySpec['parameters'][number];
+export type StudyUpdate = JsonBody<'/v1/studies/{study_id}', 'patch'>;
+export type StudyPage = JsonOk<'/v1/studies', 'get'>;
+export type TrialPage = JsonOk<'/v1/studies/{study_id}/trials', 'get'>;
+export type TrialState = Trial['state'];
+export type Suggestions = JsonOk<'/v1/studies/{study_id}/suggestions', 'get'>;
+export type StopReason = NonNullable<Suggestions['reason']>;
+export type Observation = JsonBody<'/v1/studies/{study_id}/observations', 'post'>['observations'][number];
+export type ObservationResult = JsonOk<'/v1/studies/{study_id}/observations', 'post'>;
+export type Best = JsonOk<'/v1/studies/{study_id}/best', 'get'>;
+export type History = JsonOk<'/v1/studies/{study_id}/history', 'get'>;
+export type Distribution = JsonOk<'/v1/studies/{study_id}/distribution', 'get'>;
+export type Health = JsonOk<'/healthz', 'get'>;
+export type Readiness = JsonOk<'/readyz', 'get'>;
+/** A point in user units, by parameter name (int parameters arrive rounded). */
+export type Parameters = Trial['parameters'];
+
+// ---- errors ------------------------------------------------------------------------------------
+
+/** An error answer (problem+json), or no answer at all (status null, code `connection_failed`). */
+export class ProbnesError extends Error {
+  override readonly name = 'ProbnesError';
+  readonly status: number | null;
+  readonly code: string;
+  readonly detail: string;
+  /** Each issue with its JSON pointer (`path`), for validation_failed. */
+  readonly errors: ProblemIssue[];
+  readonly requestId: string | undefined;
+  /** Retry-After in milliseconds, when the server sent one (429). */
+  readonly retryAfterMs: number | undefined;
+  readonly problem: Partial<Problem>;
+  /** False only when the request certainly never reached the server (connection refused). */
+  readonly sent: boolean;
+
+  constructor(init: { status: number | null; code: string; detail: string; problem?: Partial<Problem>; retryAfterMs?: number; sent?: boolean; cause?: unknown }) {
+    super(`${init.status ?? 'no response'} ${init.code}: ${init.detail}`, init.cause === undefined ? undefined : { cause: init.cause });
+    this.status = init.status;
+    this.code = init.code;
+    this.detail = init.detail;
+    this.problem = init.problem ?? {};
+    this.errors = Array.isArray(this.problem.errors) ? this.problem.errors : [];
+    this.requestId = typeof this.problem.request_id === 'string' ? this.problem.request_id : undefined;
+    this.retryAfterMs = init.retryAfterMs;
+    this.sent = init.sent ?? true;
+  }
+
+  /** Worth retrying: no response, rate limited, or a gateway/unavailable answer. */
+  get transient(): boolean {
+    return this.status === null || this.status === 429 || this.status === 502 || this.status === 503 || this.status === 504;
+  }
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const secs = Number(value);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const when = Date.parse(value);
+  return Number.isNaN(when) ? undefined : Math.max(0, when - now);
+}
+
+async function errorFrom(res: Response): Promise<ProbnesError> {
+  const text = await res.text().catch(() => '');
+  let problem: Partial<Problem> = {};
+  try {
+    const parsed: unknown = text ? JSON.parse(text) : {};
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) problem = parsed as Partial<Problem>;
+  } catch {
+    // not JSON (a proxy's HTML page): keep the text as the detail
+  }
+  const code = typeof problem.code === 'string' ? problem.code : res.status >= 500 ? 'internal_error' : 'http_error';
+  const detail = typeof problem.detail === 'string' ? problem.detail : text.slice(0, 200) || `HTTP ${res.status}`;
+  return new ProbnesError({ status: res.status, code, detail, problem, retryAfterMs: parseRetryAfter(res.headers.get('retry-after')) });
+}
+
+/** undici reports a failed connection as TypeError('fetch failed') with the system error as cause. */
+function connectionError(err: unknown, what: string): ProbnesError {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const code = cause?.code ?? (err as { code?: string }).code;
+  const message = cause?.message ?? (err as Error).message;
+  return new ProbnesError({ status: null, code: 'connection_failed', detail: `${what}: ${message}`, sent: code !== 'ECONNREFUSED', cause: err });
+}
+
+// ---- the client --------------------------------------------------------------------------------
+
+export interface ClientOptions {
+  /** e.g. http://127.0.0.1:8080 */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <apiKey>`; omit when the server runs open. */
+  apiKey?: string;
+  /** Per attempt, in ms (default 60 000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt for transient failures (default 5). */
+  maxRetries?: number;
+  /** First backoff ceiling in ms, doubled per retry (default 200). */
+  backoffMs?: number;
+  /** Largest backoff ceiling in ms (default 10 000). */
+  maxBackoffMs?: number;
+  /** Longest Retry-After honoured, in ms (default 60 000). */
+  maxRetryAfterMs?: number;
+  userAgent?: string;
+  /** For tests and instrumentation; defaults to the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  /** False for creation: then only 429 and a refused connection are retried. */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+type Awaitable<T> = T | Promise<T>;
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }
+    function onAbort(): void {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+const seg = (s: string): string => encodeURIComponent(s);
+const tid = (n: number): string => {
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`trial id must be a positive integer, got ${n}`);
+  return String(n);
+};
+
+export class ProbnesClient {
+  readonly baseUrl: string;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly maxRetries: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly userAgent: string;
+  private readonly fetchImpl: typeof fetch;
+
+  constructor(opts: ClientOptions) {
+    this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
+    this.apiKey = opts.apiKey;
+    this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.maxRetries = opts.maxRetries ?? 5;
+    this.backoffMs = opts.backoffMs ?? 200;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 10_000;
+    this.maxRetryAfterMs = opts.maxRetryAfterMs ?? 60_000;
+    this.userAgent = opts.userAgent ?? 'probnes-typescript-client/0.1';
+    this.fetchImpl = opts.fetch ?? fetch;
+  }
+
+  // -- transport --
+
+  private async once(method: string, path: string, opts: RequestOptions): Promise<Response> {
+    const url = new URL(this.baseUrl + path);
+    for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.userAgent };
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body, (_k, v: unknown) => {
+        // The server accepts finite numbers only; JSON.stringify would silently send null.
+        if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`${method} ${path}: body contains ${v}`);
+        return v;
+      });
+      headers['content-type'] = 'application/json';
+    }
+    if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { method, headers, body, signal });
+    } catch (err) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      throw connectionError(err, `${method} ${url.pathname}`);
+    }
+    if (!res.ok) throw await errorFrom(res);
+    return res;
+  }
+
+  private delay(attempt: number, err: ProbnesError): number {
+    if (err.retryAfterMs !== undefined) return Math.min(err.retryAfterMs, this.maxRetryAfterMs);
+    // Full jitter keeps many workers from retrying in lockstep.
+    return Math.random() * Math.min(this.maxBackoffMs, this.backoffMs * 2 ** attempt);
+  }
+
+  /** One API call with retries; the Response of the successful attempt. */
+  async raw(method: string, path: string, opts: RequestOptions = {}): Promise<Response> {
+    const idempotent = opts.idempotent ?? true;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once(method, path, opts);
+      } catch (err) {
+        if (!(err instanceof ProbnesError)) throw err;
+        const certainlyNotActed = err.status === 429 || (err.status === null && !err.sent);
+        if (!err.transient || !(idempotent || certainlyNotActed) || attempt >= this.maxRetries) throw err;
+        await sleep(this.delay(attempt, err), opts.signal);
+      }
+    }
+  }
+
+  /** One API call with retries; parsed JSON (undefined for 204). */
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await this.raw(method, path, opts);
+    if (res.status === 204) return undefined as T;
+    const text = await res.text();
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  // -- studies --
+
+  createStudy(spec: StudySpec, signal?: AbortSignal): Promise<Study> {
+    return this.request('POST', '/v1/studies', { body: spec, idempotent: false, signal });
+  }
+
+  listStudies(q: { pageSize?: number; pageToken?: string } = {}): Promise<StudyPage> {
+    const query: Query<'/v1/studies', 'get'> = { page_size: q.pageSize, page_token: q.pageToken };
+    return this.request('GET', '/v1/studies', { query });
+  }
+
+  async *iterStudies(pageSize = 100): AsyncGenerator<Study> {
+    let pageToken: string | undefined;
+    do {
+      const page = await this.listStudies({ pageSize, pageToken });
+      yield* page.studies;
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+  }
+
+  getStudy(studyId: string, signal?: AbortSignal): Promise<Study> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}`, { signal });
+  }
+
+  /** Rename, replace metadata, or change state (ACTIVE ⇄ PAUSED, → COMPLETED). */
+  updateStudy(studyId: string, patch: StudyUpdate): Promise<Study> {
+    return this.request('PATCH', `/v1/studies/${seg(studyId)}`, { body: patch });
+  }
+
+  async deleteStudy(studyId: string): Promise<void> {
+    await this.request('DELETE', `/v1/studies/${seg(studyId)}`);
+  }
+
+  // -- the loop --
+
+  /** The next points; a client that holds ACTIVE trials gets those back first. */
+  suggest(studyId: string, opts: { count?: number; clientId?: string; signal?: AbortSignal } = {}): Promise<Suggestions> {
+    const query: Query<'/v1/studies/{study_id}/suggestions', 'get'> = { count: opts.count, client_id: opts.clientId };
+    return this.request('GET', `/v1/studies/${seg(studyId)}/suggestions`, { query, signal: opts.signal });
+  }
+
+  /** Atomic batch: by trial_id for suggested points, by parameters for points evaluated elsewhere. */
+  observe(studyId: string, observations: Observation[], signal?: AbortSignal): Promise<ObservationResult> {
+    return this.request('POST', `/v1/studies/${seg(studyId)}/observations`, { body: { observations }, signal });
+  }
+
+  observeOne(studyId: string, trialId: number, value: number, stderr?: number, signal?: AbortSignal): Promise<ObservationResult> {
+    return this.observe(studyId, [stderr === undefined ? { trial_id: trialId, value } : { trial_id: trialId, value, stderr }], signal);
+  }
+
+  // -- trials --
+
+  listTrials(studyId: string, q: { state?: TrialState; pageSize?: number; pageToken?: string } = {}): Promise<TrialPage> {
+    const query: Query<'/v1/studies/{study_id}/trials', 'get'> = { state: q.state, page_size: q.pageSize, page_token: q.pageToken };
+    return this.request('GET', `/v1/studies/${seg(studyId)}/trials`, { query });
+  }
+
+  async *iterTrials(studyId: string, state?: TrialState, pageSize = 500): AsyncGenerator<Trial> {
+    let pageToken: string | undefined;
+    do {
+      const page = await this.listTrials(studyId, { state, pageSize, pageToken });
+      yield* page.trials;
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+  }
+
+  getTrial(studyId: string, trialId: number): Promise<Trial> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}/trials/${tid(trialId)}`);
+  }
+
+  heartbeat(studyId: string, trialId: number, clientId?: string, signal?: AbortSignal): Promise<Trial> {
+    return this.request('POST', `/v1/studies/${seg(studyId)}/trials/${tid(trialId)}/heartbeat`, { body: clientId === undefined ? {} : { client_id: clientId }, signal });
+  }
+
+  failTrial(studyId: string, trialId: number, reason: string, clientId?: string, signal?: AbortSignal): Promise<Trial> {
+    const body: JsonBody<'/v1/studies/{study_id}/trials/{trial_id}/fail', 'post'> = clientId === undefined ? { reason } : { reason, client_id: clientId };
+    return this.request('POST', `/v1/studies/${seg(studyId)}/trials/${tid(trialId)}/fail`, { body, signal });
+  }
+
+  abandonTrial(studyId: string, trialId: number, clientId?: string, signal?: AbortSignal): Promise<Trial> {
+    return this.request('POST', `/v1/studies/${seg(studyId)}/trials/${tid(trialId)}/abandon`, { body: clientId === undefined ? {} : { client_id: clientId }, signal });
+  }
+
+  // -- results --
+
+  best(studyId: string): Promise<Best> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}/best`);
+  }
+
+  history(studyId: string): Promise<History> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}/history`);
+  }
+
+  distribution(studyId: string): Promise<Distribution> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}/distribution`);
+  }
+
+  exportStudy(studyId: string): Promise<StudyDocument> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}/export`);
+  }
+
+  /** A new study (new id, your tenant) that continues exactly where the exported one was. */
+  importStudy(document: StudyDocumentInput): Promise<Study> {
+    return this.request('POST', '/v1/studies/import', { body: document, idempotent: false });
+  }
+
+  // -- operations --
+
+  healthz(): Promise<Health> {
+    return this.request('GET', '/healthz');
+  }
+
+  readyz(): Promise<Readiness> {
+    return this.request('GET', '/readyz');
+  }
+
+  async metrics(): Promise<string> {
+    return (await this.raw('GET', '/metrics')).text();
+  }
+
+  // -- parallel optimisation --
+
+  /**
+   * Evaluate up to `budget` points with `workers` concurrent workers, each with its own client id
+   * (`<clientIdPrefix>-<i>`): suggest one point → objective(parameters) → observe. `study` is an id,
+   * or a specification to create first. An objective that throws, or returns a non-finite value,
+   * marks the trial FAILED with the reason (it still uses budget, so an always-failing objective
+   * ends). While an evaluation runs its lease is extended by heartbeats (the objective must yield to
+   * the event loop for them to be sent: an async objective, or one that runs elsewhere). Stops early
+   * when the server hands out no more points (study completed or paused, max_trials reached once
+   * no other worker still holds a point that could fail and free its slot), or when `signal` aborts
+   * (points being evaluated are abandoned, so the server hands them out again).
+   */
+  optimize(objective: Objective, study: string | StudySpec, opts: OptimizeOptions): Promise<OptimizeResult> {
+    return new Optimizer(this, objective, study, opts).run();
+  }
+}
+
+// ---- optimize() --------------------------------------------------------------------------------
+
+export interface EvaluationContext {
+  trial: Trial;
+  clientId: string;
+  /** Aborted when the run is aborted: a long objective may stop early (its result is discarded). */
+  signal: AbortSignal;
+}
+
+/** Returns the value to report (finite); may be async. */
+export type Objective = (parameters: Parameters, context: EvaluationContext) => Awaitable<number>;
+
+export interface Progress {
+  /** Results reported (completed + failed) so far in this run. */
+  done: number;
+  budget: number;
+  clientId: string;
+  trialId: number;
+  parameters: Parameters;
+  /** null when the evaluation failed (see failureReason). */
+  value: number | null;
+  failureReason: string | null;
+  /** Best value reported in this run so far (direction-aware). */
+  best: number | null;
+  elapsedMs: number;
+}
+
+export interface OptimizeOptions {
+  budget: number;
+  /** Concurrent workers, each with its own client id (default 4). */
+  workers?: number;
+  clientIdPrefix?: string;
+  /** Lease extension period; default a third of the study's lease_seconds; 0 disables. */
+  heartbeatSeconds?: number;
+  onProgress?: (p: Progress) => void;
+  signal?: AbortSignal;
+}
+
+export interface OptimizeResult {
+  study: Study;
+  completed: number;
+  failed: number;
+  /** null: the budget was used; else the server's reason, or 'aborted'. */
+  stoppedReason: StopReason | 'no_trials' | 'aborted' | null;
+  /** GET /best at the end. */
+  best: Best;
+  elapsedMs: number;
+  /** Results per client id. */
+  byClient: Record<string, number>;
+}
+
+class Optimizer {
+  private reserved = 0;
+  private completed = 0;
+  private failed = 0;
+  private inflight = 0;
+  private stopped = false;
+  private stoppedReason: OptimizeResult['stoppedReason'] = null;
+  private bestValue: number | null = null;
+  private sign = 1;
+  private readonly byClient: Record<string, number> = {};
+  private readonly t0 = performance.now();
+  private readonly abort = new AbortController();
+  private readonly workers: number;
+  private readonly prefix: string;
+
+  constructor(
+    private readonly c: ProbnesClient,
+    private readonly objective: Objective,
+    private readonly study: string | StudySpec,
+    private readonly opts: OptimizeOptions,
+  ) {
+    this.workers = opts.workers ?? 4;
+    this.prefix = opts.clientIdPrefix ?? 'worker';
+    if (!Number.isSafeInteger(opts.budget) || opts.budget < 0) throw new RangeError(`budget must be an integer >= 0, got ${opts.budget}`);
+    if (!Number.isSafeInteger(this.workers) || this.workers < 1) throw new RangeError(`workers must be an integer >= 1, got ${this.workers}`);
+  }
+
+  async run(): Promise<OptimizeResult> {
+    const outer = this.opts.signal;
+    const onAbort = (): void => this.stop('aborted');
+    if (outer?.aborted) onAbort();
+    outer?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const study = typeof this.study === 'string' ? await this.c.getStudy(this.study) : await this.c.createStudy(this.study);
+      this.sign = study.direction === 'maximize' ? -1 : 1;
+      const beat = this.opts.heartbeatSeconds ?? study.lease_seconds / 3;
+      const results = await Promise.allSettled(
+        Array.from({ length: this.workers }, (_, i) => this.worker(study.id, `${this.prefix}-${i}`, beat)),
+      );
+      const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failure) throw failure.reason;
+      return {
+        study: await this.c.getStudy(study.id),
+        completed: this.completed,
+        failed: this.failed,
+        stoppedReason: this.stoppedReason,
+        best: await this.c.best(study.id),
+        elapsedMs: performance.now() - this.t0,
+        byClient: { ...this.byClient },
+      };
+    } finally {
+      outer?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private stop(reason: OptimizeResult['stoppedReason']): void {
+    this.stoppedReason ??= reason;
+    this.stopped = true;
+    if (reason === 'aborted') this.abort.abort(this.opts.signal?.reason);
+  }
+
+  private async worker(studyId: string, clientId: string, heartbeatSeconds: number): Promise<void> {
+    try {
+      // One event loop: the counters below change only between awaits, so they need no lock.
+      while (!this.stopped && this.reserved < this.opts.budget) {
+        this.reserved++;
+        // Not cancelled by an abort: the server may lease a point to this client id, which the
+        // check below then abandons instead of leaving it leased until it expires.
+        const got = await this.c.suggest(studyId, { count: 1, clientId });
+        const trial = got.trials[0];
+        if (!trial) {
+          this.reserved--;
+          const reason = got.reason ?? 'no_trials';
+          if (reason === 'max_trials_reached' && this.inflight > 0 && !this.stopped) {
+            // Another worker's point may still fail, which frees its slot: wait for it.
+            await sleep(50, this.abort.signal);
+            continue;
+          }
+          this.stop(reason);
+          return;
+        }
+        if (this.stopped) {
+          // Aborted while the suggestion was on its way: give the point back.
+          await this.c.abandonTrial(studyId, trial.trial_id, clientId).catch(() => undefined);
+          return;
+        }
+        this.inflight++;
+        try {
+          await this.evaluate(studyId, clientId, trial, heartbeatSeconds);
+        } finally {
+          this.inflight--;
+        }
+      }
+    } catch (err) {
+      if (this.abort.signal.aborted && err === this.abort.signal.reason) return;
+      this.stopped = true; // a permanent error: the others finish their current point and stop
+      throw err;
+    }
+  }
+
+  private async evaluate(studyId: string, clientId: string, trial: Trial, heartbeatSeconds: number): Promise<void> {
+    const id = trial.trial_id;
+    const beat = heartbeatSeconds > 0
+      ? setInterval(() => {
+          // Best effort: the result is still accepted after the lease expires.
+          this.c.heartbeat(studyId, id, clientId).catch(() => undefined);
+        }, heartbeatSeconds * 1000)
+      : undefined;
+    let value: number | null = null;
+    let reason: string | null = null;
+    try {
+      const v = await abortable(
+        Promise.resolve().then(() => this.objective({ ...trial.parameters }, { trial, clientId, signal: this.abort.signal })),
+        this.abort.signal,
+      );
+      if (typeof v === 'number' && Number.isFinite(v)) value = v;
+      else reason = `objective returned ${typeof v === 'number' ? String(v) : typeof v}`;
+    } catch (err) {
+      if (this.abort.signal.aborted) {
+        clearInterval(beat);
+        await this.c.abandonTrial(studyId, id, clientId).catch(() => undefined);
+        return;
+      }
+      // The objective's failure is the trial's, not the run's.
+      reason = (err instanceof Error ? `${err.name}: ${err.message}` : `thrown: ${String(err)}`).slice(0, 2000);
+    } finally {
+      clearInterval(beat);
+    }
+    let studyState: string | null = null;
+    if (value === null) await this.c.failTrial(studyId, id, reason ?? 'failed', clientId);
+    else studyState = (await this.c.observeOne(studyId, id, value)).study_state;
+    if (value === null) this.failed++;
+    else {
+      this.completed++;
+      if (this.bestValue === null || this.sign * value < this.sign * this.bestValue) this.bestValue = value;
+    }
+    this.byClient[clientId] = (this.byClient[clientId] ?? 0) + 1;
+    if (studyState === 'COMPLETED') this.stop('study_completed');
+    this.opts.onProgress?.({
+      done: this.completed + this.failed,
+      budget: this.opts.budget,
+      clientId,
+      trialId: id,
+      parameters: trial.parameters,
+      value,
+      failureReason: reason,
+      best: this.bestValue,
+      elapsedMs: performance.now() - this.t0,
+    });
+  }
+}
+
+/** Settles with the promise, or rejects with the signal's reason as soon as it aborts. */
+function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => (signal.removeEventListener('abort', onAbort), resolve(v)),
+      (e) => (signal.removeEventListener('abort', onAbort), reject(e)),
+    );
+  });
+}
+
+/** A progress printer: one line per result on stderr. */
+export function printProgress(p: Progress): void {
+  const v = p.value === null ? `FAILED (${p.failureReason})` : p.value.toPrecision(6);
+  const b = p.best === null ? '–' : p.best.toPrecision(6);
+  process.stderr.write(`[${p.done}/${p.budget}] ${p.clientId} trial ${p.trialId}: ${v}  best ${b}  (${(p.elapsedMs / 1000).toFixed(1)}s)\n`);
+}
