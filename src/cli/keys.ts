@@ -4,30 +4,54 @@
  * its line, so `KEY=$(probnes keys create --tenant acme)` works; everything else goes to stderr.
  * The key is not recoverable afterwards: only its SHA-256 is stored (see src/domain/api-keys.ts).
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiKeyService } from '../domain/api-keys.js';
 import { ValidationError } from '../domain/errors.js';
 import { SqliteStorage, type ApiKeyRecord } from '../storage/index.js';
+import { parse, UsageError, type CliIo } from './common.js';
 
-export interface CliIo {
-  out(text: string): void;
-  err(text: string): void;
-  env: NodeJS.ProcessEnv;
-}
+export type { CliIo } from './common.js';
 
-class UsageError extends Error {}
+export const KEYS_USAGE = `usage: probnes keys <subcommand>
 
-function parse(args: string[], options: ParseArgsConfig['options'], positionals: number) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args, options, allowPositionals: positionals > 0, strict: true });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  if (parsed.positionals.length !== positionals) throw new UsageError(`expected ${positionals} argument${positionals === 1 ? '' : 's'}, got ${parsed.positionals.length}`);
-  return { values: parsed.values as Record<string, string | boolean | undefined>, positionals: parsed.positionals };
-}
+Manages API keys in the database named by DATABASE_PATH (default ./data/probnes.db), the same file
+the server uses. Only each key's SHA-256 is stored.
+
+subcommands:
+  create --tenant NAME [--label TEXT]   create a key for a tenant; the key is printed once, on stdout alone
+  list [--json]                         list keys: ids, tenants, labels, dates (never the keys)
+  revoke ID                             revoke a key; requests with it get 401 from then on
+
+examples:
+  KEY=$(probnes keys create --tenant acme --label "ci runner")
+  probnes keys list
+  DATABASE_PATH=/data/probnes.db probnes keys revoke key_0123456789abcdef
+`;
+
+const SUB_USAGE: Record<string, string> = {
+  create: `usage: probnes keys create --tenant NAME [--label TEXT]
+
+Creates an API key for tenant NAME (created if new; letters, digits, '.', '_', '-'). The key goes to
+stdout alone on its line, the rest to stderr. It cannot be shown again: only its SHA-256 is stored.
+
+example:
+  KEY=$(probnes keys create --tenant acme --label "ci runner")
+`,
+  list: `usage: probnes keys list [--json]
+
+Lists every key (id, tenant, label, created, revoked); --json prints them as a JSON array.
+
+example:
+  probnes keys list --json
+`,
+  revoke: `usage: probnes keys revoke ID
+
+Revokes the key with this id (from probnes keys list); requests bearing it get 401 from then on.
+
+example:
+  probnes keys revoke key_0123456789abcdef
+`,
+};
 
 function table(keys: ApiKeyRecord[]): string {
   const rows = [['ID', 'TENANT', 'LABEL', 'CREATED', 'REVOKED'], ...keys.map((k) => [k.id, k.tenantId, k.label ?? '-', k.createdAt, k.revokedAt ?? '-'])];
@@ -70,6 +94,15 @@ async function run(service: ApiKeyService, sub: string | undefined, args: string
 
 export async function runKeys(argv: string[], io: CliIo): Promise<number> {
   const [sub, ...args] = argv;
+  // Help needs no database (and must not create one).
+  if (sub === '--help' || sub === '-h' || sub === 'help') {
+    io.out(KEYS_USAGE);
+    return 0;
+  }
+  if (sub !== undefined && sub in SUB_USAGE && (args.includes('--help') || args.includes('-h'))) {
+    io.out(SUB_USAGE[sub]!);
+    return 0;
+  }
   let storage: SqliteStorage | null = null;
   try {
     const config = loadConfig(io.env);
@@ -77,7 +110,7 @@ export async function runKeys(argv: string[], io: CliIo): Promise<number> {
     return await run(new ApiKeyService({ storage }), sub, args, io);
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`probnes keys: ${err.message}\nusage: probnes keys create --tenant NAME [--label TEXT] | list [--json] | revoke ID\n`);
+      io.err(`probnes keys: ${err.message}\nusage: probnes keys create --tenant NAME [--label TEXT] | list [--json] | revoke ID  (see probnes keys --help)\n`);
       return 2;
     }
     if (err instanceof ValidationError) {

@@ -1,0 +1,275 @@
+/**
+ * `probnes demo`: the whole service in one command. Starts the server in this process on a free
+ * loopback port (open, no keys: it never leaves 127.0.0.1), creates a study on one of the engine's
+ * test functions and runs the suggest → evaluate → observe loop against its own HTTP API, exactly as
+ * a remote client would. Prints the best point, its regret (the test functions know f*) and the
+ * dashboard URL; with --keep-running it stays up so the dashboard can be opened.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { createEngineRunner, type EngineRunner } from '../domain/index.js';
+import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, isMethodName, registeredMethods, type Benchmark } from '../engine/index.js';
+import { SqliteStorage } from '../storage/index.js';
+import { intOption, parse, UsageError, type CliIo } from './common.js';
+import { DemoProgress } from './progress.js';
+
+export const DEMO_USAGE = `usage: probnes demo [options]
+
+Starts a server on 127.0.0.1, optimises a test function through its HTTP API with a live progress
+bar (on stderr), then prints the best point, its regret and the dashboard URL (on stdout).
+
+options:
+  --method NAME       ${registeredMethods().join(', ')} (default ${DEFAULT_METHOD})
+  --function NAME     ${benchmarkNames().join(', ')} (default branin)
+  --dim N             dimension, for functions defined in any dimension (default: the function's)
+  --budget N          evaluations (default 60)
+  --batch N           points per generation (default 3; cmaes, xnes and snes need >= 2)
+  --seed N            the study's random seed (default 7)
+  --port N            port to listen on (default 0: a free one)
+  --db PATH           SQLite file to keep the study in (default: a temporary file, deleted at exit)
+  --keep-running      stay up after the run so the dashboard can be opened; Ctrl-C stops
+  -h, --help          this help
+
+examples:
+  probnes demo
+  probnes demo --method cmaes --function rastrigin --dim 2 --budget 120
+  probnes demo --keep-running --port 8090     # then open the printed dashboard URL
+`;
+
+const OPTIONS = {
+  method: { type: 'string' },
+  function: { type: 'string' },
+  dim: { type: 'string' },
+  budget: { type: 'string' },
+  batch: { type: 'string' },
+  seed: { type: 'string' },
+  port: { type: 'string' },
+  db: { type: 'string' },
+  'keep-running': { type: 'boolean' },
+} as const;
+
+interface DemoArgs {
+  method: string;
+  bench: Benchmark;
+  budget: number;
+  batch: number;
+  seed: number;
+  port: number;
+  db: string | null;
+  keepRunning: boolean;
+}
+
+function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
+  const { values } = parse(argv, OPTIONS, 0);
+  if (values.help) return 'help';
+  const method = typeof values.method === 'string' ? values.method : DEFAULT_METHOD;
+  if (!isMethodName(method) || !registeredMethods().includes(method)) throw new UsageError(`--method: unknown method ${JSON.stringify(method)}; one of ${registeredMethods().join(', ')}`);
+  const fn = typeof values.function === 'string' ? values.function : 'branin';
+  const def = BENCHMARKS[fn];
+  if (!def) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${benchmarkNames().join(', ')}`);
+  const dim = intOption(values, 'dim', 1, 100, def.defaultDim);
+  if (def.dim !== 'any' && dim !== def.dim) throw new UsageError(`--dim: ${fn} is defined only in ${def.dim} dimensions (got ${dim})`);
+  const batch = intOption(values, 'batch', 1, 100, 3);
+  if (batch < 2 && ['cmaes', 'xnes', 'snes'].includes(method)) throw new UsageError(`--batch: ${method} ranks a generation's points and needs at least 2 (got ${batch})`);
+  return {
+    method,
+    bench: def.make(dim),
+    budget: intOption(values, 'budget', 1, 100_000, 60),
+    batch,
+    seed: intOption(values, 'seed', 0, 2 ** 31 - 1, 7),
+    port: intOption(values, 'port', 0, 65_535, 0),
+    db: typeof values.db === 'string' ? path.resolve(cwd, values.db) : null,
+    keepRunning: values['keep-running'] === true,
+  };
+}
+
+/** A failed call to our own API: the problem+json detail is the useful part. */
+class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function call<T>(base: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) {
+    let detail = text;
+    try {
+      const p = JSON.parse(text) as { detail?: string; errors?: { pointer?: string; path?: string; message: string }[] };
+      detail = [p.detail, ...(p.errors ?? []).map((e) => `${e.pointer ?? e.path ?? ''} ${e.message}`)].filter(Boolean).join('; ');
+    } catch {
+      // Not JSON: keep the raw text.
+    }
+    throw new ApiError(res.status, `${method} ${route} → ${res.status}: ${detail}`);
+  }
+  return JSON.parse(text) as T;
+}
+
+interface Suggested {
+  trials: { trial_id: number; parameters: Record<string, number> }[];
+  reason: string | null;
+}
+interface Best {
+  observed: { trial_id: number; parameters: Record<string, number>; value: number } | null;
+}
+
+/** The study body: x1…xd over the function's customary box; its own prior if the task has one. */
+function studyBody(a: DemoArgs): Record<string, unknown> {
+  const b = a.bench;
+  return {
+    name: `demo ${b.name} ${b.dim}-D (${a.method})`,
+    method: a.method,
+    batch_size: a.batch,
+    seed: a.seed,
+    max_trials: a.budget,
+    known_optimum: b.optimum,
+    parameters: Array.from({ length: b.dim }, (_, i) => ({
+      name: `x${i + 1}`,
+      type: 'float',
+      bounds: [b.bounds.lower[i], b.bounds.upper[i]],
+      // Without a prior the server centres one on the box with the bounds at ±2σ (README, Priors).
+      ...(b.prior ? { prior: { mean: b.prior.mean[i], std: b.prior.std[i] } } : {}),
+    })),
+    metadata: { source: 'probnes demo', function: b.name, f_star_source: b.source },
+  };
+}
+
+async function optimise(base: string, studyId: string, a: DemoArgs, progress: DemoProgress): Promise<void> {
+  const names = Array.from({ length: a.bench.dim }, (_, i) => `x${i + 1}`);
+  let completed = 0;
+  while (completed < a.budget) {
+    const s = await call<Suggested>(base, 'GET', `/v1/studies/${studyId}/suggestions?count=${Math.min(a.batch, a.budget - completed)}&client_id=demo`);
+    if (s.trials.length === 0) break; // the server says why in `reason` (max_trials_reached, …)
+    const observations = s.trials.map((t) => {
+      const value = a.bench.f(names.map((n) => t.parameters[n]!));
+      progress.observe(value);
+      return { trial_id: t.trial_id, value };
+    });
+    await call(base, 'POST', `/v1/studies/${studyId}/observations`, { observations });
+    completed += observations.length;
+  }
+  progress.finish();
+}
+
+function formatPoint(p: Record<string, number>): string {
+  return Object.entries(p)
+    .map(([k, v]) => `${k}=${Number(v.toPrecision(6))}`)
+    .join(' ');
+}
+
+/** Resolves on the first SIGINT/SIGTERM. */
+function untilSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
+
+export async function runDemo(argv: string[], io: CliIo): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  let args: DemoArgs | 'help';
+  try {
+    args = demoArgs(argv, cwd);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`probnes demo: ${err.message}\n(see probnes demo --help)\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (args === 'help') {
+    io.out(DEMO_USAGE);
+    return 0;
+  }
+  let workers: number;
+  try {
+    // Only ENGINE_WORKERS is taken from the environment; the demo picks its own host, port and file.
+    workers = loadConfig(io.env, cwd).engineWorkers;
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.err(`probnes: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+
+  const tmpDir = args.db === null ? fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-demo-')) : null;
+  const dbPath = args.db ?? path.join(tmpDir!, 'demo.db');
+  let storage: SqliteStorage | null = null;
+  let engine: EngineRunner | null = null;
+  let app: FastifyInstance | null = null;
+  try {
+    storage = SqliteStorage.open(dbPath);
+    if (await storage.hasActiveApiKeys()) {
+      io.err(`probnes demo: ${dbPath} has API keys, and the demo runs without one; give it another --db\n`);
+      return 1;
+    }
+    engine = createEngineRunner(workers);
+    // Open (no keys) is safe because the demo listens on loopback only; no rate limit for our own loop.
+    app = await buildApp({ config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000, rateLimitPerMinute: 0 }, storage, engine, auth: { allowOpen: true } });
+    try {
+      await app.listen({ host: '127.0.0.1', port: args.port });
+    } catch (err) {
+      io.err(`probnes demo: cannot listen on 127.0.0.1:${args.port}: ${(err as Error).message}\n`);
+      return 1;
+    }
+    const port = (app.server.address() as { port: number }).port;
+    const base = `http://127.0.0.1:${port}`;
+
+    let study: { id: string; method: string };
+    try {
+      study = await call(base, 'POST', '/v1/studies', studyBody(args));
+    } catch (err) {
+      // A 4xx here means the options combine into a study the server refuses (e.g. an option range).
+      if (err instanceof ApiError && err.status < 500) {
+        io.err(`probnes demo: the server refused the study: ${err.message}\n`);
+        return 2;
+      }
+      throw err;
+    }
+    const dashboard = `${base}/ui/studies/${study.id}`;
+    io.err(`server on ${base}, database ${args.db ?? '(temporary)'}\n`);
+    io.err(`study ${study.id}: ${study.method} on ${args.bench.name} (${args.bench.dim}-D, f* = ${args.bench.optimum}), ${args.budget} evaluations, batches of ${args.batch}\n`);
+    if (args.keepRunning) io.err(`dashboard (live): ${dashboard}\n`);
+
+    const progress = new DemoProgress(args.budget, args.bench.optimum, io);
+    await optimise(base, study.id, args, progress);
+
+    const best = await call<Best>(base, 'GET', `/v1/studies/${study.id}/best`);
+    if (!best.observed) {
+      io.err('probnes demo: no evaluation completed\n');
+      return 1;
+    }
+    const regret = Math.max(0, best.observed.value - args.bench.optimum);
+    io.out(`best point: ${formatPoint(best.observed.parameters)} (trial ${best.observed.trial_id})\n`);
+    io.out(`best value: ${best.observed.value.toPrecision(8)}  f* = ${args.bench.optimum.toPrecision(8)}  regret ${regret.toExponential(3)}\n`);
+    io.out(`dashboard: ${dashboard}${args.keepRunning ? '' : '  (the server has stopped; rerun with --keep-running to browse it)'}\n`);
+    if (args.keepRunning) {
+      io.err('keeping the server up; Ctrl-C stops it\n');
+      await untilSignal();
+    }
+    return 0;
+  } finally {
+    await app?.close();
+    await engine?.close();
+    await storage?.close();
+    if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+  }
+}
