@@ -12,6 +12,13 @@
  * `tell` recovers z_k = A⁻¹(x_k − μ) from the points actually evaluated (they may have been
  * projected onto bounds), computed as Aᵀ Σ⁻¹ (x_k − μ) through a Cholesky factor of Σ; the utilities
  * are recomputed for the size of the told batch.
+ *
+ * Points that are not bit-for-bit one of this generation's asked samples (projected onto the
+ * bounds, or rounded) are treated as injected solutions, as cmaes.ts does: their z is clipped to
+ * ‖z‖ ≤ √d + 2d/(d+2) (Hansen 2011, "Injecting external solutions into CMA-ES", arXiv:1110.4181).
+ * Without the clip, a sample projected across a thin direction of an elongated Σ has an enormous
+ * z there; z zᵀ then dominates G, expm(½ η_M G) squeezes A to a singular matrix within a few
+ * generations (a covariance that is no longer positive definite) or overflows outright.
  */
 import { Rng } from '../random/index.js';
 import { cholSolve, cholesky, fromRows, matMul, matMulT, symExpm, toRows } from '../linalg/index.js';
@@ -25,6 +32,11 @@ export const XNES_STATE_VERSION = 1;
 export interface XnesState extends BaseState {
   method: 'xnes';
   A: number[][];
+  /**
+   * Points handed out since the last tell, to tell genuine samples from injected ones. Absent in
+   * states stored before it existed: every point of that generation then counts as injected.
+   */
+  asked?: number[][];
 }
 
 function defaultEtaM(d: number): number {
@@ -40,7 +52,7 @@ function init(spec: InitSpec, rng: Rng): XnesState {
   return {
     version: XNES_STATE_VERSION, method: 'xnes', dim: d, batchSize: spec.batchSize, generation: 0,
     rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: identityRows(d),
-    diagnostics: { ...NO_DIAGNOSTICS }, A: identityRows(d),
+    diagnostics: { ...NO_DIAGNOSTICS }, A: identityRows(d), asked: [],
   };
 }
 
@@ -55,7 +67,8 @@ function ask(state: XnesState, _ctx: AskContext, count: number): AskResult<XnesS
     assertFinite(x, 'xnes: sampled point');
     points.push(x);
   }
-  return { points, state: { ...state, rng: rng.state() } };
+  // `asked` keeps its own copies: callers may project the returned points in place.
+  return { points, state: { ...state, rng: rng.state(), asked: [...(state.asked ?? []), ...points.map((p) => p.slice())] } };
 }
 
 function tell(state: XnesState, ctx: TellContext): XnesState {
@@ -66,6 +79,8 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   const u = nesUtilities(ctx.batch);
   const A = fromRows(state.A);
   const { L } = cholesky(fromRows(state.cov));
+  const asked = new Set((state.asked ?? []).map((a) => a.join(',')));
+  const cz = Math.sqrt(d) + (2 * d) / (d + 2);
 
   // z_k = A⁻¹ (x_k − μ) = Aᵀ Σ⁻¹ (x_k − μ), since Σ = A Aᵀ.
   const gradMean = zerosVec(d); // Σ u_k z_k
@@ -74,6 +89,10 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
     const s = cholSolve(L, o.x.map((xi, i) => xi - state.mean[i]));
     const z = zerosVec(d);
     for (let j = 0; j < d; j++) for (let i = 0; i < d; i++) z[j] += A.data[i * d + j] * s[i];
+    if (!asked.has(o.x.join(','))) {
+      const len = Math.hypot(...z);
+      if (len > cz) for (let i = 0; i < d; i++) z[i] *= cz / len;
+    }
     for (let i = 0; i < d; i++) {
       gradMean[i] += u[k] * z[i];
       for (let j = 0; j < d; j++) G[i * d + j] += u[k] * (z[i] * z[j] - (i === j ? 1 : 0));
@@ -95,7 +114,7 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   assertFinite(mean, 'xnes: mean');
   assertFiniteRows(ARows, 'xnes: A');
   assertFiniteRows(covRows, 'xnes: cov');
-  return { ...state, generation: state.generation + 1, mean, A: ARows, cov: covRows };
+  return { ...state, generation: state.generation + 1, mean, A: ARows, cov: covRows, asked: [] };
 }
 
 export const xnes: Strategy<XnesState> = { name: 'xnes', init, ask, tell };

@@ -1,0 +1,206 @@
+/**
+ * Robustness harness: a sequential client drives one study through the HTTP API (in-process) and,
+ * after every generation, checks the invariants that must hold whatever the objective returns:
+ * every suggested parameter finite, inside its bounds, integral for int parameters and positive
+ * for log ones; the /distribution mean finite and its covariance symmetric positive definite; no
+ * 5xx; the study still ACTIVE.
+ */
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { expect } from 'vitest';
+import { fromRows, tryCholesky, type MethodName } from '../../src/engine/index.js';
+import { buildApp } from '../../src/app.js';
+import { SqliteStorage } from '../../src/storage/index.js';
+
+export type Params = Record<string, number>;
+
+export interface ParamSpec {
+  name: string;
+  type?: 'float' | 'int';
+  scale?: 'linear' | 'log';
+  bounds?: [number, number];
+  prior?: { mean: number; std: number };
+}
+
+export interface Scenario {
+  name: string;
+  parameters: ParamSpec[];
+  objective: (p: Params) => number;
+  /**
+   * External observations to post after each generation (identical points and values repeated:
+   * the "same value for the same parameters many times" case).
+   */
+  extra?: (generation: number) => { parameters: Params; value: number }[];
+  /** Checked once at the end, on the trials handed out (e.g. that points really repeat). */
+  finally?: (handed: Params[]) => void;
+}
+
+/** Cheap option overrides, so every method runs its generations within the folder's time budget. */
+export function cheapOptions(method: MethodName): Record<string, number> {
+  if (method.startsWith('prob-')) return { candidates: 48 };
+  if (method === 'bo' || method === 'pibo') return { candidates: 100, mc_samples: 16 };
+  return {};
+}
+
+/**
+ * Generations per method: the model-based methods refit a GP every generation (cost grows with the
+ * history), so they get fewer; the evolution strategies and random get more.
+ */
+export function generationsFor(method: MethodName): number {
+  if (method === 'bo' || method === 'pibo') return 8;
+  if (method.startsWith('prob-')) return 10;
+  return 15;
+}
+
+/**
+ * A covariance is symmetric positive definite: exactly symmetric (the API symmetrises it), a
+ * finite positive diagonal, and a Cholesky factor of its correlation matrix D^{-1/2} C D^{-1/2}
+ * (PD iff C is, and scale-free, so a parameter with a huge range does not hide a lost pivot).
+ */
+export function expectSpd(cov: number[][], where: string): void {
+  const d = cov.length;
+  for (let i = 0; i < d; i++) {
+    expect(cov[i]!.length, where).toBe(d);
+    expect(Number.isFinite(cov[i]![i]) && cov[i]![i]! > 0, `${where}: diagonal ${i} = ${cov[i]![i]}`).toBe(true);
+    for (let j = 0; j < d; j++) {
+      expect(Number.isFinite(cov[i]![j]), `${where}: entry (${i},${j}) = ${cov[i]![j]}`).toBe(true);
+      expect(cov[i]![j], `${where}: symmetric at (${i},${j})`).toBe(cov[j]![i]);
+    }
+  }
+  const corr = cov.map((row, i) => row.map((v, j) => v / Math.sqrt(cov[i]![i]! * cov[j]![j]!)));
+  // A relative pivot floor of 1e-14: a correlation matrix whose pivots fall below it is singular
+  // to working precision, so a "valid" covariance must clear it.
+  expect(tryCholesky(fromRows(corr), 1e-14), `${where}: covariance not positive definite ${JSON.stringify(cov)}`).not.toBeNull();
+}
+
+export function expectLegal(params: Params, specs: readonly ParamSpec[], where: string): void {
+  expect(Object.keys(params).sort(), where).toEqual(specs.map((p) => p.name).sort());
+  for (const p of specs) {
+    const v = params[p.name]!;
+    expect(Number.isFinite(v), `${where}: ${p.name} = ${v} is not finite`).toBe(true);
+    if (p.bounds) {
+      expect(v >= p.bounds[0] && v <= p.bounds[1], `${where}: ${p.name} = ${v} outside [${p.bounds}]`).toBe(true);
+    }
+    if (p.type === 'int') expect(Number.isInteger(v), `${where}: int ${p.name} = ${v}`).toBe(true);
+    if (p.scale === 'log') expect(v > 0, `${where}: log ${p.name} = ${v}`).toBe(true);
+  }
+}
+
+/**
+ * The loop app of the other loop tests, logging errors into memory: an engine failure during an
+ * update is logged and retried rather than answered (generation.ts), so a study stuck on a failing
+ * update is visible only in the log; the harness fails on any error line.
+ */
+export interface RobustnessApp {
+  app: FastifyInstance;
+  errors: () => string[];
+  clear: () => void;
+}
+
+export async function robustnessApp(): Promise<RobustnessApp> {
+  let lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter((l) => l.length > 0));
+      done();
+    },
+  });
+  let tick = 0;
+  let id = 0;
+  // As test/helpers/loop.ts builds it (in-memory database, inline engine, distinct timestamps).
+  const app = await buildApp({
+    config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000 },
+    storage: SqliteStorage.open(':memory:'),
+    logger: pino({ level: 'error' }, sink),
+    service: {
+      now: () => new Date(Date.UTC(2025, 0, 1, 12, 0, 0, tick++)),
+      newId: () => `study-${String(++id).padStart(4, '0')}`,
+      newSeed: () => 12345,
+    },
+  });
+  return { app, errors: () => lines, clear: () => (lines = []) };
+}
+
+function expectNo5xx(res: { statusCode: number; body: string }, where: string): void {
+  expect(res.statusCode < 500, `${where}: ${res.statusCode} ${res.body}`).toBe(true);
+}
+
+export interface RunResult {
+  handed: Params[];
+  generation: number;
+}
+
+/**
+ * Runs `generations` generations of batch 3 for `method` on `scenario`, checking the invariants
+ * after creation and after every generation.
+ */
+export async function runScenario(env: RobustnessApp, method: MethodName, scenario: Scenario, generations: number, seed = 7): Promise<RunResult> {
+  const body = {
+    name: `${scenario.name}-${method}`,
+    method,
+    batch_size: 3,
+    seed,
+    parameters: scenario.parameters,
+    options: cheapOptions(method),
+  };
+  const { app } = env;
+  env.clear();
+  const created = await app.inject({ method: 'POST', url: '/v1/studies', payload: body });
+  expectNo5xx(created, 'create');
+  expect(created.statusCode, created.body).toBe(201);
+  const id = created.json().id as string;
+  const handed: Params[] = [];
+
+  const checkDistribution = async (where: string) => {
+    const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/distribution` });
+    expectNo5xx(res, where);
+    expect(res.statusCode, res.body).toBe(200);
+    const d = res.json() as { mean: Params; mean_transformed: number[]; covariance: number[][]; std: number[] };
+    for (const p of scenario.parameters) {
+      expect(Number.isFinite(d.mean[p.name]), `${where}: mean of ${p.name} = ${d.mean[p.name]}`).toBe(true);
+    }
+    expect(d.mean_transformed.every(Number.isFinite), `${where}: transformed mean ${d.mean_transformed}`).toBe(true);
+    expect(d.std.every((s) => Number.isFinite(s) && s > 0), `${where}: std ${d.std}`).toBe(true);
+    expectSpd(d.covariance, `${where}: covariance`);
+  };
+
+  await checkDistribution(`${method} after create`);
+  for (let g = 0; g < generations; g++) {
+    const where = `${method}/${scenario.name} generation ${g}`;
+    const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=3` });
+    expectNo5xx(res, where);
+    expect(res.statusCode, res.body).toBe(200);
+    const sug = res.json() as { trials: { trial_id: number; parameters: Params; generation: number }[]; reason: string | null };
+    expect(sug.reason, where).toBeNull();
+    expect(sug.trials.length, where).toBe(3);
+    for (const t of sug.trials) {
+      expect(t.generation, where).toBe(g);
+      expectLegal(t.parameters, scenario.parameters, where);
+      handed.push(t.parameters);
+    }
+    const observations = [
+      ...sug.trials.map((t) => ({ trial_id: t.trial_id, value: scenario.objective(t.parameters) })),
+      ...(scenario.extra?.(g) ?? []),
+    ];
+    const obs = await app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations } });
+    expectNo5xx(obs, where);
+    expect(obs.statusCode, obs.body).toBe(200);
+    await checkDistribution(where);
+    const study = await app.inject({ method: 'GET', url: `/v1/studies/${id}` });
+    expectNo5xx(study, where);
+    const s = study.json() as { state: string; generation: number };
+    expect(s.state, where).toBe('ACTIVE');
+    expect(env.errors(), `${where}: logged errors`).toEqual([]);
+    expect(s.generation, where).toBe(g + 1);
+  }
+  // /best reads the model's estimate at the mean: it must not fail either.
+  const best = await app.inject({ method: 'GET', url: `/v1/studies/${id}/best` });
+  expectNo5xx(best, `${method}/${scenario.name} best`);
+  expect(best.statusCode, best.body).toBe(200);
+  const est = best.json().estimated as { parameters: Params; predicted_value: number | null; predicted_std: number | null };
+  expectLegal(est.parameters, scenario.parameters, `${method}/${scenario.name} best.estimated`);
+  for (const v of [est.predicted_value, est.predicted_std]) if (v !== null) expect(Number.isFinite(v)).toBe(true);
+  scenario.finally?.(handed);
+  return { handed, generation: generations };
+}

@@ -1,0 +1,126 @@
+/**
+ * The numerically hostile studies every method must survive (issue 6 item 5). Each is a small
+ * study (d = 2 or 3) whose objective or geometry stresses one part of the pipeline: the
+ * standardisation of y, the GP fit, the ranking of the evolution strategies, the projection onto
+ * the bounds and the transforms.
+ */
+import { expect } from 'vitest';
+import type { Params, Scenario } from './harness.js';
+
+const sphere = (p: Params, centre: Params = {}) => Object.entries(p).reduce((s, [k, v]) => s + (v - (centre[k] ?? 0)) ** 2, 0);
+
+const box2: Scenario['parameters'] = [
+  { name: 'x', bounds: [-5, 5] },
+  { name: 'y', bounds: [-5, 5] },
+];
+
+export const SCENARIOS: Scenario[] = [
+  {
+    // Every value equal: ranks are all ties, the standardised targets are 0/0, the GP sees no signal.
+    name: 'constant',
+    parameters: box2,
+    objective: () => 3.7,
+  },
+  {
+    // A constant objective over an int and a log-scaled parameter.
+    name: 'constant-int-log',
+    parameters: [
+      { name: 'n', type: 'int', bounds: [1, 64] },
+      { name: 'lr', scale: 'log', bounds: [1e-6, 1e-1] },
+    ],
+    objective: () => -42,
+  },
+  {
+    // Values spread over 13 orders of magnitude: f = exp(30·x) on x ∈ [0, 1] spans 1 … 1.07e13.
+    name: 'spread-exp',
+    parameters: [
+      { name: 'x', bounds: [0, 1] },
+      { name: 'y', bounds: [-1, 1] },
+    ],
+    objective: (p) => Math.exp(30 * p.x!) + p.y! ** 2,
+  },
+  {
+    // A cliff: 1e12·(1 + sphere) on one half-plane, 1e-6·sphere on the other.
+    name: 'spread-cliff',
+    parameters: box2,
+    objective: (p) => (p.x! > 0 ? 1e12 * (1 + sphere(p)) : 1e-6 * sphere(p)),
+  },
+  {
+    // Values spread over 1e12 with a log-scaled parameter: f = (lr·1e6)² for lr ∈ [1e-9, 1e-3].
+    name: 'spread-log',
+    parameters: [
+      { name: 'lr', scale: 'log', bounds: [1e-9, 1e-3] },
+      { name: 'x', bounds: [-1, 1] },
+    ],
+    objective: (p) => (p.lr! * 1e6) ** 2 + p.x! ** 2,
+  },
+  {
+    // Differences of 1e-12 on top of 1: f = 1 + 1e-12·sphere (about 1e4 ulps of 1 across the box).
+    name: 'tiny-differences',
+    parameters: box2,
+    objective: (p) => 1 + 1e-12 * sphere(p, { x: 1, y: -2 }),
+  },
+  {
+    // The same external point reported with the same value five times per generation, on top of
+    // the suggested trials: duplicated inputs in every GP and ES history.
+    name: 'repeated-external',
+    parameters: box2,
+    objective: (p) => sphere(p, { x: 1, y: 1 }),
+    extra: () => Array.from({ length: 5 }, () => ({ parameters: { x: 0.5, y: -0.25 }, value: 1.8125 })),
+  },
+  {
+    // Two int parameters with two values each: at most four distinct points, so suggestions
+    // repeat exactly and the mean stalls between them.
+    name: 'repeated-int-grid',
+    parameters: [
+      { name: 'a', type: 'int', bounds: [0, 1] },
+      { name: 'b', type: 'int', bounds: [0, 1] },
+    ],
+    objective: (p) => p.a! + 2 * p.b!,
+    finally: (handed) => {
+      // Pigeonhole: more points than distinct values, so the scenario really repeats points.
+      expect(new Set(handed.map((h) => `${h.a},${h.b}`)).size).toBeLessThanOrEqual(4);
+      expect(handed.length).toBeGreaterThan(4);
+    },
+  },
+  {
+    // The prior sits in one corner of a wide box (std 1), the optimum in the opposite corner, 1800
+    // prior standard deviations away.
+    name: 'prior-far',
+    parameters: [
+      { name: 'x', bounds: [-1000, 1000], prior: { mean: 900, std: 1 } },
+      { name: 'y', bounds: [-1000, 1000], prior: { mean: 900, std: 1 } },
+    ],
+    objective: (p) => sphere(p, { x: -900, y: -900 }),
+  },
+  {
+    // No bounds at all, the optimum 1e4 prior standard deviations from the prior mean.
+    name: 'prior-far-unbounded',
+    parameters: [
+      { name: 'x', prior: { mean: 0, std: 1 } },
+      { name: 'y', prior: { mean: 0, std: 1 } },
+    ],
+    objective: (p) => sphere(p, { x: 1e4, y: -1e4 }),
+  },
+  {
+    // A box of ±0.05 prior std around the prior mean holds ≈ 0.4% of each parameter's prior mass
+    // (2Φ(0.05) − 1 ≈ 0.0399), so ≈ 0.0016% of the joint mass: almost every draw is projected
+    // onto the box's faces and corners, where many suggestions coincide.
+    name: 'bounds-cut-prior',
+    parameters: [
+      { name: 'x', bounds: [-0.5, 0.5], prior: { mean: 0, std: 10 } },
+      { name: 'y', bounds: [-0.5, 0.5], prior: { mean: 0, std: 10 } },
+    ],
+    objective: (p) => sphere(p, { x: 0.3, y: -0.1 }),
+  },
+  {
+    // The same with an int and a log-scaled parameter: the box keeps < 1% of the prior mass.
+    name: 'bounds-cut-prior-int-log',
+    parameters: [
+      { name: 'n', type: 'int', bounds: [10, 12], prior: { mean: 11, std: 100 } },
+      { name: 'lr', scale: 'log', bounds: [1e-3, 1.1e-3], prior: { mean: Math.log(1.05e-3), std: 5 } },
+      { name: 'x', bounds: [0.99, 1], prior: { mean: 0.995, std: 1 } },
+    ],
+    objective: (p) => (p.n! - 11) ** 2 + (p.lr! * 1e3 - 1.02) ** 2 + p.x!,
+  },
+];
