@@ -196,8 +196,9 @@ describe('against the real server', () => {
     const min = Math.min(...completed.map((t) => t.value!));
     expect(result.best.observed?.value).toBe(min);
     expect(Math.min(...seen.map((p) => p.best!))).toBe(min);
-    // Threshold: Branin's mean over its box is ≈ 54 and the prior's centre (2.5, 7.5) scores 24.1;
-    // 40 evaluations of prob-cmaes reached 0.40–0.9 in 5 local runs, so 3 leaves a wide margin.
+    // Threshold: Branin's mean over its box is 54.4 (601×601 grid) and the prior's centre (2.5, 7.5)
+    // scores 24.1; 40 evaluations by 4 workers (prob-cmaes, seed 7, the order of reports varies)
+    // reached 0.46–1.24 in 8 runs, so 3 leaves a margin without accepting a search that did not move.
     expect(min).toBeGreaterThanOrEqual(BRANIN_MIN);
     expect(min).toBeLessThan(3);
   });
