@@ -25,11 +25,13 @@ export interface StartOptions {
   /** Where the server's stderr goes: 'ignore' (default) or 'inherit' (benchmarks show crashes). */
   stderr?: 'ignore' | 'inherit';
   readyTimeoutMs?: number;
+  /** Extra node flags before the script, e.g. --cpu-prof to profile the server. */
+  nodeArgs?: string[];
 }
 
 export async function startServer(databasePath: string, opts: StartOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', LOG_PRETTY: 'false', ...opts.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: databasePath },
     stdio: ['ignore', 'ignore', opts.stderr ?? 'ignore'],
