@@ -27,6 +27,10 @@ COPY --from=build --chown=root:root /app/dist ./dist
 COPY --chown=root:root migrations ./migrations
 # The dashboard's static files (served as they are, no build step).
 COPY --chown=root:root src/ui ./dist/src/ui
+# The CLI (keys, backup, demo) on the PATH: `docker compose exec probnes probnes keys create --tenant acme`.
+# Without src/*.ts in the image, bin/probnes.js runs the compiled dist/src/cli/main.js.
+COPY --chown=root:root bin ./bin
+RUN ln -s /app/bin/probnes.js /usr/local/bin/probnes
 # The code is read-only to the server; only /data is writable.
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
