@@ -7,7 +7,9 @@ import {
   fitGp,
   logGamma,
   logMarginalLikelihood,
+  logPrior,
   mapObjective,
+  mapObjectiveEvaluator,
   packHyper,
   posteriorJoint,
   predict,
@@ -85,6 +87,44 @@ describe('log marginal likelihood', () => {
         expect(Math.abs(fd - grad[k])).toBeLessThan(1e-7 * Math.max(1, Math.abs(grad[k])));
       }
     }
+  });
+});
+
+describe('mapObjectiveEvaluator (the fit\'s reused-buffer objective)', () => {
+  const rng = Rng.fromSeed(12);
+  const X = toMat(randomPoints(rng, 40, 3));
+  const y = Array.from({ length: 40 }, (_, i) => Math.cos(X.data[3 * i]) - X.data[3 * i + 2]);
+  const priors = probnesPriors(3);
+
+  it('equals (logMarginalLikelihood + logPrior)/n bit for bit at a sequence of φ, reusing its buffers', () => {
+    const ev = mapObjectiveEvaluator(X, y, priors);
+    for (let t = 0; t < 4; t++) {
+      const h: GpHyper = { lengthscales: [0.4 + t, 1.1, 0.8 / (t + 1)], outputscale: 0.5 + t, noise: 1e-3 * (t + 1), constant: 0.1 * t };
+      const phi = packHyper(h);
+      const hyper = unpackHyper(phi, 3);
+      const m = logMarginalLikelihood(X, y, hyper, true);
+      const p = logPrior(hyper, priors);
+      expect(ev.value(phi)).toBe((m.value + p.value) / 40);
+      expect(Array.from(ev.gradient())).toEqual(Array.from(m.grad!, (g, i) => (g + p.grad[i]) / 40));
+    }
+  });
+
+  it('its gradient matches central finite differences of its value (h = 1e-5)', () => {
+    const ev = mapObjectiveEvaluator(X, y, priors);
+    const phi = packHyper(HYPER);
+    ev.value(phi);
+    const grad = ev.gradient();
+    for (let k = 0; k < phi.length; k++) {
+      const p = phi.slice(), m = phi.slice();
+      p[k] += 1e-5;
+      m[k] -= 1e-5;
+      const fd = (ev.value(p) - ev.value(m)) / 2e-5;
+      expect(Math.abs(fd - grad[k])).toBeLessThan(1e-7 * Math.max(1, Math.abs(grad[k])));
+    }
+  });
+
+  it('refuses a gradient before any successful value', () => {
+    expect(() => mapObjectiveEvaluator(X, y, priors).gradient()).toThrow();
   });
 });
 

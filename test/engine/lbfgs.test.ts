@@ -72,3 +72,34 @@ describe('minimizeLbfgs', () => {
     expect(capped.converged).toBe(false);
   });
 });
+
+describe('minimizeLbfgs with a split objective (value, then gradient on demand)', () => {
+  it('takes exactly the steps of the combined form and skips the gradient at rejected line-search points', () => {
+    // Rosenbrock from the classic start backtracks often; f = x² − log(2 − x) adds non-finite probes.
+    const objectives: [(x: Float64Array) => ObjectiveValue, number[]][] = [
+      [rosenbrock, [-1.2, 1]],
+      [(x) => ({ f: x[0] * x[0] - Math.log(2 - x[0]), grad: Float64Array.of(2 * x[0] + 1 / (2 - x[0])) }), [1.99]],
+    ];
+    let skipped = 0;
+    for (const [fn, x0] of objectives) {
+      const combined = minimizeLbfgs(fn, x0);
+      let last = new Float64Array(0), values = 0, gradients = 0;
+      const splitRun = minimizeLbfgs(
+        {
+          value: (x) => { values++; last = x.slice(); return fn(x).f; },
+          gradient: () => { gradients++; return fn(last).grad; },
+        },
+        x0,
+      );
+      expect(Array.from(splitRun.x)).toEqual(Array.from(combined.x));
+      expect(splitRun.f).toBe(combined.f);
+      expect(splitRun.iterations).toBe(combined.iterations);
+      expect(splitRun.evaluations).toBe(combined.evaluations);
+      expect(values).toBe(combined.evaluations);
+      // Every accepted point needs its gradient (one per iteration plus the start).
+      expect(gradients).toBeGreaterThanOrEqual(splitRun.iterations + 1);
+      skipped += values - gradients;
+    }
+    expect(skipped).toBeGreaterThan(0);
+  });
+});

@@ -6,6 +6,8 @@ import {
   cholesky,
   cholInverse,
   cholInverseSym,
+  cholInverseSymInto,
+  choleskyInto,
   cholSolve,
   cholSolveMat,
   floorEigenvalues,
@@ -24,6 +26,7 @@ import {
   toRows,
   transpose,
   tryCholesky,
+  tryCholeskyInto,
 } from '../../src/engine/linalg/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 
@@ -158,5 +161,80 @@ describe('symmetric eigendecomposition and matrix functions', () => {
     const { values } = symEig(F);
     expect(values[0]).toBeCloseTo(1e-12, 20);
     expect(values[1]).toBeCloseTo(1, 14);
+  });
+});
+
+/** The textbook one-row-at-a-time Cholesky (dot-product form), the reference for the unrolled one. */
+function plainCholesky(A: Mat): Float64Array | null {
+  const n = A.rows, a = A.data, l = new Float64Array(n * n);
+  for (let j = 0; j < n; j++) {
+    let s = a[j * n + j];
+    for (let k = 0; k < j; k++) s -= l[j * n + k] * l[j * n + k];
+    if (!(s > 0)) return null;
+    l[j * n + j] = Math.sqrt(s);
+    for (let i = j + 1; i < n; i++) {
+      let t = a[i * n + j];
+      for (let k = 0; k < j; k++) t -= l[i * n + k] * l[j * n + k];
+      l[i * n + j] = t / l[j * n + j];
+    }
+  }
+  return l;
+}
+
+/** (L Lᵀ)⁻¹ = L⁻ᵀ L⁻¹ with L⁻¹ by plain forward substitution, each entry summed in ascending k. */
+function plainInverse(l: Float64Array, n: number): Float64Array {
+  const inv = new Float64Array(n * n); // inv[j*n + i] = (L⁻¹)_ij
+  for (let j = 0; j < n; j++) {
+    inv[j * n + j] = 1 / l[j * n + j];
+    for (let i = j + 1; i < n; i++) {
+      let s = l[i * n + j] * inv[j * n + j];
+      for (let k = j + 1; k < i; k++) s += l[i * n + k] * inv[j * n + k];
+      inv[j * n + i] = -s * (1 / l[i * n + i]);
+    }
+  }
+  const out = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) {
+    for (let b = a; b < n; b++) {
+      let s = inv[a * n + b] * inv[b * n + b];
+      for (let k = b + 1; k < n; k++) s += inv[a * n + k] * inv[b * n + k];
+      out[a * n + b] = s;
+      out[b * n + a] = s;
+    }
+  }
+  return out;
+}
+
+describe('unrolled factorisation and inverse (the GP fit\'s hot loops)', () => {
+  const rng = Rng.fromSeed(11);
+  // Sizes around the unrolling widths (4 rows, 4 columns) and one the size of a fit.
+  const sizes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 13, 64, 151];
+
+  it('tryCholeskyInto and cholInverseSymInto equal the plain loops bit for bit', () => {
+    for (const n of sizes) {
+      const A = randomSpd(rng, n, 0.1);
+      const ref = plainCholesky(A)!;
+      const l = new Float64Array(n * n).fill(7); // stale contents: the upper triangle must be cleared
+      expect(tryCholeskyInto(A.data, n, l)).toBe(true);
+      expect(Array.from(l)).toEqual(Array.from(ref));
+      expect(Array.from(tryCholesky(A)!.data)).toEqual(Array.from(ref));
+      const out = new Float64Array(n * n), u = new Float64Array(n * n).fill(3);
+      cholInverseSymInto(l, n, out, u);
+      expect(Array.from(out)).toEqual(Array.from(plainInverse(ref, n)));
+      expect(Array.from(cholInverseSym({ rows: n, cols: n, data: l }).data)).toEqual(Array.from(out));
+      // And it is the inverse: A (L Lᵀ)⁻¹ = I.
+      const I = matMul(A, { rows: n, cols: n, data: out });
+      expect(maxAbsDiff(I.data, identity(n).data)).toBeLessThan(1e-8);
+    }
+  });
+
+  it('choleskyInto climbs the same jitter ladder as cholesky on a singular matrix', () => {
+    // Rows 0 and 1 equal: the second pivot is exactly 1 − 1² = 0.
+    const S = fromRows([[1, 1, 0.5], [1, 1, 0.5], [0.5, 0.5, 3]]);
+    const { L, jitter } = cholesky(S);
+    const l = new Float64Array(9);
+    expect(choleskyInto(S.data, 3, l, new Float64Array(0))).toBe(jitter);
+    expect(jitter).toBeGreaterThan(0);
+    expect(Array.from(l)).toEqual(Array.from(L.data));
+    expect(() => choleskyInto(fromRows([[-1, 0], [0, -1]]).data, 2, new Float64Array(4), new Float64Array(4))).toThrow(NotPositiveDefinite);
   });
 });

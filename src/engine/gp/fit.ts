@@ -14,7 +14,7 @@ import { type Mat, isFiniteMat, isFiniteVec } from '../linalg/index.js';
 import { type LbfgsOptions, minimizeLbfgs } from '../optim/lbfgs.js';
 import { Rng } from '../random/index.js';
 import { toMat } from './kernel.js';
-import { logMarginalLikelihood, logPrior, mapObjective, packHyper, unpackHyper } from './mll.js';
+import { type MapObjectiveEvaluator, logMarginalLikelihood, logPrior, mapObjectiveEvaluator, packHyper, unpackHyper } from './mll.js';
 import { priorModeHyper, samplePriorHyper } from './priors.js';
 import type { GpFitOptions, GpFitResult, GpHyper, GpModel } from './types.js';
 
@@ -43,19 +43,31 @@ interface StartResult {
   objective: number;
 }
 
-/** One L-BFGS run from `start`; null when it fails (exception or non-finite objective). */
-function runStart(X: Mat, y: Float64Array, start: GpHyper, opts: GpFitOptions): StartResult | null {
-  const fn = (phi: Float64Array) => {
-    try {
-      const o = mapObjective(X, y, phi, opts.priors);
-      const g = o.grad;
+/**
+ * One L-BFGS run from `start` on the negated MAP objective; null when it fails (exception or
+ * non-finite objective). The gradient is computed only when L-BFGS asks for it (see mll.ts).
+ */
+function runStart(ev: MapObjectiveEvaluator, d: number, start: GpHyper): StartResult | null {
+  let ok = false;
+  const fn = {
+    value(phi: Float64Array): number {
+      ok = false;
+      try {
+        const v = -ev.value(phi);
+        ok = true;
+        return v;
+      } catch (e) {
+        // A non-PD kernel matrix at a trial step is "step too long" for the line search.
+        if (e instanceof EngineError) return NaN;
+        throw e;
+      }
+    },
+    gradient(): Float64Array {
+      if (!ok) return new Float64Array(d + 3);
+      const g = ev.gradient();
       for (let i = 0; i < g.length; i++) g[i] = -g[i];
-      return { f: -o.value, grad: g };
-    } catch (e) {
-      // A non-PD kernel matrix at a trial step is "step too long" for the line search.
-      if (e instanceof EngineError) return { f: NaN, grad: new Float64Array(phi.length) };
-      throw e;
-    }
+      return g;
+    },
   };
   let res;
   try {
@@ -65,7 +77,7 @@ function runStart(X: Mat, y: Float64Array, start: GpHyper, opts: GpFitOptions): 
     throw e;
   }
   if (!Number.isFinite(res.f) || !isFiniteVec(res.x)) return null;
-  return { hyper: unpackHyper(res.x, X.cols), objective: -res.f };
+  return { hyper: unpackHyper(res.x, d), objective: -res.f };
 }
 
 function validHyper(h: GpHyper | null | undefined, d: number): h is GpHyper {
@@ -94,10 +106,12 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
   const d = Xm.cols;
   const rng = opts.rng ?? Rng.fromSeed(Xm.rows * 7919 + d);
   const drawStart = () => samplePriorHyper(opts.priors, d, 0, rng);
-  const results: (StartResult | null)[] = [runStart(Xm, yv, defaultStartHyper(d), opts)];
-  if (validHyper(opts.warmStart, d)) results.push(runStart(Xm, yv, opts.warmStart, opts));
-  for (let i = 0; i < (opts.restarts ?? 0); i++) results.push(runStart(Xm, yv, drawStart(), opts));
-  for (let i = 0; i < FAILURE_RESTARTS && !bestOf(results); i++) results.push(runStart(Xm, yv, drawStart(), opts));
+  // One evaluator (one set of n×n buffers) serves every start.
+  const ev = mapObjectiveEvaluator(Xm, yv, opts.priors);
+  const results: (StartResult | null)[] = [runStart(ev, d, defaultStartHyper(d))];
+  if (validHyper(opts.warmStart, d)) results.push(runStart(ev, d, opts.warmStart));
+  for (let i = 0; i < (opts.restarts ?? 0); i++) results.push(runStart(ev, d, drawStart()));
+  for (let i = 0; i < FAILURE_RESTARTS && !bestOf(results); i++) results.push(runStart(ev, d, drawStart()));
   const best = bestOf(results);
   if (best) {
     try {

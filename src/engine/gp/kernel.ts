@@ -56,10 +56,16 @@ export function rbfCross(A: Mat, B: Mat, hyper: Pick<GpHyper, 'lengthscales' | '
 
 /** K = s·RBF(X, X) + σ²_n I (exactly symmetric: only the upper half is computed). */
 export function kernelMatrix(X: Mat, hyper: GpHyper): Mat {
+  const K = zeros(X.rows, X.rows);
+  kernelMatrixInto(X, hyper, K.data);
+  return K;
+}
+
+/** `kernelMatrix` into a caller-owned n×n buffer (the GP fit rebuilds K at every evaluation). */
+export function kernelMatrixInto(X: Mat, hyper: GpHyper, k: Float64Array): void {
   const n = X.rows, d = X.cols;
   const w = inverseSquaredLengthscales(hyper.lengthscales);
-  const K = zeros(n, n);
-  const x = X.data, k = K.data, s = hyper.outputscale;
+  const x = X.data, s = hyper.outputscale;
   for (let i = 0; i < n; i++) {
     k[i * n + i] = s + hyper.noise;
     for (let j = i + 1; j < n; j++) {
@@ -73,7 +79,6 @@ export function kernelMatrix(X: Mat, hyper: GpHyper): Mat {
       k[j * n + i] = v;
     }
   }
-  return K;
 }
 
 /** log θ = log s + (d/2) log 2π + Σ log ℓ_i (computed in log space: Πℓ_i overflows for large d). */

@@ -11,9 +11,15 @@
  *   ∂K_ij/∂log ℓ_k = s·E_ij·(x_ik − x_jk)²/ℓ_k²,  ∂K/∂log s = s·E,  ∂K/∂ρ = e^ρ I,  ∂mll/∂c = 1ᵀα.
  * The trace is taken elementwise over i < j (no n×n×d tensor): O(n²d) per gradient after the
  * O(n³/3) Cholesky and O(n³/3) inverse.
+ *
+ * The fit evaluates the objective through `mapObjectiveEvaluator`: one set of n×n buffers for the
+ * whole fit (K, its factor, K⁻¹ and scratch), and the gradient — K⁻¹ plus the trace terms, twice the
+ * cost of the value — only when the optimiser asks for it (a line-search step that fails the
+ * sufficient-decrease test needs no gradient). Value and gradient are the same arithmetic, in the
+ * same order, as `logMarginalLikelihood` + `logPrior`, so both paths agree to the last bit.
  */
-import { type Mat, type Vec, cholesky, cholInverseSym, cholSolve, logDetFromChol } from '../linalg/index.js';
-import { inverseSquaredLengthscales, kernelMatrix } from './kernel.js';
+import { type Mat, type Vec, cholesky, choleskyInto, cholInverseSymInto, cholSolve, logDetFromChol } from '../linalg/index.js';
+import { inverseSquaredLengthscales, kernelMatrix, kernelMatrixInto } from './kernel.js';
 import { dLogGammaPdf, logGammaPdf } from './priors.js';
 import type { GpHyper, GpPriors } from './types.js';
 
@@ -65,10 +71,17 @@ export function logMarginalLikelihood(X: Mat, y: ArrayLike<number>, hyper: GpHyp
 
 /** ½ tr((ααᵀ − K⁻¹) ∂K/∂φ) for every φ_k, elementwise; K holds s·E off the diagonal. */
 function mllGradient(X: Mat, hyper: GpHyper, K: Mat, L: Mat, alpha: Vec): Float64Array {
+  const n = X.rows;
+  const Kinv = new Float64Array(n * n);
+  cholInverseSymInto(L.data, n, Kinv, new Float64Array(n * n));
+  return mllGradientFrom(X, hyper, K.data, Kinv, alpha);
+}
+
+/** The trace terms of `mllGradient` from K (s·E off the diagonal) and K⁻¹, both n×n row-major. */
+function mllGradientFrom(X: Mat, hyper: GpHyper, k: Float64Array, Kinv: Float64Array, alpha: Vec): Float64Array {
   const n = X.rows, d = X.cols;
-  const Kinv = cholInverseSym(L).data;
   const w = inverseSquaredLengthscales(hyper.lengthscales);
-  const x = X.data, k = K.data, s = hyper.outputscale;
+  const x = X.data, s = hyper.outputscale;
   const grad = new Float64Array(d + 3);
   let gs = 0, trW = 0;
   for (let i = 0; i < n; i++) {
@@ -118,11 +131,52 @@ export interface MapObjective {
 
 /** MAP objective (mll + Σ log priors)/n at φ and its gradient w.r.t. φ. Throws NotPositiveDefinite. */
 export function mapObjective(X: Mat, y: ArrayLike<number>, phi: ArrayLike<number>, priors: GpPriors): MapObjective {
-  const hyper = unpackHyper(phi, X.cols);
-  const m = logMarginalLikelihood(X, y, hyper, true);
-  const p = logPrior(hyper, priors);
-  const n = Math.max(X.rows, 1);
-  const grad = new Float64Array(phi.length);
-  for (let i = 0; i < grad.length; i++) grad[i] = (m.grad![i] + p.grad[i]) / n;
-  return { value: (m.value + p.value) / n, grad };
+  const ev = mapObjectiveEvaluator(X, y, priors);
+  const value = ev.value(phi);
+  return { value, grad: ev.gradient() };
+}
+
+/** The MAP objective of one data set, evaluated many times with shared buffers (see the header). */
+export interface MapObjectiveEvaluator {
+  /** (mll + Σ log priors)/n at φ. Throws NotPositiveDefinite when K cannot be factorised. */
+  value(phi: ArrayLike<number>): number;
+  /** ∂/∂φ of the objective at the φ of the last `value` call (which must have succeeded); a new array. */
+  gradient(): Float64Array;
+}
+
+export function mapObjectiveEvaluator(X: Mat, y: ArrayLike<number>, priors: GpPriors): MapObjectiveEvaluator {
+  const n = X.rows, nn = n * n;
+  const K = { rows: n, cols: n, data: new Float64Array(nn) };
+  const L = { rows: n, cols: n, data: new Float64Array(nn) };
+  const Kinv = new Float64Array(nn);
+  const scratch = new Float64Array(nn); // jittered copy of K, then L⁻ᵀ for the inverse
+  const r = new Float64Array(n);
+  const scale = Math.max(n, 1);
+  let hyper: GpHyper | null = null;
+  let alpha: Vec = r;
+  let priorGrad: Float64Array = r;
+  return {
+    value(phi) {
+      hyper = null;
+      const h = unpackHyper(phi, X.cols);
+      kernelMatrixInto(X, h, K.data);
+      choleskyInto(K.data, n, L.data, scratch);
+      for (let i = 0; i < n; i++) r[i] = y[i] - h.constant;
+      alpha = cholSolve(L, r);
+      let quad = 0;
+      for (let i = 0; i < n; i++) quad += r[i] * alpha[i];
+      const mll = -0.5 * quad - 0.5 * logDetFromChol(L) - 0.5 * n * Math.log(2 * Math.PI);
+      const p = logPrior(h, priors);
+      priorGrad = p.grad;
+      hyper = h;
+      return (mll + p.value) / scale;
+    },
+    gradient() {
+      if (!hyper) throw new Error('mapObjectiveEvaluator: gradient() needs a successful value() first');
+      cholInverseSymInto(L.data, n, Kinv, scratch);
+      const g = mllGradientFrom(X, hyper, K.data, Kinv, alpha);
+      for (let i = 0; i < g.length; i++) g[i] = (g[i] + priorGrad[i]) / scale;
+      return g;
+    },
+  };
 }

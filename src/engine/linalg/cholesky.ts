@@ -18,22 +18,49 @@ export function tryCholesky(A: Mat, minPivotRatio = 0): Mat | null {
   const n = A.rows;
   if (A.cols !== n) throw new RangeError('cholesky: matrix is not square');
   const L = zeros(n, n);
-  const a = A.data, l = L.data;
+  return tryCholeskyInto(A.data, n, L.data, minPivotRatio) ? L : null;
+}
+
+/**
+ * The factorisation of `tryCholesky` from row-major `a` (n×n) into `l` (n×n, its upper triangle
+ * is zeroed), without allocating: the GP fit refactorises one buffer at every objective evaluation.
+ * Returns false when a pivot fails. Column by column (dot-product form, contiguous rows); four rows
+ * share each load of row j, ~2× faster in V8 than one row at a time. Every entry is the same sum in
+ * the same order as the one-row loop, so the factor is bit-for-bit the same.
+ */
+export function tryCholeskyInto(a: Float64Array, n: number, l: Float64Array, minPivotRatio = 0): boolean {
   for (let j = 0; j < n; j++) {
     const rj = j * n;
     let s = a[rj + j];
     for (let k = 0; k < j; k++) s -= l[rj + k] * l[rj + k];
-    if (!(s > minPivotRatio * Math.abs(a[rj + j])) || !(s > 0) || !Number.isFinite(s)) return null;
+    if (!(s > minPivotRatio * Math.abs(a[rj + j])) || !(s > 0) || !Number.isFinite(s)) return false;
     const ljj = Math.sqrt(s);
     l[rj + j] = ljj;
-    for (let i = j + 1; i < n; i++) {
+    for (let k = j + 1; k < n; k++) l[rj + k] = 0;
+    let i = j + 1;
+    for (; i + 3 < n; i += 4) {
+      const r0 = i * n, r1 = r0 + n, r2 = r1 + n, r3 = r2 + n;
+      let t0 = a[r0 + j], t1 = a[r1 + j], t2 = a[r2 + j], t3 = a[r3 + j];
+      for (let k = 0; k < j; k++) {
+        const x = l[rj + k];
+        t0 -= l[r0 + k] * x;
+        t1 -= l[r1 + k] * x;
+        t2 -= l[r2 + k] * x;
+        t3 -= l[r3 + k] * x;
+      }
+      l[r0 + j] = t0 / ljj;
+      l[r1 + j] = t1 / ljj;
+      l[r2 + j] = t2 / ljj;
+      l[r3 + j] = t3 / ljj;
+    }
+    for (; i < n; i++) {
       const ri = i * n;
       let t = a[ri + j];
       for (let k = 0; k < j; k++) t -= l[ri + k] * l[rj + k];
       l[ri + j] = t / ljj;
     }
   }
-  return L;
+  return true;
 }
 
 export interface CholeskyResult {
@@ -48,24 +75,34 @@ export interface CholeskyResult {
  * up to `maxJitterRatio`·mean(diag A) (default 1e-2). Throws NotPositiveDefinite beyond that.
  */
 export function cholesky(A: Mat, opts: { maxJitterRatio?: number } = {}): CholeskyResult {
-  const direct = tryCholesky(A);
-  if (direct) return { L: direct, jitter: 0 };
   const n = A.rows;
+  if (A.cols !== n) throw new RangeError('cholesky: matrix is not square');
+  const L = zeros(n, n);
+  const jitter = choleskyInto(A.data, n, L.data, new Float64Array(0), opts.maxJitterRatio);
+  return { L, jitter };
+}
+
+/**
+ * `cholesky` into caller-owned buffers: the factor of a + jitter·I goes to `l` and the jitter is
+ * returned. `scratch` (n², or shorter to allocate one only if the ladder is needed) holds the
+ * jittered copy of `a`. Throws NotPositiveDefinite beyond the ladder.
+ */
+export function choleskyInto(a: Float64Array, n: number, l: Float64Array, scratch: Float64Array, maxJitterRatio = 1e-2): number {
+  if (tryCholeskyInto(a, n, l)) return 0;
   let meanDiag = 0;
-  for (let i = 0; i < n; i++) meanDiag += A.data[i * n + i];
+  for (let i = 0; i < n; i++) meanDiag += a[i * n + i];
   meanDiag /= Math.max(n, 1);
   if (!(meanDiag > 0) || !Number.isFinite(meanDiag)) {
     throw new NotPositiveDefinite(`cholesky: mean diagonal ${meanDiag} is not positive and finite`);
   }
-  const maxRatio = opts.maxJitterRatio ?? 1e-2;
-  for (let ratio = 1e-10; ratio <= maxRatio * (1 + 1e-12); ratio *= 10) {
+  const b = scratch.length >= n * n ? scratch : new Float64Array(n * n);
+  for (let ratio = 1e-10; ratio <= maxJitterRatio * (1 + 1e-12); ratio *= 10) {
     const jitter = ratio * meanDiag;
-    const B = { rows: n, cols: n, data: A.data.slice() };
-    for (let i = 0; i < n; i++) B.data[i * n + i] += jitter;
-    const L = tryCholesky(B);
-    if (L) return { L, jitter };
+    b.set(a.subarray(0, n * n));
+    for (let i = 0; i < n; i++) b[i * n + i] += jitter;
+    if (tryCholeskyInto(b, n, l)) return jitter;
   }
-  throw new NotPositiveDefinite(`cholesky: not positive definite even with jitter ${maxRatio}·mean(diag)`);
+  throw new NotPositiveDefinite(`cholesky: not positive definite even with jitter ${maxJitterRatio}·mean(diag)`);
 }
 
 /** Solves L x = b for lower-triangular L. */
@@ -173,59 +210,92 @@ export function logMvnPdf(x: ArrayLike<number>, m: ArrayLike<number>, L: Mat): n
 /**
  * (L Lᵀ)⁻¹ as a full symmetric matrix in ~n³/3 flops (vs ~n³ for `cholInverse`): form U = L⁻ᵀ
  * (upper, stored row-major so every inner loop is contiguous), then (L Lᵀ)⁻¹ = U Uᵀ by symmetric
- * halves. The GP marginal-likelihood gradient needs K⁻¹ once per objective evaluation. Both loops
- * work on two rows at once: two independent accumulators sharing one load run ~1.5× faster in V8.
+ * halves. The GP marginal-likelihood gradient needs K⁻¹ once per objective evaluation.
  */
 export function cholInverseSym(L: Mat): Mat {
   const n = L.rows;
-  const u = lowerInverseRows(L);
   const out = zeros(n, n);
-  const o = out.data;
-  for (let a = 0; a < n; a++) {
-    const ua = a * n;
-    let b = a;
-    for (; b + 1 < n; b += 2) {
-      const ub = b * n, uc = ub + n;
-      let s0 = u[ua + b] * u[ub + b], s1 = 0;
-      for (let k = b + 1; k < n; k++) {
-        const x = u[ua + k];
-        s0 += x * u[ub + k];
-        s1 += x * u[uc + k];
-      }
-      o[a * n + b] = s0; o[b * n + a] = s0;
-      o[a * n + b + 1] = s1; o[(b + 1) * n + a] = s1;
-    }
-    if (b < n) {
-      const v = u[ua + b] * u[b * n + b];
-      o[a * n + b] = v; o[b * n + a] = v;
-    }
-  }
+  cholInverseSymInto(L.data, n, out.data, new Float64Array(n * n));
   return out;
 }
 
-/** Rows of L⁻ᵀ: u[j*n + i] = (L⁻¹)_{ij} for i ≥ j, computed two columns j, j+1 at a time. */
-function lowerInverseRows(L: Mat): Float64Array {
-  const n = L.rows, l = L.data;
-  const u = new Float64Array(n * n);
-  let j = 0;
-  for (; j + 1 < n; j += 2) {
-    const uj = j * n, uk = uj + n;
-    u[uj + j] = 1 / l[j * n + j];
-    u[uk + j + 1] = 1 / l[(j + 1) * n + j + 1];
-    u[uj + j + 1] = -l[(j + 1) * n + j] * u[uj + j] * u[uk + j + 1];
-    for (let i = j + 2; i < n; i++) {
-      const li = i * n;
-      let s0 = l[li + j] * u[uj + j], s1 = 0;
-      for (let k = j + 1; k < i; k++) {
-        const x = l[li + k];
-        s0 += x * u[uj + k];
-        s1 += x * u[uk + k];
+/**
+ * `cholInverseSym` into caller-owned buffers: `out` (n×n) receives (L Lᵀ)⁻¹, `u` (n×n) is scratch
+ * for L⁻ᵀ. Both loops work on four rows or columns at once: independent accumulators sharing one
+ * load run ~2× faster in V8 than one at a time. Each entry is the same ordered sum as the plain loop
+ * (a column's zeros above its diagonal add exact zeros), so the result does not depend on the
+ * unrolling.
+ */
+export function cholInverseSymInto(l: Float64Array, n: number, out: Float64Array, u: Float64Array): void {
+  lowerInverseRows(l, n, u);
+  const o = out;
+  for (let a = 0; a < n; a++) {
+    const ua = a * n;
+    let b = a;
+    // o_ab = Σ_{k ≥ b} u_ak u_bk, k ascending, for b, b+1, b+2, b+3 at once.
+    for (; b + 3 < n; b += 4) {
+      const u0 = b * n, u1 = u0 + n, u2 = u1 + n, u3 = u2 + n;
+      let s0 = u[ua + b] * u[u0 + b], s1 = 0, s2 = 0, s3 = 0;
+      for (let k = b + 1; k < n; k++) {
+        const x = u[ua + k];
+        s0 += x * u[u0 + k];
+        s1 += x * u[u1 + k];
+        s2 += x * u[u2 + k];
+        s3 += x * u[u3 + k];
       }
-      const inv = 1 / l[li + i];
-      u[uj + i] = -s0 * inv;
-      u[uk + i] = -s1 * inv;
+      o[ua + b] = s0; o[b * n + a] = s0;
+      o[ua + b + 1] = s1; o[(b + 1) * n + a] = s1;
+      o[ua + b + 2] = s2; o[(b + 2) * n + a] = s2;
+      o[ua + b + 3] = s3; o[(b + 3) * n + a] = s3;
+    }
+    for (; b < n; b++) {
+      const ub = b * n;
+      let s = u[ua + b] * u[ub + b];
+      for (let k = b + 1; k < n; k++) s += u[ua + k] * u[ub + k];
+      o[ua + b] = s; o[ub + a] = s;
     }
   }
-  if (j < n) u[j * n + j] = 1 / l[j * n + j];
-  return u;
+}
+
+/**
+ * Rows of L⁻ᵀ into `u`: u[j*n + i] = (L⁻¹)_{ij} for i ≥ j, 0 below, by forward substitution
+ * u_ji = −(Σ_{j ≤ k < i} l_ik u_jk) / l_ii (multiplying by 1/l_ii), four columns j … j+3 at a time.
+ */
+function lowerInverseRows(l: Float64Array, n: number, u: Float64Array): void {
+  u.fill(0, 0, n * n);
+  let j = 0;
+  for (; j + 3 < n; j += 4) {
+    // The 4×4 diagonal block column by column, then rows below it four columns at once.
+    for (let c = j; c < j + 4; c++) lowerInverseColumn(l, n, u, c, j + 4);
+    const u0 = j * n, u1 = u0 + n, u2 = u1 + n, u3 = u2 + n;
+    for (let i = j + 4; i < n; i++) {
+      const li = i * n;
+      let s0 = l[li + j] * u[u0 + j], s1 = 0, s2 = 0, s3 = 0;
+      for (let k = j + 1; k < i; k++) {
+        const x = l[li + k];
+        s0 += x * u[u0 + k];
+        s1 += x * u[u1 + k];
+        s2 += x * u[u2 + k];
+        s3 += x * u[u3 + k];
+      }
+      const inv = 1 / l[li + i];
+      u[u0 + i] = -s0 * inv;
+      u[u1 + i] = -s1 * inv;
+      u[u2 + i] = -s2 * inv;
+      u[u3 + i] = -s3 * inv;
+    }
+  }
+  for (; j < n; j++) lowerInverseColumn(l, n, u, j, n);
+}
+
+/** Column c of L⁻¹ (row c of u), rows c … end − 1. */
+function lowerInverseColumn(l: Float64Array, n: number, u: Float64Array, c: number, end: number): void {
+  const uc = c * n;
+  u[uc + c] = 1 / l[c * n + c];
+  for (let i = c + 1; i < end; i++) {
+    const li = i * n;
+    let s = l[li + c] * u[uc + c];
+    for (let k = c + 1; k < i; k++) s += l[li + k] * u[uc + k];
+    u[uc + i] = -s * (1 / l[li + i]);
+  }
 }

@@ -8,6 +8,11 @@
  * guarantees s_kᵀy_k > 0 whenever it succeeds (so the inverse-Hessian approximation stays positive
  * definite), and treats a non-finite f as "step too long", which is what lets the GP fit probe
  * hyperparameters where the kernel matrix overflows and simply back off.
+ *
+ * The objective may be given as one function returning (f, ∇f), or split (`SplitObjective`) so the
+ * gradient is computed only where the algorithm reads it: at the start and at line-search points
+ * that pass the sufficient-decrease test. A point that fails it only needs f. Both forms take the
+ * same steps; the split form saves the gradient's cost (for the GP fit, K⁻¹) at rejected steps.
  */
 
 export interface ObjectiveValue {
@@ -17,6 +22,25 @@ export interface ObjectiveValue {
 
 /** The function to minimise: returns f(x) and ∇f(x). It may return a non-finite f. */
 export type Objective = (x: Float64Array) => ObjectiveValue;
+
+/** The function to minimise as f(x) (may be non-finite) and ∇f at the x of the last `value` call. */
+export interface SplitObjective {
+  value(x: Float64Array): number;
+  gradient(): Float64Array;
+}
+
+function split(fn: Objective | SplitObjective): SplitObjective {
+  if (typeof fn !== 'function') return fn;
+  let last: Float64Array = new Float64Array(0);
+  return {
+    value(x) {
+      const v = fn(x);
+      last = v.grad;
+      return v.f;
+    },
+    gradient: () => last,
+  };
+}
 
 export interface LbfgsOptions {
   /** Number of stored curvature pairs m (default 10). */
@@ -102,22 +126,23 @@ function step(x: Float64Array, d: Float64Array, t: number): Float64Array {
  * double after a failed curvature test, bisect once bracketed. Returns the accepted point, or the
  * best Armijo point seen when the curvature condition could not be met, or null.
  */
-function lineSearch(fn: Objective, cur: Point, d: Float64Array, t0: number, o: Required<LbfgsOptions>, count: () => void): Point | null {
+function lineSearch(fn: SplitObjective, cur: Point, d: Float64Array, t0: number, o: Required<LbfgsOptions>, count: () => void): Point | null {
   const slope = dotp(cur.grad, d);
   let lo = 0, hi = Infinity, t = t0;
   let armijoOnly: Point | null = null;
   for (let k = 0; k < o.maxLineSearch; k++) {
     const x = step(cur.x, d, t);
-    const v = fn(x);
+    const f = fn.value(x);
     count();
-    const finite = Number.isFinite(v.f) && allFinite(v.grad);
-    if (!finite || v.f > cur.f + o.c1 * t * slope) {
+    // A non-finite f or gradient counts as "too long"; the gradient is needed only past Armijo.
+    const grad = Number.isFinite(f) && !(f > cur.f + o.c1 * t * slope) ? fn.gradient() : null;
+    if (!grad || !allFinite(grad)) {
       hi = t;
-    } else if (dotp(v.grad, d) < o.c2 * slope) {
-      armijoOnly = { x, f: v.f, grad: v.grad };
+    } else if (dotp(grad, d) < o.c2 * slope) {
+      armijoOnly = { x, f, grad };
       lo = t;
     } else {
-      return { x, f: v.f, grad: v.grad };
+      return { x, f, grad };
     }
     t = hi < Infinity ? 0.5 * (lo + hi) : 2 * lo;
   }
@@ -134,11 +159,12 @@ const DEFAULTS: Required<LbfgsOptions> = {
   c2: 0.9,
 };
 
-export function minimizeLbfgs(fn: Objective, x0: ArrayLike<number>, options: LbfgsOptions = {}): LbfgsResult {
+export function minimizeLbfgs(objective: Objective | SplitObjective, x0: ArrayLike<number>, options: LbfgsOptions = {}): LbfgsResult {
   const o = { ...DEFAULTS, ...options };
+  const fn = split(objective);
   let evaluations = 1;
-  const first = fn(Float64Array.from(x0));
-  let cur: Point = { x: Float64Array.from(x0), f: first.f, grad: first.grad };
+  const f0 = fn.value(Float64Array.from(x0));
+  let cur: Point = { x: Float64Array.from(x0), f: f0, grad: fn.gradient() };
   const done = (iterations: number, converged: boolean, reason: LbfgsReason): LbfgsResult => ({ ...cur, iterations, evaluations, converged, reason });
   if (!Number.isFinite(cur.f) || !allFinite(cur.grad)) return done(0, false, 'non_finite_start');
   const S: Float64Array[] = [], Y: Float64Array[] = [], rho: number[] = [];
