@@ -1,0 +1,165 @@
+/**
+ * Load test against the real server process: N studies × M concurrent clients for a fixed time.
+ * Each client loops suggest → evaluate a cheap test function → observe, moving to another study
+ * every round so that all studies get traffic; the studies cycle through a mix of methods (ProbNES
+ * and baselines). Prints requests/s, observations/s, latency percentiles per route, errors by
+ * status, and the server's memory (RSS from /proc/<pid>/status, JS heap from /metrics) at the
+ * start, the peak and the end. Exits 1 on any error (5xx, an unexpected 4xx, a dropped connection).
+ *
+ * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
+ *        [--dim 2] [--batch 4] [--options '{"candidates":64}']
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import { call, fmt, HttpError, lcg, ms, objective, params, pct } from './lib/http-bench.js';
+
+const DEFAULT_METHODS = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'xnes', 'snes', 'random'];
+
+const { values: v } = parseArgs({
+  options: {
+    studies: { type: 'string', default: '50' },
+    clients: { type: 'string', default: '32' },
+    seconds: { type: 'string', default: '60' },
+    methods: { type: 'string', default: DEFAULT_METHODS.join(',') },
+    dim: { type: 'string', default: '2' },
+    batch: { type: 'string', default: '4' },
+    options: { type: 'string' },
+  },
+});
+const positive = (name: string, s: string) => {
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} takes a positive integer, not ${s}`);
+  return n;
+};
+const cfg = {
+  studies: positive('studies', v.studies),
+  clients: positive('clients', v.clients),
+  seconds: positive('seconds', v.seconds),
+  methods: v.methods.split(',').map((m) => m.trim()).filter(Boolean),
+  dim: positive('dim', v.dim),
+  batch: positive('batch', v.batch),
+  options: v.options ? (JSON.parse(v.options) as Record<string, unknown>) : null,
+};
+
+interface Stats {
+  latency: Map<string, number[]>;
+  errors: Map<string, number>;
+  observations: number;
+  suggested: number;
+}
+
+function record(stats: Stats, route: string, t0: bigint): void {
+  let l = stats.latency.get(route);
+  if (!l) stats.latency.set(route, (l = []));
+  l.push(ms(t0));
+}
+
+function fail(stats: Stats, route: string, err: unknown): void {
+  const what = err instanceof HttpError ? `${route} → ${err.status} ${(err.body as { code?: string } | null)?.code ?? ''}` : `${route} → ${(err as Error).message}`;
+  stats.errors.set(what, (stats.errors.get(what) ?? 0) + 1);
+}
+
+async function createStudies(base: string): Promise<{ id: string; method: string }[]> {
+  const out: { id: string; method: string }[] = [];
+  for (let i = 0; i < cfg.studies; i++) {
+    const method = cfg.methods[i % cfg.methods.length]!;
+    const body = { name: `load-${i}-${method}`, method, seed: i + 1, batch_size: cfg.batch, parameters: params(cfg.dim), ...(cfg.options ? { options: cfg.options } : {}) };
+    out.push({ id: (await call(base, 'POST', '/v1/studies', body)).id as string, method });
+  }
+  return out;
+}
+
+/** One client: suggest → evaluate → observe, a different study each round. */
+async function client(base: string, studies: { id: string }[], c: number, end: number, stats: Stats): Promise<void> {
+  const rnd = lcg(1000 + c);
+  for (let round = 0; Date.now() < end; round++) {
+    const id = studies[(c + round * cfg.clients + Math.floor(rnd() * 3)) % studies.length]!.id;
+    let t0 = process.hrtime.bigint();
+    let trials: { trial_id: number; parameters: Record<string, number> }[];
+    try {
+      trials = (await call(base, 'GET', `/v1/studies/${id}/suggestions?count=1&client_id=load-${c}`)).trials;
+      record(stats, 'GET suggestions', t0);
+    } catch (err) {
+      fail(stats, 'GET suggestions', err);
+      continue;
+    }
+    stats.suggested += trials.length;
+    if (trials.length === 0) continue;
+    const observations = trials.map((t) => ({ trial_id: t.trial_id, value: objective(t.parameters) }));
+    t0 = process.hrtime.bigint();
+    try {
+      await call(base, 'POST', `/v1/studies/${id}/observations`, { observations });
+      record(stats, 'POST observations', t0);
+      stats.observations += observations.length;
+    } catch (err) {
+      fail(stats, 'POST observations', err);
+    }
+  }
+}
+
+interface Memory {
+  rssMiB: number;
+  heapUsedMiB: number;
+}
+
+/** RSS from /proc (exact, Linux), heap from the server's own /metrics (prom-client's default metrics). */
+async function memory(server: ServerProcess): Promise<Memory> {
+  const proc = await processMemory(server.pid);
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN);
+  const rss = proc?.rssMiB ?? metric('probnes_process_resident_memory_bytes') / 2 ** 20;
+  return { rssMiB: rss, heapUsedMiB: metric('probnes_nodejs_heap_size_used_bytes') / 2 ** 20 };
+}
+
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-load-'));
+  // No rate limit: 32 clients on one (open) tenant send far more than one key's per-minute quota.
+  const server = await startServer(path.join(tmp, 'load.db'), { env: { RATE_LIMIT_PER_MINUTE: '0' }, stderr: 'inherit' });
+  const stats: Stats = { latency: new Map(), errors: new Map(), observations: 0, suggested: 0 };
+  let exitCode = 0;
+  try {
+    const load0 = os.loadavg();
+    console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
+    console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
+    const studies = await createStudies(server.base);
+    const start = await memory(server);
+    let peak = start;
+    const sampler = setInterval(() => {
+      void memory(server).then(
+        (m) => (peak = { rssMiB: Math.max(peak.rssMiB, m.rssMiB), heapUsedMiB: Math.max(peak.heapUsedMiB, m.heapUsedMiB) }),
+        () => {},
+      );
+    }, 1000);
+    const t0 = process.hrtime.bigint();
+    const end = Date.now() + cfg.seconds * 1000;
+    await Promise.all(Array.from({ length: cfg.clients }, (_, c) => client(server.base, studies, c, end, stats)));
+    const seconds = ms(t0) / 1000;
+    clearInterval(sampler);
+    const last = await memory(server);
+    peak = { rssMiB: Math.max(peak.rssMiB, last.rssMiB), heapUsedMiB: Math.max(peak.heapUsedMiB, last.heapUsedMiB) };
+    const hwm = (await processMemory(server.pid))?.peakRssMiB;
+
+    const requests = [...stats.latency.values()].reduce((s, l) => s + l.length, 0);
+    const errors = [...stats.errors.values()].reduce((s, n) => s + n, 0);
+    const rows = ['| route | requests | req/s | p50 (ms) | p90 (ms) | p99 (ms) | max (ms) |', '|---|---|---|---|---|---|---|'];
+    for (const [route, l] of stats.latency) {
+      rows.push(`| ${route} | ${l.length} | ${fmt(l.length / seconds)} | ${fmt(pct(l, 50))} | ${fmt(pct(l, 90))} | ${fmt(pct(l, 99))} | ${fmt(Math.max(...l))} |`);
+    }
+    console.log(rows.join('\n'));
+    console.log(`\n**${fmt((requests + errors) / seconds)} requests/s, ${fmt(stats.observations / seconds)} observations/s** (${stats.observations} observations, ${stats.suggested} trials suggested in ${fmt(seconds)} s)`);
+    console.log(`errors: ${errors}${errors ? ` — ${[...stats.errors].map(([k, n]) => `${k}: ${n}`).join('; ')}` : ''}`);
+    const mem = (m: Memory) => `RSS ${fmt(m.rssMiB)} MiB, heap used ${fmt(m.heapUsedMiB)} MiB`;
+    console.log(`server memory: start ${mem(start)}; peak ${mem(peak)} (sampled each second${hwm ? `; kernel high-water RSS ${fmt(hwm)} MiB` : ''}); end ${mem(last)}`);
+    console.log(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    if (errors > 0) exitCode = 1;
+  } finally {
+    await server.stop('SIGTERM');
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exitCode = exitCode;
+}
+
+await main();
