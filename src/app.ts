@@ -4,13 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import type { EngineRunner } from './domain/engine-pool.js';
 import { InlineEngineRunner, LoopService } from './domain/index.js';
-import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
 import { observationRoutes } from './http/routes/observations.js';
 import { suggestionRoutes } from './http/routes/suggestions.js';
 import { trialActionRoutes } from './http/routes/trial-actions.js';
@@ -59,6 +59,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return typeof given === 'string' && SAFE_REQUEST_ID.test(given) ? given : randomUUID();
     },
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    frameworkErrors,
   });
 
   app.setValidatorCompiler(validatorCompiler);

@@ -9,7 +9,7 @@
  * middle of its transformed bounds with std = (transformed width)/4, so the bounds sit at ±2σ
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
  */
-import { type MethodName } from '../engine/index.js';
+import { fromRows, tryCholesky, type MethodName } from '../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
 import { pointer, ValidationError, type FieldError } from './errors.js';
 
@@ -134,7 +134,37 @@ export function checkStudySpec(input: StudySpecInput): void {
   if (RANK_BASED.has(input.method) && input.batch_size < 2) {
     errors.push({ path: '/batch_size', message: `${input.method} ranks the points of a generation and needs batch_size ≥ 2` });
   }
+  if (errors.length === 0) checkEffective(input, errors);
   if (errors.length > 0) throw new ValidationError(errors);
+}
+
+/**
+ * Finite inputs can still give an unusable prior: a std whose square overflows (1e200) or
+ * underflows to 0 (1e-170), bounds whose width or midpoint overflows ([-1e308, 1e308]), a joint
+ * covariance whose symmetrised entries overflow. The engine would then start from ±Infinity or a
+ * singular factor, so the effective prior must be finite with positive variances and factorise.
+ */
+function checkEffective(input: StudySpecInput, errors: FieldError[]): void {
+  const { prior } = effectivePrior(input);
+  const where = (i: number, what: 'mean' | 'std'): string => {
+    const p = input.parameters[i]!;
+    if (input.prior) return what === 'mean' ? pointer(['prior', 'mean', i]) : pointer(['prior', 'covariance', i, i]);
+    return p.prior ? pointer(['parameters', i, 'prior', what]) : pointer(['parameters', i, 'bounds']);
+  };
+  const before = errors.length;
+  input.parameters.forEach((_, i) => {
+    if (!Number.isFinite(prior.mean[i]!)) errors.push({ path: where(i, 'mean'), message: 'the prior mean (the middle of the bounds, when derived) overflows a double' });
+    const v = prior.covariance[i]![i]!;
+    if (!(Number.isFinite(v) && v > 0)) {
+      errors.push({ path: where(i, 'std'), message: 'the prior variance (std², from the bounds\' width when derived) must be a positive finite double: std within about [1e-154, 1e154]' });
+    }
+  });
+  if (errors.length > before) return;
+  if (prior.covariance.some((row) => row.some((x) => !Number.isFinite(x)))) {
+    errors.push({ path: '/prior/covariance', message: 'entries overflow a double once symmetrised' });
+  } else if (!tryCholesky(fromRows(prior.covariance))) {
+    errors.push({ path: input.prior ? '/prior/covariance' : '/parameters', message: 'the prior covariance is numerically singular' });
+  }
 }
 
 /** The effective prior and per-parameter specs; call after `checkStudySpec`. */

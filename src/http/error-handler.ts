@@ -3,10 +3,11 @@
  * Every response carries a stable `code`. Anything unexpected is a generic 500 whose details go to
  * the log (with the request id), never to the client.
  */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { STATUS_CODES } from 'node:http';
-import { DomainError, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
+import type { z, ZodType } from 'zod';
+import { DomainError, pointer, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
 
 export interface Problem {
   type: string;
@@ -56,6 +57,39 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Omi
   return reply.code(p.status).type('application/problem+json').serializer(JSON.stringify).send(body);
 }
 
+/**
+ * The zod provider's validator, except that each issue's path becomes a proper JSON pointer: the
+ * provider joins the segments with "/" unescaped, so a client's key such as "a/b" or "~" (a record
+ * key, an unknown field) would point somewhere else. Issues keep the provider's marker, so
+ * `hasZodFastifySchemaValidationErrors` still recognises them.
+ */
+export const validatorCompiler: FastifySchemaCompiler<ZodType> = ({ schema }) => (data) => {
+  const result = schema.safeParse(data);
+  if (result.success) return { value: result.data };
+  const validation = result.error.issues.flatMap((i) => unionBranch(i, [])).map((issue) => {
+    const { path, code, message, ...params } = issue;
+    const at = pointer(path.map((p) => (typeof p === 'symbol' ? String(p) : p)));
+    return { [Symbol.for('ZodFastifySchemaValidationError')]: true, keyword: code, instancePath: at, schemaPath: `#${at}/${code}`, message, params };
+  });
+  return { error: validation as unknown as Error };
+};
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A value matching no member of a union (an observation that is neither by trial nor by
+ * parameters) would otherwise be a bare "Invalid input" at the union: report instead the issues of
+ * the member it came closest to, the one that does not reject its keys outright and has the fewest
+ * issues, so the client learns which field is wrong.
+ */
+function unionBranch(issue: Issue, base: PropertyKey[]): Issue[] {
+  const path = [...base, ...issue.path];
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ ...issue, path }];
+  const score = (branch: Issue[]) => branch.length + (branch.some((i) => i.code === 'unrecognized_keys' && i.path.length === 0) ? 1000 : 0);
+  const best = issue.errors.reduce((a, b) => (score(b) < score(a) ? b : a));
+  return best.flatMap((i) => unionBranch(i, path));
+}
+
 type ZodValidationError = FastifyError & { validation: { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> }[] };
 
 function zodFieldErrors(err: ZodValidationError): (FieldError & { in?: string })[] {
@@ -64,7 +98,7 @@ function zodFieldErrors(err: ZodValidationError): (FieldError & { in?: string })
     const base = v.instancePath === '/' ? '' : v.instancePath;
     // Report each unknown field at its own path rather than at its parent object.
     if (v.keyword === 'unrecognized_keys' && Array.isArray(v.params.keys)) {
-      return (v.params.keys as string[]).map((k) => ({ path: `${base}/${k}`, message: 'unknown field', ...where }));
+      return (v.params.keys as string[]).map((k) => ({ path: `${base}${pointer([k])}`, message: 'unknown field', ...where }));
     }
     return [{ path: base, message: v.message ?? 'invalid', ...where }];
   });
@@ -93,6 +127,19 @@ export function errorHandler(this: FastifyInstance, error: FastifyError, request
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendProblem(request, reply, { status: 500, code: 'internal_error', detail: 'an unexpected error occurred; it has been logged with this request id' });
+}
+
+/**
+ * Errors Fastify raises before routing (a path segment longer than the router allows, a URL that is
+ * not valid percent-encoding): problem+json like every other error, with the request id header the
+ * onRequest hook would have set.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 400;
+  const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path_segment_too_long' : 'malformed_url';
+  const detail = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'a path segment (an id) is longer than any id this server issues' : 'the URL is not valid percent-encoded UTF-8';
+  return sendProblem(request, reply, { status, code, detail });
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply) {

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { METHOD_NAMES, type MethodName } from '../../engine/index.js';
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, MAX_SEED } from '../../domain/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../../storage/index.js';
-import { Timestamp } from './common.js';
+import { boundedJsonObject, Timestamp } from './common.js';
 import { optionsSchemaFor } from './options.js';
 import { LIMITS, PARAMETER_NAME } from './study.js';
 
@@ -47,9 +47,7 @@ const DocumentStudy = z
     max_trials: z.int().min(1).max(LIMITS.maxTrials).nullable(),
     lease_seconds: z.int().min(1).max(LIMITS.leaseSeconds),
     known_optimum: z.number().nullable(),
-    metadata: z
-      .record(z.string(), z.unknown())
-      .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= LIMITS.metadataBytes, `must be at most ${LIMITS.metadataBytes} bytes as JSON`),
+    metadata: boundedJsonObject(LIMITS.metadataBytes, `must be at most ${LIMITS.metadataBytes} bytes as JSON`),
     state: z.enum(STUDY_STATES),
     reason: Text.nullable(),
     generation: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
@@ -86,9 +84,7 @@ const DocumentEngineState = z.strictObject({
   generation: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
   revision: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
   version: z.int().min(1).max(1_000_000),
-  state: z
-    .record(z.string(), z.unknown())
-    .refine((st) => Buffer.byteLength(JSON.stringify(st)) <= DOCUMENT_LIMITS.engineStateBytes, `must be at most ${DOCUMENT_LIMITS.engineStateBytes / 1024 / 1024} MiB as JSON`)
+  state: boundedJsonObject(DOCUMENT_LIMITS.engineStateBytes, `must be at most ${DOCUMENT_LIMITS.engineStateBytes / 1024 / 1024} MiB as JSON`)
     .describe('The engine\'s state (search distribution, model, RNG state) as stored; opaque to clients.'),
   created_at: Timestamp,
 });

@@ -1,0 +1,100 @@
+/**
+ * Bugs the hostile properties found, each pinned by the smallest request that showed it (all were
+ * 500s or wrong error locations before the fix).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectProblem, fixture, hostile, jsonRequest, Raw, type Fixture } from './harness.js';
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await fixture();
+});
+afterAll(async () => {
+  await f.close();
+});
+
+const oneParam = (p: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ name: 'r', method: 'random', batch_size: 1, parameters: [{ name: 'p', ...p }], ...extra });
+
+async function rejected(req: Parameters<typeof jsonRequest>, status: number): Promise<{ code: string; errors?: { path: string; message: string }[] }> {
+  const res = await hostile(f, jsonRequest(...req));
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json();
+}
+
+describe('effective priors that overflow or underflow a double', () => {
+  // IEEE 754 doubles: the largest is ≈1.80e308, the smallest positive ≈4.9e-324, so
+  // (2e308 − 0)/4 is fine but bounds [-1e308, 1e308] have an infinite width, (1e200)² = ∞, (1e-170)² = 0.
+  it.each([
+    ['bounds whose width overflows', { bounds: [-1e308, 1e308] }, '/parameters/0/bounds'],
+    ['bounds whose midpoint is fine but whose derived std² overflows', { bounds: [0, 1e308] }, '/parameters/0/bounds'],
+    ['bounds so close that the derived variance underflows to 0', { bounds: [0, 5e-324] }, '/parameters/0/bounds'],
+    ['a std whose square overflows', { prior: { mean: 0, std: 1e200 } }, '/parameters/0/prior/std'],
+    ['a std whose square underflows to 0', { prior: { mean: 0, std: 1e-170 } }, '/parameters/0/prior/std'],
+  ])('%s → 400 at its pointer (was a 500)', async (_name, p, path) => {
+    const body = await rejected(['POST', '/v1/studies', oneParam(p)], 400);
+    expect(body.code).toBe('validation_failed');
+    expect(body.errors?.map((e) => e.path)).toEqual([path]);
+  });
+
+  it('a joint covariance whose entries overflow once symmetrised → 400 at /prior/covariance', async () => {
+    const body = await rejected(['POST', '/v1/studies', { name: 'j', parameters: [{ name: 'a' }, { name: 'b' }], prior: { mean: [0, 0], covariance: [[1e308, 1.7e308], [1.7e308, 1e308]] } }], 400);
+    expect(body.errors?.map((e) => e.path)).toEqual(['/prior/covariance']);
+  });
+
+  it('std just inside the range is accepted (1e150² = 1e300 is finite)', async () => {
+    const res = await hostile(f, jsonRequest('POST', '/v1/studies', oneParam({ prior: { mean: 0, std: 1e150 } })));
+    expect(res.statusCode).toBe(201);
+  });
+});
+
+describe('deeply nested free-form JSON', () => {
+  // JSON.stringify recurses; 100 000 levels overflow the stack (RangeError → 500 before the fix).
+  const deep = new Raw('{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000));
+
+  it('metadata nested 100 000 levels on create → 400 at /metadata', async () => {
+    const body = await rejected(['POST', '/v1/studies', oneParam({ bounds: [0, 1] }, { metadata: { x: deep } })], 400);
+    expect(body.errors).toEqual([{ path: '/metadata', message: 'must nest at most 64 levels deep' }]);
+  });
+
+  it('and on update → 400, the study unchanged', async () => {
+    const body = await rejected(['PATCH', `/v1/studies/${f.a}`, { metadata: { x: deep } }], 400);
+    expect(body.errors?.[0]?.path).toBe('/metadata');
+  });
+
+  it('64 levels are accepted', async () => {
+    const ok = new Raw('{"a":'.repeat(63) + '1' + '}'.repeat(63));
+    const res = await hostile(f, jsonRequest('POST', '/v1/studies', oneParam({ bounds: [0, 1] }, { metadata: { x: ok } })));
+    expect(res.statusCode).toBe(201);
+  });
+});
+
+describe('error locations are JSON pointers (RFC 6901)', () => {
+  it('unknown fields named "~" and "a/b" are reported at /~0 and /a~1b', async () => {
+    const body = await rejected(['POST', '/v1/studies', { ...oneParam({ bounds: [0, 1] }), '~': 1, 'a/b': 2 }], 400);
+    expect(body.errors?.map((e) => e.path).sort()).toEqual(['/a~1b', '/~0']);
+  });
+
+  it('an observation matching neither form names the offending field, not just "invalid input" at the observation', async () => {
+    const badKey = await rejected(['POST', `/v1/studies/${f.a}/observations`, { observations: [{ parameters: { 'x/y': 1 }, value: 1 }] }], 400);
+    expect(badKey.errors).toEqual([{ path: '/observations/0/parameters/x~1y', message: 'Invalid key in record' }]);
+    const badValue = await rejected(['POST', `/v1/studies/${f.a}/observations`, { observations: [{ trial_id: 1, value: '1' }] }], 400);
+    expect(badValue.errors?.map((e) => e.path)).toEqual(['/observations/0/value']);
+  });
+});
+
+describe('errors raised before routing', () => {
+  it('an id longer than the router allows → 414 problem+json with the request id', async () => {
+    const req = { method: 'GET' as const, url: `/v1/studies/${'x'.repeat(150)}` };
+    const res = await f.app.inject(req);
+    expect(res.statusCode).toBe(414);
+    expectProblem(req, res);
+    expect(res.json().code).toBe('path_segment_too_long');
+  });
+
+  it('a URL that is not valid percent-encoding → 400 problem+json', async () => {
+    const req = { method: 'GET' as const, url: '/v1/studies/%E0%A4%A' };
+    const res = await f.app.inject(req);
+    expect(res.statusCode).toBe(400);
+    expectProblem(req, res);
+  });
+});
