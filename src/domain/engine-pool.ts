@@ -4,7 +4,8 @@
  * `InlineEngineRunner` runs the same code on the calling thread (tests, `ENGINE_WORKERS=0`).
  * Both return identical results: the engine is pure and its randomness lives in the state.
  */
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
 import { EngineError } from '../engine/index.js';
 import handle, { type WorkerReply } from './engine-worker.js';
@@ -40,8 +41,9 @@ export class WorkerEngineRunner implements EngineRunner {
       minThreads: 1,
       maxThreads: Math.max(1, threads),
       idleTimeout: 60_000,
-      // Under tsx (npm start, tests) the worker is TypeScript and needs the same loader.
-      execArgv: compiled ? [] : ['--import', 'tsx'],
+      // Under tsx (npm start, tests) the worker is TypeScript and needs the same loader, named by
+      // absolute URL: a bare 'tsx' resolves from the working directory, which may be anywhere.
+      execArgv: compiled ? [] : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
     });
   }
 
