@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { createEngineRunner } from '../../src/domain/index.js';
 import { SqliteStorage } from '../../src/storage/index.js';
@@ -29,7 +30,9 @@ export async function connect(): Promise<Connection> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-example-'));
   const storage = SqliteStorage.open(path.join(dir, 'probnes.db'));
   const engine = createEngineRunner(1);
-  const app = await buildApp({ config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000 }, storage, engine });
+  // Warnings and errors only (an unexpected server error is logged with its stack), on stderr.
+  const logger = pino({ level: process.env.LOG_LEVEL || 'warn', base: { service: 'probnes-example-server' } }, pino.destination(2));
+  const app = await buildApp({ config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000 }, storage, engine, logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   if (address === null || typeof address === 'string') throw new Error('the in-process server has no TCP address');

@@ -1,0 +1,133 @@
+/**
+ * The examples in examples/: each runs to completion with a small budget and prints its best
+ * point, both starting its own server and (PROBNES_URL) against a server it is given; and each
+ * example's objective, written in user terms, computes what it says.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { meanReturn, spec as cartpoleSpec } from '../../examples/cartpole.js';
+import { negLogMarginalLikelihood, spec as gpSpec } from '../../examples/gp-mll.js';
+import { validationLoss } from '../../examples/mixed-params.js';
+import { makeTestApp } from '../helpers/app.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BUDGET = 16;
+
+function runExample(file: string, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+      cwd: ROOT,
+      env: { ...process.env, PROBNES_URL: '', EXAMPLE_BUDGET: String(BUDGET), EXAMPLE_WORKERS: '2', ...env },
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+/** The summary every example prints: `N evaluations (F failed)` and `best value V at name=value, …`. */
+function summary(out: string): { evaluations: number; failed: number; best: number; point: Record<string, number> } {
+  const ev = /(\d+) evaluations \((\d+) failed\)/.exec(out);
+  const best = /best value (-?[\d.]+)[^\n]* at ([^\n(]+)/.exec(out);
+  expect(ev, out).not.toBeNull();
+  expect(best, out).not.toBeNull();
+  const point = Object.fromEntries(best![2].trim().split(', ').map((kv) => {
+    const [k, v] = kv.split('=');
+    return [k, Number(v)];
+  }));
+  return { evaluations: Number(ev![1]), failed: Number(ev![2]), best: Number(best![1]), point };
+}
+
+describe('examples run by one command each', () => {
+  it('gp-mll: tunes the four GP hyperparameters and prints a best point no better than the reference optimum', async () => {
+    const r = await runExample('examples/gp-mll.ts');
+    expect(r.code, r.out).toBe(0);
+    const s = summary(r.out);
+    expect(s.evaluations + s.failed).toBe(BUDGET);
+    expect(Object.keys(s.point)).toEqual(['constant_mean', 'noise', 'outputscale', 'lengthscale']);
+    // GP_MLL_FSTAR = −0.124948… (src/engine/benchmarks/gp-mll.ts: multi-start search, cross-checked with scipy).
+    expect(s.best).toBeGreaterThanOrEqual(-0.12495);
+    // prob-cmaes's default profile evaluates the distribution mean in every batch (include_mean,
+    // src/engine/strategies/options.ts) and the first mean is the prior's: GPyTorch's defaults.
+    const ln2 = Math.LN2;
+    const atDefaults = negLogMarginalLikelihood({ constant_mean: 0, noise: ln2, outputscale: ln2, lengthscale: ln2 });
+    expect(r.out).toContain(`at GPyTorch's defaults: −log p(y)/n = ${atDefaults.toFixed(5)}`);
+    expect(s.best).toBeLessThanOrEqual(atDefaults + 1e-5); // printed to 5 decimals
+  });
+
+  it('cartpole: learns a policy and prints its mean return (at most 500)', async () => {
+    const r = await runExample('examples/cartpole.ts');
+    expect(r.code, r.out).toBe(0);
+    const s = summary(r.out);
+    expect(s.evaluations).toBe(BUDGET);
+    expect(Object.keys(s.point)).toEqual(['w_position', 'w_velocity', 'w_angle', 'w_angular_velocity']);
+    expect(s.best).toBeGreaterThan(0);
+    expect(s.best).toBeLessThanOrEqual(500);
+  });
+
+  describe('mixed-params against a server given by PROBNES_URL', () => {
+    let app: FastifyInstance;
+    let url = '';
+    beforeAll(async () => {
+      app = (await makeTestApp()).app;
+      url = await app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('drives the given server with parallel workers and prints integer batch size and layers', async () => {
+      const r = await runExample('examples/mixed-params.ts', { PROBNES_URL: url, EXAMPLE_WORKERS: '3' });
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain(url);
+      expect(r.out).toMatch(/by trainer-0, trainer-1, trainer-2\n/);
+      const s = summary(r.out);
+      expect(s.evaluations + s.failed).toBe(BUDGET);
+      expect(Number.isInteger(s.point.batch_size) && Number.isInteger(s.point.layers)).toBe(true);
+      expect(s.point.learning_rate).toBeGreaterThanOrEqual(1e-5);
+      expect(s.point.learning_rate).toBeLessThanOrEqual(1);
+      expect(s.best).toBeGreaterThanOrEqual(0.05);
+      // The study the example made lives on the given server.
+      const list = (await (await fetch(`${url}/v1/studies`)).json()) as { studies: { name: string; trial_counts: { COMPLETED: number } }[] };
+      expect(list.studies.map((x) => x.name)).toEqual(['mixed-params']);
+      expect(list.studies[0].trial_counts.COMPLETED).toBe(s.evaluations);
+    });
+  });
+
+  it('rejects a bad EXAMPLE_BUDGET with a message naming it', async () => {
+    const r = await runExample('examples/cartpole.ts', { EXAMPLE_BUDGET: 'ten' });
+    expect(r.code).toBe(2);
+    expect(r.out).toContain('EXAMPLE_BUDGET must be a positive integer, got "ten"');
+  });
+});
+
+describe('the examples’ objectives in user terms', () => {
+  it('gp-mll maps natural hyperparameters onto the benchmark: the reference optimum and the defaults', () => {
+    // GP_MLL_XSTAR = (c, ln(σ² − 1e-4), ln s, ln ℓ) and GP_MLL_FSTAR from src/engine/benchmarks/gp-mll.ts.
+    const xstar = [0.13291262516351, -3.3811770215986794, -0.2839531632409806, -1.3812310443883167];
+    const h = { constant_mean: xstar[0], noise: Math.exp(xstar[1]), outputscale: Math.exp(xstar[2]), lengthscale: Math.exp(xstar[3]) };
+    expect(negLogMarginalLikelihood(h)).toBeCloseTo(-0.12494803429982028, 12);
+    // The prior is centred on GPyTorch's defaults, softplus(0) = ln 2, in ln(value) for the positive ones.
+    expect(gpSpec.parameters.map((p) => p.prior?.mean)).toEqual([0, Math.log(Math.LN2), Math.log(Math.LN2), Math.log(Math.LN2)]);
+    expect(gpSpec.parameters.slice(1).every((p) => p.scale === 'log')).toBe(true);
+  });
+
+  it('cartpole: the policy (0, 1, 1, 1) balances all 500 steps, the zero policy falls at once (test/engine/benchmarks.test.ts)', () => {
+    expect(meanReturn({ w_position: 0, w_velocity: 1, w_angle: 1, w_angular_velocity: 1 })).toBe(500);
+    expect(meanReturn({ w_position: 0, w_velocity: 0, w_angle: 0, w_angular_velocity: 0 })).toBeLessThan(20);
+    expect(cartpoleSpec.direction).toBe('maximize');
+    expect(cartpoleSpec.parameters.every((p) => p.prior?.mean === 0 && p.prior?.std === 3)).toBe(true);
+  });
+
+  it('mixed-params: 0.05 at its stated minimum, more anywhere else nearby, and divergence throws', () => {
+    const at = { learning_rate: 10 ** -2.5, batch_size: 64, layers: 3, dropout: 0.2 };
+    expect(validationLoss(at)).toBeCloseTo(0.05, 12);
+    for (const nudged of [{ ...at, learning_rate: 1e-2 }, { ...at, batch_size: 128 }, { ...at, layers: 4 }, { ...at, dropout: 0.3 }]) {
+      expect(validationLoss(nudged)).toBeGreaterThan(0.05);
+    }
+    expect(() => validationLoss({ ...at, learning_rate: 0.5, batch_size: 32 })).toThrow(/diverged/);
+  });
+});
