@@ -10,10 +10,12 @@
  * Per batch: O(q·n_A·d) kernel values, O(q·n_A²/2) triangular solves, an O(q³) Cholesky.
  * Pending points need no y: they only enter K_AA, so the factor of K_AA is the model's own factor
  * extended by one block-Cholesky step.
+ * Candidate batches are scored from one stacked point matrix (`selectBestStacked`: M batches of q
+ * rows each), with the q×q Schur complement, its factor and solve in buffers shared by all batches.
  */
 import { InvalidInputError } from '../errors.js';
-import { type Mat, cholesky, cholSolve, solveLower, solveLowerMat, tryCholesky, zeros } from '../linalg/index.js';
-import { kernelMatrix, rbfCross, toMat } from '../gp/kernel.js';
+import { type Mat, cholesky, cholSolve, solveLowerMat, tryCholeskyInto, zeros } from '../linalg/index.js';
+import { kernelMatrix, kernelMatrixInto, rbfCross, toMat } from '../gp/kernel.js';
 import { type CandidateTerms, candidateTerms, wDot } from './candidates.js';
 import type { GpModel } from '../gp/types.js';
 import { type CovInput, type KernelMeasure, type Points, integralPriorVariance, kernelMeansFor, prepareKernelMeasure } from './measure.js';
@@ -27,6 +29,8 @@ export interface BatchSelector {
   score(batch: Points): number;
   /** The candidate batch with the largest a(B) (first one on ties). */
   selectBest(candidates: ArrayLike<Points>): { index: number; score: number };
+  /** The same for M batches of q points stacked in P (Mq×d): batch i is rows iq … iq + q − 1. */
+  selectBestStacked(P: Mat, q: number): { index: number; score: number };
 }
 
 /** Lower factor of [[K_XX, K_XP], [K_PX, K_PP]] from the factor L of K_XX (block Cholesky). */
@@ -71,22 +75,44 @@ interface Context {
   base: number;
 }
 
+/** Buffers for one q×q Schur complement, its factor and solve, shared by every batch of a call. */
+interface Scratch {
+  view: Mat;
+  SB: Float64Array;
+  LB: Float64Array;
+  z: Float64Array;
+}
+
+function scratchFor(q: number, d: number): Scratch {
+  return { view: { rows: q, cols: d, data: new Float64Array(0) }, SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
+}
+
 /** a(B) for the q points P[offset … offset + q) whose terms are already computed. */
-function scoreFromTerms(c: Context, B: Mat, terms: CandidateTerms, offset: number): number {
-  const q = B.rows;
-  const SB = kernelMatrix(B, c.model.hyper); // K_BB + σ²_n I
-  const resid = terms.resid.subarray(offset, offset + q);
+function scoreFromTerms(c: Context, P: Mat, q: number, terms: CandidateTerms, offset: number, w: Scratch): number {
+  const d = P.cols;
+  w.view.rows = q;
+  w.view.data = P.data.subarray(offset * d, (offset + q) * d);
+  const SB = w.SB;
+  kernelMatrixInto(w.view, c.model.hyper, SB); // K_BB + σ²_n I
+  const resid = terms.resid;
   for (let i = 0; i < q; i++) {
     for (let j = i; j < q; j++) {
       const s = wDot(terms, offset + i, offset + j);
-      SB.data[i * q + j] -= s;
-      if (j !== i) SB.data[j * q + i] -= s;
+      SB[i * q + j] -= s;
+      if (j !== i) SB[j * q + i] -= s;
     }
   }
   // S_B ⪰ σ²_n I in exact arithmetic; the ladder only guards rounding.
-  const LB = tryCholesky(SB) ?? cholesky(SB).L;
-  const z = solveLower(LB, resid);
+  let LB = w.LB;
+  if (!tryCholeskyInto(SB, q, LB)) LB = cholesky({ rows: q, cols: q, data: SB.slice(0, q * q) }).L.data;
+  // ‖L_B⁻¹ (τ_B − K_BA v)‖² by forward substitution (the arithmetic of `solveLower`).
+  const z = w.z;
   let gain = 0;
+  for (let i = 0; i < q; i++) {
+    let s = resid[offset + i];
+    for (let k = 0; k < i; k++) s -= LB[i * q + k] * z[k];
+    z[i] = s / LB[i * q + i];
+  }
   for (let i = 0; i < q; i++) gain += z[i] * z[i];
   return c.base + gain;
 }
@@ -110,9 +136,26 @@ function selectBest(c: Context, candidates: ArrayLike<Points>, d: number): { ind
   const batches = Array.from(candidates as ArrayLike<Points>, (b) => toMat(b, d));
   const { P, offsets } = stack(batches, d);
   const terms = termsFor(c, P);
+  const w = scratchFor(Math.max(...batches.map((b) => b.rows)), d);
   let index = -1, best = -Infinity;
   for (let i = 0; i < batches.length; i++) {
-    const a = scoreFromTerms(c, batches[i], terms, offsets[i]);
+    const a = scoreFromTerms(c, P, batches[i].rows, terms, offsets[i], w);
+    if (a > best) { best = a; index = i; }
+  }
+  return { index, score: best };
+}
+
+function selectBestStacked(c: Context, P: Mat, q: number): { index: number; score: number } {
+  const d = c.U.cols;
+  if (!(Number.isInteger(q) && q >= 1) || P.cols !== d || P.rows % q !== 0) {
+    throw new InvalidInputError(`selectBestStacked: ${P.rows}×${P.cols} points are not batches of ${q} points of dimension ${d}`);
+  }
+  if (P.rows === 0) throw new InvalidInputError('selectBest needs at least one candidate batch');
+  const terms = termsFor(c, P);
+  const w = scratchFor(q, d);
+  let index = -1, best = -Infinity;
+  for (let i = 0, off = 0; off < P.rows; i++, off += q) {
+    const a = scoreFromTerms(c, P, q, terms, off, w);
     if (a > best) { best = a; index = i; }
   }
   return { index, score: best };
@@ -134,8 +177,9 @@ export function prepareBatchSelection(model: GpModel, mean: ArrayLike<number>, c
     priorVariance,
     score(batch) {
       const B = toMat(batch, d);
-      return scoreFromTerms(ctx, B, termsFor(ctx, B), 0);
+      return scoreFromTerms(ctx, B, B.rows, termsFor(ctx, B), 0, scratchFor(B.rows, d));
     },
     selectBest: (candidates) => selectBest(ctx, candidates, d),
+    selectBestStacked: (P, q) => selectBestStacked(ctx, P, q),
   };
 }

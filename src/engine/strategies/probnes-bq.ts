@@ -7,7 +7,7 @@
  * gMean g_μ (d), gCov G (d×d) = ∂E_ν[z]/∂(μ, Σ) in standardised units.
  */
 import { type GpHyper, type GpModel, buildModel as gpBuildModel, fitGp, predict, probnesPriors, toMat } from '../gp/index.js';
-import { cholesky, fromRows, toRows } from '../linalg/index.js';
+import { type Mat, cholesky, fromRows, toRows, zeros } from '../linalg/index.js';
 import { type Rng, sampleMvn } from '../random/index.js';
 import { bqIntegral, expectedGradient as bqExpectedGradient, prepareBatchSelection, sampledGradient as bqSampledGradient } from '../quadrature/index.js';
 
@@ -68,8 +68,18 @@ export function sampleFrom(mean: number[], cov: number[][], count: number, rng: 
 
 /** M candidate batches of `size` i.i.d. points from ν, drawn batch by batch (§5). */
 export function drawCandidates(mean: number[], cov: number[][], size: number, m: number, rng: Rng): number[][][] {
+  const P = drawCandidatesStacked(mean, cov, size, m, rng);
+  const d = mean.length;
+  return Array.from({ length: m }, (_, b) => Array.from({ length: size }, (_, i) => Array.from(P.data.subarray((b * size + i) * d, (b * size + i + 1) * d))));
+}
+
+/** The same draws (same order, same random numbers) stacked in one (M·size)×d matrix. */
+export function drawCandidatesStacked(mean: number[], cov: number[][], size: number, m: number, rng: Rng): Mat {
   const L = toRows(cholesky(fromRows(cov)).L);
-  return Array.from({ length: m }, () => Array.from({ length: size }, () => Array.from(sampleMvn(rng, mean, L))));
+  const d = mean.length;
+  const P = zeros(m * size, d);
+  for (let r = 0; r < m * size; r++) sampleMvn(rng, mean, L, P.data.subarray(r * d, (r + 1) * d));
+  return P;
 }
 
 /**
@@ -86,7 +96,9 @@ export function selectBatch(
   m: number,
   rng: Rng,
 ): number[][] {
-  const candidates = drawCandidates(mean, cov, size, m, rng);
+  const P = drawCandidatesStacked(mean, cov, size, m, rng);
   const selector = prepareBatchSelection(model, mean, cov, pending);
-  return candidates[selector.selectBest(candidates).index];
+  const best = selector.selectBestStacked(P, size).index;
+  const d = mean.length;
+  return Array.from({ length: size }, (_, i) => Array.from(P.data.subarray((best * size + i) * d, (best * size + i + 1) * d)));
 }
