@@ -69,6 +69,14 @@ export const SCENARIOS: Scenario[] = [
     extra: () => Array.from({ length: 5 }, () => ({ parameters: { x: 0.5, y: -0.25 }, value: 1.8125 })),
   },
   {
+    // The same external point reported again and again with different values (a noisy
+    // evaluation): duplicated inputs with conflicting outputs.
+    name: 'repeated-external-conflicting',
+    parameters: box2,
+    objective: (p) => sphere(p, { x: -1, y: 2 }),
+    extra: (g) => [0, 1, 2, 3].map((k) => ({ parameters: { x: 2, y: 2 }, value: 9 + ((g + k) % 3) })),
+  },
+  {
     // Two int parameters with two values each: at most four distinct points, so suggestions
     // repeat exactly and the mean stalls between them.
     name: 'repeated-int-grid',
@@ -122,5 +130,29 @@ export const SCENARIOS: Scenario[] = [
       { name: 'x', bounds: [0.99, 1], prior: { mean: 0.995, std: 1 } },
     ],
     objective: (p) => (p.n! - 11) ** 2 + (p.lr! * 1e3 - 1.02) ** 2 + p.x!,
+  },
+  {
+    // A joint prior with correlation 0.999 (its Cholesky factor is far from diagonal, so the box
+    // is not a box in internal coordinates) whose box keeps < 1% of the prior mass: projection
+    // onto the bounds moves points across the prior's thin direction.
+    name: 'correlated-prior-cut',
+    parameters: [
+      { name: 'x', bounds: [-0.2, 0.2] },
+      { name: 'y', bounds: [-0.2, 0.2] },
+    ],
+    prior: { mean: [0, 0], covariance: [[100, 99.9], [99.9, 100]] },
+    objective: (p) => sphere(p, { x: 0.15, y: -0.15 }),
+  },
+  {
+    // d = 5 with int, log and float parameters, spread values and a prior mostly cut off.
+    name: 'mixed-5d-cut-spread',
+    parameters: [
+      { name: 'a', type: 'int', bounds: [0, 3], prior: { mean: 1, std: 50 } },
+      { name: 'b', type: 'int', scale: 'log', bounds: [1, 4], prior: { mean: 0.5, std: 20 } },
+      { name: 'lr', scale: 'log', bounds: [1e-7, 1e-1], prior: { mean: Math.log(1e-4), std: 100 } },
+      { name: 'x', bounds: [-1e-3, 1e-3], prior: { mean: 0, std: 1 } },
+      { name: 'y', bounds: [-1e6, 1e6], prior: { mean: 5e5, std: 1e3 } },
+    ],
+    objective: (p) => Math.exp(25 * (p.a! + Math.log(p.b!))) * (1 + p.x! ** 2) + (p.lr! * 1e7) ** 2 + 1e-6 * Math.abs(p.y!),
   },
 ];

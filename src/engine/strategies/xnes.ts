@@ -21,13 +21,32 @@
  * generations (a covariance that is no longer positive definite) or overflows outright.
  */
 import { Rng } from '../random/index.js';
-import { cholSolve, cholesky, fromRows, matMul, matMulT, symExpm, toRows } from '../linalg/index.js';
+import { cholSolve, cholesky, fromRows, matMul, matMulT, symEig, symExpm, symFunction, toRows, type Mat } from '../linalg/index.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
 import {
   NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, nesUtilities, positiveOption, zerosVec,
 } from './es-utils.js';
 
 export const XNES_STATE_VERSION = 1;
+/** Smallest eigenvalue of Σ relative to the largest (the ProbNES covariance updates use the same floor). */
+const EIGEN_FLOOR = 1e-12;
+
+/**
+ * A with every eigenvalue of A Aᵀ at least EIGEN_FLOOR·λ_max: A itself when it already is, else
+ * the symmetric square root of the floored Σ. Replacing A by A Q (Q orthogonal) leaves the search
+ * distribution and every later update unchanged up to that rotation (z → Qᵀ z, G → Qᵀ G Q), so
+ * only the floor acts. Even with injected points clipped, samples projected onto the bounds keep
+ * pushing the same way generation after generation and can squeeze Σ past any condition number
+ * (a 2-d study at the box's edge reached 1e18 in 45 generations), after which Σ is no longer
+ * positive definite in floating point.
+ */
+function floorCondition(A: Mat): Mat {
+  const { values } = symEig(matMulT(A, A));
+  const lmax = Math.max(values[values.length - 1], 0);
+  if (values[0] >= EIGEN_FLOOR * lmax && lmax > 0) return A;
+  const floor = lmax > 0 ? EIGEN_FLOOR * lmax : 1e-300;
+  return symFunction(matMulT(A, A), (l) => Math.sqrt(Math.max(l, floor)));
+}
 
 export interface XnesState extends BaseState {
   method: 'xnes';
@@ -104,7 +123,7 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   const mean = state.mean.map((m, i) => m + etaMean * step[i]);
   // A ← A expm(½ η_M G): symExpm throws a typed NonFiniteError on overflow.
   const half = { rows: d, cols: d, data: Float64Array.from(G, (g) => 0.5 * etaM * g) };
-  const Anew = matMul(A, symExpm(half));
+  const Anew = floorCondition(matMul(A, symExpm(half)));
   const cov = matMulT(Anew, Anew);
 
   const ARows = toRows(Anew);
