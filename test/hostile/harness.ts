@@ -116,9 +116,10 @@ export function expectProblem(req: InjectOptions, res: LightMyRequestResponse): 
 
 /**
  * Send one request; it must succeed or be a 4xx problem, and a 4xx must change nothing.
- * `snap: false` skips the before/after comparison (for requests that cannot reach the database).
+ * `snap: false` skips the before/after comparison (for requests that cannot reach the database);
+ * `keep: true` keeps a study the request created (it is deleted otherwise).
  */
-export async function hostile(f: Fixture, req: InjectOptions, opts: { snap?: boolean } = {}): Promise<LightMyRequestResponse> {
+export async function hostile(f: Fixture, req: InjectOptions, opts: { snap?: boolean; keep?: boolean } = {}): Promise<LightMyRequestResponse> {
   const before = opts.snap === false ? '' : await snapshot(f.app);
   const res = await f.app.inject(req);
   expect(res.statusCode, show(req, res)).toBeLessThan(500);
@@ -129,7 +130,7 @@ export async function hostile(f: Fixture, req: InjectOptions, opts: { snap?: boo
   // A study that hostile input managed to create (it was valid after all) is removed again, so the
   // snapshots stay small and later runs start from the fixture.
   const location = res.headers.location;
-  if (res.statusCode === 201 && typeof location === 'string') expect((await f.app.inject({ method: 'DELETE', url: location })).statusCode).toBe(204);
+  if (res.statusCode === 201 && typeof location === 'string' && !opts.keep) expect((await f.app.inject({ method: 'DELETE', url: location })).statusCode).toBe(204);
   return res;
 }
 
