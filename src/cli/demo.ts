@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { buildApp } from '../app.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createEngineRunner, type EngineRunner } from '../domain/index.js';
@@ -223,7 +224,9 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     }
     engine = createEngineRunner(workers);
     // Open (no keys) is safe because the demo listens on loopback only; no rate limit for our own loop.
-    app = await buildApp({ config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000, rateLimitPerMinute: 0 }, storage, engine, auth: { allowOpen: true } });
+    // Only errors are logged (to stderr, as JSON lines): the progress bar owns the terminal otherwise.
+    const logger = pino({ level: 'error', base: { service: 'probnes-demo' } }, pino.destination(2));
+    app = await buildApp({ config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000, rateLimitPerMinute: 0 }, storage, engine, logger, auth: { allowOpen: true } });
     try {
       await app.listen({ host: '127.0.0.1', port: args.port });
     } catch (err) {
@@ -266,6 +269,13 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
       await untilSignal();
     }
     return 0;
+  } catch (err) {
+    // The server already logged a 5xx with its request id; the user needs the one-line reason.
+    if (err instanceof ApiError) {
+      io.err(`\nprobnes demo: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
   } finally {
     await app?.close();
     await engine?.close();
