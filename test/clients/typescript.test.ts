@@ -16,34 +16,43 @@ import { freePort } from '../helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-ts-client-'));
-let server: ChildProcess | undefined;
+const children: ChildProcess[] = [];
 let base = '';
 
-beforeAll(async () => {
+/** The real server process on a free port; resolves with its base URL once /readyz answers. */
+async function startServer(name: string, env: Record<string, string> = {}): Promise<string> {
   const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: path.join(tmp, 'ts.db'), LOG_LEVEL: 'warn', LOG_PRETTY: 'false', ENGINE_WORKERS: '1' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: path.join(tmp, `${name}.db`), LOG_LEVEL: 'warn', LOG_PRETTY: 'false', ENGINE_WORKERS: '1', ...env },
     stdio: 'ignore',
   });
-  for (let i = 0; i < 300; i++) {
+  children.push(child);
+  for (let i = 0; i < 300 && child.exitCode === null; i++) {
     try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
+      if ((await fetch(`${url}/readyz`)).ok) return url;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('server did not become ready');
+  throw new Error(`server ${name} did not become ready`);
+}
+
+beforeAll(async () => {
+  base = await startServer('open');
 });
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server!.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
+  await Promise.all(
+    children.map(async (child) => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }),
+  );
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -277,6 +286,20 @@ describe('against the real server', () => {
     expect(result.study.trial_counts.ABANDONED).toBeGreaterThanOrEqual(1);
     // The objective saw the abort through its context, so a long evaluation could stop early.
     expect(signals.at(-1)?.aborted).toBe(true);
+  });
+});
+
+describe('API keys', () => {
+  it('sends apiKey as a Bearer token; without it or with a wrong one the 401 is a ProbnesError, not retried', async () => {
+    const key = 'ts-client-test-key-0123456789abcdefghijkl';
+    const url = await startServer('keys', { API_KEYS: `acme:${key}` });
+    const study = await new ProbnesClient({ baseUrl: url, apiKey: key }).createStudy({ ...BRANIN, name: 'keyed' });
+    expect(study.name).toBe('keyed');
+    for (const apiKey of [undefined, `${key}-wrong`]) {
+      const err = (await new ProbnesClient({ baseUrl: url, apiKey, backoffMs: 1 }).getStudy(study.id).catch((e: unknown) => e)) as ProbnesError;
+      expect(err).toBeInstanceOf(ProbnesError);
+      expect([err.status, err.code, err.transient]).toEqual([401, 'unauthorized', false]);
+    }
   });
 });
 
