@@ -82,7 +82,7 @@ describe('server process', () => {
     const db = new Database(dbFile, { readonly: true });
     try {
       expect(db.prepare('SELECT id, name, state FROM studies').all()).toEqual([{ id: study.id, name: 'e2e-renamed', state: 'PAUSED' }]);
-      expect(db.pragma('user_version', { simple: true })).toBe(2);
+      expect(db.pragma('user_version', { simple: true })).toBe(3);
     } finally {
       db.close();
     }

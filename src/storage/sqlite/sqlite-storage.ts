@@ -6,6 +6,7 @@
 import { STUDY_STATES, type LoopState, type LoopStateQuery, type OperationalCounts, type Storage, type StorageHealth, type StudyState } from '../storage.js';
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
 import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
+import { CommitThread } from './commit-thread.js';
 import { KeysRepo } from './keys-repo.js';
 import { ReportsRepo } from './reports-repo.js';
 import { StudiesRepo } from './studies-repo.js';
@@ -13,6 +14,12 @@ import { TrialsRepo } from './trials-repo.js';
 
 export interface SqliteStorageOptions extends OpenOptions {
   migrations?: Migration[];
+  /**
+   * Write the loop's commits on a thread of their own (commit-thread.ts) so the fsync of each
+   * commit never blocks the event loop. Default: on for a database file, off for ':memory:'
+   * (another connection could not see that database).
+   */
+  writerThread?: boolean;
 }
 
 export class SqliteStorage implements Storage {
@@ -27,6 +34,7 @@ export class SqliteStorage implements Storage {
   private constructor(
     private readonly db: SqliteDatabase,
     private readonly expectedVersion: number,
+    private readonly writer: CommitThread | null,
   ) {
     this.studies = new StudiesRepo(db);
     this.trials = new TrialsRepo(db);
@@ -59,7 +67,8 @@ export class SqliteStorage implements Storage {
       db.close();
       throw err;
     }
-    return new SqliteStorage(db, migrations.length);
+    const threaded = opts.writerThread ?? file !== ':memory:';
+    return new SqliteStorage(db, migrations.length, threaded ? new CommitThread(file, opts.busyTimeoutMs) : null);
   }
 
   async health(): Promise<StorageHealth> {
@@ -75,6 +84,8 @@ export class SqliteStorage implements Storage {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The writer thread's connection first, so the checkpoint below folds in everything.
+    await this.writer?.close();
     // Fold the WAL back into the main file so the database is a single self-contained file at rest.
     if (this.db.open) {
       try {
@@ -114,7 +125,7 @@ export class SqliteStorage implements Storage {
     return this.trials.engineState(...a);
   }
   async commitGeneration(...a: Parameters<Storage['commitGeneration']>) {
-    return this.trials.commit(...a);
+    return this.writer ? this.writer.commit(...a) : this.trials.commit(...a);
   }
   async getTrial(...a: Parameters<Storage['getTrial']>) {
     return this.trials.trial(...a);

@@ -44,9 +44,8 @@ export class StudiesRepo {
       VALUES (@id, @tenant_id, @name, @direction, @parameters, @prior, @method, @batch_size, @options, @seed,
         @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at)`);
     this.byIdStmt = db.prepare<[string, string], StudyRow>('SELECT * FROM studies WHERE tenant_id = ? AND id = ?');
-    this.countsStmt = db.prepare<[string], { state: keyof TrialCounts; n: number }>(
-      'SELECT state, COUNT(*) AS n FROM trials WHERE study_id = ? GROUP BY state',
-    );
+    // Kept by triggers (migration 003): a few rows, however many trials the study has.
+    this.countsStmt = db.prepare<[string], { state: keyof TrialCounts; n: number }>('SELECT state, n FROM study_trial_counts WHERE study_id = ?');
     this.pageStmt = db.prepare<[string, number, number], StudyRow>(
       'SELECT * FROM studies WHERE tenant_id = ? AND seq > ? ORDER BY seq LIMIT ?',
     );

@@ -77,6 +77,7 @@ export class TrialsRepo {
   private readonly insertTrialStmt;
   private readonly updateTrialStmt;
   private readonly commitTx;
+  private readonly commitManyTx;
   private readonly headStmt;
   private readonly nextIdStmt;
   private readonly advanceStudyStmt;
@@ -102,6 +103,15 @@ export class TrialsRepo {
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
     this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
+    this.commitManyTx = db.transaction((list: readonly [string, GenerationCommit][]) =>
+      list.map(([studyId, c]) => {
+        try {
+          return { ok: true as const, result: this.commit(studyId, c) };
+        } catch (error) {
+          return { ok: false as const, error };
+        }
+      }),
+    );
     this.headStmt = db.prepare<[string], { generation: number; revision: number }>(
       'SELECT generation, revision FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1',
     );
@@ -156,6 +166,15 @@ export class TrialsRepo {
       if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
       throw err;
     }
+  }
+
+  /**
+   * Several commits (any studies) in one IMMEDIATE transaction, so one fsync: each in a savepoint
+   * of its own (a nested better-sqlite3 transaction), so a conflict or error rolls back only that
+   * one. Throws only if the transaction as a whole fails, and then none of it is written.
+   */
+  commitMany(list: readonly [string, GenerationCommit][]): ({ ok: true; result: CommitResult } | { ok: false; error: unknown })[] {
+    return this.commitManyTx.immediate(list);
   }
 
   trial(studyId: string, trialId: number): TrialRecord | null {
