@@ -61,21 +61,46 @@ export function kernelMatrix(X: Mat, hyper: GpHyper): Mat {
   return K;
 }
 
-/** `kernelMatrix` into a caller-owned n×n buffer (the GP fit rebuilds K at every evaluation). */
+/**
+ * `kernelMatrix` into a caller-owned n×n buffer (the GP fit rebuilds K at every evaluation). Four
+ * pairs (i, j … j+3) at a time: each distance is still summed over the dimensions in order, but four
+ * independent sums hide the add latency that a single running sum waits on (~1.5–2× at d ≥ 10).
+ */
 export function kernelMatrixInto(X: Mat, hyper: GpHyper, k: Float64Array): void {
   const n = X.rows, d = X.cols;
   const w = inverseSquaredLengthscales(hyper.lengthscales);
   const x = X.data, s = hyper.outputscale;
   for (let i = 0; i < n; i++) {
-    k[i * n + i] = s + hyper.noise;
-    for (let j = i + 1; j < n; j++) {
+    const xi = i * d, ki = i * n;
+    k[ki + i] = s + hyper.noise;
+    let j = i + 1;
+    for (; j + 3 < n; j += 4) {
+      const x0 = j * d, x1 = x0 + d, x2 = x1 + d, x3 = x2 + d;
+      let r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+      for (let c = 0; c < d; c++) {
+        const a = x[xi + c], wc = w[c];
+        const t0 = a - x[x0 + c], t1 = a - x[x1 + c], t2 = a - x[x2 + c], t3 = a - x[x3 + c];
+        r0 += t0 * t0 * wc;
+        r1 += t1 * t1 * wc;
+        r2 += t2 * t2 * wc;
+        r3 += t3 * t3 * wc;
+      }
+      const v0 = s * Math.exp(-0.5 * r0), v1 = s * Math.exp(-0.5 * r1);
+      const v2 = s * Math.exp(-0.5 * r2), v3 = s * Math.exp(-0.5 * r3);
+      k[ki + j] = v0; k[j * n + i] = v0;
+      k[ki + j + 1] = v1; k[(j + 1) * n + i] = v1;
+      k[ki + j + 2] = v2; k[(j + 2) * n + i] = v2;
+      k[ki + j + 3] = v3; k[(j + 3) * n + i] = v3;
+    }
+    for (; j < n; j++) {
+      const xj = j * d;
       let r = 0;
       for (let c = 0; c < d; c++) {
-        const t = x[i * d + c] - x[j * d + c];
+        const t = x[xi + c] - x[xj + c];
         r += t * t * w[c];
       }
       const v = s * Math.exp(-0.5 * r);
-      k[i * n + j] = v;
+      k[ki + j] = v;
       k[j * n + i] = v;
     }
   }

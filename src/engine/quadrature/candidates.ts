@@ -103,7 +103,31 @@ export function candidateTerms(U: Mat, L: Mat, v: Float64Array, hyper: GpHyper, 
     const b = p * d;
     const o = wOffset(nA, p);
     let kv = 0;
-    for (let j = 0; j < nA; j++) {
+    let j = 0;
+    // Four active points at a time: four independent distance sums (each in dimension order).
+    for (; j + 3 < nA; j += 4) {
+      const u0 = j * d, u1 = u0 + d, u2 = u1 + d, u3 = u2 + d;
+      let r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+      for (let k = 0; k < d; k++) {
+        const a = pts[b + k], wk = invL2[k];
+        const t0 = a - u[u0 + k], t1 = a - u[u1 + k], t2 = a - u[u2 + k], t3 = a - u[u3 + k];
+        r0 += t0 * t0 * wk;
+        r1 += t1 * t1 * wk;
+        r2 += t2 * t2 * wk;
+        r3 += t3 * t3 * wk;
+      }
+      const k0 = s * Math.exp(-0.5 * r0), k1 = s * Math.exp(-0.5 * r1);
+      const k2 = s * Math.exp(-0.5 * r2), k3 = s * Math.exp(-0.5 * r3);
+      W[o + j * LANES] = k0;
+      W[o + (j + 1) * LANES] = k1;
+      W[o + (j + 2) * LANES] = k2;
+      W[o + (j + 3) * LANES] = k3;
+      kv += k0 * v[j];
+      kv += k1 * v[j + 1];
+      kv += k2 * v[j + 2];
+      kv += k3 * v[j + 3];
+    }
+    for (; j < nA; j++) {
       const uj = j * d;
       let r = 0;
       for (let k = 0; k < d; k++) {
