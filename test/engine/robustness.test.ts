@@ -8,11 +8,20 @@ import { describe, expect, it } from 'vitest';
 import { fromRows, getStrategy, resolveOptions, Rng, tryCholesky, type BaseState, type Observation } from '../../src/engine/index.js';
 import { symEig } from '../../src/engine/linalg/index.js';
 import { xnes, type XnesState } from '../../src/engine/strategies/xnes.js';
+import { standardise } from '../../src/engine/strategies/probnes-data.js';
 
 /** λ_min / λ_max of a symmetric matrix. */
 function inverseCondition(cov: number[][]): number {
   const { values } = symEig(fromRows(cov));
   return values[0] / values[values.length - 1];
+}
+
+/** Paths of every number in a plain JSON value that is not finite. */
+function nonFiniteNumbers(v: unknown, path = ''): string[] {
+  if (typeof v === 'number') return Number.isFinite(v) ? [] : [path];
+  if (Array.isArray(v)) return v.flatMap((x, i) => nonFiniteNumbers(x, `${path}/${i}`));
+  if (v && typeof v === 'object') return Object.entries(v).flatMap(([k, x]) => nonFiniteNumbers(x, `${path}/${k}`));
+  return [];
 }
 
 function expectValidCov(cov: number[][], where: string): void {
@@ -94,5 +103,55 @@ describe('xnes: injected (projected) points', () => {
     // The large variance is what the unfloored update gives: only the small one is lifted.
     expect(next.cov[0][0]).toBeGreaterThan(0.1);
     expect(Math.abs(next.cov[0][1])).toBeLessThan(1e-6 * next.cov[0][0]);
+  });
+});
+
+describe('standardisation of y near the top of the double range', () => {
+  it('is bit for bit the direct formula on ordinary data', () => {
+    // ALGORITHM.md §1 step 2: ỹ = (y − mean)/std with the unbiased std.
+    const y = [3.25, -1.5, 7.125, 0.1, 2e-3, 1234.5];
+    const m = y.reduce((a, b) => a + b, 0) / y.length;
+    const sd = Math.sqrt(y.reduce((a, b) => a + (b - m) ** 2, 0) / (y.length - 1));
+    const st = standardise(y);
+    expect(st.yMean).toBe(m);
+    expect(st.yStd).toBe(sd);
+    expect(st.z).toEqual(y.map((v) => (v - m) / sd));
+  });
+
+  it('stays finite where the squares overflow (values of 1e200)', () => {
+    // y = [0, 1e200, 2e200]: mean 1e200, unbiased std √((1e400 + 0 + 1e400)/2) = 1e200, so z = [−1, 0, 1].
+    const st = standardise([0, 1e200, 2e200]);
+    expect(st.z.map((v) => +v.toFixed(12))).toEqual([-1, 0, 1]);
+    expect(st.yMean / 1e200).toBeCloseTo(1, 12);
+    expect(st.yStd / 1e200).toBeCloseTo(1, 12);
+  });
+
+  it('keeps z exact and saturates std when the spread exceeds the double range (±1.7e308)', () => {
+    // y = [−M, M]: mean 0, std √(2M²) = √2·M > MAX_VALUE, z = ∓1/√2.
+    const M = 1.7e308;
+    const st = standardise([-M, M]);
+    expect(st.z[0]).toBeCloseTo(-Math.SQRT1_2, 12);
+    expect(st.z[1]).toBeCloseTo(Math.SQRT1_2, 12);
+    expect(st.yMean).toBe(0);
+    expect(st.yStd).toBe(Number.MAX_VALUE);
+  });
+
+  it.each(['prob-cmaes', 'bo'] as const)('%s: an update over values of ±1e308 is finite (it threw a GP-fit error before)', (method) => {
+    const s = getStrategy(method);
+    const d = 2;
+    const opts = resolveOptions(method, d, method === 'bo' ? { candidates: 50, mc_samples: 16 } : { candidates: 32 });
+    let st = s.init({ dim: d, batchSize: 3, options: opts, box: method === 'bo' ? { lower: [-2, -2], upper: [2, 2] } : null }, Rng.fromSeed(3));
+    const history: Observation[] = [];
+    for (let g = 0; g < 3; g++) {
+      const asked = s.ask(st, { history, pending: [] }, 3);
+      st = asked.state;
+      const batch = asked.points.map((x) => ({ x, y: x[0] > 0 ? 1.7e308 : -1.7e308 / (1 + x[1] ** 2) }));
+      history.push(...batch);
+      st = s.tell(st, { batch, history });
+      expect(st.mean.every(Number.isFinite), `generation ${g}`).toBe(true);
+      expectValidCov(st.cov, `generation ${g}`);
+      // Nothing in the state may be ∞ (it would not survive JSON): diagnostics are finite or null.
+      expect(nonFiniteNumbers(st), `generation ${g}`).toEqual([]);
+    }
   });
 });

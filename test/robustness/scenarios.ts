@@ -55,6 +55,24 @@ export const SCENARIOS: Scenario[] = [
     objective: (p) => (p.lr! * 1e6) ** 2 + p.x! ** 2,
   },
   {
+    // Finite values near the top of the double range: squares of deviations overflow.
+    name: 'huge-1e200',
+    parameters: box2,
+    objective: (p) => 1e200 * sphere(p, { x: 2, y: 0 }),
+  },
+  {
+    // The whole double range: ±1.7e308 on either side of x = 0 (the spread itself overflows).
+    name: 'extreme-range',
+    parameters: box2,
+    objective: (p) => (p.x! > 0 ? 1.7e308 : -1.7e308),
+  },
+  {
+    // Subnormal values: 1e-310·sphere (every value below the smallest normal double, 2.2e-308).
+    name: 'subnormal',
+    parameters: box2,
+    objective: (p) => 1e-310 * sphere(p),
+  },
+  {
     // Differences of 1e-12 on top of 1: f = 1 + 1e-12·sphere (about 1e4 ulps of 1 across the box).
     name: 'tiny-differences',
     parameters: box2,

@@ -44,6 +44,7 @@ import { pointPosterior, type PointPosterior } from '../acquisition/posterior.js
 import { maximizeInBox } from '../acquisition/optimize.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
 import type { MethodName } from './names.js';
+import { standardise } from './probnes-data.js';
 
 export const BO_STATE_VERSION = 1;
 
@@ -88,13 +89,13 @@ const toUnit = (box: Box, u: ArrayLike<number>) => Array.from(u, (v, j) => (v - 
 const fromUnit = (box: Box, x: ArrayLike<number>) => Array.from(x, (v, j) => box.lower[j] + v * (box.upper[j] - box.lower[j]));
 const clip = (box: Box, u: number[]) => u.map((v, j) => Math.min(box.upper[j], Math.max(box.lower[j], v)));
 
-/** ỹ = (y − mean)/std with the unbiased std (1 when it is < 1e-9 or there is a single point). */
-function standardise(ys: number[]): number[] {
-  const n = ys.length;
-  const m = ys.reduce((a, b) => a + b, 0) / n;
-  const v = n > 1 ? ys.reduce((a, b) => a + (b - m) * (b - m), 0) / (n - 1) : 0;
-  const s = Math.sqrt(v) >= 1e-9 ? Math.sqrt(v) : 1;
-  return ys.map((y) => (y - m) / s);
+/**
+ * ỹ = (y − mean)/std with the unbiased std (1 when it is < 1e-9 or there is a single point):
+ * probnes-data's `standardise`, which cannot overflow on finite values near the top of the double
+ * range (a direct (y − mean)² did, and every GP fit then failed).
+ */
+function standardiseY(ys: number[]): number[] {
+  return standardise(ys).z;
 }
 
 function bestIndex(history: Observation[]): number {
@@ -104,7 +105,7 @@ function bestIndex(history: Observation[]): number {
 }
 
 function trainingData(state: BoState, history: Observation[]) {
-  return { X: history.map((o) => toUnit(state.box, o.x)), y: standardise(history.map((o) => o.y)) };
+  return { X: history.map((o) => toUnit(state.box, o.x)), y: standardiseY(history.map((o) => o.y)) };
 }
 
 function fit(state: BoState, history: Observation[]): GpModel {

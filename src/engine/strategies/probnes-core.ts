@@ -175,8 +175,8 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     mean,
     cov,
     diagnostics: {
-      integral_mean: st.yMean - st.yStd * mom.mean,
-      integral_std: st.yStd * Math.sqrt(Math.max(mom.variance, 0)),
+      integral_mean: finiteOrNull(st.yMean - st.yStd * mom.mean),
+      integral_std: finiteOrNull(st.yStd * Math.sqrt(Math.max(mom.variance, 0))),
       n_active: idx.length,
     },
     gp: {
@@ -198,7 +198,16 @@ function estimate(state: ProbnesState): Estimate {
   if (!state.gp) return { predicted: null, predicted_std: null };
   const g = state.gp;
   const p = predictAt(buildModel(g.hyper, g.X, g.z), state.mean);
-  return { predicted: g.yMean - g.yStd * p.mean, predicted_std: g.yStd * Math.sqrt(Math.max(p.variance, 0)) };
+  return { predicted: finiteOrNull(g.yMean - g.yStd * p.mean), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(p.variance, 0))) };
+}
+
+/**
+ * A y-unit figure, or null when it overflows: with values near the top of the double range,
+ * yStd·E[z] can exceed it although the model (in standardised units) is sound, and a state or an
+ * answer must never hold ∞ (it would not survive JSON).
+ */
+function finiteOrNull(v: number): number | null {
+  return Number.isFinite(v) ? v : null;
 }
 
 /** A registered strategy for one of the three ProbNES methods. */

@@ -50,16 +50,27 @@ export interface Standardised {
 /**
  * ỹ = (y − mean)/std over the active set only (ALGORITHM.md §1 step 2): unbiased std; a single
  * point or std < 1e-9 gives std = 1 (so constant data stays finite instead of dividing by ~0).
+ *
+ * Computed on y / 2^k with 2^k ≥ max|y|, so that finite values near the top of the double range
+ * (a 1e200 objective, or values spread from −1e308 to 1e308) cannot overflow the sum or the
+ * squares: before, (y − mean)² became ∞ and every GP fit failed, which left the study retrying a
+ * failing update forever. Dividing by a power of two is exact, so on ordinary data z, mean and
+ * std are bit for bit what the direct formulas give. std saturates at Number.MAX_VALUE when the
+ * spread itself exceeds the double range (z stays exact; only y-unit figures saturate).
  */
 export function standardise(y: readonly number[]): Standardised {
   const n = y.length;
   if (n === 0) return { z: [], yMean: 0, yStd: 1 };
-  const yMean = y.reduce((s, v) => s + v, 0) / n;
-  let yStd = 1;
-  if (n > 1) {
-    const ss = y.reduce((s, v) => s + (v - yMean) * (v - yMean), 0);
-    const sd = Math.sqrt(ss / (n - 1));
-    yStd = sd < 1e-9 || !Number.isFinite(sd) ? 1 : sd;
-  }
-  return { z: y.map((v) => (v - yMean) / yStd), yMean, yStd };
+  const top = y.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  // 2^k with k in the normal exponent range, so the scale itself is finite and normal.
+  const k = top > 0 ? Math.min(1023, Math.max(-1022, Math.ceil(Math.log2(top)))) : 0;
+  const scale = 2 ** k;
+  const ys = y.map((v) => v / scale);
+  const m = ys.reduce((s, v) => s + v, 0) / n;
+  let sdScaled = 0;
+  if (n > 1) sdScaled = Math.sqrt(ys.reduce((s, v) => s + (v - m) * (v - m), 0) / (n - 1));
+  const yMean = m * scale;
+  const sd = sdScaled * scale;
+  if (n === 1 || !(sd >= 1e-9)) return { z: ys.map((v) => (v - m) * scale), yMean, yStd: 1 };
+  return { z: ys.map((v) => (v - m) / sdScaled), yMean, yStd: Math.min(sd, Number.MAX_VALUE) };
 }
