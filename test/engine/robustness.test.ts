@@ -106,7 +106,7 @@ describe('xnes: injected (projected) points', () => {
   });
 });
 
-describe('standardisation of y near the top of the double range', () => {
+describe('standardisation of y (constant data, values near the top of the double range)', () => {
   it('is bit for bit the direct formula on ordinary data', () => {
     // ALGORITHM.md §1 step 2: ỹ = (y − mean)/std with the unbiased std.
     const y = [3.25, -1.5, 7.125, 0.1, 2e-3, 1234.5];
@@ -116,6 +116,25 @@ describe('standardisation of y near the top of the double range', () => {
     expect(st.yMean).toBe(m);
     expect(st.yStd).toBe(sd);
     expect(st.z).toEqual(y.map((v) => (v - m) / sd));
+  });
+
+  it('gives z = 0 exactly for identical values', () => {
+    // 3.7·3/3 is not 3.7 in floating point: the computed mean alone would leave z ≈ ±1e-16.
+    expect(standardise([3.7, 3.7, 3.7, 3.7, 3.7, 3.7, 3.7]).z).toEqual([0, 0, 0, 0, 0, 0, 0]);
+  });
+
+  it.each(['prob-cmaes', 'prob-xnes', 'prob-snes'] as const)('%s: a constant objective leaves the mean exactly where it is (the mean stalls)', (method) => {
+    const s = getStrategy(method);
+    let st = s.init({ dim: 2, batchSize: 3, options: resolveOptions(method, 2, { candidates: 32 }) }, Rng.fromSeed(5));
+    const history: Observation[] = [];
+    for (let g = 0; g < 6; g++) {
+      const asked = s.ask(st, { history, pending: [] }, 3);
+      const batch = asked.points.map((x) => ({ x, y: 3.7 }));
+      history.push(...batch);
+      st = s.tell(asked.state, { batch, history });
+      expect(st.mean, `generation ${g}`).toEqual([0, 0]);
+      expectValidCov(st.cov, `generation ${g}`);
+    }
   });
 
   it('stays finite where the squares overflow (values of 1e200)', () => {

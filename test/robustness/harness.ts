@@ -35,7 +35,7 @@ export interface Scenario {
    */
   extra?: (generation: number) => { parameters: Params; value: number }[];
   /** Checked once at the end, on the trials handed out (e.g. that points really repeat). */
-  finally?: (handed: Params[]) => void;
+  finally?: (handed: Params[], method: MethodName) => void;
 }
 
 /** Cheap option overrides, so every method runs its generations within the folder's time budget. */
@@ -209,6 +209,15 @@ export async function runScenario(env: RobustnessApp, method: MethodName, scenar
   const est = best.json().estimated as { parameters: Params; predicted_value: number | null; predicted_std: number | null };
   expectLegal(est.parameters, scenario.parameters, `${method}/${scenario.name} best.estimated`);
   for (const v of [est.predicted_value, est.predicted_std]) if (v !== null) expect(Number.isFinite(v)).toBe(true);
-  scenario.finally?.(handed);
+  // /history reads every generation's distribution back: all of it finite.
+  const history = await app.inject({ method: 'GET', url: `/v1/studies/${id}/history` });
+  expectNo5xx(history, `${method}/${scenario.name} history`);
+  expect(history.statusCode, history.body).toBe(200);
+  const h = history.json() as { evaluations: unknown[]; generations: { mean: Params; std: number[] }[] };
+  expect(h.generations.length).toBe(generations + 1);
+  for (const g of h.generations) {
+    expect(Object.values(g.mean).every(Number.isFinite) && g.std.every((v) => Number.isFinite(v) && v > 0), JSON.stringify(g)).toBe(true);
+  }
+  scenario.finally?.(handed, method);
   return { handed, generation: generations };
 }

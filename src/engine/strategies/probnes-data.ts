@@ -61,6 +61,10 @@ export interface Standardised {
 export function standardise(y: readonly number[]): Standardised {
   const n = y.length;
   if (n === 0) return { z: [], yMean: 0, yStd: 1 };
+  // Identical values carry no information: z = 0 exactly. Computed, Σy/n differs from the common
+  // value by rounding, and those ~1e-16 deviations were fitted as signal, so a constant objective
+  // moved the mean by up to 1e-7 over a dozen generations instead of leaving it where it was.
+  if (y.every((v) => v === y[0])) return { z: y.map(() => 0), yMean: y[0], yStd: 1 };
   const top = y.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
   // 2^k with k in the normal exponent range, so the scale itself is finite and normal.
   const k = top > 0 ? Math.min(1023, Math.max(-1022, Math.ceil(Math.log2(top)))) : 0;
