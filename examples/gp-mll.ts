@@ -60,7 +60,7 @@ if (isMain(import.meta.url)) {
     console.log(`study ${study.id} on ${baseUrl}: ${budget} evaluations by ${workers} workers (${study.method})`);
     const atDefaults = negLogMarginalLikelihood({ constant_mean: 0, noise: softplus0, outputscale: softplus0, lengthscale: softplus0 });
     console.log(`at GPyTorch's defaults: −log p(y)/n = ${atDefaults.toFixed(5)}`);
-    const result = await client.optimize((p) => negLogMarginalLikelihood(p as unknown as GpHyperparameters), study.id, {
+    const result = await client.optimize<GpHyperparameters>(negLogMarginalLikelihood, study.id, {
       budget,
       workers,
       clientIdPrefix: 'gp',

@@ -60,10 +60,10 @@ if (isMain(import.meta.url)) {
     // The effective prior the server derived from the bounds (log parameters: of ln(value)).
     const priors = study.parameters.map((p) => `${p.name} ${p.type}/${p.scale} N(${p.prior!.mean.toPrecision(3)}, ${p.prior!.std.toPrecision(3)}²)`);
     console.log(`study ${study.id} on ${baseUrl}: ${budget} evaluations by ${workers} workers (${study.method}); priors ${priors.join(', ')}`);
-    const result = await client.optimize(
+    const result = await client.optimize<Hyperparameters>(
       async (p) => {
         await new Promise((r) => setTimeout(r, 10 + 5 * p.layers)); // deeper models train longer
-        return validationLoss(p as unknown as Hyperparameters);
+        return validationLoss(p);
       },
       study.id,
       { budget, workers, clientIdPrefix: 'trainer', onProgress: printProgress },

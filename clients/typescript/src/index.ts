@@ -390,8 +390,8 @@ export class ProbnesClient {
    * no other worker still holds a point that could fail and free its slot), or when `signal` aborts
    * (points being evaluated are abandoned, so the server hands them out again).
    */
-  optimize(objective: Objective, study: string | StudySpec, opts: OptimizeOptions): Promise<OptimizeResult> {
-    return new Optimizer(this, objective, study, opts).run();
+  optimize<P = Parameters>(objective: Objective<P>, study: string | StudySpec, opts: OptimizeOptions): Promise<OptimizeResult> {
+    return new Optimizer(this, objective as Objective, study, opts).run();
   }
 }
 
@@ -404,8 +404,12 @@ export interface EvaluationContext {
   signal: AbortSignal;
 }
 
-/** Returns the value to report (finite); may be async. */
-export type Objective = (parameters: Parameters, context: EvaluationContext) => Awaitable<number>;
+/**
+ * Returns the value to report (finite); may be async. `P` lets the objective take its own
+ * parameter type (`optimize<MyParams>(…)`); the server hands out exactly the study's parameter
+ * names, so it is the caller's word that `P` matches them.
+ */
+export type Objective<P = Parameters> = (parameters: P, context: EvaluationContext) => Awaitable<number>;
 
 export interface Progress {
   /** Results reported (completed + failed) so far in this run. */
