@@ -30,19 +30,12 @@ export function tryCholesky(A: Mat, minPivotRatio = 0): Mat | null {
  * j+1's k = j term last, once column j is known), so the factor is bit-for-bit the plain loop's.
  */
 export function tryCholeskyInto(a: Float64Array, n: number, l: Float64Array, minPivotRatio = 0): boolean {
-  const pivot = (j: number, s: number): boolean => {
-    const ajj = a[j * n + j];
-    if (!(s > minPivotRatio * Math.abs(ajj)) || !(s > 0) || !Number.isFinite(s)) return false;
-    l[j * n + j] = Math.sqrt(s);
-    for (let k = j + 1; k < n; k++) l[j * n + k] = 0;
-    return true;
-  };
   let j = 0;
   for (; j + 1 < n; j += 2) {
     const rj = j * n, rk = rj + n;
     let s = a[rj + j];
     for (let k = 0; k < j; k++) s -= l[rj + k] * l[rj + k];
-    if (!pivot(j, s)) return false;
+    if (!setPivot(a, n, l, j, s, minPivotRatio)) return false;
     const ljj = l[rj + j];
     let t = a[rk + j];
     for (let k = 0; k < j; k++) t -= l[rk + k] * l[rj + k];
@@ -50,7 +43,7 @@ export function tryCholeskyInto(a: Float64Array, n: number, l: Float64Array, min
     l[rk + j] = lkj;
     s = a[rk + j + 1];
     for (let k = 0; k <= j; k++) s -= l[rk + k] * l[rk + k];
-    if (!pivot(j + 1, s)) return false;
+    if (!setPivot(a, n, l, j + 1, s, minPivotRatio)) return false;
     const lkk = l[rk + j + 1];
     let i = j + 2;
     for (; i + 3 < n; i += 4) {
@@ -88,8 +81,16 @@ export function tryCholeskyInto(a: Float64Array, n: number, l: Float64Array, min
     const rj = j * n;
     let s = a[rj + j];
     for (let k = 0; k < j; k++) s -= l[rj + k] * l[rj + k];
-    if (!pivot(j, s)) return false;
+    if (!setPivot(a, n, l, j, s, minPivotRatio)) return false;
   }
+  return true;
+}
+
+/** l_jj = √s after the pivot test of `tryCholesky`; clears the rest of row j (its upper part). */
+function setPivot(a: Float64Array, n: number, l: Float64Array, j: number, s: number, minPivotRatio: number): boolean {
+  if (!(s > minPivotRatio * Math.abs(a[j * n + j])) || !(s > 0) || !Number.isFinite(s)) return false;
+  l[j * n + j] = Math.sqrt(s);
+  for (let k = j + 1; k < n; k++) l[j * n + k] = 0;
   return true;
 }
 

@@ -14,8 +14,8 @@
  * rows each), with the q×q Schur complement, its factor and solve in buffers shared by all batches.
  */
 import { InvalidInputError } from '../errors.js';
-import { type Mat, cholesky, cholSolve, solveLowerMat, tryCholeskyInto, zeros } from '../linalg/index.js';
-import { kernelMatrix, kernelMatrixInto, rbfCross, toMat } from '../gp/kernel.js';
+import { type Mat, cholesky, cholSolve, solveLowerMat, zeros } from '../linalg/index.js';
+import { inverseSquaredLengthscales, kernelMatrix, rbfCross, toMat } from '../gp/kernel.js';
 import { type CandidateTerms, candidateTerms, wDot } from './candidates.js';
 import type { GpModel } from '../gp/types.js';
 import { type CovInput, type KernelMeasure, type Points, integralPriorVariance, kernelMeansFor, prepareKernelMeasure } from './measure.js';
@@ -68,6 +68,8 @@ function activeSet(model: GpModel, pending: Mat): { U: Mat; L: Mat } {
 
 interface Context {
   model: GpModel;
+  /** 1/ℓ², for the within-batch kernel values. */
+  invL2: Float64Array;
   measure: KernelMeasure;
   U: Mat;
   L: Mat;
@@ -77,41 +79,61 @@ interface Context {
 
 /** Buffers for one q×q Schur complement, its factor and solve, shared by every batch of a call. */
 interface Scratch {
-  view: Mat;
   SB: Float64Array;
   LB: Float64Array;
   z: Float64Array;
 }
 
-function scratchFor(q: number, d: number): Scratch {
-  return { view: { rows: q, cols: d, data: new Float64Array(0) }, SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
+function scratchFor(q: number): Scratch {
+  return { SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
 }
 
-/** a(B) for the q points P[offset … offset + q) whose terms are already computed. */
+/**
+ * a(B) for the q points P[offset … offset + q) whose terms are already computed. K_BB + σ²_n I, the
+ * q×q Cholesky and the solve are written out here (the arithmetic of `kernelMatrix`, `tryCholesky`
+ * and `solveLower`, in the same order) so that scoring 1000 batches allocates nothing.
+ */
 function scoreFromTerms(c: Context, P: Mat, q: number, terms: CandidateTerms, offset: number, w: Scratch): number {
-  const d = P.cols;
-  w.view.rows = q;
-  w.view.data = P.data.subarray(offset * d, (offset + q) * d);
-  const SB = w.SB;
-  kernelMatrixInto(w.view, c.model.hyper, SB); // K_BB + σ²_n I
-  const resid = terms.resid;
+  const d = P.cols, x = P.data, invL2 = c.invL2, s = c.model.hyper.outputscale;
+  const SB = w.SB, LB = w.LB, z = w.z;
   for (let i = 0; i < q; i++) {
-    for (let j = i; j < q; j++) {
-      const s = wDot(terms, offset + i, offset + j);
-      SB[i * q + j] -= s;
-      if (j !== i) SB[j * q + i] -= s;
+    const xi = (offset + i) * d;
+    SB[i * q + i] = s + c.model.hyper.noise - wDot(terms, offset + i, offset + i);
+    for (let j = i + 1; j < q; j++) {
+      const xj = (offset + j) * d;
+      let r = 0;
+      for (let k = 0; k < d; k++) {
+        const t = x[xi + k] - x[xj + k];
+        r += t * t * invL2[k];
+      }
+      const v = s * Math.exp(-0.5 * r) - wDot(terms, offset + i, offset + j);
+      SB[i * q + j] = v;
+      SB[j * q + i] = v;
     }
   }
   // S_B ⪰ σ²_n I in exact arithmetic; the ladder only guards rounding.
-  let LB = w.LB;
-  if (!tryCholeskyInto(SB, q, LB)) LB = cholesky({ rows: q, cols: q, data: SB.slice(0, q * q) }).L.data;
-  // ‖L_B⁻¹ (τ_B − K_BA v)‖² by forward substitution (the arithmetic of `solveLower`).
-  const z = w.z;
+  let L = LB;
+  let ok = true;
+  for (let j = 0; j < q && ok; j++) {
+    let t = SB[j * q + j];
+    for (let k = 0; k < j; k++) t -= LB[j * q + k] * LB[j * q + k];
+    if (!(t > 0) || !Number.isFinite(t)) { ok = false; break; }
+    const ljj = Math.sqrt(t);
+    LB[j * q + j] = ljj;
+    for (let i = j + 1; i < q; i++) {
+      let u = SB[i * q + j];
+      for (let k = 0; k < j; k++) u -= LB[i * q + k] * LB[j * q + k];
+      LB[i * q + j] = u / ljj;
+    }
+  }
+  if (!ok) L = cholesky({ rows: q, cols: q, data: SB.slice(0, q * q) }).L.data;
+  // ‖L_B⁻¹ (τ_B − K_BA v)‖² by forward substitution.
+  const resid = terms.resid;
   let gain = 0;
   for (let i = 0; i < q; i++) {
-    let s = resid[offset + i];
-    for (let k = 0; k < i; k++) s -= LB[i * q + k] * z[k];
-    z[i] = s / LB[i * q + i];
+    let t = resid[offset + i];
+    for (let k = 0; k < i; k++) t -= L[i * q + k] * z[k];
+    z[i] = t / L[i * q + i];
   }
   for (let i = 0; i < q; i++) gain += z[i] * z[i];
   return c.base + gain;
@@ -136,7 +158,7 @@ function selectBest(c: Context, candidates: ArrayLike<Points>, d: number): { ind
   const batches = Array.from(candidates as ArrayLike<Points>, (b) => toMat(b, d));
   const { P, offsets } = stack(batches, d);
   const terms = termsFor(c, P);
-  const w = scratchFor(Math.max(...batches.map((b) => b.rows)), d);
+  const w = scratchFor(Math.max(...batches.map((b) => b.rows)));
   let index = -1, best = -Infinity;
   for (let i = 0; i < batches.length; i++) {
     const a = scoreFromTerms(c, P, batches[i].rows, terms, offsets[i], w);
@@ -152,7 +174,7 @@ function selectBestStacked(c: Context, P: Mat, q: number): { index: number; scor
   }
   if (P.rows === 0) throw new InvalidInputError('selectBest needs at least one candidate batch');
   const terms = termsFor(c, P);
-  const w = scratchFor(q, d);
+  const w = scratchFor(q);
   let index = -1, best = -Infinity;
   for (let i = 0, off = 0; off < P.rows; i++, off += q) {
     const a = scoreFromTerms(c, P, q, terms, off, w);
@@ -170,14 +192,14 @@ export function prepareBatchSelection(model: GpModel, mean: ArrayLike<number>, c
   const v = cholSolve(L, tauA);
   let base = 0;
   for (let j = 0; j < v.length; j++) base += tauA[j] * v[j];
-  const ctx: Context = { model, measure, U, L, v, base };
+  const ctx: Context = { model, invL2: inverseSquaredLengthscales(model.hyper.lengthscales), measure, U, L, v, base };
   const priorVariance = integralPriorVariance(model.hyper, measure.cov);
   return {
     base,
     priorVariance,
     score(batch) {
       const B = toMat(batch, d);
-      return scoreFromTerms(ctx, B, B.rows, termsFor(ctx, B), 0, scratchFor(B.rows, d));
+      return scoreFromTerms(ctx, B, B.rows, termsFor(ctx, B), 0, scratchFor(B.rows));
     },
     selectBest: (candidates) => selectBest(ctx, candidates, d),
     selectBestStacked: (P, q) => selectBestStacked(ctx, P, q),

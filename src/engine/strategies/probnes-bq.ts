@@ -73,12 +73,25 @@ export function drawCandidates(mean: number[], cov: number[][], size: number, m:
   return Array.from({ length: m }, (_, b) => Array.from({ length: size }, (_, i) => Array.from(P.data.subarray((b * size + i) * d, (b * size + i + 1) * d))));
 }
 
-/** The same draws (same order, same random numbers) stacked in one (M·size)×d matrix. */
+/**
+ * The same draws stacked in one (M·size)×d matrix: x = μ + L z with z from `rng.fillNormal`, the
+ * random numbers and arithmetic of `sampleMvn` (one d-vector of normals per point), without the
+ * per-point allocations.
+ */
 export function drawCandidatesStacked(mean: number[], cov: number[][], size: number, m: number, rng: Rng): Mat {
-  const L = toRows(cholesky(fromRows(cov)).L);
   const d = mean.length;
+  const l = cholesky(fromRows(cov)).L.data;
   const P = zeros(m * size, d);
-  for (let r = 0; r < m * size; r++) sampleMvn(rng, mean, L, P.data.subarray(r * d, (r + 1) * d));
+  const x = P.data, z = new Float64Array(d);
+  for (let r = 0; r < m * size; r++) {
+    rng.fillNormal(z);
+    const o = r * d;
+    for (let i = 0; i < d; i++) {
+      let s = mean[i];
+      for (let k = 0; k <= i; k++) s += l[i * d + k] * z[k];
+      x[o + i] = s;
+    }
+  }
   return P;
 }
 
