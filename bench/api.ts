@@ -11,12 +11,12 @@
  *
  * Targets (2-core machine): suggestions p50 ≤ 250 ms at d = 2 with 150 points including the refit;
  * ≥ 1,000 observations/s; /healthz p99 ≤ 50 ms while 4 studies compute.
- * Usage: npm run bench:api [-- --quick] [--only loop|throughput|health]
+ * Usage: npm run bench:api [-- --quick] [--only loop|throughput|health] [--seconds 5]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer } from '../test/helpers/server-process.js';
+import { processCpuSeconds, startServer } from '../test/helpers/server-process.js';
 import { call, fmt, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
 
 const quick = process.argv.includes('--quick');
@@ -25,6 +25,10 @@ const onlyAt = process.argv.indexOf('--only');
 const only = onlyAt >= 0 ? process.argv[onlyAt + 1] : undefined;
 if (only !== undefined && !['loop', 'throughput', 'health'].includes(only)) throw new Error(`--only takes loop, throughput or health, not ${only}`);
 const runs = (part: string) => only === undefined || only === part;
+/** `--seconds N`: duration of each throughput run (default 5, 2 with --quick). */
+const secondsAt = process.argv.indexOf('--seconds');
+const throughputSeconds = secondsAt >= 0 ? Number(process.argv[secondsAt + 1]) : quick ? 2 : 5;
+if (!(throughputSeconds > 0)) throw new Error('--seconds takes a positive number');
 
 async function createStudy(base: string, method: string, d: number, extra: Record<string, unknown> = {}) {
   return (await call(base, 'POST', '/v1/studies', { name: `bench-${method}-${d}`, method, seed: 1, parameters: params(d), ...extra })).id as string;
@@ -58,13 +62,15 @@ async function loopLatency(base: string, d: number, iterations: number) {
 }
 
 /** 2. Observations per second with 8 concurrent clients, external points. */
-async function throughput(base: string, batch: number, seconds: number) {
+async function throughput(base: string, pid: number, batch: number, seconds: number) {
   const d = 2;
   const id = await createStudy(base, 'random', d, { batch_size: 1 });
   let count = 0;
   const latencies: number[] = [];
   const end = Date.now() + seconds * 1000;
   const t0 = process.hrtime.bigint();
+  // The server's CPU time per observation does not depend on how busy the rest of the machine is, unlike its rate.
+  const cpu0 = await processCpuSeconds(pid);
   await Promise.all(
     Array.from({ length: 8 }, async (_, c) => {
       const rnd = lcg(100 + c);
@@ -80,7 +86,9 @@ async function throughput(base: string, batch: number, seconds: number) {
       }
     }),
   );
-  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies };
+  const cpu1 = await processCpuSeconds(pid);
+  const cpuMsPerObservation = cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / count;
+  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies, cpuMsPerObservation };
 }
 
 /** 3. /healthz while 4 studies compute. */
@@ -128,8 +136,9 @@ async function main() {
       rows.push(`| prob-cmaes d=${d}: one generation, observe + suggest | ${fmt(pct(cycle, 50))} | ${fmt(pct(cycle, 99))} | | ${d === 2 ? '≤ 250' : ''} |`);
     }
     for (const batch of runs('throughput') ? [1, 100] : []) {
-      const r = await throughput(base, batch, quick ? 2 : 5);
-      rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total) | ≥ 1,000 obs/s |`);
+      const r = await throughput(base, server.pid, batch, throughputSeconds);
+      const cpu = r.cpuMsPerObservation === null ? '' : `, server CPU ${r.cpuMsPerObservation.toFixed(3)} ms/obs`;
+      rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total${cpu}) | ≥ 1,000 obs/s |`);
     }
     const h = runs('health') ? await healthUnderLoad(base, quick ? 3 : 8) : null;
     if (h) rows.push(`| /healthz while 4 prob-cmaes studies (d=4) compute | ${fmt(pct(h.lat, 50))} | ${fmt(pct(h.lat, 99))} | ${h.lat.length} probes, ${h.cycles} generations meanwhile | p99 ≤ 50 |`);

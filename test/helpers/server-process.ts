@@ -72,3 +72,16 @@ export async function processMemory(pid: number): Promise<{ rssMiB: number; peak
     return null;
   }
 }
+
+/** CPU time (user + system, all threads) a Linux process has used so far, in seconds (/proc/<pid>/stat); null elsewhere. */
+export async function processCpuSeconds(pid: number): Promise<number | null> {
+  const fs = await import('node:fs/promises');
+  try {
+    const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100 Hz on Linux).
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return null;
+  }
+}
