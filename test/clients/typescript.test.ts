@@ -239,17 +239,22 @@ describe('against the real server', () => {
   });
 
   it('optimize(): heartbeats extend the lease while an evaluation runs', async () => {
-    let beats = 0;
-    const counting: typeof fetch = (input, init) => {
-      if (String(input).endsWith('/heartbeat')) beats++;
-      return fetch(input, init);
+    const beaten = new Map<string, number>(); // heartbeat answers received, by trial path
+    const counting: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const url = String(input);
+      if (url.endsWith('/heartbeat') && res.ok) beaten.set(url, (beaten.get(url) ?? 0) + 1);
+      return res;
     };
     const c = new ProbnesClient({ baseUrl: base, fetch: counting });
     const sid = (await c.createStudy({ ...BRANIN, name: 'beats', lease_seconds: 60 })).id;
+    const beatsOf = (trialId: number): number => beaten.get(`${base}/v1/studies/${sid}/trials/${trialId}/heartbeat`) ?? 0;
     const leases: [string, string][] = [];
     const result = await c.optimize(
       async (p, ctx) => {
         await new Promise((r) => setTimeout(r, 350));
+        // Under load an answer may still be on its way: wait for one (the sent ones were timed by the client).
+        for (let i = 0; i < 250 && beatsOf(ctx.trial.trial_id) === 0; i++) await new Promise((r) => setTimeout(r, 20));
         // The lease now ends later than when the point was handed out.
         leases.push([ctx.trial.lease_expires_at!, (await c.getTrial(sid, ctx.trial.trial_id)).lease_expires_at!]);
         return branin(p);
@@ -258,9 +263,9 @@ describe('against the real server', () => {
       { budget: 2, workers: 1, heartbeatSeconds: 0.1 },
     );
     expect(result.completed).toBe(2);
-    // 350 ms at one beat per 100 ms: about 3 per evaluation; the timers are loose under load.
-    expect(beats).toBeGreaterThanOrEqual(2);
     expect(leases).toHaveLength(2);
+    // 350 ms at one beat per 100 ms: about 3 per evaluation, at least 1 however loose the timers.
+    for (const t of [1, 2]) expect(beatsOf(t)).toBeGreaterThanOrEqual(1);
     for (const [handedOut, now] of leases) expect(Date.parse(now)).toBeGreaterThan(Date.parse(handedOut));
   });
 
