@@ -4,12 +4,13 @@
  * Taylor-series matrix exponential for XNES), from affine invariance, or from the test function.
  */
 import { describe, expect, it } from 'vitest';
-import { Rng } from '../../src/engine/random/index.js';
+import { Rng, sampleMvn } from '../../src/engine/random/index.js';
+import { cholesky, fromRows, toRows } from '../../src/engine/linalg/index.js';
 import { resolveOptions } from '../../src/engine/strategies/options.js';
 import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
 import { probSnes } from '../../src/engine/strategies/prob-snes.js';
 import { probXnes } from '../../src/engine/strategies/prob-xnes.js';
-import { buildModel, drawCandidates, expectedGradient, integralMoments, sampleFrom } from '../../src/engine/strategies/probnes-bq.js';
+import { buildModel, drawCandidates, drawCandidatesStacked, expectedGradient, integralMoments, sampleFrom } from '../../src/engine/strategies/probnes-bq.js';
 import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
 import type { MethodName } from '../../src/engine/strategies/names.js';
 import type { Observation, Strategy } from '../../src/engine/strategies/types.js';
@@ -188,5 +189,20 @@ describe('robustness and units', () => {
   it('the kernel-mean density used by the brute force matches a direct 2-D formula', () => {
     // N(0; 0, I₂) = 1/(2π).
     expect(mvnPdf([0, 0], [0, 0], [[1, 0], [0, 1]])).toBeCloseTo(1 / (2 * Math.PI), 14);
+  });
+});
+
+describe('candidate draws', () => {
+  it('drawCandidatesStacked is M batches of sampleMvn draws in order, and drawCandidates the same numbers', () => {
+    const mean = [0.3, -1, 2];
+    const cov = [[1, 0.4, 0], [0.4, 2, -0.3], [0, -0.3, 0.5]];
+    const L = toRows(cholesky(fromRows(cov)).L);
+    const ref = Rng.fromSeed(21);
+    const expected = Array.from({ length: 7 * 2 }, () => Array.from(sampleMvn(ref, mean, L)));
+    const rng = Rng.fromSeed(21);
+    const P = drawCandidatesStacked(mean, cov, 2, 7, rng);
+    expect(Array.from({ length: P.rows }, (_, i) => Array.from(P.data.subarray(i * 3, i * 3 + 3)))).toEqual(expected);
+    expect(rng.state()).toEqual(ref.state());
+    expect(drawCandidates(mean, cov, 2, 7, Rng.fromSeed(21)).flat()).toEqual(expected);
   });
 });

@@ -202,6 +202,22 @@ describe('batch selection', () => {
     expect(() => sel.selectBest([])).toThrow(EngineError);
   });
 
+  it('selectBestStacked (one stacked matrix) gives the index and score of selectBest, for q = 1, 2, 3', () => {
+    const rng = Rng.fromSeed(3);
+    const sel = prepareBatchSelection(s.model, s.mean, s.cov, [s.mean]);
+    for (const q of [1, 2, 3]) {
+      // 61 batches: the four-lane candidate solves end on a partial group for every q here.
+      const cands = Array.from({ length: 61 }, () => Array.from({ length: q }, () => Array.from(rng.normals(2))));
+      const P = fromRows(cands.flat());
+      const stacked = sel.selectBestStacked(P, q);
+      const plain = sel.selectBest(cands);
+      expect(stacked).toEqual(plain);
+      expect(stacked.score).toBe(Math.max(...cands.map((b) => sel.score(b))));
+    }
+    expect(() => sel.selectBestStacked(fromRows([[0, 0], [1, 1], [2, 2]]), 2)).toThrow(EngineError);
+    expect(() => sel.selectBestStacked(fromRows([[0, 0, 0]]), 1)).toThrow(EngineError);
+  });
+
   it('a batch of copies of already-observed points gains less than a spread batch; duplicates stay finite', () => {
     const sel = prepareBatchSelection(s.model, s.mean, s.cov, [s.mean, s.mean]);
     const x0 = toRowsOf(s.model.X)[0];
