@@ -7,8 +7,9 @@
  * transaction and fsync (commit-worker.ts). Durability is unchanged: a caller's promise resolves
  * only after the COMMIT containing its write returned, with synchronous=FULL.
  *
- * Started on the first commit, so processes that never commit a generation (the CLI) never start
- * it; referenced only while commits are in flight, so an idle one never keeps a process alive.
+ * Started by the first commit or readiness check (the server's /readyz waits for it), so processes
+ * that do neither (the CLI) never start it; referenced only while commits are in flight, so an idle
+ * one never keeps a process alive.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -48,6 +49,7 @@ export class CommitThread {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (r: CommitResult) => void; reject: (e: unknown) => void }>();
   private exited: Promise<void> | null = null;
+  private started: Promise<void> | null = null;
 
   constructor(
     private readonly file: string,
@@ -62,6 +64,12 @@ export class CommitThread {
       if (this.pending.size === 1) worker.ref();
       worker.postMessage({ id, studyId, commit } satisfies CommitRequest);
     });
+  }
+
+  /** Starts the thread if needed and resolves once it has opened the database (readiness probes wait for it). */
+  ready(): Promise<void> {
+    this.start();
+    return this.started!;
   }
 
   /** Lets queued commits finish, then closes the thread's connection and stops it. */
@@ -83,7 +91,18 @@ export class CommitThread {
     const load = compiled ? `import(${JSON.stringify(entry)})` : `import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
     const worker = new Worker(load, { eval: true, workerData: { file: this.file, busyTimeoutMs: this.busyTimeoutMs } });
     worker.unref();
-    worker.on('message', (replies: CommitReply[]) => {
+    let failure = '';
+    // Surfaces through 'exit', in the pending commits' rejections.
+    worker.on('error', (err) => (failure = `: ${err.message}`));
+    let markStarted!: () => void;
+    let markFailed!: (err: Error) => void;
+    this.started = new Promise<void>((resolve, reject) => {
+      markStarted = resolve;
+      markFailed = reject;
+    });
+    this.started.catch(() => {}); // awaited by ready() when someone asks
+    worker.on('message', (replies: CommitReply[] | { ready: true }) => {
+      if (!Array.isArray(replies)) return markStarted();
       for (const r of replies) {
         const p = this.pending.get(r.id);
         if (!p) continue;
@@ -95,17 +114,16 @@ export class CommitThread {
     });
     this.exited = new Promise((resolve) =>
       worker.once('exit', (code) => {
+        const stopped = new WriterThreadError(`the database writer thread stopped (exit code ${code})${failure}`, null);
+        markFailed(stopped);
         // Unanswered commits fail (a 500, as if the process had died before answering; their
         // outcome is unknown, and an identical retry is a no-op); the next commit starts a new thread.
-        for (const p of this.pending.values()) p.reject(new WriterThreadError(`the database writer thread stopped (exit code ${code})${failure}`, null));
+        for (const p of this.pending.values()) p.reject(stopped);
         this.pending.clear();
         if (this.worker === worker) this.worker = null;
         resolve();
       }),
     );
-    let failure = '';
-    // Surfaces through 'exit', in the pending commits' rejections.
-    worker.on('error', (err) => (failure = `: ${err.message}`));
     this.worker = worker;
     return worker;
   }

@@ -20,6 +20,9 @@ function errorReply(id: number, err: unknown): CommitReply {
   return { id, ok: false, message: e?.message ?? String(err), code: typeof e?.code === 'string' ? e.code : null };
 }
 
+// Open and prepared: the first commit will not wait for the thread's start.
+port.postMessage({ ready: true });
+
 port.on('message', (first: CommitRequest | { close: true }) => {
   if ('close' in first) {
     db.close();
