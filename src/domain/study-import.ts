@@ -8,6 +8,9 @@ import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spe
 import { pointer, ValidationError, type FieldError } from './errors.js';
 import type { StudyDocument } from './study-document.js';
 import { searchSpace, toInternal } from './transforms.js';
+import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState } from '../engine/index.js';
+import { isNearlySymmetric } from './cholesky.js';
+import { userDistribution } from './distribution.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;
@@ -93,9 +96,41 @@ function walkFinite(v: unknown, path: (string | number)[], depth: number, errors
   }
 }
 
+/**
+ * The search distribution of a snapshot must be one: a symmetric positive-definite covariance (the
+ * loop samples through its Cholesky factor), and finite in user units (the reports show the mean
+ * through exp for log-scaled parameters and L0 Σ L0ᵀ; a finite but huge Σ or mean overflows there).
+ * Symmetry is checked loosely (1e-6 relative): the strategies' updates are symmetric only up to rounding.
+ */
+function checkDistribution(space: ReturnType<typeof searchSpace>, mean: number[], cov: number[][], at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
+  if (!isNearlySymmetric(cov, 1e-6) || !tryCholesky(fromRows(cov))) {
+    errors.push({ path: at('state', 'cov'), message: 'must be a symmetric positive-definite matrix' });
+    return;
+  }
+  const u = userDistribution(space, mean, cov);
+  if (![...Object.values(u.mean), ...u.meanTransformed, ...u.covariance.flat()].every(Number.isFinite)) {
+    errors.push({ path: at('state', 'mean'), message: 'the distribution (mean, or covariance in the parameters\' scale) overflows a double in user units' });
+  }
+}
+
+/** Every strategy draws from the state's generator; one the engine cannot restore breaks every later suggestion. */
+function isRngState(v: unknown): boolean {
+  const st = v as RngState;
+  if (!st || typeof st !== 'object' || !Array.isArray(st.words) || st.words.length !== 4) return false;
+  // All-zero words are xoroshiro's fixed point: it would return 0 forever.
+  if (!st.words.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32) || st.words.every((w) => w === 0)) return false;
+  try {
+    Rng.fromState(st);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const s = doc.study;
   const d = s.parameters.length;
+  const space = searchSpace(s.parameters, s.prior);
   const generations = new Set<number>();
   const revisions = new Set<number>();
   const isVec = (v: unknown): v is number[] => Array.isArray(v) && v.length === d && v.every((x) => typeof x === 'number');
@@ -108,10 +143,16 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     const st = e.state;
     if (st.generation !== e.generation) errors.push({ path: at('state', 'generation'), message: `must be the snapshot's generation (${e.generation})` });
     if (st.method !== s.method) errors.push({ path: at('state', 'method'), message: `must be the study's method (${s.method})` });
+    // The loop stores a new snapshot under the state's own version: it must be the recorded one.
+    if (st.version !== e.version) errors.push({ path: at('state', 'version'), message: `must be the snapshot's version (${e.version})` });
     if (st.dim !== d) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${d})` });
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
-    if (!Array.isArray(st.cov) || st.cov.length !== d || !st.cov.every(isVec)) errors.push({ path: at('state', 'cov'), message: `must be a ${d}×${d} matrix` });
+    if (!isRngState(st.rng)) errors.push({ path: at('state', 'rng'), message: 'must be a random generator state: {kind: "xoroshiro128plus", words: four 32-bit integers, not all zero}' });
+    const isMatrix = Array.isArray(st.cov) && st.cov.length === d && st.cov.every(isVec);
+    if (!isMatrix) errors.push({ path: at('state', 'cov'), message: `must be a ${d}×${d} matrix` });
+    const before = errors.length;
     walkFinite(st, ['engine_states', i, 'state'], 0, errors);
+    if (isMatrix && isVec(st.mean) && errors.length === before) checkDistribution(space, st.mean, st.cov as number[][], at, errors);
   });
   // Later generations were committed later: the loop resumes from the highest revision, which must
   // therefore be the latest generation's.
@@ -128,12 +169,39 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   if (latest !== s.generation) errors.push({ path: '/study/generation', message: `must be the latest engine-state generation (${latest})` });
 }
 
+/**
+ * The fields every strategy shares are checked above; the rest of a state (CMA-ES paths and step
+ * size, a GP's hyperparameters, …) only its strategy understands. A consistent document whose
+ * latest state the strategy cannot ask from would import as a study whose every suggestion fails,
+ * so the strategy is asked once (and its model for an estimate), on a copy, with the document's
+ * history: any failure or non-finite result rejects the import instead.
+ */
+function checkResumable(doc: StudyDocument, errors: FieldError[]): void {
+  const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
+  const sign = doc.study.direction === 'maximize' ? -1 : 1;
+  const history: Observation[] = doc.trials.filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null).map((t) => ({ x: t.point!, y: sign * t.value! }));
+  let problem: string | null = null;
+  try {
+    const strategy = getStrategy(doc.study.method);
+    const state = () => structuredClone(doc.engine_states[k]!.state) as unknown as BaseState;
+    const { points } = strategy.ask(state(), { history, pending: [] }, 1);
+    if (!points.every((p) => p.length === doc.study.parameters.length && p.every(Number.isFinite))) problem = 'it yields non-finite points';
+    // /best asks the model for its prediction at the mean: that must not fail on the state either.
+    const est = strategy.estimate?.(state(), history);
+    if (est && [est.predicted, est.predicted_std].some((v) => v !== null && !Number.isFinite(v))) problem = 'its model predicts non-finite values';
+  } catch (err) {
+    problem = err instanceof Error ? err.message : String(err);
+  }
+  if (problem !== null) errors.push({ path: pointer(['engine_states', k, 'state']), message: `the optimiser cannot resume from this state (${problem})` });
+}
+
 /** Throws ValidationError listing every inconsistency of a structurally valid document. */
 export function checkDocument(doc: StudyDocument): void {
   const errors: FieldError[] = [];
   if (checkStudy(doc, errors)) {
     checkTrials(doc, errors);
     checkEngineStates(doc, errors);
+    if (errors.length === 0) checkResumable(doc, errors);
   }
   if (errors.length > 0) throw new ValidationError(errors);
 }

@@ -13,6 +13,15 @@ import { expect } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 
+/**
+ * fast-check options: `n` runs, times HOSTILE_RUNS_SCALE from the environment (default 1; raise it
+ * locally to search longer than the suite's time budget allows).
+ */
+export function runs(n: number): { numRuns: number } {
+  const scale = Number(process.env.HOSTILE_RUNS_SCALE ?? 1);
+  return { numRuns: Math.max(1, Math.round(n * (Number.isFinite(scale) && scale > 0 ? scale : 1))) };
+}
+
 /** Names a route as the OpenAPI document does; coverage.test.ts checks every documented route is named once. */
 export const route = (id: string): string => id;
 

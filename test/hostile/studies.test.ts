@@ -2,9 +2,10 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAW_SEGMENTS, deepJson, extraKey, hostileId, hostileQueryValue, hostileString, mutations, mutate, rawNumber, wrongValue } from './arbitraries.js';
-import { enc, fixture, hostile, jsonRequest, Raw, route, type Fixture } from './harness.js';
+import { tamper, tampered } from './tokens.js';
+import { enc, fixture, runs, hostile, jsonRequest, Raw, route, type Fixture } from './harness.js';
 
-const RUNS = { numRuns: 60 };
+const RUNS = runs(60);
 
 let f: Fixture;
 beforeAll(async () => {
@@ -86,7 +87,7 @@ describe(route('POST /v1/studies'), () => {
         const parameters = Array.from({ length: n }, (_, i) => ({ name: `p${i}` }));
         await hostile(f, jsonRequest('POST', '/v1/studies', { name: 'joint', method, batch_size: 2, options: method === 'prob-cmaes' ? { candidates: 64 } : {}, parameters, prior: { mean, covariance } }));
       }),
-      { numRuns: 80 },
+      runs(80),
     );
   });
 
@@ -113,29 +114,6 @@ describe(route('POST /v1/studies'), () => {
     );
   });
 });
-
-/** A token with one character changed, cut short, extended, or its halves swapped with another listing's. */
-export const tamper = fc.record({ i: fc.nat(), c: fc.constantFrom('A', 'a', '0', '.', '-', '_', '=', '%', ' '), how: fc.constantFrom('flip', 'cut', 'append', 'swap-sig', 'swap-body', 'double') });
-
-export function tampered(token: string, other: string, t: { i: number; c: string; how: string }): string {
-  const i = t.i % token.length;
-  const [body, sig] = token.split('.') as [string, string];
-  const [obody, osig] = other.split('.') as [string, string];
-  switch (t.how) {
-    case 'flip':
-      return token.slice(0, i) + (token[i] === t.c ? 'B' : t.c) + token.slice(i + 1);
-    case 'cut':
-      return token.slice(0, Math.max(1, i));
-    case 'append':
-      return token + t.c;
-    case 'swap-sig':
-      return `${body}.${osig}`;
-    case 'swap-body':
-      return `${obody}.${sig}`;
-    default:
-      return `${token}.${token}`;
-  }
-}
 
 describe(route('GET /v1/studies'), () => {
   it('hostile page_size and page_token values, and tampered tokens', async () => {

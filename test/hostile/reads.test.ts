@@ -1,0 +1,82 @@
+/** Hostile input on the read routes: trials, one trial, best, history, distribution, export, probes. */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RAW_SEGMENTS, extraKey, hostileId, hostileQueryValue, hostileString, numberAsString, rawNumber } from './arbitraries.js';
+import { enc, fixture, runs, hostile, route, type Fixture } from './harness.js';
+import { tamper, tampered } from './tokens.js';
+
+const RUNS = runs(50);
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await fixture();
+});
+afterAll(async () => {
+  await f.close();
+});
+
+describe(route('GET /v1/studies/{study_id}/trials'), () => {
+  it('hostile state, page_size and page_token values; tokens tampered with or issued for another listing', async () => {
+    const token = (url: string) => f.app.inject({ method: 'GET', url }).then((r) => r.json().next_page_token as string);
+    const mine = await token(`/v1/studies/${f.a}/trials?page_size=1`);
+    // Valid tokens, but for other listings: another study, another state filter, the study list.
+    const others = [await token(`/v1/studies/${f.b}/trials?page_size=1`), await token(`/v1/studies/${f.b}/trials?page_size=1&state=ACTIVE`), await token('/v1/studies?page_size=1')];
+    expect([mine, ...others].every(Boolean)).toBe(true);
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(hostileQueryValue, fc.constantFrom('ACTIVE', 'active', 'COMPLETED ', 'ACTIVE,FAILED')), hostileQueryValue, tamper, fc.nat(2), async (state, size, t, o) => {
+        await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/trials?state=${enc(state)}&page_size=${enc(size)}` }, { snap: false });
+        const bad = tampered(mine, others[o]!, t);
+        const res = await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/trials?page_token=${enc(bad)}` }, { snap: false });
+        if (bad !== mine) expect(res.statusCode).toBe(400);
+        expect((await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/trials?page_token=${enc(others[o]!)}` }, { snap: false })).statusCode).toBe(400);
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe(route('GET /v1/studies/{study_id}/trials/{trial_id}'), () => {
+  it('trial ids that are unknown, another study\'s, not integers, huge, or not valid URL text', async () => {
+    const tid = fc.oneof(hostileId, numberAsString, rawNumber.map(String), fc.constantFrom('5', '8', '9007199254740992', '1e308', '-0', '0x1', '1.0'));
+    await fc.assert(
+      fc.asyncProperty(tid, async (t) => {
+        await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/trials/${enc(t)}` }, { snap: false });
+      }),
+      RUNS,
+    );
+    for (const raw of RAW_SEGMENTS) expect((await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/trials/${raw}` }, { snap: false })).statusCode).toBeGreaterThanOrEqual(400);
+    // Trials 5–8 exist in the other study only.
+    expect((await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/trials/7` })).statusCode).toBe(404);
+  });
+});
+
+for (const r of ['best', 'history', 'distribution', 'export'] as const) {
+  describe(route(`GET /v1/studies/{study_id}/${r}`), () => {
+    it('hostile study ids and query strings', async () => {
+      await fc.assert(
+        fc.asyncProperty(hostileId, extraKey, hostileString, async (id, key, value) => {
+          const res = await hostile(f, { method: 'GET', url: `/v1/studies/${enc(id)}/${r}` }, { snap: false });
+          expect(res.statusCode).toBeGreaterThanOrEqual(400);
+          // Unknown query parameters are ignored by these routes (they declare none).
+          const ok = await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/${r}?${enc(key || 'k')}=${enc(value)}` }, { snap: false });
+          expect(ok.statusCode).toBe(200);
+        }),
+        runs(30),
+      );
+    });
+  });
+}
+
+for (const probe of ['/healthz', '/readyz'] as const) {
+  describe(route(`GET ${probe}`), () => {
+    it('hostile query strings and headers still get a 200', async () => {
+      await fc.assert(
+        fc.asyncProperty(extraKey, hostileString, async (key, value) => {
+          const res = await hostile(f, { method: 'GET', url: `${probe}?${enc(key || 'k')}=${enc(value)}`, headers: { authorization: `Bearer ${value.replace(/[^\x20-\x7e]/g, '')}`, 'x-request-id': value.replace(/[^\x20-\x7e]/g, '') || 'x' } }, { snap: false });
+          expect(res.statusCode).toBe(200);
+        }),
+        runs(30),
+      );
+    });
+  });
+}

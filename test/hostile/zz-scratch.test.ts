@@ -1,0 +1,20 @@
+import { it } from 'vitest';
+import pino from 'pino';
+import { buildApp } from '../../src/app.js';
+import { SqliteStorage } from '../../src/storage/index.js';
+import { fixture, jsonRequest } from './harness.js';
+import { mutate } from './arbitraries.js';
+it('x', async () => {
+  const f = await fixture();
+  const doc = (await f.app.inject({ method: 'GET', url: `/v1/studies/${f.a}/export` })).json();
+  const m = mutate(doc, [{ pick: 1736187101, op: 'delete', value: 0, key: '' }]);
+  const before = JSON.stringify(doc), after = JSON.stringify(m);
+  let i = 0; while (before[i] === after[i]) i++;
+  console.log('DIFF', before.slice(i - 300, i + 80), '||', after.slice(i - 10, i + 30));
+  const storage = SqliteStorage.open(':memory:');
+  const app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30000, rateLimitPerMinute: 0 }, storage, logger: pino({ level: 'error' }) });
+  const r = await app.inject(jsonRequest('POST', '/v1/studies/import', m));
+  console.log(r.statusCode);
+  const h = await app.inject({ method: 'GET', url: `/v1/studies/${r.json().id}/suggestions?count=2` });
+  console.log(h.statusCode);
+});
