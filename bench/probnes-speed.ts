@@ -6,12 +6,18 @@
  *   npx tsx bench/probnes-speed.ts [--dims 2,10,30] [--n 150] [--q 3] [--reps 15] [--candidates 1000]
  *   npx tsx bench/probnes-speed.ts --record FILE [--gens 20] [--seeds 1,2,3]
  *   npx tsx bench/probnes-speed.ts --check FILE [--tol 1e-9]
+ *   npx tsx bench/probnes-speed.ts --detail [--dims 10,30]     where the time goes (CPU ms)
  *
  * Timing setting: n points drawn from ν = N(0, I) (all inside the active set), y = Ackley-like
  * values, a warm start from the MAP fit on the first n − q points (the default profile's situation).
  * One "generation" = active set + standardise + fit + gradient + update (tell) + batch BQ (ask).
  * Wall times are medians; "CPU" is the median process CPU time of the whole generation, which the
  * load of other processes on a shared machine inflates much less than the wall time.
+ *
+ * --detail: in the same setting, the fit's evaluation counts (objective values and gradients over
+ * both starts) and the CPU cost of one evaluation's parts (kernel matrix, Cholesky, K⁻¹, trace
+ * terms), and the ask's parts (candidate draws, active-set preparation, the candidates' kernel
+ * rows + triangular solves, and the whole selection including the scoring of the M batches).
  *
  * Trajectories: prob-cmaes, prob-xnes, prob-snes in both profiles on Branin (d = 2) and Ackley
  * (d = 2 and 5), prior N(−1, I) as in ALGORITHM.md §7, q = 3, `--gens` generations after the first
@@ -27,7 +33,13 @@ import { Rng } from '../src/engine/random/index.js';
 import { getStrategy } from '../src/engine/strategies/registry.js';
 import type { Observation } from '../src/engine/strategies/types.js';
 import { activeSet, standardise } from '../src/engine/strategies/probnes-data.js';
-import { expectedGradient, fitModel, sampleFrom, selectBatch } from '../src/engine/strategies/probnes-bq.js';
+import { drawCandidatesStacked, expectedGradient, fitModel, sampleFrom, selectBatch } from '../src/engine/strategies/probnes-bq.js';
+import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat } from '../src/engine/gp/index.js';
+import { kernelMatrixInto } from '../src/engine/gp/kernel.js';
+import { choleskyInto, cholInverseSymInto, cholSolve } from '../src/engine/linalg/index.js';
+import { prepareBatchSelection } from '../src/engine/quadrature/index.js';
+import { candidateTerms } from '../src/engine/quadrature/candidates.js';
+import { kernelMeansFor, prepareKernelMeasure } from '../src/engine/quadrature/measure.js';
 import { updateCovCmaes, updateMean } from '../src/engine/strategies/probnes-updates.js';
 
 function arg(name: string, dflt: string): string {
@@ -80,6 +92,66 @@ function timing(): void {
     }
     const med = [0, 1, 2, 3, 4, 5].map((k) => median(rows.map((r) => r[k])).toFixed(1));
     console.log(`| ${d} | ${med.join(' | ')} |`);
+  }
+}
+
+/** Median CPU ms of one call of fn over `reps` timed rounds of `inner` calls, after one warm-up call. */
+function cpuMs(fn: () => void, reps = 7, inner = 1): number {
+  fn();
+  const xs: number[] = [];
+  for (let r = 0; r < reps; r++) {
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < inner; i++) fn();
+    const c = process.cpuUsage(c0);
+    xs.push((c.user + c.system) / 1000 / inner);
+  }
+  return median(xs);
+}
+
+function detail(): void {
+  const dims = arg('dims', '10,30').split(',').map(Number);
+  const n = Number(arg('n', '150'));
+  const q = Number(arg('q', '3'));
+  const M = Number(arg('candidates', '1000'));
+  console.log(`Where the time goes (median CPU ms), n = ${n}, q = ${q}, M = ${M}; the fit as in the timing table (default + warm start)`);
+  console.log('| d | fit: values / gradients | kernel K | Cholesky | K⁻¹ | trace terms | ⇒ fit ≈ | ask: draws | prepare | kernel rows + solves | whole selection |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const d of dims) {
+    const rng = Rng.fromSeed(100);
+    const mean = new Array(d).fill(0);
+    const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
+    const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
+    const prevSt = standardise(history.slice(0, n - q).map((o) => o.y));
+    const warm = fitModel(history.slice(0, n - q).map((o) => o.x), prevSt.z.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
+    const st = standardise(history.map((o) => o.y));
+    const X = toMat(history.map((o) => o.x));
+    const z = st.z.map((v) => -v);
+    const fit = fitGp(X, z, { priors: probnesPriors(d), warmStart: warm });
+    const { values, gradients } = fit.evaluations;
+    const h = fit.model.hyper;
+    const nn = n * n, K = new Float64Array(nn), L = new Float64Array(nn), Kinv = new Float64Array(nn), U = new Float64Array(nn);
+    const tK = cpuMs(() => kernelMatrixInto(X, h, K), 7, 10);
+    const tL = cpuMs(() => choleskyInto(K, n, L, U), 7, 10);
+    const tI = cpuMs(() => cholInverseSymInto(L, n, Kinv, U), 7, 10);
+    const ev = mapObjectiveEvaluator(X, z, probnesPriors(d));
+    const phi = packHyper(h);
+    ev.value(phi);
+    // The trace terms are the gradient minus its K⁻¹ (a difference of two timings: rough under load).
+    const tG = Math.max(cpuMs(() => ev.gradient(), 7, 10) - tI, 0);
+    const fitEst = values * (tK + tL) + gradients * (tI + tG);
+    const size = q - 1;
+    const tDraw = cpuMs(() => drawCandidatesStacked(mean, cov, size, M, Rng.fromSeed(1)), 5);
+    const tPrep = cpuMs(() => prepareBatchSelection(fit.model, mean, cov, [mean]), 5);
+    const P = drawCandidatesStacked(mean, cov, size, M, Rng.fromSeed(1));
+    const sel = prepareBatchSelection(fit.model, mean, cov, [mean]);
+    // The candidates' terms against the active set (here without the pending point: same cost ±1 row).
+    const measure = prepareKernelMeasure(h, mean, cov);
+    const v = cholSolve(fit.model.L, kernelMeansFor(measure, X));
+    const tTerms = cpuMs(() => candidateTerms(X, fit.model.L, v, h, measure, P), 5);
+    // Rows + solves + the q×q scoring of every batch; the scoring alone is below the timer's noise.
+    const tSelect = cpuMs(() => sel.selectBestStacked(P, size), 5);
+    const f = (x: number) => x.toFixed(2);
+    console.log(`| ${d} | ${values} / ${gradients} | ${f(tK)} | ${f(tL)} | ${f(tI)} | ${f(tG)} | ${fitEst.toFixed(1)} | ${f(tDraw)} | ${f(tPrep)} | ${f(tTerms)} | ${f(tSelect)} |`);
   }
 }
 
@@ -172,6 +244,8 @@ if (has('record')) {
   console.log(`${runs.length} trajectories written in ${(performance.now() - t0).toFixed(0)} ms`);
 } else if (has('check')) {
   check(arg('check', ''));
+} else if (has('detail')) {
+  detail();
 } else {
   timing();
 }

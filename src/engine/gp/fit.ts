@@ -47,10 +47,11 @@ interface StartResult {
  * One L-BFGS run from `start` on the negated MAP objective; null when it fails (exception or
  * non-finite objective). The gradient is computed only when L-BFGS asks for it (see mll.ts).
  */
-function runStart(ev: MapObjectiveEvaluator, d: number, start: GpHyper): StartResult | null {
+function runStart(ev: MapObjectiveEvaluator, d: number, start: GpHyper, count: GpFitResult['evaluations']): StartResult | null {
   let ok = false;
   const fn = {
     value(phi: Float64Array): number {
+      count.values++;
       ok = false;
       try {
         const v = -ev.value(phi);
@@ -64,6 +65,7 @@ function runStart(ev: MapObjectiveEvaluator, d: number, start: GpHyper): StartRe
     },
     gradient(): Float64Array {
       if (!ok) return new Float64Array(d + 3);
+      count.gradients++;
       const g = ev.gradient();
       for (let i = 0; i < g.length; i++) g[i] = -g[i];
       return g;
@@ -108,23 +110,24 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
   const drawStart = () => samplePriorHyper(opts.priors, d, 0, rng);
   // One evaluator (one set of n×n buffers) serves every start.
   const ev = mapObjectiveEvaluator(Xm, yv, opts.priors);
-  const results: (StartResult | null)[] = [runStart(ev, d, defaultStartHyper(d))];
-  if (validHyper(opts.warmStart, d)) results.push(runStart(ev, d, opts.warmStart));
-  for (let i = 0; i < (opts.restarts ?? 0); i++) results.push(runStart(ev, d, drawStart()));
-  for (let i = 0; i < FAILURE_RESTARTS && !bestOf(results); i++) results.push(runStart(ev, d, drawStart()));
+  const count = { values: 0, gradients: 0 };
+  const results: (StartResult | null)[] = [runStart(ev, d, defaultStartHyper(d), count)];
+  if (validHyper(opts.warmStart, d)) results.push(runStart(ev, d, opts.warmStart, count));
+  for (let i = 0; i < (opts.restarts ?? 0); i++) results.push(runStart(ev, d, drawStart(), count));
+  for (let i = 0; i < FAILURE_RESTARTS && !bestOf(results); i++) results.push(runStart(ev, d, drawStart(), count));
   const best = bestOf(results);
   if (best) {
     try {
-      return { model: buildModel(Xm, yv, best.hyper), objective: best.objective, fallbackReason: null };
+      return { model: buildModel(Xm, yv, best.hyper), objective: best.objective, fallbackReason: null, evaluations: count };
     } catch (e) {
       if (!(e instanceof EngineError)) throw e;
     }
   }
-  return fallback(Xm, yv, opts, best ? 'the best start could not be factorised' : `all ${results.length} starts failed`);
+  return { ...fallback(Xm, yv, opts, best ? 'the best start could not be factorised' : `all ${results.length} starts failed`), evaluations: count };
 }
 
 /** Prior modes with c = mean(y): the fit's last resort. Still throws NotPositiveDefinite if even that fails. */
-function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): GpFitResult {
+function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): Omit<GpFitResult, 'evaluations'> {
   let c = 0;
   for (let i = 0; i < y.length; i++) c += y[i] / y.length;
   const hyper = priorModeHyper(opts.priors, X.cols, c);

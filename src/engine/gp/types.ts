@@ -39,6 +39,8 @@ export interface GpFitResult {
   objective: number;
   /** Set when every start failed and the prior modes were used instead. */
   fallbackReason: string | null;
+  /** MAP objective values and gradients computed over all starts (cost accounting). */
+  evaluations: { values: number; gradients: number };
 }
 
 export interface GpFitOptions {
