@@ -93,4 +93,11 @@ describe('writer thread', () => {
     s = SqliteStorage.open(dbFile, { writerThread: true });
     expect((await s.getStudy('default', 'a'))!.trialCounts.REQUESTED).toBe(1);
   });
+
+  it('once closed, a commit is refused instead of starting another thread', async () => {
+    await s.close();
+    await expect(s.commitGeneration('a', commit({ newTrials: [newTrial(0.1)] }))).rejects.toThrow(/closed/);
+    expect((await s.health()).ok).toBe(false);
+    s = SqliteStorage.open(dbFile, { writerThread: true });
+  });
 });

@@ -50,6 +50,7 @@ export class CommitThread {
   private readonly pending = new Map<number, { resolve: (r: CommitResult) => void; reject: (e: unknown) => void }>();
   private exited: Promise<void> | null = null;
   private started: Promise<void> | null = null;
+  private closed = false;
 
   constructor(
     private readonly file: string,
@@ -57,6 +58,7 @@ export class CommitThread {
   ) {}
 
   commit(studyId: string, commit: GenerationCommit): Promise<CommitResult> {
+    if (this.closed) return Promise.reject(new WriterThreadError('the database is closed', null));
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<CommitResult>((resolve, reject) => {
@@ -68,12 +70,14 @@ export class CommitThread {
 
   /** Starts the thread if needed and resolves once it has opened the database (readiness probes wait for it). */
   ready(): Promise<void> {
+    if (this.closed) return Promise.reject(new WriterThreadError('the database is closed', null));
     this.start();
     return this.started!;
   }
 
   /** Lets queued commits finish, then closes the thread's connection and stops it. */
   async close(): Promise<void> {
+    this.closed = true;
     if (!this.worker) return;
     this.worker.ref();
     this.worker.postMessage({ close: true });

@@ -74,7 +74,7 @@ export class SqliteStorage implements Storage {
   async health(): Promise<StorageHealth> {
     try {
       // Ready includes the writer thread, so the first commit after a readiness probe never waits for its start.
-      await this.writer?.ready();
+      if (!this.closed) await this.writer?.ready();
       this.db.prepare('SELECT 1').get();
       const v = schemaVersion(this.db);
       return { ok: v === this.expectedVersion, schemaVersion: v, expectedSchemaVersion: this.expectedVersion };
