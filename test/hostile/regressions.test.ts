@@ -98,3 +98,50 @@ describe('errors raised before routing', () => {
     expectProblem(req, res);
   });
 });
+
+describe('imported engine states the strategy cannot work from (accepted before, then 500 or 503 on later requests)', () => {
+  type Doc = { engine_states: { state: Record<string, unknown> }[] } & Record<string, unknown>;
+  const exportOf = async (id: string) => (await f.app.inject({ method: 'GET', url: `/v1/studies/${id}/export` })).json() as Doc;
+  /** The document with the last engine state's fields replaced. */
+  const withState = (doc: Doc, patch: (st: Record<string, unknown>) => void): Doc => {
+    const copy = structuredClone(doc);
+    patch(copy.engine_states[copy.engine_states.length - 1]!.state);
+    return copy;
+  };
+  const last = (doc: Doc) => doc.engine_states.length - 1;
+
+  it('a covariance that is not positive definite (/history computed NaN std) → 400 at …/state/cov', async () => {
+    const doc = await exportOf(f.a);
+    const body = await rejected(['POST', '/v1/studies/import', withState(doc, (st) => ((st.cov as number[][])[2]![0] = -1e308))], 400);
+    expect(body.errors?.map((e) => e.path)).toEqual([`/engine_states/${last(doc)}/state/cov`]);
+  });
+
+  it('a covariance finite internally but infinite in user units (L0 Σ L0ᵀ overflows) → 400 at …/state/mean', async () => {
+    const doc = await exportOf(f.a);
+    const body = await rejected(['POST', '/v1/studies/import', withState(doc, (st) => ((st.cov as number[][])[0]![0] = 1e308))], 400);
+    expect(body.errors?.map((e) => e.path)).toEqual([`/engine_states/${last(doc)}/state/mean`]);
+  });
+
+  it('a generator state the engine cannot restore (every suggestion was a 503) → 400 at …/state/rng', async () => {
+    const doc = await exportOf(f.a);
+    for (const rng of ['\u0000', { kind: 'xoroshiro128plus', words: [0, 0, 0, 0] }, { kind: 'xoroshiro128plus', words: [1, 2, 3] }]) {
+      const body = await rejected(['POST', '/v1/studies/import', withState(doc, (st) => (st.rng = rng))], 400);
+      expect(body.errors?.map((e) => e.path)).toEqual([`/engine_states/${last(doc)}/state/rng`]);
+    }
+  });
+
+  it('a state without its version (the next commit hit a NOT NULL constraint) → 400 at …/state/version', async () => {
+    const doc = await exportOf(f.a);
+    const body = await rejected(['POST', '/v1/studies/import', withState(doc, (st) => delete st.version)], 400);
+    expect(body.errors?.map((e) => e.path)).toEqual([`/engine_states/${last(doc)}/state/version`]);
+  });
+
+  it('a CMA-ES state whose step size is not a number (every suggestion was a 503 non_finite) → 400 at the state', async () => {
+    const created = await f.app.inject(jsonRequest('POST', '/v1/studies', { name: 'c', method: 'cmaes', batch_size: 2, parameters: [{ name: 'x', bounds: [-1, 1] }, { name: 'y', bounds: [-1, 1] }] }));
+    const doc = await exportOf(created.json().id);
+    const body = await rejected(['POST', '/v1/studies/import', withState(doc, (st) => (st.sigma = 'NaN'))], 400);
+    expect(body.errors?.[0]?.path).toBe(`/engine_states/${last(doc)}/state`);
+    expect(body.errors?.[0]?.message).toMatch(/cannot resume/);
+    await f.app.inject({ method: 'DELETE', url: created.headers.location as string });
+  });
+});
