@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { fromRows, getStrategy, resolveOptions, Rng, tryCholesky, type BaseState, type Observation } from '../../src/engine/index.js';
 import { symEig } from '../../src/engine/linalg/index.js';
 import { xnes, type XnesState } from '../../src/engine/strategies/xnes.js';
-import { standardise } from '../../src/engine/strategies/probnes-data.js';
+import { activeSet, standardise } from '../../src/engine/strategies/probnes-data.js';
 
 /** λ_min / λ_max of a symmetric matrix. */
 function inverseCondition(cov: number[][]): number {
@@ -172,5 +172,23 @@ describe('standardisation of y (constant data, values near the top of the double
       // Nothing in the state may be ∞ (it would not survive JSON): diagnostics are finite or null.
       expect(nonFiniteNumbers(st), `generation ${g}`).toEqual([]);
     }
+  });
+});
+
+describe('ProbNES active set at the largest accepted quantile', () => {
+  it('active_set_quantile = 1 (accepted by OPTION_SPECS) takes every point instead of throwing', () => {
+    // The χ²_d quantile of 1 is +∞: every finite squared Mahalanobis distance is below it.
+    const history = [{ x: [0, 0], y: 1 }, { x: [1e3, -1e3], y: 2 }, { x: [1e8, 0], y: 3 }];
+    expect(activeSet(history, [0, 0], [[1, 0], [0, 1]], { enabled: true, quantile: 1, minSize: 1 })).toEqual([0, 1, 2]);
+  });
+
+  it('prob-cmaes: a whole update with active_set_quantile = 1 succeeds', () => {
+    const s = getStrategy('prob-cmaes');
+    const st = s.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { candidates: 16, active_set_quantile: 1 }) }, Rng.fromSeed(2));
+    const asked = s.ask(st, { history: [], pending: [] }, 3);
+    const batch = asked.points.map((x) => ({ x, y: x[0] ** 2 + x[1] ** 2 }));
+    const next = s.tell(asked.state, { batch, history: batch });
+    expect(next.diagnostics.n_active).toBe(3);
+    expectValidCov(next.cov, 'after the update');
   });
 });

@@ -5,6 +5,7 @@
  * the bounds and the transforms.
  */
 import { expect } from 'vitest';
+import { OPTION_SPECS, type MethodName } from '../../src/engine/index.js';
 import type { Params, Scenario } from './harness.js';
 
 const sphere = (p: Params, centre: Params = {}) => Object.entries(p).reduce((s, [k, v]) => s + (v - (centre[k] ?? 0)) ** 2, 0);
@@ -13,6 +14,27 @@ const box2: Scenario['parameters'] = [
   { name: 'x', bounds: [-5, 5] },
   { name: 'y', bounds: [-5, 5] },
 ];
+
+/** Options that only set how much work a step does: left at the harness's cheap values. */
+const COST_OPTIONS = new Set(['candidates', 'mc_samples', 'gradient_samples', 'gp_restarts']);
+
+/**
+ * Every option of the method at an extreme the API accepts (OPTION_SPECS, so a new option is
+ * covered without touching this file): numbers at their maximum or just above/at their minimum,
+ * enums at their first or last value, booleans true or false. The cost options stay cheap.
+ */
+export function extremeOptions(method: MethodName, which: 'max' | 'min' | 'alt'): Record<string, number | string | boolean> {
+  const out: Record<string, number | string | boolean> = {};
+  for (const [key, spec] of Object.entries(OPTION_SPECS[method])) {
+    if (COST_OPTIONS.has(key)) continue;
+    if (spec.kind === 'number') out[key] = which === 'max' ? spec.max : spec.exclusiveMin ? spec.min + 1e-6 * (spec.max - spec.min) : spec.min;
+    else if (spec.kind === 'enum') out[key] = which === 'alt' ? spec.values[spec.values.length - 1]! : spec.values[0]!;
+    else out[key] = which !== 'alt';
+  }
+  // A sampled gradient (an `alt` enum) draws gradient_samples points: its minimum keeps it cheap.
+  if ('gradient_samples' in OPTION_SPECS[method]) out.gradient_samples = 10;
+  return out;
+}
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -156,6 +178,16 @@ export const SCENARIOS: Scenario[] = [
     ],
     objective: (p) => (p.n! - 11) ** 2 + (p.lr! * 1e3 - 1.02) ** 2 + p.x!,
   },
+  ...(['max', 'min', 'alt'] as const).map((which): Scenario => ({
+    // Options at their extremes, on values spread over 1e12 with a mostly cut-off prior.
+    name: `options-${which}`,
+    parameters: [
+      { name: 'x', bounds: [-0.5, 0.5], prior: { mean: 0, std: 20 } },
+      { name: 'y', bounds: [-5, 5] },
+    ],
+    objective: (p) => (p.x! > 0 ? 1e12 : 1) * (1 + sphere(p, { x: 0.1, y: 1 })),
+    options: (method) => extremeOptions(method, which),
+  })),
   {
     // A joint prior with correlation 0.999 (its Cholesky factor is far from diagonal, so the box
     // is not a box in internal coordinates) whose box keeps < 1% of the prior mass: projection

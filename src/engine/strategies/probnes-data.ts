@@ -25,7 +25,9 @@ export function activeSet(
   if (n === 0) return [];
   const L = cholesky(fromRows(cov)).L;
   const d2 = history.map((o) => mahalanobisSq(L, o.x, mean));
-  const threshold = chiSquareQuantile(opts.quantile, mean.length);
+  // The option accepts quantile = 1 (OPTION_SPECS: (0.5, 1]), whose χ² quantile is +∞: every point
+  // is inside. chiSquareQuantile demands p < 1 and threw, which failed every update of the study.
+  const threshold = opts.quantile >= 1 ? Infinity : chiSquareQuantile(opts.quantile, mean.length);
   const inside = new Set<number>();
   for (let j = 0; j < n; j++) if (d2[j] < threshold) inside.add(j);
   const need = Math.min(opts.minSize, n);
