@@ -91,7 +91,9 @@ export const mutation: fc.Arbitrary<Mutation> = fc.record({
 /** Apply 1–3 mutations to a copy of a valid body (each at a node picked among all its nodes). */
 export function mutate(valid: unknown, ms: readonly Mutation[]): unknown {
   let body = clone(valid);
-  for (const m of ms) {
+  for (const original of ms) {
+    // Generated constants ([], {}) are shared between runs: insert copies, never the instances.
+    const m = { ...original, value: clone(original.value) };
     const all = paths(body);
     const at = all[m.pick % all.length]!;
     if (at.length === 0) {

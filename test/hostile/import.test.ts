@@ -49,7 +49,7 @@ describe(route('POST /v1/studies/import'), () => {
       fc.asyncProperty(mutations, async (ms) => {
         await tryImport(mutate(docA, ms));
       }),
-      runs(80),
+      runs(50),
     );
   });
 
@@ -71,7 +71,7 @@ describe(route('POST /v1/studies/import'), () => {
       fc.asyncProperty(fc.nat(docs.length - 1), mutations, async (k, ms) => {
         await tryImport(mutate(docs[k], ms));
       }),
-      runs(60),
+      runs(25),
     );
   });
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileId, hostileQueryValue, hostileString, mutations, mutate, numberAsString, rawNumber, wrongValue } from './arbitraries.js';
 import { enc, fixture, runs, hostile, jsonRequest, route, snapshot, type Fixture } from './harness.js';
 
-const RUNS = runs(50);
+const RUNS = runs(20);
 
 let f: Fixture;
 beforeAll(async () => {
@@ -100,7 +100,7 @@ for (const action of ['heartbeat', 'fail', 'abandon'] as const) {
         fc.asyncProperty(hostileString, hostileString, fc.integer({ min: 1, max: 8 }), async (reason, client, tid) => {
           await hostile(f, jsonRequest('POST', `/v1/studies/${f.b}/trials/${tid}/${action}`, action === 'fail' ? { reason, client_id: client } : { client_id: client }));
         }),
-        runs(30),
+        runs(20),
       );
     });
   });
@@ -127,7 +127,7 @@ describe('results at the extremes of a double reach every kind of model', () => 
           await f.app.inject({ method: 'DELETE', url: `/v1/studies/${id}` });
         }
       }),
-      runs(25),
+      runs(12),
     );
   });
 });

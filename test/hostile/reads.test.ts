@@ -5,7 +5,7 @@ import { RAW_SEGMENTS, extraKey, hostileId, hostileQueryValue, hostileString, nu
 import { enc, fixture, runs, hostile, route, type Fixture } from './harness.js';
 import { tamper, tampered } from './tokens.js';
 
-const RUNS = runs(50);
+const RUNS = runs(20);
 
 let f: Fixture;
 beforeAll(async () => {
@@ -61,7 +61,7 @@ for (const r of ['best', 'history', 'distribution', 'export'] as const) {
           const ok = await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/${r}?${enc(key || 'k')}=${enc(value)}` }, { snap: false });
           expect(ok.statusCode).toBe(200);
         }),
-        runs(30),
+        runs(20),
       );
     });
   });
@@ -75,7 +75,7 @@ for (const probe of ['/healthz', '/readyz'] as const) {
           const res = await hostile(f, { method: 'GET', url: `${probe}?${enc(key || 'k')}=${enc(value)}`, headers: { authorization: `Bearer ${value.replace(/[^\x20-\x7e]/g, '')}`, 'x-request-id': value.replace(/[^\x20-\x7e]/g, '') || 'x' } }, { snap: false });
           expect(res.statusCode).toBe(200);
         }),
-        runs(30),
+        runs(20),
       );
     });
   });

@@ -5,7 +5,7 @@ import { RAW_SEGMENTS, deepJson, extraKey, hostileId, hostileQueryValue, hostile
 import { tamper, tampered } from './tokens.js';
 import { enc, fixture, runs, hostile, jsonRequest, Raw, route, type Fixture } from './harness.js';
 
-const RUNS = runs(60);
+const RUNS = runs(40);
 
 let f: Fixture;
 beforeAll(async () => {
@@ -87,7 +87,7 @@ describe(route('POST /v1/studies'), () => {
         const parameters = Array.from({ length: n }, (_, i) => ({ name: `p${i}` }));
         await hostile(f, jsonRequest('POST', '/v1/studies', { name: 'joint', method, batch_size: 2, options: method === 'prob-cmaes' ? { candidates: 64 } : {}, parameters, prior: { mean, covariance } }));
       }),
-      runs(80),
+      runs(50),
     );
   });
 
