@@ -83,7 +83,9 @@ export function expectSpd(cov: number[][], where: string): void {
       expect(cov[i]![j], `${where}: symmetric at (${i},${j})`).toBe(cov[j]![i]);
     }
   }
-  const corr = cov.map((row, i) => row.map((v, j) => v / Math.sqrt(cov[i]![i]! * cov[j]![j]!)));
+  // √a_ii·√a_jj, not √(a_ii·a_jj): the product overflows for variances beyond 1e154.
+  const sd = cov.map((row, i) => Math.sqrt(row[i]!));
+  const corr = cov.map((row, i) => row.map((v, j) => v / sd[i]! / sd[j]!));
   // A relative pivot floor of 1e-14: a correlation matrix whose pivots fall below it is singular
   // to working precision, so a "valid" covariance must clear it.
   expect(tryCholesky(fromRows(corr), 1e-14), `${where}: covariance not positive definite ${JSON.stringify(cov)}`).not.toBeNull();

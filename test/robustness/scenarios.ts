@@ -36,7 +36,8 @@ export function extremeOptions(method: MethodName, which: 'max' | 'min' | 'alt')
   return out;
 }
 
-export const SCENARIOS: Scenario[] = [
+/** Hostile objective values: constant, spread over 1e12 and beyond, 1e-12 differences, repeats. */
+export const VALUE_SCENARIOS: Scenario[] = [
   {
     // Every value equal: ranks are all ties, the standardised targets are 0/0, the GP sees no signal.
     name: 'constant',
@@ -138,6 +139,10 @@ export const SCENARIOS: Scenario[] = [
       expect(handed.length).toBeGreaterThan(4);
     },
   },
+];
+
+/** Hostile geometry: priors far away or mostly cut off, extreme scales and options, odd batches. */
+export const GEOMETRY_SCENARIOS: Scenario[] = [
   {
     // The prior sits in one corner of a wide box (std 1), the optimum in the opposite corner, 1800
     // prior standard deviations away.
@@ -189,6 +194,37 @@ export const SCENARIOS: Scenario[] = [
     options: (method) => extremeOptions(method, which),
   })),
   {
+    // Prior scales near the accepted limits (std ≈ 1e±150; validation refuses beyond 1e±154) and a
+    // log parameter between 1e-300 and 1e-290: the transforms and the reported covariance span
+    // 600 orders of magnitude.
+    name: 'extreme-prior-scales',
+    parameters: [
+      { name: 'big', prior: { mean: 0, std: 1e150 } },
+      { name: 'small', prior: { mean: 1, std: 1e-150 } },
+      { name: 'lx', scale: 'log', bounds: [1e-300, 1e-290] },
+    ],
+    objective: (p) => Math.abs(p.big! / 1e150) + (p.small! - 1) * 1e150 + Math.log(p.lx!),
+  },
+  {
+    // One point per generation: the documented 400 (/batch_size) for the rank-based methods, a
+    // study like any other for the rest (ProbNES hands out μ every other generation then).
+    name: 'batch-1',
+    parameters: box2,
+    objective: (p) => sphere(p, { x: 3, y: 3 }),
+    batchSize: 1,
+  },
+  {
+    // Seven points per request for a batch of three: four extras per generation, conditioned on
+    // the pending points, over an int grid of six points that forces exact repeats.
+    name: 'extras-int-grid',
+    parameters: [
+      { name: 'a', type: 'int', bounds: [0, 1] },
+      { name: 'b', type: 'int', bounds: [0, 2] },
+    ],
+    objective: (p) => p.a! * 1e12 + p.b!,
+    count: 7,
+  },
+  {
     // A joint prior with correlation 0.999 (its Cholesky factor is far from diagonal, so the box
     // is not a box in internal coordinates) whose box keeps < 1% of the prior mass: projection
     // onto the bounds moves points across the prior's thin direction.
@@ -213,3 +249,5 @@ export const SCENARIOS: Scenario[] = [
     objective: (p) => Math.exp(25 * (p.a! + Math.log(p.b!))) * (1 + p.x! ** 2) + (p.lr! * 1e7) ** 2 + 1e-6 * Math.abs(p.y!),
   },
 ];
+
+export const SCENARIOS: Scenario[] = [...VALUE_SCENARIOS, ...GEOMETRY_SCENARIOS];
