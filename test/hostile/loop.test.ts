@@ -129,5 +129,6 @@ describe('results at the extremes of a double reach every kind of model', () => 
       }),
       runs(12),
     );
-  });
+    // A GP fit per generation for ProbNES and BO: slow only when the machine is saturated.
+  }, 180_000);
 });
