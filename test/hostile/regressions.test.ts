@@ -145,3 +145,30 @@ describe('imported engine states the strategy cannot work from (accepted before,
     await f.app.inject({ method: 'DELETE', url: created.headers.location as string });
   });
 });
+
+describe('text the database cannot store as sent', () => {
+  // JSON may carry a lone UTF-16 surrogate; UTF-8 has no encoding for it, so SQLite kept U+FFFD
+  // instead and the created study silently differed from the request.
+  const raw = (name: string) => ({ method: 'POST' as const, url: '/v1/studies', payload: `{"name":"${name}","method":"random","batch_size":1,"parameters":[{"name":"x","bounds":[0,1]}]}`, headers: { 'content-type': 'application/json' } });
+
+  it('a study name with a lone surrogate → 400 at /name', async () => {
+    const res = await hostile(f, raw('a\\ud800b'));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['/name']);
+  });
+
+  it('a paired surrogate (an emoji) is stored exactly', async () => {
+    const res = await hostile(f, raw('\\ud83d\\udca5'), { keep: true });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().name).toBe('💥');
+    const got = await f.app.inject({ method: 'GET', url: res.headers.location as string });
+    expect(got.json().name).toBe('💥');
+    await f.app.inject({ method: 'DELETE', url: res.headers.location as string });
+  });
+
+  it('a failure reason with a lone surrogate → 400 at /reason', async () => {
+    const res = await hostile(f, { method: 'POST', url: `/v1/studies/${f.b}/trials/1/fail`, payload: '{"reason":"\\udfff"}', headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['/reason']);
+  });
+});

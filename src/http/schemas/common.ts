@@ -77,3 +77,14 @@ export function boundedJsonObject(maxBytes: number, sizeMessage: string) {
     else if (Buffer.byteLength(JSON.stringify(m)) > maxBytes) ctx.addIssue({ code: 'custom', message: sizeMessage });
   });
 }
+
+/** A UTF-16 surrogate not paired with its partner: a u-mode class matches only those. */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+
+/**
+ * Text the database keeps: JSON can carry lone surrogates ("\ud800"), which have no UTF-8 form,
+ * so SQLite would store U+FFFD instead and the study would silently differ from what was sent.
+ */
+export function wellFormed<T extends z.ZodString>(s: T) {
+  return s.refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode (a lone surrogate such as \\ud800 cannot be stored)');
+}

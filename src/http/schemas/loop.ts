@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { STUDY_STATES } from '../../storage/index.js';
 import { LIMITS, PARAMETER_NAME } from './study.js';
 import { TrialSchema } from './trial.js';
+import { wellFormed } from './common.js';
 
 /** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
 export const MAX_OBSERVATIONS = 1000;
@@ -95,7 +96,7 @@ export const HeartbeatBody = z
 
 export const FailBody = z
   .strictObject({
-    reason: z.string().trim().min(1).max(2000).describe('What went wrong (kept in failure_reason).'),
+    reason: wellFormed(z.string().trim().min(1).max(2000)).describe('What went wrong (kept in failure_reason).'),
     client_id: ClientId.optional().describe('If given and the trial is ACTIVE, the lease must be this client\'s.'),
   })
   .meta({ examples: [{ reason: 'CUDA out of memory', client_id: 'worker-1' }] });

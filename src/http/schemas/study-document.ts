@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { METHOD_NAMES, type MethodName } from '../../engine/index.js';
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, MAX_SEED } from '../../domain/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../../storage/index.js';
-import { boundedJsonObject, Timestamp } from './common.js';
+import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
 import { optionsSchemaFor } from './options.js';
 import { LIMITS, PARAMETER_NAME } from './study.js';
 
@@ -22,7 +22,7 @@ export const DOCUMENT_LIMITS = {
   textLength: 4096,
 } as const;
 
-const Text = z.string().max(DOCUMENT_LIMITS.textLength);
+const Text = wellFormed(z.string().max(DOCUMENT_LIMITS.textLength));
 const Vector = z.array(z.number()).max(LIMITS.parameters);
 
 const DocumentParameter = z.strictObject({
@@ -36,7 +36,7 @@ const DocumentParameter = z.strictObject({
 const DocumentStudy = z
   .strictObject({
     id: z.string().max(128).describe('The id in the exporting server; an import assigns a new one.'),
-    name: z.string().trim().min(1).max(LIMITS.nameLength),
+    name: wellFormed(z.string().trim().min(1).max(LIMITS.nameLength)),
     direction: z.enum(['minimize', 'maximize']),
     parameters: z.array(DocumentParameter).min(1).max(LIMITS.parameters),
     prior: z.strictObject({ mean: Vector, covariance: z.array(Vector).max(LIMITS.parameters), std: Vector }),

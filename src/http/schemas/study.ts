@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_METHOD, METHOD_NAMES, type MethodName } from '../../engine/index.js';
 import { MAX_SEED } from '../../domain/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../../storage/index.js';
-import { boundedJsonObject, Timestamp } from './common.js';
+import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
 import { optionsDocumentation, optionsSchemaFor } from './options.js';
 
 /** Documented maxima (README "Limits"). */
@@ -27,7 +27,7 @@ export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 const Metadata = boundedJsonObject(LIMITS.metadataBytes, `must be at most ${LIMITS.metadataBytes} bytes as JSON`)
   .describe(`Free-form JSON object for the client (at most ${LIMITS.metadataBytes / 1024} KiB as JSON).`);
 
-const Name = z.string().trim().min(1).max(LIMITS.nameLength);
+const Name = wellFormed(z.string().trim().min(1).max(LIMITS.nameLength));
 
 const ParameterIn = z.strictObject({
   name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
