@@ -11,7 +11,7 @@
  *
  * Targets (2-core machine): suggestions p50 ≤ 250 ms at d = 2 with 150 points including the refit;
  * ≥ 1,000 observations/s; /healthz p99 ≤ 50 ms while 4 studies compute.
- * Usage: npm run bench:api [-- --quick] [--only loop|throughput|health] [--seconds 5]
+ * Usage: npm run bench:api [-- --quick] [--only loop|throughput|health] [--seconds 5] [--batch N] [--cpu-prof DIR] [--log-level L]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,6 +29,16 @@ const runs = (part: string) => only === undefined || only === part;
 const secondsAt = process.argv.indexOf('--seconds');
 const throughputSeconds = secondsAt >= 0 ? Number(process.argv[secondsAt + 1]) : quick ? 2 : 5;
 if (!(throughputSeconds > 0)) throw new Error('--seconds takes a positive number');
+/** `--batch N`: only that batch size in the throughput part (default: 1 and 100). */
+const batchAt = process.argv.indexOf('--batch');
+const batches = batchAt >= 0 ? [Number(process.argv[batchAt + 1])] : [1, 100];
+if (!batches.every((b) => Number.isInteger(b) && b >= 1 && b <= 1000)) throw new Error('--batch takes an integer from 1 to 1000');
+/** `--cpu-prof DIR`: the server writes V8 CPU profiles (main thread and workers) into DIR when it stops. */
+const profAt = process.argv.indexOf('--cpu-prof');
+const profDir = profAt >= 0 ? path.resolve(process.argv[profAt + 1] ?? '') : undefined;
+/** `--log-level L`: the server's LOG_LEVEL (default warn; the production default is info, one line per request). */
+const levelAt = process.argv.indexOf('--log-level');
+const logLevel = levelAt >= 0 ? process.argv[levelAt + 1]! : 'warn';
 
 async function createStudy(base: string, method: string, d: number, extra: Record<string, unknown> = {}) {
   return (await call(base, 'POST', '/v1/studies', { name: `bench-${method}-${d}`, method, seed: 1, parameters: params(d), ...extra })).id as string;
@@ -121,7 +131,12 @@ async function healthUnderLoad(base: string, seconds: number) {
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-api-'));
   // No rate limit: the benchmark measures the loop, and its clients send far more than one key's per-minute quota.
-  const server = await startServer(path.join(tmp, 'bench.db'), { env: { RATE_LIMIT_PER_MINUTE: '0' }, stderr: 'inherit' });
+  const server = await startServer(path.join(tmp, 'bench.db'), {
+    // The server's stdout (its log) goes to /dev/null.
+    env: { RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: logLevel },
+    stderr: 'inherit',
+    ...(profDir ? { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profDir] } : {}),
+  });
   const base = server.base;
   const health = await call(base, 'GET', '/readyz');
   const rows: string[] = [];
@@ -135,7 +150,7 @@ async function main() {
       const cycle = r.suggest.map((s, i) => s + r.observe[i]!);
       rows.push(`| prob-cmaes d=${d}: one generation, observe + suggest | ${fmt(pct(cycle, 50))} | ${fmt(pct(cycle, 99))} | | ${d === 2 ? '≤ 250' : ''} |`);
     }
-    for (const batch of runs('throughput') ? [1, 100] : []) {
+    for (const batch of runs('throughput') ? batches : []) {
       const r = await throughput(base, server.pid, batch, throughputSeconds);
       const cpu = r.cpuMsPerObservation === null ? '' : `, server CPU ${r.cpuMsPerObservation.toFixed(3)} ms/obs`;
       rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total${cpu}) | ≥ 1,000 obs/s |`);
