@@ -11,6 +11,13 @@
  *
  * Timing: the lookup is by the hash of the presented key, so how long it takes says nothing about
  * which stored key shares a prefix with the guess; the final comparison still uses timingSafeEqual.
+ *
+ * Caching: every request authenticates, and asking the database each time (which key has this hash;
+ * in open mode, whether any key exists at all) was a visible share of a small request's cost. The
+ * Authenticator keeps both answers for `cacheTtlMs` (1 s by default). A key created or revoked
+ * through this process (ApiKeyService, which the CLI and the tests use) clears every cache at once;
+ * one created or revoked by another process (the CLI next to a running server) takes effect within
+ * the TTL.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, Storage } from '../storage/index.js';
@@ -52,6 +59,23 @@ export interface EnvApiKey {
 export type Principal = { tenantId: string; keyId: string | null };
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; reason: 'missing' | 'invalid' };
 
+/** Longest time a cached answer is used before the database is asked again. */
+export const AUTH_CACHE_TTL_MS = 1000;
+/** Cached lookups per Authenticator: bounds what a flood of made-up keys can make it hold. */
+const MAX_CACHED_LOOKUPS = 10_000;
+
+/**
+ * Moves on every key creation or revocation made through this process; an Authenticator that sees
+ * it move forgets what it cached. Process-wide, because the CLI's ApiKeyService and the server's
+ * Authenticator may sit on different connections to the same file.
+ */
+let keyChanges = 0;
+
+/** Tells every Authenticator of the process that its cached answers may be wrong. */
+export function apiKeysChanged(): void {
+  keyChanges++;
+}
+
 export interface AuthenticatorDeps {
   storage: Pick<Storage, 'findActiveApiKey' | 'hasActiveApiKeys'>;
   envKeys?: readonly EnvApiKey[];
@@ -62,18 +86,66 @@ export interface AuthenticatorDeps {
    * every key is later revoked.
    */
   allowOpen: boolean;
+  /** How long answers from storage are reused (default AUTH_CACHE_TTL_MS; 0 asks every time). */
+  cacheTtlMs?: number;
+  /** Monotonic milliseconds (tests pass a fake clock). */
+  clock?: () => number;
 }
 
+type StoredKey = { tenantId: string; keyId: string; keyHash: string };
+
 export class Authenticator {
-  private readonly envByHash: Map<string, { tenantId: string; keyId: string; keyHash: string }>;
+  private readonly envByHash: Map<string, StoredKey>;
+  private readonly ttlMs: number;
+  private readonly clock: () => number;
+  /** The value of keyChanges the cached answers were read under. */
+  private seenChanges = keyChanges;
+  private anyKeys: { value: boolean; until: number } | null = null;
+  /** Hash → the active key with that hash, or null for none (unknown and revoked keys are cached too). */
+  private readonly byHash = new Map<string, { key: StoredKey | null; until: number }>();
 
   constructor(private readonly deps: AuthenticatorDeps) {
     this.envByHash = new Map((deps.envKeys ?? []).map((k, i) => [k.keyHash, { tenantId: k.tenantId, keyId: `env-${i + 1}`, keyHash: k.keyHash }]));
+    this.ttlMs = deps.cacheTtlMs ?? AUTH_CACHE_TTL_MS;
+    this.clock = deps.clock ?? (() => performance.now());
+  }
+
+  /** Forgets the cache if a key changed through this process since it was filled. */
+  private current(): void {
+    if (this.seenChanges === keyChanges) return;
+    this.seenChanges = keyChanges;
+    this.anyKeys = null;
+    this.byHash.clear();
   }
 
   /** Whether the server is (currently) running without keys. */
   async isOpen(): Promise<boolean> {
-    return this.deps.allowOpen && this.envByHash.size === 0 && !(await this.deps.storage.hasActiveApiKeys());
+    if (!this.deps.allowOpen || this.envByHash.size > 0) return false;
+    this.current();
+    if (this.anyKeys && this.clock() < this.anyKeys.until) return !this.anyKeys.value;
+    const changes = keyChanges;
+    const value = await this.deps.storage.hasActiveApiKeys();
+    // A key created while the query ran must not be hidden behind a stale answer.
+    if (changes === keyChanges) this.anyKeys = { value, until: this.clock() + this.ttlMs };
+    return !value;
+  }
+
+  /** The active stored key with this hash, from the cache while fresh. */
+  private async stored(hash: string): Promise<StoredKey | null> {
+    this.current();
+    const hit = this.byHash.get(hash);
+    if (hit && this.clock() < hit.until) return hit.key;
+    const changes = keyChanges;
+    const row = await this.deps.storage.findActiveApiKey(hash);
+    const key = row ? { tenantId: row.tenantId, keyId: row.id, keyHash: row.keyHash } : null;
+    // A key revoked while the query ran must not stay valid behind a stale answer.
+    if (changes === keyChanges && this.ttlMs > 0) {
+      this.byHash.delete(hash);
+      // Oldest first out: Map iterates in insertion order.
+      if (this.byHash.size >= MAX_CACHED_LOOKUPS) this.byHash.delete(this.byHash.keys().next().value!);
+      this.byHash.set(hash, { key, until: this.clock() + this.ttlMs });
+    }
+    return key;
   }
 
   /** `presented`: the bearer credential, or null when the request carried none. */
@@ -85,8 +157,8 @@ export class Authenticator {
     const hash = hashApiKey(presented);
     const env = this.envByHash.get(hash);
     if (env && sameHash(env.keyHash, hash)) return { ok: true, principal: { tenantId: env.tenantId, keyId: env.keyId } };
-    const row = await this.deps.storage.findActiveApiKey(hash);
-    if (row && sameHash(row.keyHash, hash)) return { ok: true, principal: { tenantId: row.tenantId, keyId: row.id } };
+    const key = await this.stored(hash);
+    if (key && sameHash(key.keyHash, hash)) return { ok: true, principal: { tenantId: key.tenantId, keyId: key.keyId } };
     return { ok: false, reason: 'invalid' };
   }
 }
@@ -117,6 +189,8 @@ export class ApiKeyService {
       label,
       createdAt: this.now().toISOString(),
     });
+    // An open server in this process must demand keys from now on, not after its cache expires.
+    apiKeysChanged();
     return { key, record };
   }
 
@@ -124,7 +198,10 @@ export class ApiKeyService {
     return this.deps.storage.listApiKeys();
   }
 
-  revoke(id: string): Promise<boolean> {
-    return this.deps.storage.revokeApiKey(id, this.now().toISOString());
+  async revoke(id: string): Promise<boolean> {
+    const revoked = await this.deps.storage.revokeApiKey(id, this.now().toISOString());
+    // Refused from this moment by every Authenticator of the process (see the header).
+    apiKeysChanged();
+    return revoked;
   }
 }
