@@ -53,6 +53,9 @@ export function toEngineState(r: EngineStateRow): EngineStateRecord {
   return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: JSON.parse(r.state) as JsonValue, createdAt: r.created_at };
 }
 
+/** A commit's outcome naming the new trials by id rather than reading them back (the writer thread's replies). */
+export type CommitIds = { committed: true; revision: number; trialIds: number[] } | Extract<CommitResult, { committed: false }>;
+
 /** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
 class TrialConflict extends Error {}
 
@@ -77,6 +80,7 @@ export class TrialsRepo {
   private readonly insertTrialStmt;
   private readonly updateTrialStmt;
   private readonly commitTx;
+  private readonly commitIdsTx;
   private readonly commitManyTx;
   private readonly headStmt;
   private readonly nextIdStmt;
@@ -102,11 +106,15 @@ export class TrialsRepo {
       WHERE study_id = @study_id AND trial_id = @trial_id AND state = @expected_state`);
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
-    this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
+    this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => {
+      const r = this.commitInTx(studyId, c);
+      return r.committed ? { committed: true, revision: r.revision, trials: r.trialIds.map((id) => this.trial(studyId, id)!) } : r;
+    });
+    this.commitIdsTx = db.transaction((studyId: string, c: GenerationCommit): CommitIds => this.commitInTx(studyId, c));
     this.commitManyTx = db.transaction((list: readonly [string, GenerationCommit][]) =>
       list.map(([studyId, c]) => {
         try {
-          return { ok: true as const, result: this.commit(studyId, c) };
+          return { ok: true as const, result: this.commitIds(studyId, c) };
         } catch (error) {
           return { ok: false as const, error };
         }
@@ -168,12 +176,23 @@ export class TrialsRepo {
     }
   }
 
+  /** As commit, in a savepoint of the caller's transaction, answering the new trials' ids only. */
+  private commitIds(studyId: string, c: GenerationCommit): CommitIds {
+    try {
+      return this.commitIdsTx(studyId, c);
+    } catch (err) {
+      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
+      throw err;
+    }
+  }
+
   /**
    * Several commits (any studies) in one IMMEDIATE transaction, so one fsync: each in a savepoint
    * of its own (a nested better-sqlite3 transaction), so a conflict or error rolls back only that
-   * one. Throws only if the transaction as a whole fails, and then none of it is written.
+   * one. Throws only if the transaction as a whole fails, and then none of it is written. The new
+   * trials are named by id, not read back: the caller has what it wrote.
    */
-  commitMany(list: readonly [string, GenerationCommit][]): ({ ok: true; result: CommitResult } | { ok: false; error: unknown })[] {
+  commitMany(list: readonly [string, GenerationCommit][]): ({ ok: true; result: CommitIds } | { ok: false; error: unknown })[] {
     return this.commitManyTx.immediate(list);
   }
 
@@ -193,7 +212,7 @@ export class TrialsRepo {
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
   }
 
-  private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
+  private commitInTx(studyId: string, c: GenerationCommit): CommitIds {
     const study = this.nextIdStmt.get(studyId);
     if (!study) return { committed: false, reason: 'study_not_found' };
     // Revision only: the state itself (possibly large) is not read back.
@@ -211,7 +230,7 @@ export class TrialsRepo {
     const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
     this.advanceStudyStmt.run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
     if (c.studyState) this.studyStateStmt.run(c.studyState.state, c.studyState.reason, studyId);
-    return { committed: true, revision, trials: ids.map((id) => this.trial(studyId, id)!) };
+    return { committed: true, revision, trialIds: ids };
   }
 
   /** Inside the createStudy transaction: the generation-0 snapshot, revision 1. */
