@@ -71,6 +71,48 @@ async function loopLatency(base: string, d: number, iterations: number) {
   return { d, suggest, observe, n };
 }
 
+/** CPU seconds of each thread of a process (Linux /proc; null elsewhere), user and system time apart. */
+async function threadCpu(pid: number): Promise<Map<number, { name: string; user: number; sys: number }> | null> {
+  try {
+    const out = new Map<number, { name: string; user: number; sys: number }>();
+    for (const tid of await fs.promises.readdir(`/proc/${pid}/task`)) {
+      const stat = await fs.promises.readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime (fields 14 and 15) in clock ticks of 100 Hz.
+      out.set(Number(tid), { name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), user: Number(f[11]) / 100, sys: Number(f[12]) / 100 });
+    }
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+/** Where the CPU went between two threadCpu readings, per observation: the main thread (user+sys) and the others. */
+function cpuSplit(pid: number, a: Awaited<ReturnType<typeof threadCpu>>, b: Awaited<ReturnType<typeof threadCpu>>, count: number): string {
+  if (!a || !b) return '';
+  let mainUser = 0;
+  let mainSys = 0;
+  const others = new Map<string, { user: number; sys: number }>();
+  for (const [tid, t1] of b) {
+    const t0 = a.get(tid) ?? { user: 0, sys: 0 };
+    const user = t1.user - t0.user;
+    const sys = t1.sys - t0.sys;
+    if (tid === pid) {
+      mainUser += user;
+      mainSys += sys;
+    } else {
+      others.set(`${t1.name}[${tid}]`, { user, sys });
+    }
+  }
+  const per = (s: number) => ((s * 1000) / count).toFixed(3);
+  // Other threads by id (worker threads and V8's helpers all share the name "node"), the busiest first.
+  const rest = [...others]
+    .filter(([, t]) => t.user + t.sys > 0)
+    .sort((x, y) => y[1].user + y[1].sys - x[1].user - x[1].sys)
+    .map(([name, t]) => `${name} ${per(t.user)} + ${per(t.sys)}`);
+  return `; user + sys: main thread ${per(mainUser)} + ${per(mainSys)}, ${rest.join(', ')} ms/obs`;
+}
+
 /** 2. Observations per second with 8 concurrent clients, external points. */
 async function throughput(base: string, pid: number, batch: number, seconds: number) {
   const d = 2;
@@ -81,6 +123,7 @@ async function throughput(base: string, pid: number, batch: number, seconds: num
   const t0 = process.hrtime.bigint();
   // The server's CPU time per observation does not depend on how busy the rest of the machine is, unlike its rate.
   const cpu0 = await processCpuSeconds(pid);
+  const threads0 = await threadCpu(pid);
   await Promise.all(
     Array.from({ length: 8 }, async (_, c) => {
       const rnd = lcg(100 + c);
@@ -97,8 +140,9 @@ async function throughput(base: string, pid: number, batch: number, seconds: num
     }),
   );
   const cpu1 = await processCpuSeconds(pid);
+  const threads1 = await threadCpu(pid);
   const cpuMsPerObservation = cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / count;
-  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies, cpuMsPerObservation };
+  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies, cpuMsPerObservation, split: cpuSplit(pid, threads0, threads1, count) };
 }
 
 /** 3. /healthz while 4 studies compute. */
@@ -152,7 +196,7 @@ async function main() {
     }
     for (const batch of runs('throughput') ? batches : []) {
       const r = await throughput(base, server.pid, batch, throughputSeconds);
-      const cpu = r.cpuMsPerObservation === null ? '' : `, server CPU ${r.cpuMsPerObservation.toFixed(3)} ms/obs`;
+      const cpu = r.cpuMsPerObservation === null ? '' : `, server CPU ${r.cpuMsPerObservation.toFixed(3)} ms/obs${r.split}`;
       rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total${cpu}) | ≥ 1,000 obs/s |`);
     }
     const h = runs('health') ? await healthUnderLoad(base, quick ? 3 : 8) : null;

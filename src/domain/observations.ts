@@ -18,8 +18,12 @@ export type ObservationInput =
 
 const byTrial = (o: ObservationInput): o is Extract<ObservationInput, { trial_id: number }> => 'trial_id' in o;
 
+/** Parameter names per search space (spaces are cached per study, so this is built once, not per observation). */
+const namesOf = new WeakMap<SearchSpace, Set<string>>();
+
 function checkParameters(space: SearchSpace, named: Record<string, number>, at: string, errors: FieldError[]): void {
-  const known = new Set(space.parameters.map((p) => p.name));
+  let known = namesOf.get(space);
+  if (!known) namesOf.set(space, (known = new Set(space.parameters.map((p) => p.name))));
   for (const name of Object.keys(named)) if (!known.has(name)) errors.push({ path: `${at}/${name}`, message: 'not a parameter of this study' });
   for (const p of space.parameters) {
     const v = named[p.name];

@@ -7,11 +7,15 @@
  *
  * - the engine state by its revision (each commit of a new state increases it);
  * - the completed trials by their count: COMPLETED is final, so a study's completed set only grows,
- *   and the same count means the same set.
+ *   and the same count means the same set;
+ * - the search space (the prior's Cholesky factor, built from the study's parameters and prior,
+ *   which never change) by the study's creation time, so a study that reappeared under the same id
+ *   is not mistaken for the old one.
  *
  * Bounded: the least recently used studies are forgotten first.
  */
 import type { BaseState } from '../engine/index.js';
+import type { SearchSpace } from './transforms.js';
 
 /** What history needs of a completed trial. */
 export interface CompletedPoint {
@@ -42,6 +46,7 @@ export function mergeCompleted(a: readonly CompletedPoint[], b: readonly Complet
 interface Entry {
   engine: { revision: number; state: BaseState } | null;
   completed: readonly CompletedPoint[] | null;
+  space: { createdAt: string; value: SearchSpace } | null;
 }
 
 export class StudyCache {
@@ -55,7 +60,7 @@ export class StudyCache {
       // Most recently used last, so eviction takes the first key.
       this.entries.delete(studyId);
     } else {
-      e = { engine: null, completed: null };
+      e = { engine: null, completed: null, space: null };
       if (this.entries.size >= this.maxStudies) this.entries.delete(this.entries.keys().next().value!);
     }
     this.entries.set(studyId, e);
@@ -92,6 +97,13 @@ export class StudyCache {
     if (!c) return;
     if (c.length !== loadedCount) this.entry(studyId).completed = null;
     else if (fresh.length > 0) this.entry(studyId).completed = mergeCompleted(c, fresh);
+  }
+
+  /** The study's search space, built by `build` the first time (per study and creation time). */
+  space(studyId: string, createdAt: string, build: () => SearchSpace): SearchSpace {
+    const e = this.entry(studyId);
+    if (e.space?.createdAt !== createdAt) e.space = { createdAt, value: build() };
+    return e.space.value;
   }
 
   forget(studyId: string): void {

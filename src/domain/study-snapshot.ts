@@ -96,7 +96,7 @@ export class StudySnapshot {
     };
     return new StudySnapshot({
       study,
-      space: searchSpace(study.parameters, study.prior),
+      space: cache.space(studyId, study.createdAt, () => searchSpace(study.parameters, study.prior)),
       revision: loaded.revision,
       engine,
       trials: loaded.trials,
