@@ -124,6 +124,8 @@ async function throughput(base: string, pid: number, batch: number, seconds: num
   // The server's CPU time per observation does not depend on how busy the rest of the machine is, unlike its rate.
   const cpu0 = await processCpuSeconds(pid);
   const threads0 = await threadCpu(pid);
+  // The benchmark's own clients run on the same cores: their CPU per observation bounds the rate too.
+  const client0 = process.cpuUsage();
   await Promise.all(
     Array.from({ length: 8 }, async (_, c) => {
       const rnd = lcg(100 + c);
@@ -140,9 +142,10 @@ async function throughput(base: string, pid: number, batch: number, seconds: num
     }),
   );
   const cpu1 = await processCpuSeconds(pid);
+  const client = process.cpuUsage(client0);
   const threads1 = await threadCpu(pid);
   const cpuMsPerObservation = cpu0 === null || cpu1 === null ? null : ((cpu1 - cpu0) * 1000) / count;
-  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies, cpuMsPerObservation, split: cpuSplit(pid, threads0, threads1, count) };
+  return { batch, perSecond: count / (ms(t0) / 1000), count, latencies, cpuMsPerObservation, split: cpuSplit(pid, threads0, threads1, count), clientMsPerObservation: (client.user + client.system) / 1000 / count };
 }
 
 /** 3. /healthz while 4 studies compute. */
@@ -196,7 +199,7 @@ async function main() {
     }
     for (const batch of runs('throughput') ? batches : []) {
       const r = await throughput(base, server.pid, batch, throughputSeconds);
-      const cpu = r.cpuMsPerObservation === null ? '' : `, server CPU ${r.cpuMsPerObservation.toFixed(3)} ms/obs${r.split}`;
+      const cpu = r.cpuMsPerObservation === null ? '' : `, server CPU ${r.cpuMsPerObservation.toFixed(3)} ms/obs${r.split}; bench client CPU ${r.clientMsPerObservation.toFixed(3)} ms/obs`;
       rows.push(`| observations, batch of ${batch}, 8 clients (per-request latency) | ${fmt(pct(r.latencies, 50))} | ${fmt(pct(r.latencies, 99))} | **${Math.round(r.perSecond)} obs/s** (${r.count} in total${cpu}) | ≥ 1,000 obs/s |`);
     }
     const h = runs('health') ? await healthUnderLoad(base, quick ? 3 : 8) : null;
