@@ -6,8 +6,9 @@ import { ObservationsBody, ObservationsSchema } from '../schemas/loop.js';
 import { toTrialResource } from '../schemas/trial.js';
 
 /**
- * The 200 answer is written with JSON.stringify alone, not run through zod first: it was a tenth of
- * a single-observation request's CPU, and of a batch of 100 more, only to check an object the
+ * The 200 answer is written with JSON.stringify alone, not run through zod first: that encode was
+ * about 5% of the main thread's time per single observation in a profile (the ISO timestamps are
+ * checked by regular expression, per trial, so a batch of 100 paid more), only to check an object the
  * handler builds field by field (toTrialResource, the schema's keys in its order, from numbers the
  * body schema already required finite). The handler's return type is still checked against the
  * schema at compile time; the OpenAPI document still comes from the schema; error answers keep
