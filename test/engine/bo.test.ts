@@ -12,7 +12,7 @@ import { logH, normCdf } from '../../src/engine/acquisition/normal.js';
 import { bo } from '../../src/engine/strategies/bo.js';
 import { pibo } from '../../src/engine/strategies/pibo.js';
 import { resolveOptions } from '../../src/engine/strategies/options.js';
-import type { BoState } from '../../src/engine/strategies/bo-core.js';
+import { drawCandidates, type BoState } from '../../src/engine/strategies/bo-core.js';
 import type { Observation, Strategy } from '../../src/engine/strategies/types.js';
 
 const K_SE = 4;
@@ -215,6 +215,22 @@ describe('BO strategy', () => {
     const ctx = { history: a.history, pending: [] };
     expect(bo.ask(copy, ctx, 3).points).toEqual(bo.ask(a.state, ctx, 3).points);
     expect(a.state.mean).toEqual(a.history.reduce((b, o) => (o.y < b.y ? o : b)).x);
+  });
+});
+
+describe('BO candidates', () => {
+  it('local candidates around an incumbent on a corner stay off the boundary (redrawn, not clipped)', () => {
+    // 10% of 20,000 candidates are local (std 0.05) around the corner (0, 0). Clipping would put about
+    // 3/4 of them on an edge (P(either coordinate < 0) = 1 − 1/4); a truncated normal puts none there.
+    const cands = drawCandidates(Rng.fromSeed(3), 2, 20_000, [0, 0]);
+    const local = cands.slice(0, 2000);
+    const onBoundary = local.filter((x) => x[0] === 0 || x[1] === 0).length;
+    expect(onBoundary).toBe(0);
+    for (const x of cands) for (const v of x) expect(v >= 0 && v <= 1).toBe(true);
+    // Still local: the truncated normal's mean distance from the corner per coordinate is 0.05·√(2/π) ≈ 0.040.
+    const meanAbs = local.reduce((s, x) => s + x[0] + x[1], 0) / (2 * local.length);
+    expect(meanAbs).toBeGreaterThan(0.035);
+    expect(meanAbs).toBeLessThan(0.045);
   });
 });
 
