@@ -37,6 +37,17 @@ export class Metrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  /**
+   * Engine calls that threw. A failed update (tell) is retried on the next request and the study keeps
+   * handing out points from its current distribution, so without this counter a study whose update
+   * keeps failing would look healthy from outside; alert on its rate.
+   */
+  readonly engineFailures = new Counter({
+    name: 'probnes_engine_failures_total',
+    help: 'Engine calls that failed (the update is retried on the next request), by method and operation.',
+    labelNames: ['method', 'op'],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'probnes_' });
@@ -44,10 +55,16 @@ export class Metrics {
 
   /** The same runner, recording each call's compute time. */
   meter(runner: EngineRunner): EngineRunner {
-    const engineTime = this.engineTime;
+    const { engineTime, engineFailures } = this;
     return {
       async run(task: EngineTask) {
-        const out = await runner.run(task);
+        let out;
+        try {
+          out = await runner.run(task);
+        } catch (err) {
+          engineFailures.inc({ method: task.method, op: task.op });
+          throw err;
+        }
         engineTime.observe({ method: task.method, op: task.op }, out.ms / 1000);
         return out;
       },

@@ -1,5 +1,7 @@
 /** /metrics: request, loop, engine and storage metrics in the Prometheus text format. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Metrics } from '../../src/http/metrics.js';
+import type { EngineTask } from '../../src/domain/engine-tasks.js';
 import { makeTestApp, studyBody, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -69,6 +71,17 @@ describe('/metrics', () => {
     const text = await scrape();
     expect(text).not.toMatch(/^probnes_suggested_trials_total\{/m);
     expect(sample(text, 'probnes_http_requests_total{method="GET",route="/v1/studies/:study_id/suggestions",status_code="404"}')).toBe(1);
+  });
+
+  it('counts engine calls that fail, by method and operation, and passes the error on', async () => {
+    const m = new Metrics();
+    const failing = m.meter({ run: () => Promise.reject(new Error('not positive definite')), close: async () => {} });
+    const task = { op: 'tell', method: 'prob-cmaes' } as unknown as EngineTask;
+    await expect(failing.run(task)).rejects.toThrow('not positive definite');
+    await expect(failing.run(task)).rejects.toThrow('not positive definite');
+    const text = await m.registry.metrics();
+    expect(sample(text, 'probnes_engine_failures_total{method="prob-cmaes",op="tell"}')).toBe(2);
+    expect(sample(text, 'probnes_engine_compute_seconds_count{method="prob-cmaes",op="tell"}')).toBeNull();
   });
 
   it('keeps one registry per app instance', async () => {
