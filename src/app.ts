@@ -60,6 +60,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     },
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     frameworkErrors,
+    // Path ids may be as long as their schema allows (128, src/http/schemas/common.ts); the router's
+    // default of 100 answered 414 to ids the schema accepts. Longer segments still get the 414.
+    routerOptions: { maxParamLength: 128 },
   });
 
   app.setValidatorCompiler(validatorCompiler);

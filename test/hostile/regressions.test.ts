@@ -91,6 +91,15 @@ describe('errors raised before routing', () => {
     expect(res.json().code).toBe('path_segment_too_long');
   });
 
+  it('an id of up to 128 characters (the schema\'s limit) reaches the route: 404 study not found, not 414', async () => {
+    const req = { method: 'GET' as const, url: `/v1/studies/${'x'.repeat(128)}` };
+    const res = await f.app.inject(req);
+    expect(res.statusCode).toBe(404);
+    expectProblem(req, res);
+    const over = await f.app.inject({ method: 'GET', url: `/v1/studies/${'x'.repeat(129)}` });
+    expect(over.statusCode).toBe(414);
+  });
+
   it('a URL that is not valid percent-encoding → 400 problem+json', async () => {
     const req = { method: 'GET' as const, url: '/v1/studies/%E0%A4%A' };
     const res = await f.app.inject(req);
