@@ -86,7 +86,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const reports = new ReportsService({ storage: opts.storage, engine: runner });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
-  const transfer = new StudyTransfer({ storage: opts.storage, ...opts.service });
+  const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log });
   await app.withTypeProvider<ZodTypeProvider>().register(suggestionRoutes, { loop });

@@ -8,7 +8,8 @@ import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spe
 import { pointer, ValidationError, type FieldError } from './errors.js';
 import type { StudyDocument } from './study-document.js';
 import { searchSpace, toInternal } from './transforms.js';
-import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState } from '../engine/index.js';
+import { fromRows, Rng, tryCholesky, type BaseState, type MethodName, type Observation, type RngState } from '../engine/index.js';
+import { InlineEngineRunner, type EngineRunner } from './engine-pool.js';
 import { isNearlySymmetric } from './cholesky.js';
 import { userDistribution } from './distribution.js';
 
@@ -173,22 +174,28 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
  * The fields every strategy shares are checked above; the rest of a state (CMA-ES paths and step
  * size, a GP's hyperparameters, …) only its strategy understands. A consistent document whose
  * latest state the strategy cannot ask from would import as a study whose every suggestion fails,
- * so the strategy is asked once (and its model for an estimate), on a copy, with the document's
- * history: any failure or non-finite result rejects the import instead.
+ * so the strategy is asked once (and its model for an estimate) with the document's history: any
+ * failure or non-finite result rejects the import instead. Both calls go through the engine runner
+ * (the server's worker pool), since for a model-based study they fit a GP on the whole history and
+ * would otherwise block the event loop for every other request; the runner gets copies of the state.
  */
-function checkResumable(doc: StudyDocument, errors: FieldError[]): void {
+async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: FieldError[]): Promise<void> {
   const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
   const sign = doc.study.direction === 'maximize' ? -1 : 1;
   const history: Observation[] = doc.trials.filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null).map((t) => ({ x: t.point!, y: sign * t.value! }));
+  const method = doc.study.method as MethodName;
+  const state = () => structuredClone(doc.engine_states[k]!.state) as unknown as BaseState;
   let problem: string | null = null;
   try {
-    const strategy = getStrategy(doc.study.method);
-    const state = () => structuredClone(doc.engine_states[k]!.state) as unknown as BaseState;
-    const { points } = strategy.ask(state(), { history, pending: [] }, 1);
+    const asked = await runner.run({ op: 'ask', method, state: state(), ctx: { history, pending: [] }, count: 1 });
+    if (asked.result.op !== 'ask') throw new Error(`engine answered ${asked.result.op} to ask`);
+    const { points } = asked.result;
     if (!points.every((p) => p.length === doc.study.parameters.length && p.every(Number.isFinite))) problem = 'it yields non-finite points';
     // /best asks the model for its prediction at the mean: that must not fail on the state either.
-    const est = strategy.estimate?.(state(), history);
-    if (est && [est.predicted, est.predicted_std].some((v) => v !== null && !Number.isFinite(v))) problem = 'its model predicts non-finite values';
+    const estimated = await runner.run({ op: 'estimate', method, state: state(), history });
+    if (estimated.result.op !== 'estimate') throw new Error(`engine answered ${estimated.result.op} to estimate`);
+    const est = estimated.result.estimate;
+    if ([est.predicted, est.predicted_std].some((v) => v !== null && !Number.isFinite(v))) problem = 'its model predicts non-finite values';
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
   }
@@ -196,12 +203,12 @@ function checkResumable(doc: StudyDocument, errors: FieldError[]): void {
 }
 
 /** Throws ValidationError listing every inconsistency of a structurally valid document. */
-export function checkDocument(doc: StudyDocument): void {
+export async function checkDocument(doc: StudyDocument, runner: EngineRunner = new InlineEngineRunner()): Promise<void> {
   const errors: FieldError[] = [];
   if (checkStudy(doc, errors)) {
     checkTrials(doc, errors);
     checkEngineStates(doc, errors);
-    if (errors.length === 0) checkResumable(doc, errors);
+    if (errors.length === 0) await checkResumable(doc, runner, errors);
   }
   if (errors.length > 0) throw new ValidationError(errors);
 }

@@ -9,21 +9,26 @@ import type { JsonObject, Storage } from '../storage/index.js';
 import { StudyNotFoundError } from './errors.js';
 import type { Study } from './studies.js';
 import { asJson, toDocument, type StudyDocument } from './study-document.js';
+import { InlineEngineRunner, type EngineRunner } from './engine-pool.js';
 import { checkDocument } from './study-import.js';
 
 export interface StudyTransferDeps {
   storage: Storage;
+  /** Runs the import's dry-run ask and estimate (the server's worker pool); inline when not given. */
+  engine?: EngineRunner;
   now?: () => Date;
   newId?: () => string;
 }
 
 export class StudyTransfer {
   private readonly storage: Storage;
+  private readonly engine: EngineRunner;
   private readonly now: () => Date;
   private readonly newId: () => string;
 
   constructor(deps: StudyTransferDeps) {
     this.storage = deps.storage;
+    this.engine = deps.engine ?? new InlineEngineRunner();
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? (() => randomUUID());
   }
@@ -36,7 +41,7 @@ export class StudyTransfer {
 
   /** A structurally valid document (the HTTP schema) → the new study; ValidationError if inconsistent. */
   async import(tenantId: string, doc: StudyDocument): Promise<Study> {
-    checkDocument(doc);
+    await checkDocument(doc, this.engine);
     const s = doc.study;
     const now = this.now().toISOString();
     const record = await this.storage.importStudy(

@@ -3,6 +3,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { InlineEngineRunner } from '../../src/domain/engine-pool.js';
 import { LoopService } from '../../src/domain/loop.js';
+import type { EngineTask } from '../../src/domain/engine-tasks.js';
+import { StudyTransfer } from '../../src/domain/study-transfer.js';
+import type { StudyDocument } from '../../src/domain/study-document.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';
 
@@ -171,6 +174,16 @@ describe('POST /v1/studies/import', () => {
     const inTrial = text.replace(/("value":)[-0-9.e]+/, '$11e999');
     expect((await importDoc(inTrial)).json().errors[0].path).toMatch(/^\/trials\/\d+\/value$/);
     expect((await app.inject({ method: 'GET', url: '/v1/studies' })).json().studies.length).toBe(before);
+  });
+
+  it('the dry run of an import (ask and estimate on the latest state) goes through the engine runner, not the event loop', async () => {
+    const doc = await exportDoc(await studyWithHistory('prob-cmaes'));
+    const tasks: EngineTask['op'][] = [];
+    const inline = new InlineEngineRunner();
+    const transfer = new StudyTransfer({ storage, engine: { run: (task) => (tasks.push(task.op), inline.run(task)), close: async () => {} } });
+    const copy = await transfer.import('default', doc as unknown as StudyDocument);
+    expect(copy.id).not.toBe(doc.study.id);
+    expect(tasks).toEqual(['ask', 'estimate']);
   });
 
   it('storage: a failing import leaves nothing behind (one transaction)', async () => {
