@@ -40,7 +40,7 @@ import { choleskyInto, cholInverseSymInto, cholSolve } from '../src/engine/linal
 import { prepareBatchSelection } from '../src/engine/quadrature/index.js';
 import { candidateTerms } from '../src/engine/quadrature/candidates.js';
 import { kernelMeansFor, prepareKernelMeasure } from '../src/engine/quadrature/measure.js';
-import { updateCovCmaes, updateMean } from '../src/engine/strategies/probnes-updates.js';
+import { updateCovCmaes, updateCovSnes, updateCovXnes, updateMean } from '../src/engine/strategies/probnes-updates.js';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -65,6 +65,7 @@ function timing(): void {
   console.log(`ProbNES per-generation time, n = ${n} active points, q = ${q}, M = ${M} candidate batches, ${reps} reps (median ms)`);
   console.log('| d | total | active set + standardise | GP fit (2 starts) | gradient + update | batch-BQ ask | total CPU |');
   console.log('|---|---|---|---|---|---|---|');
+  const perMethod: string[] = [];
   for (const d of dims) {
     const rows: number[][] = [];
     for (let r = 0; r < reps; r++) {
@@ -88,11 +89,28 @@ function timing(): void {
       selectBatch(fit.model, mean2, cov2, [mean2], q - 1, M, rng);
       const t4 = performance.now();
       const c = process.cpuUsage(c0);
-      rows.push([t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, (c.user + c.system) / 1000]);
+      // The three methods differ only in the covariance update (ALGORITHM.md §4): timed apart, outside
+      // the total, each as the mean of 50 calls on this generation's gradient.
+      const per = (fn: () => void) => {
+        const s0 = performance.now();
+        for (let i = 0; i < 50; i++) fn();
+        return (performance.now() - s0) / 50;
+      };
+      rows.push([
+        t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, (c.user + c.system) / 1000,
+        per(() => updateCovCmaes(cov, g.gCov, 0.5)),
+        per(() => updateCovXnes(cov, g.gCov, 0.5)),
+        per(() => updateCovSnes(cov, g.gCov, 1, 'natural')),
+      ]);
     }
     const med = [0, 1, 2, 3, 4, 5].map((k) => median(rows.map((r) => r[k])).toFixed(1));
     console.log(`| ${d} | ${med.join(' | ')} |`);
+    perMethod.push(`| ${d} | ${[6, 7, 8].map((k) => median(rows.map((r) => r[k])).toFixed(3)).join(' | ')} |`);
   }
+  console.log('\nCovariance update alone, per method (median ms; the rest of a generation is shared by the three)');
+  console.log('| d | Prob-CMAES | Prob-XNES (expm) | Prob-SNES (natural) |');
+  console.log('|---|---|---|---|');
+  for (const line of perMethod) console.log(line);
 }
 
 /** Median CPU ms of one call of fn over `reps` timed rounds of `inner` calls, after one warm-up call. */
