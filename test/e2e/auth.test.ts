@@ -3,14 +3,14 @@
  * (unless ALLOW_INSECURE_OPEN=true); with keys from the environment it listens anywhere and
  * demands them; `probnes serve` starts the same server; Swagger UI renders under the CSP.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
+import { spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-e2e-auth-'));
 const children: ChildProcess[] = [];
 
@@ -21,36 +21,13 @@ afterAll(() => {
 
 
 let dbs = 0;
-function start(env: Record<string, string>, argv = ['--import', 'tsx', 'src/server.ts']) {
-  const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
-    env: { ...process.env, LOG_PRETTY: 'false', LOG_LEVEL: 'warn', ENGINE_WORKERS: '0', DATABASE_PATH: path.join(tmp, `db-${++dbs}.db`), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
+function start(env: Record<string, string>, argv?: string[]): SpawnedServer {
+  const srv = spawnServer({ ENGINE_WORKERS: '0', DATABASE_PATH: path.join(tmp, `db-${++dbs}.db`), ...env }, argv);
+  children.push(srv.child);
+  return srv;
 }
 
-async function waitReady(base: string, exited: Promise<unknown>): Promise<void> {
-  let done = false;
-  void exited.then(() => (done = true));
-  for (let i = 0; i < 200 && !done; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('server did not become ready');
-}
-
-async function stop(srv: ReturnType<typeof start>) {
+async function stop(srv: SpawnedServer) {
   srv.child.kill('SIGTERM');
   expect(await srv.exited).toBe(0);
 }

@@ -2,15 +2,15 @@
  * The real server process: start it on a free port with a temporary database, drive a study over
  * HTTP, stop it with SIGTERM, and check the exit code and what is on disk.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
+import { spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-e2e-'));
 const children: ChildProcess[] = [];
 
@@ -20,33 +20,11 @@ afterAll(() => {
 });
 
 
-function startServer(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_PRETTY: 'false', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
-}
-
-async function waitReady(base: string, exited: Promise<unknown>): Promise<void> {
-  let done = false;
-  void exited.then(() => (done = true));
-  for (let i = 0; i < 200 && !done; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('server did not become ready');
+/** The server with info-level logs (the lifecycle test reads them), tracked for cleanup. */
+function startServer(env: Record<string, string>): SpawnedServer {
+  const srv = spawnServer({ LOG_LEVEL: 'info', ...env });
+  children.push(srv.child);
+  return srv;
 }
 
 describe('server process', () => {

@@ -29,6 +29,50 @@ export interface StartOptions {
   nodeArgs?: string[];
 }
 
+/** A server child process whose output is kept, for tests that read its logs or its refusal to start. */
+export interface SpawnedServer {
+  child: ChildProcess;
+  /** Resolves with the exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  out(): string;
+  err(): string;
+}
+
+/**
+ * Spawns the server (or another entry point, e.g. `bin/probnes.js serve`) from the repository root
+ * with exactly `env` on top of the test defaults, capturing stdout and stderr. No port or database
+ * is chosen here: the tests of start-up refusals need to control them.
+ */
+export function spawnServer(env: Record<string, string>, argv = ['--import', 'tsx', 'src/server.ts']): SpawnedServer {
+  const child = spawn(process.execPath, argv, {
+    cwd: ROOT,
+    env: { ...process.env, LOG_PRETTY: 'false', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d) => (stdout += d));
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+/** Polls `${base}/readyz` until it answers 200; throws when the process exits first or after `timeoutMs`. */
+export async function waitReady(base: string, exited: Promise<unknown>, timeoutMs = 30_000): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !gone) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(gone ? 'server exited before it was ready' : 'server did not become ready');
+}
+
 export async function startServer(databasePath: string, opts: StartOptions = {}): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {
@@ -48,17 +92,13 @@ export async function startServer(databasePath: string, opts: StartOptions = {})
     return exited;
   };
   const base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (opts.readyTimeoutMs ?? 30_000);
-  while (Date.now() < deadline && exitCode === undefined) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return { base, child, pid: child.pid!, exited, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    await waitReady(base, exited, opts.readyTimeoutMs ?? 30_000);
+  } catch (err) {
+    await stop('SIGKILL');
+    throw exitCode === undefined || exitCode === null ? err : new Error(`server exited with code ${exitCode} before it was ready`);
   }
-  await stop('SIGKILL');
-  throw new Error(exitCode === undefined ? 'server did not become ready' : `server exited with code ${exitCode} before it was ready`);
+  return { base, child, pid: child.pid!, exited, stop };
 }
 
 /** Resident set size and its peak of a Linux process, in MiB (VmRSS / VmHWM of /proc/<pid>/status); null elsewhere. */
