@@ -9,6 +9,7 @@ import { fromRows, matVec, symEig, symSqrtm } from '../../src/engine/linalg/inde
 import { Rng } from '../../src/engine/random/index.js';
 import { type CmaesState, cmaParameters, cmaes } from '../../src/engine/strategies/cmaes.js';
 import type { Observation } from '../../src/engine/strategies/types.js';
+import { logSlope, median, rotation } from '../helpers/numeric.js';
 
 type F = (x: number[]) => number;
 const NO_CTX = { history: [], pending: [] };
@@ -37,19 +38,6 @@ function run(f: F, d: number, lambda: number, gens: number, seed: number): { sta
   }
   return { states, points };
 }
-
-/** Least-squares slope of ln v[g] against g over g0 ≤ g < v.length. */
-function logSlope(v: number[], g0: number): number {
-  const gs = v.slice(g0).map((_, i) => g0 + i);
-  const ls = v.slice(g0).map(Math.log);
-  const mg = gs.reduce((a, b) => a + b, 0) / gs.length;
-  const ml = ls.reduce((a, b) => a + b, 0) / ls.length;
-  let num = 0, den = 0;
-  gs.forEach((g, i) => ((num += (g - mg) * (ls[i] - ml)), (den += (g - mg) ** 2)));
-  return num / den;
-}
-
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 describe('CMA-ES parameters (tutorial Table 1)', () => {
   it('matches the published μ_eff and w_1 (pycma prints "(3_w,6) mu_w=2.0, w_1=63%" at n = 2 and "(5_w,10) mu_w=3.2, w_1=46%" at n = 10)', () => {
@@ -113,7 +101,7 @@ describe('CMA-ES invariances', () => {
     // then C_B^{1/2} R z = R C_A^{1/2} z, the points are x_B = R x_A and the f-values agree, generation
     // after generation. (Such points count as injected in both runs, so the same clipping applies.)
     const d = 6, lambda = 10, gens = 100;
-    const R = rotationMatrix(d, 99);
+    const R = rotation(d, 99);
     const g: F = (x) => ellipsoid(applyT(R, x));
     let a = start(d, lambda, 1);
     let b = start(d, lambda, 1);
@@ -220,19 +208,5 @@ describe('CMA-ES service semantics', () => {
   });
 });
 
-function rotationMatrix(d: number, seed: number): number[][] {
-  const rng = Rng.fromSeed(seed);
-  const Q: number[][] = [];
-  while (Q.length < d) {
-    const v = Array.from(rng.normals(d));
-    for (const q of Q) {
-      const p = q.reduce((s, qi, i) => s + qi * v[i], 0);
-      for (let i = 0; i < d; i++) v[i] -= p * q[i];
-    }
-    const n = Math.hypot(...v);
-    Q.push(v.map((vi) => vi / n));
-  }
-  return Q;
-}
 const apply = (R: number[][], x: number[]): number[] => R.map((row) => row.reduce((s, r, j) => s + r * x[j], 0));
 const applyT = (R: number[][], x: number[]): number[] => x.map((_, j) => R.reduce((s, row, i) => s + row[j] * x[i], 0));

@@ -11,6 +11,7 @@ import { random } from '../../src/engine/strategies/random.js';
 import { snes } from '../../src/engine/strategies/snes.js';
 import { xnes } from '../../src/engine/strategies/xnes.js';
 import type { BaseState, Strategy } from '../../src/engine/strategies/types.js';
+import { logSlope, median } from '../helpers/numeric.js';
 
 type F = (x: number[]) => number;
 const NO_CTX = { history: [], pending: [] };
@@ -29,17 +30,6 @@ function run<S extends BaseState>(s: Strategy<S>, f: F, d: number, lambda: numbe
   }
   return { fMean, points };
 }
-
-function logSlope(v: number[], g0: number): number {
-  const gs = v.slice(g0).map((_, i) => g0 + i);
-  const ls = v.slice(g0).map(Math.log);
-  const mg = gs.reduce((a, b) => a + b, 0) / gs.length;
-  const ml = ls.reduce((a, b) => a + b, 0) / ls.length;
-  let num = 0, den = 0;
-  gs.forEach((g, i) => ((num += (g - mg) * (ls[i] - ml)), (den += (g - mg) ** 2)));
-  return num / den;
-}
-const median = (v: number[]): number => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 
 describe('NES utilities (ALGORITHM.md §6)', () => {
   it('sum to 0 and increase with rank for every λ', () => {

@@ -29,6 +29,7 @@ import { resolveOptions } from '../../src/engine/strategies/options.js';
 import { getStrategy, registeredMethods } from '../../src/engine/strategies/registry.js';
 import type { MethodName } from '../../src/engine/strategies/names.js';
 import type { BaseState, Observation } from '../../src/engine/strategies/types.js';
+import { rotation } from '../helpers/numeric.js';
 
 const GENERATIONS = 30;
 type Budget = { dims: number[]; batchSize?: number; options?: Record<string, number> };
@@ -42,22 +43,6 @@ const BUDGET: Partial<Record<MethodName, Budget>> = {
   'prob-snes': GP_BUDGET,
 };
 const DEFAULT_BUDGET: Budget = { dims: [2, 10] };
-
-/** A fixed rotation (Gram–Schmidt of seeded normals) for the ellipsoid. */
-function rotation(d: number, seed: number): number[][] {
-  const rng = Rng.fromSeed(seed);
-  const Q: number[][] = [];
-  while (Q.length < d) {
-    const v = Array.from(rng.normals(d));
-    for (const q of Q) {
-      const p = q.reduce((s, qi, i) => s + qi * v[i], 0);
-      for (let i = 0; i < d; i++) v[i] -= p * q[i];
-    }
-    const n = Math.hypot(...v);
-    if (n > 1e-8) Q.push(v.map((vi) => vi / n));
-  }
-  return Q;
-}
 
 type Problem = { name: string; f: (x: number[]) => number };
 function problems(d: number): Problem[] {
