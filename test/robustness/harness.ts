@@ -8,8 +8,8 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { expect } from 'vitest';
-import { fromRows, tryCholesky, type MethodName } from '../../src/engine/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromRows, METHOD_NAMES, tryCholesky, type MethodName } from '../../src/engine/index.js';
 import { buildApp } from '../../src/app.js';
 import { SqliteStorage } from '../../src/storage/index.js';
 
@@ -237,4 +237,24 @@ export async function runScenario(env: RobustnessApp, method: MethodName, scenar
   }
   scenario.finally?.(handed, method);
   return { handed, generation: generations };
+}
+
+/**
+ * The suite of values.test.ts and geometry.test.ts: every method of the engine registry (so a new
+ * method is covered without touching the test files) × every scenario given, on one app per file,
+ * each run checked after every generation by runScenario.
+ */
+export function describeEveryMethod(scenarios: readonly Scenario[]): void {
+  let env: RobustnessApp;
+  beforeAll(async () => {
+    env = await robustnessApp();
+  });
+  afterAll(async () => {
+    await env.app.close();
+  });
+  describe.each([...METHOD_NAMES] as MethodName[])('%s', (method) => {
+    it.each(scenarios.map((s) => [s.name, s] as const))('%s: valid suggestions and distribution every generation', async (_name, scenario) => {
+      await runScenario(env, method, scenario, generationsFor(method));
+    });
+  });
 }
