@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { aggregate } from './lib/aggregate.js';
 import { expandJobs, parseConfig, UsageError } from './lib/args.js';
 import { runPool } from './lib/pool.js';
+import { currentProvenance, describeProvenance, type Provenance } from './lib/provenance.js';
 import { Progress } from './lib/progress.js';
 import { renderReport } from './lib/report.js';
 import type { RunRecord } from './lib/run.js';
@@ -21,26 +22,28 @@ import { renderFigure } from './lib/svg.js';
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const config = parseConfig(argv);
+  const provenance = currentProvenance(`npm run bench:paper -- ${argv.join(' ')}`.trim());
   mkdirSync(config.out, { recursive: true });
   const jsonl = join(config.out, 'runs.jsonl');
   const kept = config.resume ? previousRuns(jsonl) : [];
   const done = new Set(kept.map(runKey));
   const jobs = expandJobs(config).filter((j) => !done.has(runKey({ method: j.method, function: j.fn, dim: j.dim, seed: j.seed })));
   writeFileSync(jsonl, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, ...config }, null, 2)}\n`);
+  writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, provenance, ...config }, null, 2)}\n`);
   process.stderr.write(`${jobs.length} runs (${config.methods.join(', ')} × ${config.tasks.length} tasks × ${config.seeds} seeds) on ${config.workers} workers → ${config.out}\n`);
 
   if (kept.length > 0) process.stderr.write(`resuming: ${kept.length} runs kept from ${jsonl}\n`);
-  const records: RunRecord[] = [...kept];
+  const records: (RunRecord & { provenance?: Provenance })[] = [...kept];
   let failures = 0;
   const progress = new Progress(jobs.length);
   await runPool(jobs, config.workers, (reply) => {
     if (reply.ok) {
-      records.push(reply.record);
-      appendFileSync(jsonl, `${JSON.stringify(reply.record)}\n`);
+      const record = { ...reply.record, provenance };
+      records.push(record);
+      appendFileSync(jsonl, `${JSON.stringify(record)}\n`);
     } else {
       failures++;
-      appendFileSync(jsonl, `${JSON.stringify({ method: reply.spec.method, function: reply.spec.fn, dim: reply.spec.dim, seed: reply.spec.seed, error: reply.error })}\n`);
+      appendFileSync(jsonl, `${JSON.stringify({ method: reply.spec.method, function: reply.spec.fn, dim: reply.spec.dim, seed: reply.spec.seed, error: reply.error, provenance })}\n`);
       process.stderr.write(`\nrun failed: ${reply.spec.method} ${reply.spec.fn} ${reply.spec.dim}-D seed ${reply.spec.seed}: ${reply.error.split('\n')[0]}\n`);
     }
     progress.tick(reply.ok);
@@ -48,7 +51,8 @@ async function main(): Promise<void> {
 
   const groups = aggregate(records);
   const md = renderReport(groups, {
-    command: `npm run bench:paper -- ${argv.join(' ')}`.trim(),
+    command: provenance.command,
+    origin: describeProvenance(records.map((r) => r.provenance)),
     seeds: config.seeds,
     budget: config.budget,
     batch: config.batch,
@@ -64,12 +68,12 @@ async function main(): Promise<void> {
 }
 
 /** Successful runs of an earlier invocation (failed runs are retried). */
-function previousRuns(file: string): RunRecord[] {
+function previousRuns(file: string): (RunRecord & { provenance?: Provenance })[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as RunRecord & { error?: string })
+    .map((line) => JSON.parse(line) as RunRecord & { error?: string; provenance?: Provenance })
     .filter((r) => r.error === undefined && Array.isArray(r.values));
 }
 

@@ -9,6 +9,8 @@ import { fmtLn, lnFloored, LN_FLOOR } from './scoring.js';
 
 export interface ReportMeta {
   command: string;
+  /** The code the runs came from (provenance.ts describeProvenance). */
+  origin: string;
   seeds: number;
   budget: number;
   batch: number;
@@ -34,7 +36,7 @@ export function renderReport(groups: readonly Group[], meta: ReportMeta): string
   const sorted = [...groups].sort((a, b) => a.fn.localeCompare(b.fn) || a.dim - b.dim || a.method.localeCompare(b.method));
   const out: string[] = [];
   out.push('# ProbNES benchmark: ln(mean regret) over seeds', '');
-  out.push(`Command: \`${meta.command}\``, '');
+  out.push(`Command: \`${meta.command}\``, '', meta.origin, '');
   out.push(`Seeds ${meta.seeds}, budget ${meta.budget}, batch q = ${meta.batch}, prior ${meta.prior}, options ${meta.options}.` + (meta.failures ? ` **${meta.failures} runs failed** (see runs.jsonl).` : ''), '');
   out.push(
     'Regret = f − f* clamped at 0, averaged over seeds, then ln. `best` = best queried point (the honest',

@@ -130,7 +130,7 @@ describe('end to end, in-process', () => {
     const groups = aggregate(runs);
     expect(groups).toHaveLength(1);
     expect(groups[0].seeds).toBe(2);
-    const md = renderReport(groups, { command: 'test', seeds: 2, budget: 12, batch: 3, prior: 'N(−1, I)', options: '{}', failures: 0 });
+    const md = renderReport(groups, { command: 'test', origin: 'Commit: test', seeds: 2, budget: 12, batch: 3, prior: 'N(−1, I)', options: '{}', failures: 0 });
     expect(md).toContain('| ackley 2-D | random |');
     const svg = renderFigure(groups, 'best');
     expect(svg.startsWith('<svg')).toBe(true);
