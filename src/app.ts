@@ -8,7 +8,7 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
-import type { EngineRunner } from './domain/engine-pool.js';
+import type { EngineRunner } from './domain/pool/engine-pool.js';
 import { InlineEngineRunner, LoopService } from './domain/index.js';
 import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
 import { observationRoutes } from './http/routes/observations.js';
@@ -24,7 +24,7 @@ import { uiRoutes } from './http/routes/ui.js';
 import { studyRoutes } from './http/routes/studies.js';
 import { registerTenant } from './http/tenant.js';
 import { registerSecurity } from './http/security.js';
-import { Authenticator, type EnvApiKey } from './domain/api-keys.js';
+import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';
 import type { Storage } from './storage/index.js';
 
 export interface BuildAppOptions {

@@ -7,7 +7,7 @@
  * ever holds hashes; error messages name the entry by position and tenant, never by key.
  */
 import { z } from 'zod';
-import { hashApiKey, MIN_ENV_KEY_LENGTH, TENANT_PATTERN, type EnvApiKey } from './domain/api-keys.js';
+import { hashApiKey, MIN_ENV_KEY_LENGTH, TENANT_PATTERN, type EnvApiKey } from './domain/auth/api-keys.js';
 
 /** Visible ASCII except the separators; no whitespace, so a stray space cannot become part of a key. */
 const KEY_CHARS = /^[\x21-\x7e]+$/;

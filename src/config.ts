@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { apiKeysSchema, flagVar } from './config-api-keys.js';
-import type { EnvApiKey } from './domain/api-keys.js';
+import type { EnvApiKey } from './domain/auth/api-keys.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 

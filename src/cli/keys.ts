@@ -2,10 +2,10 @@
  * `probnes keys create|list|revoke`: API-key management against the database named by
  * DATABASE_PATH (the same variable the server reads). `create` writes the key to stdout, alone on
  * its line, so `KEY=$(probnes keys create --tenant acme)` works; everything else goes to stderr.
- * The key is not recoverable afterwards: only its SHA-256 is stored (see src/domain/api-keys.ts).
+ * The key is not recoverable afterwards: only its SHA-256 is stored (see src/domain/auth/api-keys.ts).
  */
 import { ConfigError, loadConfig } from '../config.js';
-import { ApiKeyService } from '../domain/api-keys.js';
+import { ApiKeyService } from '../domain/auth/api-keys.js';
 import { ValidationError } from '../domain/errors.js';
 import { SqliteStorage, type ApiKeyRecord } from '../storage/index.js';
 import { parse, UsageError, type CliIo } from './common.js';

@@ -4,7 +4,7 @@
  * touches storage.
  */
 import { EngineError, type BaseState, type InitSpec, type MethodName, type Options } from '../engine/index.js';
-import type { EngineRunner } from './engine-pool.js';
+import type { EngineRunner } from './pool/engine-pool.js';
 import { DomainError } from './errors.js';
 import { internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 

@@ -10,7 +10,7 @@
  * (`materialize` returns both), so the model never sees a point that was not evaluated.
  */
 import { fromRows, matVec, solveLower, tryCholesky, type Mat } from '../engine/index.js';
-import type { EffectivePrior, ParameterSpec } from './study-spec.js';
+import type { EffectivePrior, ParameterSpec } from './studies/study-spec.js';
 
 export interface SearchSpace {
   parameters: readonly ParameterSpec[];

@@ -8,8 +8,8 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { EngineRunner } from '../domain/engine-pool.js';
-import type { EngineTask } from '../domain/engine-tasks.js';
+import type { EngineRunner } from '../domain/pool/engine-pool.js';
+import type { EngineTask } from '../domain/pool/engine-tasks.js';
 import { STUDY_STATES, type Storage } from '../storage/index.js';
 
 const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';

@@ -14,7 +14,7 @@
  * tenants' aggregates. Restrict it at the network level if that matters in a deployment.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_TENANT, type Authenticator, type Principal } from '../domain/api-keys.js';
+import { DEFAULT_TENANT, type Authenticator, type Principal } from '../domain/auth/api-keys.js';
 import { sendProblem } from './error-handler.js';
 
 declare module 'fastify' {

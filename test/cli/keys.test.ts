@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { Authenticator, hashApiKey } from '../../src/domain/api-keys.js';
+import { Authenticator, hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { SqliteStorage } from '../../src/storage/index.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');

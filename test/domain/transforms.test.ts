@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ParameterSpec } from '../../src/domain/study-spec.js';
+import type { ParameterSpec } from '../../src/domain/studies/study-spec.js';
 import { internalBox, legalize, materialize, searchSpace, toInternal, toUserRaw } from '../../src/domain/transforms.js';
 
 /** A random parameter with bounds and a prior inside them (log-scaled ones have positive bounds). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { hashApiKey } from '../../src/domain/api-keys.js';
+import { hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { expectProblem } from './harness.js';
 

@@ -1,5 +1,5 @@
 /**
- * The Authenticator's cache (src/domain/api-keys.ts): answers from storage are reused within the
+ * The Authenticator's cache (src/domain/auth/api-keys.ts): answers from storage are reused within the
  * TTL, a key created or revoked through this process takes effect at once, one changed by another
  * connection (the CLI in another process) within the TTL, and a flood of unknown keys stays bounded.
  */
@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ApiKeyService, Authenticator, generateApiKey, hashApiKey } from '../../src/domain/api-keys.js';
+import { ApiKeyService, Authenticator, generateApiKey, hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-auth-cache-'));

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { ApiKeyService, hashApiKey } from '../../src/domain/api-keys.js';
+import { ApiKeyService, hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { bearerCredential } from '../../src/http/tenant.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { studyBody } from '../helpers/app.js';

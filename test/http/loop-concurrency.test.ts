@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WorkerEngineRunner } from '../../src/domain/engine-pool.js';
+import { WorkerEngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { branin, braninStudy, fastOptions, loopApp } from '../helpers/loop.js';
 
 type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; json: any }>;

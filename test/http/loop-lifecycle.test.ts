@@ -5,8 +5,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InlineEngineRunner, type EngineRunner } from '../../src/domain/engine-pool.js';
-import type { EngineTask } from '../../src/domain/engine-tasks.js';
+import { InlineEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
+import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { EngineError } from '../../src/engine/index.js';
 import { braninStudy, clock, loopApp, type Clock } from '../helpers/loop.js';
 

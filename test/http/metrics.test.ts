@@ -1,7 +1,7 @@
 /** /metrics: request, loop, engine and storage metrics in the Prometheus text format. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Metrics } from '../../src/http/metrics.js';
-import type { EngineTask } from '../../src/domain/engine-tasks.js';
+import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { makeTestApp, studyBody, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

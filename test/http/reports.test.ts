@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { InlineEngineRunner } from '../../src/domain/engine-pool.js';
-import { runEngineTask } from '../../src/domain/engine-tasks.js';
+import { InlineEngineRunner } from '../../src/domain/pool/engine-pool.js';
+import { runEngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { materialize } from '../../src/domain/transforms.js';
 import { resolveOptions, type BaseState } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';

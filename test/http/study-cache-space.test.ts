@@ -1,10 +1,10 @@
 /**
- * The loop's per-study cache of search spaces (src/domain/study-cache.ts): built once per study,
+ * The loop's per-study cache of search spaces (src/domain/loop/study-cache.ts): built once per study,
  * rebuilt for a study that reappears under the same id with another creation time, dropped with
  * the study's entry.
  */
 import { describe, expect, it } from 'vitest';
-import { StudyCache } from '../../src/domain/study-cache.js';
+import { StudyCache } from '../../src/domain/loop/study-cache.js';
 import type { SearchSpace } from '../../src/domain/transforms.js';
 
 const space = (tag: string) => ({ tag }) as unknown as SearchSpace;

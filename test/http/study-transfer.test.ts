@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { InlineEngineRunner } from '../../src/domain/engine-pool.js';
-import { LoopService } from '../../src/domain/loop.js';
-import type { EngineTask } from '../../src/domain/engine-tasks.js';
-import { StudyTransfer } from '../../src/domain/study-transfer.js';
-import type { StudyDocument } from '../../src/domain/study-document.js';
+import { InlineEngineRunner } from '../../src/domain/pool/engine-pool.js';
+import { LoopService } from '../../src/domain/loop/loop.js';
+import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
+import { StudyTransfer } from '../../src/domain/transfer/study-transfer.js';
+import type { StudyDocument } from '../../src/domain/transfer/study-document.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';
 

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { hashApiKey } from '../../src/domain/api-keys.js';
+import { hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { studyBody } from '../helpers/app.js';
 

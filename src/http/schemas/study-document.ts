@@ -1,5 +1,5 @@
 /**
- * The study document of `GET /export` and `POST /import` (src/domain/study-document.ts). One schema
+ * The study document of `GET /export` and `POST /import` (src/domain/transfer/study-document.ts). One schema
  * serves both directions, so whatever the server exports is structurally importable. Structure,
  * types, ranges and sizes are checked here (z.number() rejects NaN and ±Infinity, which JSON text
  * such as 1e999 parses to); consistency between parts is the domain's (study-import.ts).

@@ -1,7 +1,7 @@
 /**
  * Study request and response schemas. Structure, types and ranges are checked here; the rules that
  * span fields (bounds against priors, the joint covariance, batch size against the method) are the
- * domain's (src/domain/study-spec.ts), so any transport gets them.
+ * domain's (src/domain/studies/study-spec.ts), so any transport gets them.
  */
 import { z } from 'zod';
 import { DEFAULT_METHOD, METHOD_NAMES, type MethodName } from '../../engine/index.js';

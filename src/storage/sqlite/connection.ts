@@ -5,7 +5,7 @@
  * - synchronous=FULL: in WAL mode NORMAL may lose the last commits on power loss; FULL fsyncs the
  *   WAL at every commit, so a write the server has acknowledged (a 201, a recorded observation)
  *   survives a crash of the machine. The loop amortises the fsync by group commit (observation
- *   requests queued on one study share one transaction; see src/domain/commit-group.ts).
+ *   requests queued on one study share one transaction; see src/domain/loop/commit-group.ts).
  * - foreign_keys: SQLite leaves them off by default; deleting a study must cascade to its trials.
  * - busy_timeout: another process (a backup, the CLI) holding the write lock briefly makes writers
  *   wait instead of failing at once with SQLITE_BUSY.

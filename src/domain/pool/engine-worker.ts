@@ -3,7 +3,7 @@
  * Errors are returned as data, not thrown, so that a typed engine error keeps its `code` across
  * the thread boundary (structured clone drops custom error classes).
  */
-import { EngineError } from '../engine/index.js';
+import { EngineError } from '../../engine/index.js';
 import { runEngineTask, type EngineResult, type EngineTask } from './engine-tasks.js';
 
 export type WorkerReply =

@@ -6,11 +6,11 @@
  * Precedence when a batch has several problems: 400 (every field problem listed), then 404
  * (unknown trial ids), then 409.
  */
-import type { TrialRecord } from '../storage/index.js';
-import { pointer, ValidationError, type FieldError } from './errors.js';
+import type { TrialRecord } from '../../storage/index.js';
+import { pointer, ValidationError, type FieldError } from '../errors.js';
 import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
-import { toInternal, vectorFromNamed, type SearchSpace } from './transforms.js';
+import { toInternal, vectorFromNamed, type SearchSpace } from '../transforms.js';
 
 export type ObservationInput =
   | { trial_id: number; value: number; stderr?: number | null }

@@ -4,7 +4,7 @@
  * point, so another client (or the same one) gets it again. A result that arrives for an expired
  * trial that nobody has finished is still accepted (see observations.ts).
  */
-import type { TrialRecord } from '../storage/index.js';
+import type { TrialRecord } from '../../storage/index.js';
 import type { StudySnapshot } from './study-snapshot.js';
 
 /** The client of requests that do not name one. */

@@ -4,12 +4,12 @@
  * rejected or failed import leaves nothing behind.
  */
 import { randomUUID } from 'node:crypto';
-import { resolveOptions } from '../engine/index.js';
-import type { JsonObject, Storage } from '../storage/index.js';
-import { StudyNotFoundError } from './errors.js';
-import type { Study } from './studies.js';
+import { resolveOptions } from '../../engine/index.js';
+import type { JsonObject, Storage } from '../../storage/index.js';
+import { StudyNotFoundError } from '../errors.js';
+import type { Study } from '../studies/studies.js';
 import { asJson, toDocument, type StudyDocument } from './study-document.js';
-import { InlineEngineRunner, type EngineRunner } from './engine-pool.js';
+import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { checkDocument } from './study-import.js';
 
 export interface StudyTransferDeps {

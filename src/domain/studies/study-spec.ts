@@ -9,9 +9,9 @@
  * middle of its transformed bounds with std = (transformed width)/4, so the bounds sit at ±2σ
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
  */
-import { fromRows, tryCholesky, type MethodName } from '../engine/index.js';
-import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
-import { pointer, ValidationError, type FieldError } from './errors.js';
+import { fromRows, tryCholesky, type MethodName } from '../../engine/index.js';
+import { isNearlySymmetric, isPositiveDefinite } from '../cholesky.js';
+import { pointer, ValidationError, type FieldError } from '../errors.js';
 
 export type ParameterType = 'float' | 'int';
 export type Scale = 'linear' | 'log';

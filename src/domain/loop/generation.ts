@@ -17,10 +17,10 @@
  * - An engine error during the update never loses results: they are written without the update,
  *   and the update is retried on the next request (suggestions or observations).
  */
-import type { BaseState } from '../engine/index.js';
-import type { TrialRecord } from '../storage/index.js';
-import type { EngineRunner } from './engine-pool.js';
-import { EngineUnavailableError, handOut } from './engine-ops.js';
+import type { BaseState } from '../../engine/index.js';
+import type { TrialRecord } from '../../storage/index.js';
+import type { EngineRunner } from '../pool/engine-pool.js';
+import { EngineUnavailableError, handOut } from '../engine-ops.js';
 import { leaseExpiry } from './lease.js';
 import type { StudySnapshot } from './study-snapshot.js';
 

@@ -4,10 +4,10 @@
  * states (RNG state included), so an imported copy hands out exactly the suggestions the original
  * would have. Field names are snake_case like the rest of the API: the document is a file format.
  */
-import type { JsonObject, JsonValue, StudyState, TrialRecord, TrialState, EngineStateRecord } from '../storage/index.js';
-import type { MethodName } from '../engine/index.js';
-import type { EffectivePrior, ParameterSpec } from './study-spec.js';
-import type { Study } from './studies.js';
+import type { JsonObject, JsonValue, StudyState, TrialRecord, TrialState, EngineStateRecord } from '../../storage/index.js';
+import type { MethodName } from '../../engine/index.js';
+import type { EffectivePrior, ParameterSpec } from '../studies/study-spec.js';
+import type { Study } from '../studies/studies.js';
 
 export const DOCUMENT_FORMAT = 'probnes-study';
 export const DOCUMENT_VERSION = 1;

@@ -5,7 +5,7 @@
  * every replica sharing the database.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { InvalidPageTokenError } from './errors.js';
+import { InvalidPageTokenError } from '../errors.js';
 
 interface TokenBody {
   v: 1;

@@ -6,12 +6,12 @@
  * an engine call). Counts by state cover every trial; the completed history is fetched only when an
  * engine call needs it (through the per-study cache, see study-cache.ts).
  */
-import type { BaseState, Observation } from '../engine/index.js';
-import type { NewTrial, Storage, StudyState, TrialCounts, TrialRecord, TrialState, TrialUpdate } from '../storage/index.js';
-import { StudyNotFoundError } from './errors.js';
+import type { BaseState, Observation } from '../../engine/index.js';
+import type { NewTrial, Storage, StudyState, TrialCounts, TrialRecord, TrialState, TrialUpdate } from '../../storage/index.js';
+import { StudyNotFoundError } from '../errors.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache } from './study-cache.js';
-import type { Study } from './studies.js';
-import { searchSpace, type SearchSpace } from './transforms.js';
+import type { Study } from '../studies/studies.js';
+import { searchSpace, type SearchSpace } from '../transforms.js';
 
 /** The fields of a trial that a request may change. */
 export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'completedAt'>>;

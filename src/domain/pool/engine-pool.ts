@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Piscina } from 'piscina';
-import { EngineError } from '../engine/index.js';
+import { EngineError } from '../../engine/index.js';
 import handle, { type WorkerReply } from './engine-worker.js';
 import type { EngineResult, EngineTask } from './engine-tasks.js';
 

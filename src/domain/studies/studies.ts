@@ -3,14 +3,14 @@
  * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { resolveOptions, type MethodName } from '../engine/index.js';
-import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState } from '../storage/index.js';
-import { InlineEngineRunner, type EngineRunner } from './engine-pool.js';
-import { initialState, initSpec } from './engine-ops.js';
-import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from './errors.js';
+import { resolveOptions, type MethodName } from '../../engine/index.js';
+import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState } from '../../storage/index.js';
+import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
+import { initialState, initSpec } from '../engine-ops.js';
+import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from '../errors.js';
 import { PageTokens } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
-import { searchSpace } from './transforms.js';
+import { searchSpace } from '../transforms.js';
 
 /** A study as the service hands it out: the stored record with its JSON fields narrowed. */
 export interface Study extends Omit<StudyRecord, 'parameters' | 'prior'> {

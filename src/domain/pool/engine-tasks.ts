@@ -12,7 +12,7 @@ import {
   type MethodName,
   type Observation,
   type TellContext,
-} from '../engine/index.js';
+} from '../../engine/index.js';
 
 export type EngineTask =
   | { op: 'init'; method: MethodName; spec: InitSpec; seed: number }

@@ -2,14 +2,14 @@
  * The read side of a study: its trials, the best point, the regret history and the search
  * distribution. Reads only; the suggest/observe loop writes what is read here.
  */
-import { EngineError, isMethodName, type BaseState, type Observation } from '../engine/index.js';
-import type { EngineStateRecord, Storage, StudyRecord, TrialRecord, TrialState } from '../storage/index.js';
-import { internalDistribution, userDistribution } from './distribution.js';
-import type { EngineRunner } from './engine-pool.js';
-import { DomainError, StudyNotFoundError, TrialNotFoundError } from './errors.js';
+import { EngineError, isMethodName, type BaseState, type Observation } from '../../engine/index.js';
+import type { EngineStateRecord, Storage, StudyRecord, TrialRecord, TrialState } from '../../storage/index.js';
+import { internalDistribution, userDistribution } from '../distribution.js';
+import type { EngineRunner } from '../pool/engine-pool.js';
+import { DomainError, StudyNotFoundError, TrialNotFoundError } from '../errors.js';
 import { PageTokens } from './page-token.js';
 import type { EffectivePrior, ParameterSpec } from './study-spec.js';
-import { materialize, searchSpace, type SearchSpace } from './transforms.js';
+import { materialize, searchSpace, type SearchSpace } from '../transforms.js';
 
 export interface ReportsServiceDeps {
   storage: Storage;

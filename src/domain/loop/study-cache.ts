@@ -14,8 +14,8 @@
  *
  * Bounded: the least recently used studies are forgotten first.
  */
-import type { BaseState } from '../engine/index.js';
-import type { SearchSpace } from './transforms.js';
+import type { BaseState } from '../../engine/index.js';
+import type { SearchSpace } from '../transforms.js';
 
 /** What history needs of a completed trial. */
 export interface CompletedPoint {

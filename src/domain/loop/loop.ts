@@ -10,10 +10,10 @@
  * fsync for the group, each request validated and answered on its own, after that commit.
  * Generation rules: generation.ts; leases: lease.ts; observation checks: observations.ts.
  */
-import type { CommitResult, Storage, StudyState, TrialRecord } from '../storage/index.js';
+import type { CommitResult, Storage, StudyState, TrialRecord } from '../../storage/index.js';
 import { CommitGroups, type Outcome } from './commit-group.js';
-import type { EngineRunner } from './engine-pool.js';
-import { DomainError, StudyNotFoundError } from './errors.js';
+import type { EngineRunner } from '../pool/engine-pool.js';
+import { DomainError, StudyNotFoundError } from '../errors.js';
 import { advanceIfDue, askMore, completeIfDone, type LoopContext, type LoopLogger } from './generation.js';
 import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';

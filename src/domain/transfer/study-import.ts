@@ -4,14 +4,14 @@
  * each other, and every number is finite. All problems are reported at once, each at its JSON
  * pointer inside the document, because a rejected import is rewritten by hand or by a script.
  */
-import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spec.js';
-import { pointer, ValidationError, type FieldError } from './errors.js';
+import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/study-spec.js';
+import { pointer, ValidationError, type FieldError } from '../errors.js';
 import type { StudyDocument } from './study-document.js';
-import { searchSpace, toInternal } from './transforms.js';
-import { fromRows, Rng, tryCholesky, type BaseState, type MethodName, type Observation, type RngState } from '../engine/index.js';
-import { InlineEngineRunner, type EngineRunner } from './engine-pool.js';
-import { isNearlySymmetric } from './cholesky.js';
-import { userDistribution } from './distribution.js';
+import { searchSpace, toInternal } from '../transforms.js';
+import { fromRows, Rng, tryCholesky, type BaseState, type MethodName, type Observation, type RngState } from '../../engine/index.js';
+import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
+import { isNearlySymmetric } from '../cholesky.js';
+import { userDistribution } from '../distribution.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;
