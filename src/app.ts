@@ -28,7 +28,7 @@ import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';
 import type { Storage } from './storage/index.js';
 
 export interface BuildAppOptions {
-  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs'>>;
+  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'rateLimitOpenLoopbackPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs'>>;
   storage: Storage;
   /** A pino logger; omit (or false) for no logging, as in most tests. */
   logger?: Logger | false;
@@ -72,7 +72,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
   });
-  await registerSecurity(app, { rateLimitPerMinute: opts.config.rateLimitPerMinute ?? 6000 });
+  await registerSecurity(app, { rateLimitPerMinute: opts.config.rateLimitPerMinute ?? 6000, rateLimitOpenLoopbackPerMinute: opts.config.rateLimitOpenLoopbackPerMinute ?? 0 });
   registerTenant(app, new Authenticator({ storage: opts.storage, envKeys: opts.auth?.envKeys ?? [], allowOpen: opts.auth?.allowOpen ?? true }));
   const metrics = new Metrics();
   registerMetrics(app, metrics, opts.storage, opts.service?.now);

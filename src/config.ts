@@ -41,8 +41,11 @@ const envSchema = z.object({
   API_KEYS_FILE: z.string().trim().min(1, 'must be a file path').optional(),
   // Without keys the server is open; it refuses a non-loopback HOST unless this says so explicitly.
   ALLOW_INSECURE_OPEN: flagVar('false'),
-  // Per key (per client IP when open); 0 turns rate limiting off.
+  // Per key (per client IP without one); 0 turns rate limiting off.
   RATE_LIMIT_PER_MINUTE: intVar(0, 10_000_000, 6000),
+  // Per client for requests served without a key (open mode) from this machine; 0 = no limit. A loop
+  // client with a cheap objective on its own machine is a single user, not a flood to defend against.
+  RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE: intVar(0, 10_000_000, 0),
   // Idle socket timeout; longer than any handler (a GP fit) so it only reaps dead connections. 0 = none.
   CONNECTION_TIMEOUT_MS: intVar(0, 3_600_000, 120_000),
   // Above the usual 60 s idle timeout of load balancers, so they close idle connections first.
@@ -70,8 +73,10 @@ export interface Config {
   /** Keys from API_KEYS and API_KEYS_FILE, already hashed. */
   readonly apiKeys: readonly EnvApiKey[];
   readonly allowInsecureOpen: boolean;
-  /** Requests per minute per key (per IP when open); 0 = unlimited. */
+  /** Requests per minute per key (per IP without one); 0 = unlimited. */
   readonly rateLimitPerMinute: number;
+  /** Requests per minute per client served open (no key) from a loopback address; 0 = unlimited. */
+  readonly rateLimitOpenLoopbackPerMinute: number;
   readonly connectionTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
 }
@@ -114,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     apiKeys: Object.freeze(apiKeys),
     allowInsecureOpen: e.ALLOW_INSECURE_OPEN === 'true',
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    rateLimitOpenLoopbackPerMinute: e.RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE,
     connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
   });

@@ -80,7 +80,9 @@ function addSecurity(doc: OpenApiDoc): OpenApiDoc {
       }
       if (isRateLimitedRoute(url)) {
         responses['429'] = {
-          description: 'Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited).',
+          description:
+            'Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). ' +
+            'A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default.',
           headers: { 'Retry-After': { description: 'Seconds until a request will be accepted again.', schema: { type: 'integer' } } },
           content: { 'application/problem+json': { schema: problemRef } },
         };

@@ -9,18 +9,24 @@
  * plain HTTP behind a TLS-terminating proxy or on loopback, where upgrading would break /docs.
  *
  * Rate limit: per API key (so one tenant's client cannot starve another), per client IP for
- * requests without a valid key (open mode, failed authentication). Counters live in process
- * memory: with several replicas each enforces its own share; a shared store (Redis) would be
- * needed for a global limit. Probes are never limited, so an orchestrator cannot be throttled
- * into restarting a healthy server.
+ * requests without a valid key (open mode, failed authentication). Requests the server serves open
+ * (no key exists) from a loopback address have their own limit, none by default: there the server
+ * is one user's tool on their own machine, and a loop with a cheap objective easily sends more
+ * than 100 requests a second; open requests from any other address (ALLOW_INSECURE_OPEN) keep the
+ * keyed limit. Counters live in process memory: with several replicas each enforces its own share;
+ * a shared store (Redis) would be needed for a global limit. Probes are never limited, so an
+ * orchestrator cannot be throttled into restarting a healthy server.
  */
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { isLoopbackHost } from '../bind-policy.js';
 
 export interface SecurityOptions {
-  /** Requests per minute per key; 0 = no limit. */
+  /** Requests per minute per key (per client IP without one); 0 = no limit. */
   rateLimitPerMinute: number;
+  /** Requests per minute per client served open from a loopback address; 0 = no limit. */
+  rateLimitOpenLoopbackPerMinute: number;
 }
 
 export const CONTENT_SECURITY_POLICY = {
@@ -49,22 +55,31 @@ export function rateLimitKey(request: FastifyRequest): string {
   return keyId ? `key:${keyId}` : `ip:${request.ip}`;
 }
 
+/**
+ * The limit that applies to a request (0 = none). The tenant hook has run by then (app-level
+ * onRequest before the limiter's route-level one), so `principal` says whether it was served open.
+ */
+export function rateLimitFor(request: FastifyRequest, opts: SecurityOptions): number {
+  const open = request.principal !== null && request.principal.keyId === null;
+  return open && isLoopbackHost(request.ip) ? opts.rateLimitOpenLoopbackPerMinute : opts.rateLimitPerMinute;
+}
+
 /** Must be registered before the routes: the rate limiter attaches itself to routes as they are added. */
 export async function registerSecurity(app: FastifyInstance, opts: SecurityOptions): Promise<void> {
   await app.register(helmet, {
     contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY },
     // An API and its docs are not embedded cross-origin; keep the remaining helmet defaults.
   });
-  if (opts.rateLimitPerMinute > 0) {
+  if (opts.rateLimitPerMinute > 0 || opts.rateLimitOpenLoopbackPerMinute > 0) {
     await app.register(rateLimit, {
       global: true,
-      max: opts.rateLimitPerMinute,
+      max: (request) => rateLimitFor(request, opts),
       timeWindow: 60_000,
       keyGenerator: rateLimitKey,
-      allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? ''),
+      allowList: (request) => UNLIMITED_ROUTES.has(request.routeOptions.url ?? '') || rateLimitFor(request, opts) === 0,
       // Thrown into our error handler, which turns a 429 into problem+json with code rate_limited.
       errorResponseBuilder: (_request, ctx) =>
-        Object.assign(new Error(`too many requests: at most ${ctx.max} per minute per API key; retry in ${ctx.after}`), { statusCode: ctx.statusCode }),
+        Object.assign(new Error(`too many requests: at most ${ctx.max} per minute per API key (per client address without one); retry in ${ctx.after}`), { statusCode: ctx.statusCode }),
     });
   }
 }

@@ -23,7 +23,7 @@ describe('loadConfig', () => {
       { PORT: '9000', HOST: '0.0.0.0', DATABASE_PATH: 'db/x.db', LOG_LEVEL: 'debug', BODY_LIMIT: '2048', REQUEST_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '500', LOG_PRETTY: 'false', ENGINE_WORKERS: '3' },
       '/srv',
     );
-    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000 });
+    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000 });
   });
 
   it('keeps :memory: as is and treats empty strings as unset', () => {

@@ -2,9 +2,10 @@
  * Authentication and tenant isolation: Bearer keys on every /v1 route, 401 problem+json with
  * WWW-Authenticate, public probes and docs, revoked and environment keys, open mode only without
  * keys, a tenant never sees or changes another's studies (404, list counts, page tokens),
- * per-key rate limiting (429 + Retry-After) and the security headers.
+ * per-key rate limiting (429 + Retry-After; none for an open server's loopback clients by default)
+ * and the security headers.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { ApiKeyService, hashApiKey } from '../../src/domain/auth/api-keys.js';
@@ -17,12 +18,12 @@ afterEach(async () => {
   while (apps.length) await apps.pop()!.close();
 });
 
-async function make(opts: { allowOpen?: boolean; envKeys?: { tenant: string; key: string }[]; rateLimitPerMinute?: number; storage?: Storage } = {}) {
+async function make(opts: { allowOpen?: boolean; envKeys?: { tenant: string; key: string }[]; rateLimitPerMinute?: number; rateLimitOpenLoopbackPerMinute?: number; storage?: Storage } = {}) {
   const storage = opts.storage ?? SqliteStorage.open(':memory:');
   const envKeys = (opts.envKeys ?? []).map((k) => ({ tenantId: k.tenant, keyHash: hashApiKey(k.key) }));
   for (const k of envKeys) await storage.ensureTenant(k.tenantId, new Date().toISOString());
   const app = await buildApp({
-    config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000, rateLimitPerMinute: opts.rateLimitPerMinute ?? 6000 },
+    config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 30_000, rateLimitPerMinute: opts.rateLimitPerMinute ?? 6000, rateLimitOpenLoopbackPerMinute: opts.rateLimitOpenLoopbackPerMinute },
     storage,
     auth: { envKeys, allowOpen: opts.allowOpen ?? true },
   });
@@ -232,6 +233,47 @@ describe('rate limiting', () => {
     for (let i = 0; i < 2; i++) expect((await app.inject({ method: 'GET', url: '/v1/studies', headers: bearer('guess') })).statusCode).toBe(401);
     expect((await app.inject({ method: 'GET', url: '/v1/studies', headers: bearer('guess') })).statusCode).toBe(429);
     expect((await app.inject({ method: 'GET', url: '/v1/studies', headers: bearer(a) })).statusCode).toBe(200);
+  });
+});
+
+describe('rate limiting by mode', () => {
+  const KEYED_LIMIT = 100;
+  const studies = (app: FastifyInstance, extra: Partial<InjectOptions> = {}) => app.inject({ method: 'GET', url: '/v1/studies', ...extra });
+
+  // The limiter's window is a minute, so 300 requests sent at once (well inside it) are 300 in a second to it.
+  it('an open server takes 300 requests at once from loopback clients without a 429, under a keyed limit of 100 per minute', async () => {
+    const { app } = await make({ rateLimitPerMinute: KEYED_LIMIT });
+    const codes = await Promise.all(Array.from({ length: 300 }, (_, i) => studies(app, { remoteAddress: i % 2 === 0 ? '127.0.0.1' : '::1' })));
+    expect(codes.map((r) => r.statusCode).filter((c) => c !== 200)).toEqual([]);
+  });
+
+  it('the same open server still limits a client on another address (ALLOW_INSECURE_OPEN), and RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE sets a loopback limit', async () => {
+    const { app } = await make({ rateLimitPerMinute: 2 });
+    for (let i = 0; i < 2; i++) expect((await studies(app, { remoteAddress: '10.1.2.3' })).statusCode).toBe(200);
+    expect((await studies(app, { remoteAddress: '10.1.2.3' })).statusCode).toBe(429);
+    const limited = await make({ rateLimitPerMinute: 0, rateLimitOpenLoopbackPerMinute: 2 });
+    for (let i = 0; i < 2; i++) expect((await studies(limited.app)).statusCode).toBe(200);
+    expect((await studies(limited.app)).statusCode).toBe(429);
+  });
+
+  it('a keyed server on loopback still limits each key to its limit', async () => {
+    const { app, keys } = await make({ rateLimitPerMinute: KEYED_LIMIT });
+    const a = (await keys.create('tenant-a')).key;
+    // One after another: @fastify/rate-limit's in-memory store hands every request of a burst started in
+    // one tick the same (final) counter, so inject()ing all 300 at once would refuse all of them.
+    const codes: number[] = [];
+    for (let i = 0; i < 300; i++) codes.push((await studies(app, { headers: bearer(a) })).statusCode);
+    expect(codes.filter((c) => c === 200)).toHaveLength(KEYED_LIMIT);
+    expect(codes.filter((c) => c === 429)).toHaveLength(300 - KEYED_LIMIT);
+  });
+
+  it('a server that was open demands keys, and limits them, once a key is created', async () => {
+    const { app, keys } = await make({ rateLimitPerMinute: 2 });
+    for (let i = 0; i < 5; i++) expect((await studies(app)).statusCode).toBe(200);
+    const a = (await keys.create('tenant-a')).key;
+    expect((await studies(app)).statusCode).toBe(401);
+    for (let i = 0; i < 2; i++) expect((await studies(app, { headers: bearer(a) })).statusCode).toBe(200);
+    expect((await studies(app, { headers: bearer(a) })).statusCode).toBe(429);
   });
 });
 
