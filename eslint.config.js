@@ -49,6 +49,14 @@ export default tseslint.config(
     },
   },
   {
+    // ARCHITECTURE.md rule 1: http → domain → {engine, storage}. Routes reach storage only through
+    // the domain, so a second storage backend or a change in its records never touches a route.
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/storage/**', '**/storage', 'better-sqlite3', 'pg'], message: 'http does not import storage: go through the domain.' }] }],
+    },
+  },
+  {
     files: ['src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/http/**', 'fastify*', '@fastify/*'], message: 'domain does not import http.' }] }],

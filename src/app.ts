@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import type { EngineRunner } from './domain/pool/engine-pool.js';
-import { InlineEngineRunner, LoopService } from './domain/index.js';
+import { InlineEngineRunner, LoopService, Operations } from './domain/index.js';
 import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
 import { observationRoutes } from './http/routes/observations.js';
 import { suggestionRoutes } from './http/routes/suggestions.js';
@@ -75,13 +75,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await registerSecurity(app, { rateLimitPerMinute: opts.config.rateLimitPerMinute ?? 6000, rateLimitOpenLoopbackPerMinute: opts.config.rateLimitOpenLoopbackPerMinute ?? 0 });
   registerTenant(app, new Authenticator({ storage: opts.storage, envKeys: opts.auth?.envKeys ?? [], allowOpen: opts.auth?.allowOpen ?? true }));
   const metrics = new Metrics();
-  registerMetrics(app, metrics, opts.storage, opts.service?.now);
+  const ops = new Operations(opts.storage);
+  registerMetrics(app, metrics, ops, opts.service?.now);
 
   await registerOpenApi(app);
   // Study creation (engine init) and the loop share one runner; inline when the caller gives none.
   const runner = metrics.meter(opts.engine ?? new InlineEngineRunner());
   const studies = new StudyService({ storage: opts.storage, engine: runner, ...opts.service });
-  await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { storage: opts.storage });
+  await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { ops });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
   const reports = new ReportsService({ storage: opts.storage, engine: runner });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports });

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
 import type { EngineTask } from '../domain/pool/engine-tasks.js';
-import { STUDY_STATES, type Storage } from '../storage/index.js';
+import { STUDY_STATES, type Operations } from '../domain/index.js';
 
 const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';
 const OBSERVATIONS_ROUTE = '/v1/studies/:study_id/observations';
@@ -73,8 +73,8 @@ export class Metrics {
   }
 
   /** Gauges computed from storage when scraped (not kept up to date on every write). */
-  addStorageGauges(storage: Storage, now: () => Date): void {
-    const counts = () => storage.operationalCounts(now().toISOString());
+  addStorageGauges(ops: Operations, now: () => Date): void {
+    const counts = () => ops.counts(now());
     new Gauge({
       name: 'probnes_studies',
       help: 'Studies by state (all tenants).',
@@ -99,8 +99,8 @@ export class Metrics {
 /** How many trials a successful loop response carried (set before serialisation). */
 const trialCounts = new WeakMap<FastifyRequest, number>();
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, storage: Storage, now: () => Date = () => new Date()): void {
-  metrics.addStorageGauges(storage, now);
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Operations, now: () => Date = () => new Date()): void {
+  metrics.addStorageGauges(ops, now);
   const methods = new Map<string, string>();
 
   async function methodOf(req: FastifyRequest): Promise<string | null> {
@@ -109,11 +109,11 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, storage:
     const key = `${req.tenantId}\u0000${id}`;
     const known = methods.get(key);
     if (known) return known;
-    const study = await storage.getStudy(req.tenantId, id);
-    if (!study) return null;
+    const method = await ops.studyMethod(req.tenantId, id);
+    if (!method) return null;
     if (methods.size >= METHOD_CACHE_SIZE) methods.clear();
-    methods.set(key, study.method);
-    return study.method;
+    methods.set(key, method);
+    return method;
   }
 
   app.addHook('preSerialization', async (req, reply, payload) => {

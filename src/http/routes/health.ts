@@ -1,13 +1,12 @@
 /** Liveness and readiness probes. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError } from '../../domain/index.js';
-import type { Storage } from '../../storage/index.js';
+import { DomainError, type Operations } from '../../domain/index.js';
 import { problemResponse } from '../schemas/common.js';
 
 const tags = ['operations'];
 
-export const healthRoutes: FastifyPluginAsyncZod<{ storage: Storage }> = async (app, { storage }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ ops: Operations }> = async (app, { ops }) => {
   app.get('/healthz', {
     schema: {
       summary: 'Liveness',
@@ -29,7 +28,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ storage: Storage }> = async (
       },
     },
     handler: async () => {
-      const h = await storage.health();
+      const h = await ops.health();
       if (!h.ok) {
         throw new DomainError('unavailable', 'not_ready', h.detail ?? `database schema version ${h.schemaVersion}, expected ${h.expectedSchemaVersion}`);
       }

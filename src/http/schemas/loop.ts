@@ -1,6 +1,6 @@
 /** Schemas of the suggest/observe loop and the trial actions (API.md "The suggest/observe loop"). */
 import { z } from 'zod';
-import { STUDY_STATES } from '../../storage/index.js';
+import { STUDY_STATES } from '../../domain/index.js';
 import { LIMITS, PARAMETER_NAME } from './study.js';
 import { TrialSchema } from './trial.js';
 import { wellFormed } from './common.js';

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { METHOD_NAMES, type MethodName } from '../../engine/index.js';
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, MAX_SEED } from '../../domain/index.js';
-import { STUDY_STATES, TRIAL_STATES } from '../../storage/index.js';
+import { STUDY_STATES, TRIAL_STATES } from '../../domain/index.js';
 import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
 import { optionsSchemaFor } from './options.js';
 import { LIMITS, PARAMETER_NAME } from './study.js';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_METHOD, METHOD_NAMES, type MethodName } from '../../engine/index.js';
 import { MAX_SEED } from '../../domain/index.js';
-import { STUDY_STATES, TRIAL_STATES } from '../../storage/index.js';
+import { STUDY_STATES, TRIAL_STATES } from '../../domain/index.js';
 import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
 import { optionsDocumentation, optionsSchemaFor } from './options.js';
 

@@ -1,6 +1,6 @@
 /** Trial resource and listing schemas (API.md "Resources"). */
 import { z } from 'zod';
-import { TRIAL_STATES, type TrialRecord } from '../../storage/index.js';
+import { TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
 import { PageQuery, StudyIdParams, Timestamp } from './common.js';
 
 const exampleTrial = {

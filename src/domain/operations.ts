@@ -1,0 +1,26 @@
+/**
+ * What the server's operational endpoints (readiness, metrics) read from storage, so that the HTTP
+ * layer never holds the storage itself (ARCHITECTURE.md rule 1).
+ */
+import type { OperationalCounts, Storage, StorageHealth } from '../storage/index.js';
+
+export { STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from '../storage/index.js';
+
+export class Operations {
+  constructor(private readonly storage: Storage) {}
+
+  /** Reachable and migrated to exactly the schema this code knows. */
+  health(): Promise<StorageHealth> {
+    return this.storage.health();
+  }
+
+  /** Studies by state and open leases, all tenants, at `now`. */
+  counts(now: Date): Promise<OperationalCounts> {
+    return this.storage.operationalCounts(now.toISOString());
+  }
+
+  /** A study's method, or null when the tenant has no such study. */
+  async studyMethod(tenantId: string, studyId: string): Promise<string | null> {
+    return (await this.storage.getStudy(tenantId, studyId))?.method ?? null;
+  }
+}
