@@ -32,7 +32,7 @@ describe('standardise', () => {
     const s = standardise([1, 2, 3]);
     expect(s.yMean).toBe(2);
     expect(s.yStd).toBeCloseTo(1, 15);
-    expect(s.z).toEqual([-1, 0, 1]);
+    expect(s.yTilde).toEqual([-1, 0, 1]);
   });
   it('a single point or a std below 1e-9 gives std = 1', () => {
     expect(standardise([5]).yStd).toBe(1);

@@ -10,7 +10,7 @@ import { resolveOptions } from '../../src/engine/strategies/options.js';
 import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
 import { probSnes } from '../../src/engine/strategies/prob-snes.js';
 import { probXnes } from '../../src/engine/strategies/prob-xnes.js';
-import { buildModel, drawCandidates, drawCandidatesStacked, expectedGradient, integralMoments, sampleFrom } from '../../src/engine/strategies/probnes-bq.js';
+import { rebuildModel, drawCandidateBatches, drawCandidateBatchesStacked, expectedGradientRows, integralMoments, sampleFrom } from '../../src/engine/strategies/probnes-bq.js';
 import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
 import type { MethodName } from '../../src/engine/strategies/names.js';
 import type { Observation, Strategy } from '../../src/engine/strategies/types.js';
@@ -47,7 +47,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
 
   it('V = R − θ² τᵀK⁻¹τ (brute force) equals the engine posterior integral variance with no batch', () => {
     const { state } = setup();
-    const model = buildModel(state.gp!.hyper, state.gp!.X, state.gp!.z);
+    const model = rebuildModel(state.gp!.hyper, state.gp!.X, state.gp!.negYTilde);
     const v = integralMoments(model, state.mean, state.cov).variance;
     expect(bruteV(state.gp!.hyper, state.gp!.X, state.mean, state.cov)).toBeCloseTo(v, 8);
   });
@@ -55,7 +55,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
   it('ask returns argmax a(B) among its M candidates (full K̄ inverse over U_A ∪ B)', () => {
     const { state, history } = setup();
     const out = probCmaes.ask(state, { history, pending: [] }, 3);
-    const cands = drawCandidates(state.mean, state.cov, 3, 40, Rng.fromState(state.rng));
+    const cands = drawCandidateBatches(state.mean, state.cov, 3, 40, Rng.fromState(state.rng));
     const scores = cands.map((B) => bruteA(state.gp!.hyper, [...state.gp!.X, ...B], state.mean, state.cov));
     const best = scores.indexOf(Math.max(...scores));
     expect(out.points).toEqual(cands[best]);
@@ -64,7 +64,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
   it('pending points never increase V and push the selection away from themselves', () => {
     const { state, history } = setup();
     const { hyper, X } = state.gp!;
-    const cands = drawCandidates(state.mean, state.cov, 3, 40, Rng.fromState(state.rng));
+    const cands = drawCandidateBatches(state.mean, state.cov, 3, 40, Rng.fromState(state.rng));
     const pendingSets = [sampleFrom(state.mean, state.cov, 2, Rng.fromSeed(9)), [state.mean.slice()]];
     for (const P of pendingSets) {
       for (const B of cands) expect(bruteV(hyper, [...X, ...P, ...B], state.mean, state.cov)).toBeLessThanOrEqual(bruteV(hyper, [...X, ...B], state.mean, state.cov) + 1e-12);
@@ -81,7 +81,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
     const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
     const a1 = probCmaes.ask(state, { history, pending: [] }, 3);
     expect(a1.points[0]).toEqual(state.mean);
-    const cands = drawCandidates(state.mean, state.cov, 2, 40, Rng.fromState(state.rng));
+    const cands = drawCandidateBatches(state.mean, state.cov, 2, 40, Rng.fromState(state.rng));
     const scores = cands.map((B) => bruteA(state.gp!.hyper, [...state.gp!.X, state.mean, ...B], state.mean, state.cov));
     expect(a1.points.slice(1)).toEqual(cands[scores.indexOf(Math.max(...scores))]);
     // A second request in the same generation (parallel workers) does not repeat μ.
@@ -116,8 +116,8 @@ describe('ProbNES updates inside the loop', () => {
   it('Prob-XNES factors the CURRENT Σ: Σ_{t+1} = A_t expm(2η Aᵀ_t G A_t) Aᵀ_t = expm(2η Σ_t G) Σ_t', () => {
     const { states } = run('prob-xnes', quad(0.8), 3, start('prob-xnes', 2, 3, { profile: 'paper', candidates: 30 }, 6));
     const [, s1, s2] = states;
-    const model = buildModel(s2.gp!.hyper, s2.gp!.X, s2.gp!.z);
-    const G = expectedGradient(model, s1.mean, s1.cov).gCov;
+    const model = rebuildModel(s2.gp!.hyper, s2.gp!.X, s2.gp!.negYTilde);
+    const G = expectedGradientRows(model, s1.mean, s1.cov).gCov;
     const eta = 0.5;
     const M = matMul2(s1.cov, G).map((r) => r.map((v) => 2 * eta * v));
     const expected = matMul2(expmSeries(M), s1.cov);
@@ -186,6 +186,17 @@ describe('robustness and units', () => {
     expect(Math.abs(ea.predicted! - f(a.mean))).toBeLessThan(0.5);
   });
 
+  it('a state stored before the GP targets were named negYTilde (field `z`) asks and estimates the same', () => {
+    const { state, history } = run('prob-cmaes', quad(0.5), 3, start('prob-cmaes', 2, 3, { candidates: 30 }, 15));
+    const { negYTilde, ...rest } = state.gp!;
+    const legacy = { ...state, gp: { ...rest, z: negYTilde } } as unknown as ProbnesState;
+    expect(probCmaes.ask(legacy, { history, pending: [] }, 3).points).toEqual(probCmaes.ask(state, { history, pending: [] }, 3).points);
+    expect(probCmaes.estimate!(legacy, [])).toEqual(probCmaes.estimate!(state, []));
+    // Without either field the ask could not rebuild the GP: the test would fail, not pass silently.
+    const broken = { ...state, gp: rest } as unknown as ProbnesState;
+    expect(() => probCmaes.ask(broken, { history, pending: [] }, 3)).toThrow();
+  });
+
   it('the kernel-mean density used by the brute force matches a direct 2-D formula', () => {
     // N(0; 0, I₂) = 1/(2π).
     expect(mvnPdf([0, 0], [0, 0], [[1, 0], [0, 1]])).toBeCloseTo(1 / (2 * Math.PI), 14);
@@ -193,16 +204,16 @@ describe('robustness and units', () => {
 });
 
 describe('candidate draws', () => {
-  it('drawCandidatesStacked is M batches of sampleMvn draws in order, and drawCandidates the same numbers', () => {
+  it('drawCandidateBatchesStacked is M batches of sampleMvn draws in order, and drawCandidateBatches the same numbers', () => {
     const mean = [0.3, -1, 2];
     const cov = [[1, 0.4, 0], [0.4, 2, -0.3], [0, -0.3, 0.5]];
     const L = toRows(cholesky(fromRows(cov)).L);
     const ref = Rng.fromSeed(21);
     const expected = Array.from({ length: 7 * 2 }, () => Array.from(sampleMvn(ref, mean, L)));
     const rng = Rng.fromSeed(21);
-    const P = drawCandidatesStacked(mean, cov, 2, 7, rng);
+    const P = drawCandidateBatchesStacked(mean, cov, 2, 7, rng);
     expect(Array.from({ length: P.rows }, (_, i) => Array.from(P.data.subarray(i * 3, i * 3 + 3)))).toEqual(expected);
     expect(rng.state()).toEqual(ref.state());
-    expect(drawCandidates(mean, cov, 2, 7, Rng.fromSeed(21)).flat()).toEqual(expected);
+    expect(drawCandidateBatches(mean, cov, 2, 7, Rng.fromSeed(21)).flat()).toEqual(expected);
   });
 });

@@ -115,12 +115,12 @@ describe('standardisation of y (constant data, values near the top of the double
     const st = standardise(y);
     expect(st.yMean).toBe(m);
     expect(st.yStd).toBe(sd);
-    expect(st.z).toEqual(y.map((v) => (v - m) / sd));
+    expect(st.yTilde).toEqual(y.map((v) => (v - m) / sd));
   });
 
   it('gives z = 0 exactly for identical values', () => {
     // 3.7·3/3 is not 3.7 in floating point: the computed mean alone would leave z ≈ ±1e-16.
-    expect(standardise([3.7, 3.7, 3.7, 3.7, 3.7, 3.7, 3.7]).z).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(standardise([3.7, 3.7, 3.7, 3.7, 3.7, 3.7, 3.7]).yTilde).toEqual([0, 0, 0, 0, 0, 0, 0]);
   });
 
   it.each(['prob-cmaes', 'prob-xnes', 'prob-snes'] as const)('%s: a constant objective leaves the mean exactly where it is (the mean stalls)', (method) => {
@@ -140,7 +140,7 @@ describe('standardisation of y (constant data, values near the top of the double
   it('stays finite where the squares overflow (values of 1e200)', () => {
     // y = [0, 1e200, 2e200]: mean 1e200, unbiased std √((1e400 + 0 + 1e400)/2) = 1e200, so z = [−1, 0, 1].
     const st = standardise([0, 1e200, 2e200]);
-    expect(st.z.map((v) => +v.toFixed(12))).toEqual([-1, 0, 1]);
+    expect(st.yTilde.map((v) => +v.toFixed(12))).toEqual([-1, 0, 1]);
     expect(st.yMean / 1e200).toBeCloseTo(1, 12);
     expect(st.yStd / 1e200).toBeCloseTo(1, 12);
   });
@@ -149,8 +149,8 @@ describe('standardisation of y (constant data, values near the top of the double
     // y = [−M, M]: mean 0, std √(2M²) = √2·M > MAX_VALUE, z = ∓1/√2.
     const M = 1.7e308;
     const st = standardise([-M, M]);
-    expect(st.z[0]).toBeCloseTo(-Math.SQRT1_2, 12);
-    expect(st.z[1]).toBeCloseTo(Math.SQRT1_2, 12);
+    expect(st.yTilde[0]).toBeCloseTo(-Math.SQRT1_2, 12);
+    expect(st.yTilde[1]).toBeCloseTo(Math.SQRT1_2, 12);
     expect(st.yMean).toBe(0);
     expect(st.yStd).toBe(Number.MAX_VALUE);
   });

@@ -12,6 +12,7 @@
  */
 import { solveLower, solveLowerT } from '../linalg/index.js';
 import type { GpModel } from '../gp/types.js';
+import { inverseSquaredLengthscales, scaledSqDistRow } from '../gp/kernel.js';
 
 /** Floor on the latent variance, relative to the outputscale: keeps σ > 0 at training inputs. */
 export const VAR_FLOOR = 1e-12;
@@ -27,29 +28,18 @@ export interface PointPosterior {
 
 /** k(a, b) for the model's ARD RBF kernel. */
 export function kernel(model: GpModel, a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const ls = model.hyper.lengthscales;
-  let r2 = 0;
-  for (let j = 0; j < ls.length; j++) {
-    const t = (a[j] - b[j]) / ls[j];
-    r2 += t * t;
-  }
-  return model.hyper.outputscale * Math.exp(-0.5 * r2);
+  const r2 = new Float64Array(1);
+  const B = { rows: 1, cols: b.length, data: Float64Array.from(b) };
+  scaledSqDistRow(Float64Array.from(a), 0, B, 0, 1, inverseSquaredLengthscales(model.hyper.lengthscales), r2, 0, 1);
+  return model.hyper.outputscale * Math.exp(-0.5 * r2[0]);
 }
 
 /** k(X, x): the covariance of x with every training input. */
 export function crossKernel(model: GpModel, x: ArrayLike<number>): Float64Array {
-  const { rows: n, cols: d, data } = model.X;
-  const inv = model.hyper.lengthscales.map((l) => 1 / (l * l));
+  const k = new Float64Array(model.X.rows);
+  scaledSqDistRow(Float64Array.from(x), 0, model.X, 0, model.X.rows, inverseSquaredLengthscales(model.hyper.lengthscales), k, 0, 1);
   const s = model.hyper.outputscale;
-  const k = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    let r2 = 0;
-    for (let j = 0; j < d; j++) {
-      const t = x[j] - data[i * d + j];
-      r2 += t * t * inv[j];
-    }
-    k[i] = s * Math.exp(-0.5 * r2);
-  }
+  for (let i = 0; i < k.length; i++) k[i] = s * Math.exp(-0.5 * k[i]);
   return k;
 }
 

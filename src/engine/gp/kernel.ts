@@ -24,25 +24,53 @@ export function inverseSquaredLengthscales(lengthscales: ArrayLike<number>): Flo
   return out;
 }
 
+/**
+ * The one loop over scaled squared distances D_j = (a − b_j)ᵀ Λ⁻¹ (a − b_j) of a point a (row `ai` of
+ * `a`, d columns) to the rows j0 … j1 − 1 of B; D_j goes to out[o + (j − j0)·stride]. `w` = 1/ℓ²
+ * (`inverseSquaredLengthscales`). Every kernel evaluation in the engine goes through here. Four rows
+ * at a time: each distance is still summed over the dimensions in order (so the value does not depend
+ * on the tiling), but four independent sums hide the add latency that one running sum waits on
+ * (~1.5–2× at d ≥ 10).
+ */
+export function scaledSqDistRow(
+  a: Float64Array, ai: number, B: Mat, j0: number, j1: number, w: Float64Array, out: Float64Array, o: number, stride: number,
+): void {
+  const d = B.cols, b = B.data;
+  let j = j0, at = o;
+  for (; j + 3 < j1; j += 4, at += 4 * stride) {
+    const b0 = j * d, b1 = b0 + d, b2 = b1 + d, b3 = b2 + d;
+    let r0 = 0, r1 = 0, r2 = 0, r3 = 0;
+    for (let k = 0; k < d; k++) {
+      const x = a[ai + k], wk = w[k];
+      const t0 = x - b[b0 + k], t1 = x - b[b1 + k], t2 = x - b[b2 + k], t3 = x - b[b3 + k];
+      r0 += t0 * t0 * wk;
+      r1 += t1 * t1 * wk;
+      r2 += t2 * t2 * wk;
+      r3 += t3 * t3 * wk;
+    }
+    out[at] = r0;
+    out[at + stride] = r1;
+    out[at + 2 * stride] = r2;
+    out[at + 3 * stride] = r3;
+  }
+  for (; j < j1; j++, at += stride) {
+    const bj = j * d;
+    let r = 0;
+    for (let k = 0; k < d; k++) {
+      const t = a[ai + k] - b[bj + k];
+      r += t * t * w[k];
+    }
+    out[at] = r;
+  }
+}
+
 /** n×m matrix of scaled squared distances D_ij = (a_i − b_j)ᵀ Λ⁻¹ (a_i − b_j). */
 export function scaledSqDist(A: Mat, B: Mat, lengthscales: ArrayLike<number>): Mat {
   const d = A.cols;
   if (B.cols !== d || lengthscales.length !== d) throw new InvalidInputError('scaledSqDist: dimensions differ');
   const w = inverseSquaredLengthscales(lengthscales);
   const D = zeros(A.rows, B.rows);
-  const a = A.data, b = B.data, out = D.data;
-  for (let i = 0; i < A.rows; i++) {
-    const ai = i * d, oi = i * B.rows;
-    for (let j = 0; j < B.rows; j++) {
-      const bj = j * d;
-      let s = 0;
-      for (let k = 0; k < d; k++) {
-        const t = a[ai + k] - b[bj + k];
-        s += t * t * w[k];
-      }
-      out[oi + j] = s;
-    }
-  }
+  for (let i = 0; i < A.rows; i++) scaledSqDistRow(A.data, i * d, B, 0, B.rows, w, D.data, i * B.rows, 1);
   return D;
 }
 
@@ -62,44 +90,20 @@ export function kernelMatrix(X: Mat, hyper: GpHyper): Mat {
 }
 
 /**
- * `kernelMatrix` into a caller-owned n×n buffer (the GP fit rebuilds K at every evaluation). Four
- * pairs (i, j … j+3) at a time: each distance is still summed over the dimensions in order, but four
- * independent sums hide the add latency that a single running sum waits on (~1.5–2× at d ≥ 10).
+ * `kernelMatrix` into a caller-owned n×n buffer (the GP fit rebuilds K at every evaluation): the
+ * distances of row i to the rows j > i land in row i's upper part, which then becomes s·exp(−½ D)
+ * and is mirrored below the diagonal.
  */
 export function kernelMatrixInto(X: Mat, hyper: GpHyper, k: Float64Array): void {
   const n = X.rows, d = X.cols;
   const w = inverseSquaredLengthscales(hyper.lengthscales);
   const x = X.data, s = hyper.outputscale;
   for (let i = 0; i < n; i++) {
-    const xi = i * d, ki = i * n;
+    const ki = i * n;
     k[ki + i] = s + hyper.noise;
-    let j = i + 1;
-    for (; j + 3 < n; j += 4) {
-      const x0 = j * d, x1 = x0 + d, x2 = x1 + d, x3 = x2 + d;
-      let r0 = 0, r1 = 0, r2 = 0, r3 = 0;
-      for (let c = 0; c < d; c++) {
-        const a = x[xi + c], wc = w[c];
-        const t0 = a - x[x0 + c], t1 = a - x[x1 + c], t2 = a - x[x2 + c], t3 = a - x[x3 + c];
-        r0 += t0 * t0 * wc;
-        r1 += t1 * t1 * wc;
-        r2 += t2 * t2 * wc;
-        r3 += t3 * t3 * wc;
-      }
-      const v0 = s * Math.exp(-0.5 * r0), v1 = s * Math.exp(-0.5 * r1);
-      const v2 = s * Math.exp(-0.5 * r2), v3 = s * Math.exp(-0.5 * r3);
-      k[ki + j] = v0; k[j * n + i] = v0;
-      k[ki + j + 1] = v1; k[(j + 1) * n + i] = v1;
-      k[ki + j + 2] = v2; k[(j + 2) * n + i] = v2;
-      k[ki + j + 3] = v3; k[(j + 3) * n + i] = v3;
-    }
-    for (; j < n; j++) {
-      const xj = j * d;
-      let r = 0;
-      for (let c = 0; c < d; c++) {
-        const t = x[xi + c] - x[xj + c];
-        r += t * t * w[c];
-      }
-      const v = s * Math.exp(-0.5 * r);
+    scaledSqDistRow(x, i * d, X, i + 1, n, w, k, ki + i + 1, 1);
+    for (let j = i + 1; j < n; j++) {
+      const v = s * Math.exp(-0.5 * k[ki + j]);
       k[ki + j] = v;
       k[j * n + i] = v;
     }

@@ -37,11 +37,11 @@ const LANCZOS = [
 /** log Γ(x) for x > 0 (Lanczos, g = 7, n = 9: ~15 significant digits). */
 export function logGamma(x: number): number {
   if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const z = x - 1;
+  const xm1 = x - 1;
   let a = LANCZOS[0];
-  const t = z + 7.5;
-  for (let i = 1; i < 9; i++) a += LANCZOS[i] / (z + i);
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
+  const t = xm1 + 7.5;
+  for (let i = 1; i < 9; i++) a += LANCZOS[i] / (xm1 + i);
+  return 0.5 * Math.log(2 * Math.PI) + (xm1 + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
 export interface GammaPrior {

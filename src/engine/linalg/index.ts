@@ -1,3 +1,4 @@
 export * from './matrix.js';
 export * from './cholesky.js';
+export * from './cholesky-inverse.js';
 export * from './eigen.js';

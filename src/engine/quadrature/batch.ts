@@ -15,7 +15,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { type Mat, cholesky, cholSolve, solveLowerMat, zeros } from '../linalg/index.js';
-import { inverseSquaredLengthscales, kernelMatrix, rbfCross, toMat } from '../gp/kernel.js';
+import { inverseSquaredLengthscales, kernelMatrix, rbfCross, scaledSqDistRow, toMat } from '../gp/kernel.js';
 import { type CandidateTerms, candidateTerms, wDot } from './candidates.js';
 import type { GpModel } from '../gp/types.js';
 import { type CovInput, type KernelMeasure, type Points, integralPriorVariance, kernelMeansFor, prepareKernelMeasure } from './measure.js';
@@ -79,13 +79,15 @@ interface Context {
 
 /** Buffers for one q×q Schur complement, its factor and solve, shared by every batch of a call. */
 interface Scratch {
+  /** Distances of one batch point to the later ones. */
+  dist: Float64Array;
   SB: Float64Array;
   LB: Float64Array;
   z: Float64Array;
 }
 
 function scratchFor(q: number): Scratch {
-  return { SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
+  return { dist: new Float64Array(q), SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
 }
 
 /**
@@ -94,19 +96,13 @@ function scratchFor(q: number): Scratch {
  * and `solveLower`, in the same order) so that scoring 1000 batches allocates nothing.
  */
 function scoreFromTerms(c: Context, P: Mat, q: number, terms: CandidateTerms, offset: number, w: Scratch): number {
-  const d = P.cols, x = P.data, invL2 = c.invL2, s = c.model.hyper.outputscale;
-  const SB = w.SB, LB = w.LB, z = w.z;
+  const d = P.cols, invL2 = c.invL2, s = c.model.hyper.outputscale;
+  const SB = w.SB, LB = w.LB, z = w.z, dist = w.dist;
   for (let i = 0; i < q; i++) {
-    const xi = (offset + i) * d;
     SB[i * q + i] = s + c.model.hyper.noise - wDot(terms, offset + i, offset + i);
+    scaledSqDistRow(P.data, (offset + i) * d, P, offset + i + 1, offset + q, invL2, dist, 0, 1);
     for (let j = i + 1; j < q; j++) {
-      const xj = (offset + j) * d;
-      let r = 0;
-      for (let k = 0; k < d; k++) {
-        const t = x[xi + k] - x[xj + k];
-        r += t * t * invL2[k];
-      }
-      const v = s * Math.exp(-0.5 * r) - wDot(terms, offset + i, offset + j);
+      const v = s * Math.exp(-0.5 * dist[j - i - 1]) - wDot(terms, offset + i, offset + j);
       SB[i * q + j] = v;
       SB[j * q + i] = v;
     }

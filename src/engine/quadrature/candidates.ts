@@ -14,7 +14,7 @@
  */
 import type { Mat } from '../linalg/index.js';
 import type { GpHyper } from '../gp/types.js';
-import { inverseSquaredLengthscales } from '../gp/kernel.js';
+import { inverseSquaredLengthscales, scaledSqDistRow } from '../gp/kernel.js';
 import type { KernelMeasure } from './measure.js';
 
 const LANES = 4;
@@ -93,7 +93,7 @@ function kernelMeanInto(m: KernelMeasure, P: Float64Array, at: number, z: Float6
 }
 
 export function candidateTerms(U: Mat, L: Mat, v: Float64Array, hyper: GpHyper, measure: KernelMeasure, P: Mat): CandidateTerms {
-  const nA = U.rows, d = U.cols, m = P.rows, u = U.data, s = hyper.outputscale, pts = P.data;
+  const nA = U.rows, d = U.cols, m = P.rows, s = hyper.outputscale, pts = P.data;
   const invL2 = inverseSquaredLengthscales(hyper.lengthscales);
   const groups = Math.ceil(m / LANES);
   const W = new Float64Array(groups * nA * LANES); // padding lanes stay 0 and solve to 0
@@ -102,39 +102,11 @@ export function candidateTerms(U: Mat, L: Mat, v: Float64Array, hyper: GpHyper, 
   for (let p = 0; p < m; p++) {
     const b = p * d;
     const o = wOffset(nA, p);
+    // k_b = s·exp(−½ D) into b's lane of W (the distances first, then in place).
+    scaledSqDistRow(pts, b, U, 0, nA, invL2, W, o, LANES);
     let kv = 0;
-    let j = 0;
-    // Four active points at a time: four independent distance sums (each in dimension order).
-    for (; j + 3 < nA; j += 4) {
-      const u0 = j * d, u1 = u0 + d, u2 = u1 + d, u3 = u2 + d;
-      let r0 = 0, r1 = 0, r2 = 0, r3 = 0;
-      for (let k = 0; k < d; k++) {
-        const a = pts[b + k], wk = invL2[k];
-        const t0 = a - u[u0 + k], t1 = a - u[u1 + k], t2 = a - u[u2 + k], t3 = a - u[u3 + k];
-        r0 += t0 * t0 * wk;
-        r1 += t1 * t1 * wk;
-        r2 += t2 * t2 * wk;
-        r3 += t3 * t3 * wk;
-      }
-      const k0 = s * Math.exp(-0.5 * r0), k1 = s * Math.exp(-0.5 * r1);
-      const k2 = s * Math.exp(-0.5 * r2), k3 = s * Math.exp(-0.5 * r3);
-      W[o + j * LANES] = k0;
-      W[o + (j + 1) * LANES] = k1;
-      W[o + (j + 2) * LANES] = k2;
-      W[o + (j + 3) * LANES] = k3;
-      kv += k0 * v[j];
-      kv += k1 * v[j + 1];
-      kv += k2 * v[j + 2];
-      kv += k3 * v[j + 3];
-    }
-    for (; j < nA; j++) {
-      const uj = j * d;
-      let r = 0;
-      for (let k = 0; k < d; k++) {
-        const t = pts[b + k] - u[uj + k];
-        r += t * t * invL2[k];
-      }
-      const kb = s * Math.exp(-0.5 * r);
+    for (let j = 0; j < nA; j++) {
+      const kb = s * Math.exp(-0.5 * W[o + j * LANES]);
       W[o + j * LANES] = kb;
       kv += kb * v[j];
     }

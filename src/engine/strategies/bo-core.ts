@@ -95,7 +95,7 @@ const clip = (box: Box, u: number[]) => u.map((v, j) => Math.min(box.upper[j], M
  * range (a direct (y − mean)² did, and every GP fit then failed).
  */
 function standardiseY(ys: number[]): number[] {
-  return standardise(ys).z;
+  return standardise(ys).yTilde;
 }
 
 function bestIndex(history: Observation[]): number {

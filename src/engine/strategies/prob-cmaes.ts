@@ -1,7 +1,7 @@
 /**
  * Prob-CMAES (ALGORITHM.md §4): the ProbNES loop of probnes-core.ts with the covariance update
  * Σ' = Σ + 2η_Σ Σ G Σ (paper Prop. 2), step halvings then an eigenvalue floor.
- * Glossary: see probnes-core.ts (mean μ, cov Σ, G = ∂E_ν[z]/∂Σ).
+ * Glossary: see probnes-core.ts (mean μ, cov Σ, G = ∂E_ν[−ỹ]/∂Σ).
  */
 import { makeProbnesStrategy } from './probnes-core.js';
 

@@ -1,7 +1,7 @@
 /**
  * Prob-SNES (ALGORITHM.md §4): the ProbNES loop of probnes-core.ts with the covariance update
  * diagonal Σ, Σ'_ii = Σ_ii·exp(η_Σ Σ_ii² G_ii) (reference form) or Σ_ii·exp(2η_Σ Σ_ii G_ii) (natural form), option snes_form (paper appendix D, Prop. Probabilistic SNES).
- * Glossary: see probnes-core.ts (mean μ, cov Σ, G = ∂E_ν[z]/∂Σ).
+ * Glossary: see probnes-core.ts (mean μ, cov Σ, G = ∂E_ν[−ỹ]/∂Σ).
  */
 import { makeProbnesStrategy } from './probnes-core.js';
 

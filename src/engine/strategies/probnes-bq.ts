@@ -3,13 +3,14 @@
  * everything the loop in probnes-core.ts needs, with JSON-friendly inputs (number[][]).
  *
  * Glossary (shapes): d = dimension, n = active points, q' = points selected by BQ, M = candidate
- * batches; mean μ (d), cov Σ (d×d); X = U_A (n×d); z (n) the GP targets (−ỹ, maximised);
- * gMean g_μ (d), gCov G (d×d) = ∂E_ν[z]/∂(μ, Σ) in standardised units.
+ * batches; mean μ (d), cov Σ (d×d); X = U_A (n×d); negYTilde (n) the GP targets −ỹ (maximised);
+ * gMean g_μ (d), gCov G (d×d) = ∂E_ν[−ỹ]/∂(μ, Σ) in standardised units. The gradients come back
+ * as plain rows (`…Rows`) where the quadrature module returns typed arrays.
  */
-import { type GpHyper, type GpModel, buildModel as gpBuildModel, fitGp, predict, probnesPriors, toMat } from '../gp/index.js';
+import { type GpHyper, type GpModel, buildModel, fitGp, predict, probnesPriors, toMat } from '../gp/index.js';
 import { type Mat, cholesky, fromRows, toRows, zeros } from '../linalg/index.js';
 import { type Rng, sampleMvn } from '../random/index.js';
-import { bqIntegral, expectedGradient as bqExpectedGradient, prepareBatchSelection, sampledGradient as bqSampledGradient } from '../quadrature/index.js';
+import { bqIntegral, expectedGradient, prepareBatchSelection, sampledGradient } from '../quadrature/index.js';
 
 export type { GpModel };
 
@@ -19,8 +20,8 @@ export interface Gradient {
 }
 
 /** The GP at fixed hyperparameters (ask and estimate rebuild it from the stored MAP). */
-export function buildModel(hyper: GpHyper, X: number[][], z: number[]): GpModel {
-  return gpBuildModel(toMat(X), z, hyper);
+export function rebuildModel(hyper: GpHyper, X: number[][], negYTilde: number[]): GpModel {
+  return buildModel(toMat(X), negYTilde, hyper);
 }
 
 export interface FitOutcome {
@@ -30,31 +31,31 @@ export interface FitOutcome {
 }
 
 /** MAP fit with the ProbNES priors (§2); the warm start, when given, is one more start. */
-export function fitModel(X: number[][], z: number[], opts: { warmStart: GpHyper | null; restarts: number; rng: Rng }): FitOutcome {
+export function fitModel(X: number[][], negYTilde: number[], opts: { warmStart: GpHyper | null; restarts: number; rng: Rng }): FitOutcome {
   const d = X[0].length;
-  const fit = fitGp(X, z, { priors: probnesPriors(d), warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng });
+  const fit = fitGp(X, negYTilde, { priors: probnesPriors(d), warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng });
   return { model: fit.model, objective: fit.objective, fallbackReason: fit.fallbackReason };
 }
 
-/** §3 closed form: the expected gradient (g_μ, G) of E_ν[z]. */
-export function expectedGradient(model: GpModel, mean: number[], cov: number[][]): Gradient {
-  const g = bqExpectedGradient(model, mean, cov);
+/** §3 closed form: the expected gradient (g_μ, G) of E_ν[−ỹ]. */
+export function expectedGradientRows(model: GpModel, mean: number[], cov: number[][]): Gradient {
+  const g = expectedGradient(model, mean, cov);
   return { gMean: Array.from(g.gradMean), gCov: toRows(g.gradCov) };
 }
 
 /** §3 ablation: score-function estimate on one joint GP posterior sample at N draws from ν. */
-export function sampledGradient(model: GpModel, mean: number[], cov: number[][], rng: Rng, n: number): Gradient {
-  const g = bqSampledGradient(model, mean, cov, rng, n);
+export function sampledGradientRows(model: GpModel, mean: number[], cov: number[][], rng: Rng, n: number): Gradient {
+  const g = sampledGradient(model, mean, cov, rng, n);
   return { gMean: Array.from(g.gradMean), gCov: toRows(g.gradCov) };
 }
 
-/** E_ν[z] and its posterior variance V = R − tᵀK⁻¹t (standardised units). */
+/** E_ν[−ỹ] and its posterior variance V = R − tᵀK⁻¹t (standardised units). */
 export function integralMoments(model: GpModel, mean: number[], cov: number[][]): { mean: number; variance: number } {
   const b = bqIntegral(model, mean, cov);
   return { mean: b.mean, variance: b.variance };
 }
 
-/** Latent posterior mean and variance of z at one point. */
+/** Latent posterior mean and variance of −ỹ at one point. */
 export function predictAt(model: GpModel, x: number[]): { mean: number; variance: number } {
   const p = predict(model, [x]);
   return { mean: p.mean[0], variance: p.variance[0] };
@@ -67,8 +68,8 @@ export function sampleFrom(mean: number[], cov: number[][], count: number, rng: 
 }
 
 /** M candidate batches of `size` i.i.d. points from ν, drawn batch by batch (§5). */
-export function drawCandidates(mean: number[], cov: number[][], size: number, m: number, rng: Rng): number[][][] {
-  const P = drawCandidatesStacked(mean, cov, size, m, rng);
+export function drawCandidateBatches(mean: number[], cov: number[][], size: number, m: number, rng: Rng): number[][][] {
+  const P = drawCandidateBatchesStacked(mean, cov, size, m, rng);
   const d = mean.length;
   return Array.from({ length: m }, (_, b) => Array.from({ length: size }, (_, i) => Array.from(P.data.subarray((b * size + i) * d, (b * size + i + 1) * d))));
 }
@@ -78,7 +79,7 @@ export function drawCandidates(mean: number[], cov: number[][], size: number, m:
  * random numbers and arithmetic of `sampleMvn` (one d-vector of normals per point), without the
  * per-point allocations.
  */
-export function drawCandidatesStacked(mean: number[], cov: number[][], size: number, m: number, rng: Rng): Mat {
+export function drawCandidateBatchesStacked(mean: number[], cov: number[][], size: number, m: number, rng: Rng): Mat {
   const d = mean.length;
   const l = cholesky(fromRows(cov)).L.data;
   const P = zeros(m * size, d);
@@ -109,7 +110,7 @@ export function selectBatch(
   m: number,
   rng: Rng,
 ): number[][] {
-  const P = drawCandidatesStacked(mean, cov, size, m, rng);
+  const P = drawCandidateBatchesStacked(mean, cov, size, m, rng);
   const selector = prepareBatchSelection(model, mean, cov, pending);
   const best = selector.selectBestStacked(P, size).index;
   const d = mean.length;

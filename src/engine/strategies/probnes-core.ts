@@ -4,30 +4,30 @@
  * one `ask` = batch-BQ selection from the new ν with the GP of the last `tell`.
  *
  * Glossary (shapes): d = dimension, q = batch size, n = |A| active points; mean μ (d), cov Σ (d×d);
- * Λ = diag(lengthscales²); U_A (n×d) the GP inputs, z (n) the GP targets. The GP models
- * z = −ỹ = −(y − yMean)/yStd: the strategies MINIMISE y, the paper's §3 formulas are written for a
+ * Λ = diag(lengthscales²); U_A (n×d) the GP inputs, −ỹ (n, `negYTilde`) the GP targets. The GP
+ * models −ỹ = −(y − yMean)/yStd: the strategies MINIMISE y, the paper's §3 formulas are written for a
  * maximised integrand, so the sign is flipped once here and every gradient is an ascent direction
- * on E_ν[z] (= a descent direction on E_ν[y]). Conversions back to y units happen only in
+ * on E_ν[−ỹ] (= a descent direction on E_ν[y]). Conversions back to y units happen only in
  * diagnostics and `estimate`.
  *
  * Decisions where ALGORITHM.md leaves a choice:
  * - Initial design (generation 0, no GP yet): q draws from the prior ν_0; with include_mean
  *   (default profile) μ_0 replaces the first draw, since the prior mean is the user's best guess.
  * - diagnostics.integral_mean / integral_std: posterior mean and std of E_ν[y] under the NEW ν
- *   (the state's mean/cov), in user y units: E[y] = yMean − yStd·E[z], std = yStd·√V.
+ *   (the state's mean/cov), in user y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
  * - estimate(): latent GP posterior at μ in y units (no observation noise).
- * - The state stores the GP inputs U_A and targets z (plain JSON), so ask/estimate need no history.
+ * - The state stores the GP inputs U_A and targets −ỹ (plain JSON), so ask/estimate need no history.
  */
 import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import type { GpHyper } from '../gp/types.js';
 import {
-  buildModel,
-  expectedGradient,
+  expectedGradientRows,
   fitModel,
   integralMoments,
   predictAt,
-  sampledGradient,
+  rebuildModel,
+  sampledGradientRows,
   selectBatch,
   sampleFrom,
 } from './probnes-bq.js';
@@ -43,11 +43,11 @@ export interface StoredGp {
   hyper: GpHyper;
   /** U_A: the active inputs the GP was fitted on (internal coordinates). */
   X: number[][];
-  /** z = −ỹ on the active set. */
-  z: number[];
+  /** −ỹ on the active set (states written before this name was chosen call it `z`: see `storedTargets`). */
+  negYTilde: number[];
   /** Indices of the active points into the history of that tell. */
   activeIdx: number[];
-  /** Standardisation over the active set: y = yMean − yStd·z. */
+  /** Standardisation over the active set: y = yMean + yStd·ỹ. */
   yMean: number;
   yStd: number;
   /** MAP objective of the kept fit, and why the prior modes were used if every start failed (§2). */
@@ -118,7 +118,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
     if (useBq) {
       // Pending points join U_A (no y needed); μ counts as pending when it is in this batch.
       const pending = [...ctx.pending.map((p) => p.slice()), ...points];
-      const model = buildModel(state.gp!.hyper, state.gp!.X, state.gp!.z);
+      const model = rebuildModel(state.gp!.hyper, state.gp!.X, storedTargets(state.gp!));
       points.push(...selectBatch(model, state.mean, state.cov, pending, nSelect, opt<number>(state, 'candidates'), rng));
     } else {
       // acquisition "none", or the initial design before any GP exists: i.i.d. draws from ν.
@@ -153,19 +153,19 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   });
   const X = idx.map((j) => history[j].x.slice());
   const st = standardise(idx.map((j) => history[j].y));
-  const z = st.z.map((v) => -v);
+  const negYTilde = st.yTilde.map((v) => -v);
   // §1 step 3 / §2: MAP fit; the default profile adds a warm start from the previous MAP.
   const warm = opt<boolean>(state, 'gp_warm_start') && state.gp ? state.gp.hyper : null;
-  const fit = fitModel(X, z, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng });
-  // §3: expected (closed-form) or sampled gradient of E_ν[z] in (μ, Σ).
+  const fit = fitModel(X, negYTilde, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng });
+  // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
   const grad =
     opt<string>(state, 'gradient') === 'sampled'
-      ? sampledGradient(fit.model, state.mean, state.cov, rng, opt<number>(state, 'gradient_samples'))
-      : expectedGradient(fit.model, state.mean, state.cov);
-  // §4: natural-gradient ascent on E_ν[z].
+      ? sampledGradientRows(fit.model, state.mean, state.cov, rng, opt<number>(state, 'gradient_samples'))
+      : expectedGradientRows(fit.model, state.mean, state.cov);
+  // §4: natural-gradient ascent on E_ν[−ỹ].
   const mean = updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
   const cov = updateCov(covFormOf(method, state), state.cov, grad.gCov, opt<number>(state, 'learning_rate_cov'));
-  // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[z], std = yStd·√V.
+  // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
   const mom = integralMoments(fit.model, mean, cov);
   const stepMean = Math.hypot(...mean.map((m, i) => m - state.mean[i]));
   const stepCov = frobenius(cov.map((row, i) => row.map((v, j) => v - state.cov[i][j])));
@@ -182,7 +182,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     gp: {
       hyper: fit.model.hyper,
       X,
-      z,
+      negYTilde,
       activeIdx: idx,
       yMean: st.yMean,
       yStd: st.yStd,
@@ -193,17 +193,25 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   };
 }
 
+/**
+ * The stored GP targets −ỹ. States written before the field was named `negYTilde` hold it as `z`
+ * (the same numbers): they are read as they are, so a study survives the rename.
+ */
+function storedTargets(g: StoredGp): number[] {
+  return g.negYTilde ?? (g as unknown as { z: number[] }).z;
+}
+
 /** GP prediction of y at μ in user y units (latent std, no observation noise). */
 function estimate(state: ProbnesState): Estimate {
   if (!state.gp) return { predicted: null, predicted_std: null };
   const g = state.gp;
-  const p = predictAt(buildModel(g.hyper, g.X, g.z), state.mean);
+  const p = predictAt(rebuildModel(g.hyper, g.X, storedTargets(g)), state.mean);
   return { predicted: finiteOrNull(g.yMean - g.yStd * p.mean), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(p.variance, 0))) };
 }
 
 /**
  * A y-unit figure, or null when it overflows: with values near the top of the double range,
- * yStd·E[z] can exceed it although the model (in standardised units) is sound, and a state or an
+ * yStd·E[−ỹ] can exceed it although the model (in standardised units) is sound, and a state or an
  * answer must never hold ∞ (it would not survive JSON).
  */
 function finiteOrNull(v: number): number | null {

@@ -43,8 +43,8 @@ export function activeSet(
 }
 
 export interface Standardised {
-  /** (y − yMean)/yStd for each value, in the input order. */
-  z: number[];
+  /** ỹ = (y − yMean)/yStd for each value, in the input order. */
+  yTilde: number[];
   yMean: number;
   yStd: number;
 }
@@ -56,17 +56,17 @@ export interface Standardised {
  * Computed on y / 2^k with 2^k ≥ max|y|, so that finite values near the top of the double range
  * (a 1e200 objective, or values spread from −1e308 to 1e308) cannot overflow the sum or the
  * squares: before, (y − mean)² became ∞ and every GP fit failed, which left the study retrying a
- * failing update forever. Dividing by a power of two is exact, so on ordinary data z, mean and
+ * failing update forever. Dividing by a power of two is exact, so on ordinary data ỹ, mean and
  * std are bit for bit what the direct formulas give. std saturates at Number.MAX_VALUE when the
- * spread itself exceeds the double range (z stays exact; only y-unit figures saturate).
+ * spread itself exceeds the double range (ỹ stays exact; only y-unit figures saturate).
  */
 export function standardise(y: readonly number[]): Standardised {
   const n = y.length;
-  if (n === 0) return { z: [], yMean: 0, yStd: 1 };
-  // Identical values carry no information: z = 0 exactly. Computed, Σy/n differs from the common
+  if (n === 0) return { yTilde: [], yMean: 0, yStd: 1 };
+  // Identical values carry no information: ỹ = 0 exactly. Computed, Σy/n differs from the common
   // value by rounding, and those ~1e-16 deviations were fitted as signal, so a constant objective
   // moved the mean by up to 1e-7 over a dozen generations instead of leaving it where it was.
-  if (y.every((v) => v === y[0])) return { z: y.map(() => 0), yMean: y[0], yStd: 1 };
+  if (y.every((v) => v === y[0])) return { yTilde: y.map(() => 0), yMean: y[0], yStd: 1 };
   const top = y.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
   // 2^k with k in the normal exponent range, so the scale itself is finite and normal.
   const k = top > 0 ? Math.min(1023, Math.max(-1022, Math.ceil(Math.log2(top)))) : 0;
@@ -77,6 +77,6 @@ export function standardise(y: readonly number[]): Standardised {
   if (n > 1) sdScaled = Math.sqrt(ys.reduce((s, v) => s + (v - m) * (v - m), 0) / (n - 1));
   const yMean = m * scale;
   const sd = sdScaled * scale;
-  if (n === 1 || !(sd >= 1e-9)) return { z: ys.map((v) => (v - m) * scale), yMean, yStd: 1 };
-  return { z: ys.map((v) => (v - m) / sdScaled), yMean, yStd: Math.min(sd, Number.MAX_VALUE) };
+  if (n === 1 || !(sd >= 1e-9)) return { yTilde: ys.map((v) => (v - m) * scale), yMean, yStd: 1 };
+  return { yTilde: ys.map((v) => (v - m) / sdScaled), yMean, yStd: Math.min(sd, Number.MAX_VALUE) };
 }
