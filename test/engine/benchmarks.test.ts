@@ -18,7 +18,10 @@ const f = (name: string, x: number[]): number => getBenchmark(name, x.length).f(
 describe('registry', () => {
   it('lists every task, and every task with a known minimiser attains f* there', () => {
     expect(benchmarkNames().sort()).toEqual(
-      ['ackley', 'branin', 'cartpole', 'gp-mll', 'griewank', 'levy', 'rastrigin', 'rosenbrock', 'rotated-ellipsoid', 'shekel', 'sphere', 'styblinski-tang', 'three-hump-camel'].sort(),
+      [
+        'ackley', 'branin', 'cartpole', 'gp-mll', 'griewank', 'levy', 'rastrigin', 'rosenbrock', 'rotated-ellipsoid', 'shekel', 'sphere', 'styblinski-tang', 'three-hump-camel',
+        ...Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}`),
+      ].sort(),
     );
     for (const name of benchmarkNames()) {
       const def = BENCHMARKS[name];

@@ -38,7 +38,9 @@ export interface BenchmarkDef {
   dim: number | 'any';
   /** Dimension used when the caller does not choose one. */
   defaultDim: number;
-  make(d: number): Benchmark;
+  /** The task comes in seeded instances (BBOB); `make`'s second argument picks one. */
+  instances?: boolean;
+  make(d: number, instance?: number): Benchmark;
 }
 
 /** Repeats a scalar interval d times. */

@@ -1,0 +1,69 @@
+/**
+ * COCO's BBOB noiseless suite (Hansen, Finck, Ros, Auger, "Real-Parameter Black-Box Optimization
+ * Benchmarking 2009: Noiseless Functions Definitions", INRIA RR-6829): the 24 functions f1–f24,
+ * each in any dimension d ≥ 2 and any instance k ≥ 1, generated exactly as the suite generates them
+ * (bbob/instances.ts), so `bbobProblem(f, d, k)` is the field's instance k of f in d dimensions.
+ *
+ * Registered as the tasks `bbob-f1` … `bbob-f24`; `getBenchmark('bbob-f7', 5, 3)` is f7, d = 5,
+ * instance 3 (instance 1 by default). The search domain is [−5, 5]^d; outside it most functions add
+ * the boundary penalty f_pen.
+ */
+import { F01_F14 } from './bbob/f01-f14.js';
+import { F15_F24 } from './bbob/f15-f24.js';
+import { bbobFopt, bbobSeed } from './bbob/instances.js';
+import type { Benchmark, BenchmarkDef } from './types.js';
+import { checkDim, cube } from './types.js';
+
+const BUILDERS = [...F01_F14, ...F15_F24];
+
+export const BBOB_FUNCTIONS = 24;
+
+/** The suite's function names (RR-6829's section titles, shortened). */
+export const BBOB_NAMES: readonly string[] = [
+  'Sphere', 'Ellipsoid separable', 'Rastrigin separable', 'Büche-Rastrigin', 'Linear slope',
+  'Attractive sector', 'Step ellipsoid', 'Rosenbrock original', 'Rosenbrock rotated',
+  'Ellipsoid', 'Discus', 'Bent cigar', 'Sharp ridge', 'Different powers',
+  'Rastrigin', 'Weierstrass', 'Schaffers F7', 'Schaffers F7 ill-conditioned', 'Griewank-Rosenbrock F8F2',
+  'Schwefel x·sin(x)', 'Gallagher 101 peaks', 'Gallagher 21 peaks', 'Katsuura', 'Lunacek bi-Rastrigin',
+];
+
+/** One BBOB problem: function fn ∈ 1…24, dimension d ≥ 2, instance ≥ 1. */
+export interface BbobProblem extends Benchmark {
+  fn: number;
+  instance: number;
+  /** x_opt; for f5 the corner beyond which f is constant at f_opt. */
+  argmin: number[];
+}
+
+export function bbobProblem(fn: number, d: number, instance = 1): BbobProblem {
+  if (!(Number.isInteger(fn) && fn >= 1 && fn <= BBOB_FUNCTIONS)) throw new RangeError(`bbob: function must be an integer in 1…${BBOB_FUNCTIONS}, got ${fn}`);
+  if (!(Number.isInteger(d) && d >= 2)) throw new RangeError(`bbob-f${fn}: dimension must be an integer ≥ 2, got ${d}`);
+  if (!(Number.isInteger(instance) && instance >= 1)) throw new RangeError(`bbob-f${fn}: instance must be an integer ≥ 1, got ${instance}`);
+  const seed = bbobSeed(fn, instance);
+  const fopt = bbobFopt(fn, instance);
+  const { xopt, raw } = BUILDERS[fn - 1](d, seed);
+  const name = `bbob-f${fn}`;
+  return {
+    name,
+    fn,
+    instance,
+    dim: d,
+    f: (x) => {
+      checkDim(name, x, d);
+      return raw(x) + fopt;
+    },
+    optimum: fopt,
+    argmin: xopt,
+    bounds: cube(d, -5, 5),
+    source: `BBOB f${fn} (${BBOB_NAMES[fn - 1]}), instance ${instance}, RR-6829`,
+  };
+}
+
+/** The registry entries bbob-f1 … bbob-f24 (instance 1 unless the caller names one). */
+export const BBOB: readonly BenchmarkDef[] = Array.from({ length: BBOB_FUNCTIONS }, (_, i) => ({
+  name: `bbob-f${i + 1}`,
+  dim: 'any' as const,
+  defaultDim: 2,
+  instances: true,
+  make: (d: number, instance?: number) => bbobProblem(i + 1, d, instance ?? 1),
+}));
