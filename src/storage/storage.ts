@@ -147,8 +147,13 @@ export interface TrialUpdate {
   completedAt: string | null;
 }
 
+/**
+ * What a commit wrote: the revision now current (advanced only when an engine state was written) and
+ * the ids assigned to `newTrials`, in order. The caller has the rest of what it wrote; reading the
+ * trials back (or copying them across a writer thread) would cost more than the inserts.
+ */
 export type CommitResult =
-  | { committed: true; revision: number; trials: TrialRecord[] }
+  | { committed: true; revision: number; trialIds: number[] }
   | { committed: false; reason: 'study_not_found' | 'revision_conflict' | 'trial_conflict' };
 
 /**

@@ -46,5 +46,5 @@ export async function commit(storage: Storage, studyId: string, generation: numb
   const latest = await storage.getEngineState(studyId);
   const res = await storage.commitGeneration(studyId, { expectedRevision: latest?.revision ?? null, generation, engineState: { version: 1, state }, newTrials, now: stamp() });
   if (!res.committed) throw new Error(`commit failed: ${res.reason}`);
-  return res.trials;
+  return res.trialIds;
 }

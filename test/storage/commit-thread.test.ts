@@ -48,7 +48,7 @@ describe('writer thread', () => {
       s.commitGeneration('c', commit({ trialUpdates: [complete(1, 3, 'ACTIVE')], newTrials: [newTrial(0.6)] })),
     ]);
     expect(a).toMatchObject({ committed: true, revision: 1 });
-    expect(a.committed && a.trials.map((t) => t.trialId)).toEqual([1, 2]);
+    expect(a.committed && a.trialIds).toEqual([1, 2]);
     expect(b).toMatchObject({ committed: true, revision: 2 });
     expect(stale).toEqual({ committed: false, reason: 'revision_conflict' });
     expect(conflict).toEqual({ committed: false, reason: 'trial_conflict' });

@@ -213,7 +213,7 @@ export class LoopService {
     if (!res.committed) return res;
     // The in-memory records (and so the results) carry the ids the loop expected storage to assign.
     const expected = snap.addedIds();
-    if (res.trials.some((t, i) => t.trialId !== expected[i])) throw new Error('storage assigned other trial ids than the loop expected');
+    if (res.trialIds.some((id, i) => id !== expected[i])) throw new Error('storage assigned other trial ids than the loop expected');
     if (engineChanged) this.cache.setEngine(studyId, res.revision, snap.engine);
     this.cache.extendCompleted(studyId, snap.loadedCompleted, snap.freshlyCompleted());
     return res;

@@ -16,8 +16,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { CommitResult, GenerationCommit, TrialRecord } from '../storage.js';
-import type { CommitIds } from './trials-repo.js';
+import type { CommitResult, GenerationCommit } from '../storage.js';
 
 export interface CommitRequest {
   id: number;
@@ -25,8 +24,8 @@ export interface CommitRequest {
   commit: GenerationCommit;
 }
 
-/** The new trials travel back as ids only (see written()). */
-export type CommitReply = { id: number; ok: true; result: CommitIds } | { id: number; ok: false; message: string; code: string | null };
+/** The new trials travel back as ids only (CommitResult). */
+export type CommitReply = { id: number; ok: true; result: CommitResult } | { id: number; ok: false; message: string; code: string | null };
 
 /** An error from the writer thread (the original's class does not cross threads; message and code do). */
 export class WriterThreadError extends Error {
@@ -46,40 +45,10 @@ function tsxEsmApi(): string {
   return pathToFileURL(path.join(path.dirname(pkgFile), pkg.exports['./esm/api']!.import.default)).href;
 }
 
-/**
- * The committed new trials as storage holds them, rebuilt from what was sent (the same fields
- * TrialsRepo inserts, with the ids it assigned) instead of read back and copied across the thread.
- */
-export function written(studyId: string, c: GenerationCommit, r: CommitIds): CommitResult {
-  if (!r.committed) return r;
-  const trials = r.trialIds.map((trialId, i): TrialRecord => {
-    const t = c.newTrials[i]!;
-    return {
-      studyId,
-      trialId,
-      state: t.state,
-      generation: t.generation,
-      clientId: t.clientId ?? null,
-      leaseExpiresAt: t.leaseExpiresAt ?? null,
-      // Copies, as a read would give: the caller may go on changing its own objects.
-      parameters: { ...t.parameters },
-      point: t.point === null ? null : t.point.slice(),
-      value: t.value ?? null,
-      stderr: t.stderr ?? null,
-      failureReason: null,
-      source: t.source,
-      createdAt: c.now,
-      completedAt: t.completedAt ?? null,
-      updatedAt: c.now,
-    };
-  });
-  return { committed: true, revision: r.revision, trials };
-}
-
 export class CommitThread {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { studyId: string; commit: GenerationCommit; resolve: (r: CommitResult) => void; reject: (e: unknown) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: CommitResult) => void; reject: (e: unknown) => void }>();
   private exited: Promise<void> | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
@@ -94,7 +63,7 @@ export class CommitThread {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<CommitResult>((resolve, reject) => {
-      this.pending.set(id, { studyId, commit, resolve, reject });
+      this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
       worker.postMessage({ id, studyId, commit } satisfies CommitRequest);
     });
@@ -143,7 +112,7 @@ export class CommitThread {
         const p = this.pending.get(r.id);
         if (!p) continue;
         this.pending.delete(r.id);
-        if (r.ok) p.resolve(written(p.studyId, p.commit, r.result));
+        if (r.ok) p.resolve(r.result);
         else p.reject(new WriterThreadError(r.message, r.code));
       }
       if (this.pending.size === 0) worker.unref();

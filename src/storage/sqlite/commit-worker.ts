@@ -3,9 +3,8 @@
  * pragmas, synchronous=FULL) and the loop's commit unit of work. Commits that queued while the
  * previous transaction was being written are drained and written in one transaction (one fsync
  * for all of them, whichever studies they belong to); each keeps its own outcome through a
- * savepoint. Replies go out only after the transaction's COMMIT returned, and carry only the
- * outcome, the revision and the new trials' ids (commit-thread.ts rebuilds the records from what
- * it sent): reading the trials back and copying them across the thread cost more than the inserts.
+ * savepoint. Replies go out only after the transaction's COMMIT returned, and carry the commit's
+ * result: the outcome, the revision and the new trials' ids.
  */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './connection.js';

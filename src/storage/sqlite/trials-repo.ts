@@ -53,9 +53,6 @@ export function toEngineState(r: EngineStateRow): EngineStateRecord {
   return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: JSON.parse(r.state) as JsonValue, createdAt: r.created_at };
 }
 
-/** A commit's outcome naming the new trials by id rather than reading them back (the writer thread's replies). */
-export type CommitIds = { committed: true; revision: number; trialIds: number[] } | Extract<CommitResult, { committed: false }>;
-
 /** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
 class TrialConflict extends Error {}
 
@@ -80,7 +77,6 @@ export class TrialsRepo {
   private readonly insertTrialStmt;
   private readonly updateTrialStmt;
   private readonly commitTx;
-  private readonly commitIdsTx;
   private readonly commitManyTx;
   private readonly headStmt;
   private readonly nextIdStmt;
@@ -106,15 +102,11 @@ export class TrialsRepo {
       WHERE study_id = @study_id AND trial_id = @trial_id AND state = @expected_state`);
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
-    this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => {
-      const r = this.commitInTx(studyId, c);
-      return r.committed ? { committed: true, revision: r.revision, trials: r.trialIds.map((id) => this.trial(studyId, id)!) } : r;
-    });
-    this.commitIdsTx = db.transaction((studyId: string, c: GenerationCommit): CommitIds => this.commitInTx(studyId, c));
+    this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
     this.commitManyTx = db.transaction((list: readonly [string, GenerationCommit][]) =>
       list.map(([studyId, c]) => {
         try {
-          return { ok: true as const, result: this.commitIds(studyId, c) };
+          return { ok: true as const, result: this.commit(studyId, c) };
         } catch (error) {
           return { ok: false as const, error };
         }
@@ -167,6 +159,10 @@ export class TrialsRepo {
     return row ? toEngineState(row) : null;
   }
 
+  /**
+   * One commit in an IMMEDIATE transaction of its own, or, inside a caller's transaction (commitMany),
+   * in a savepoint: better-sqlite3 runs a nested transaction function as a savepoint.
+   */
   commit(studyId: string, c: GenerationCommit): CommitResult {
     try {
       return this.commitTx.immediate(studyId, c);
@@ -176,23 +172,12 @@ export class TrialsRepo {
     }
   }
 
-  /** As commit, in a savepoint of the caller's transaction, answering the new trials' ids only. */
-  private commitIds(studyId: string, c: GenerationCommit): CommitIds {
-    try {
-      return this.commitIdsTx(studyId, c);
-    } catch (err) {
-      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
-      throw err;
-    }
-  }
-
   /**
    * Several commits (any studies) in one IMMEDIATE transaction, so one fsync: each in a savepoint
    * of its own (a nested better-sqlite3 transaction), so a conflict or error rolls back only that
-   * one. Throws only if the transaction as a whole fails, and then none of it is written. The new
-   * trials are named by id, not read back: the caller has what it wrote.
+   * one. Throws only if the transaction as a whole fails, and then none of it is written.
    */
-  commitMany(list: readonly [string, GenerationCommit][]): ({ ok: true; result: CommitIds } | { ok: false; error: unknown })[] {
+  commitMany(list: readonly [string, GenerationCommit][]): ({ ok: true; result: CommitResult } | { ok: false; error: unknown })[] {
     return this.commitManyTx.immediate(list);
   }
 
@@ -212,7 +197,7 @@ export class TrialsRepo {
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
   }
 
-  private commitInTx(studyId: string, c: GenerationCommit): CommitIds {
+  private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
     const study = this.nextIdStmt.get(studyId);
     if (!study) return { committed: false, reason: 'study_not_found' };
     // Revision only: the state itself (possibly large) is not read back.
