@@ -11,6 +11,7 @@ import { apiKeysSchema, flagVar } from './config-api-keys.js';
 import type { EnvApiKey } from './domain/auth/api-keys.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'] as const;
 
 /** An integer environment variable in [min, max]; the message says exactly what is allowed. */
 function intVar(min: number, max: number, def: number) {
@@ -29,6 +30,20 @@ const envSchema = z.object({
   // Loopback by default: with no API keys configured the server is open, so it must not face a network.
   HOST: z.string().trim().min(1, 'must be a host name or IP address').default('127.0.0.1'),
   DATABASE_PATH: z.string().trim().min(1, 'must be a file path, or :memory:').default('./data/probnes.db'),
+  // Set: PostgreSQL (several replicas may share it) instead of the SQLite file at DATABASE_PATH.
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database?sslmode=require)')
+    .refine((v) => {
+      const mode = /[?&]sslmode=([^&]*)/.exec(v)?.[1];
+      return mode === undefined || SSL_MODES.includes(mode as (typeof SSL_MODES)[number]);
+    }, `its sslmode must be one of ${['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'].join(', ')}`)
+    .optional(),
+  // Connections per replica (PostgreSQL only): the database's max_connections bounds replicas × this.
+  DATABASE_POOL_SIZE: intVar(1, 1000, 10),
+  // Longest a single statement may run (PostgreSQL only); a stuck one fails the request with a 503.
+  DATABASE_STATEMENT_TIMEOUT_MS: intVar(100, 600_000, 10_000),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   BODY_LIMIT: intVar(1024, 100 * 1024 * 1024, 1024 * 1024),
   REQUEST_TIMEOUT_MS: intVar(0, 3_600_000, 30_000),
@@ -53,13 +68,18 @@ const envSchema = z.object({
 });
 
 /** Variables whose values must never appear in an error message. */
-const SECRET_VARIABLES = new Set(['API_KEYS']);
+const SECRET_VARIABLES = new Set(['API_KEYS', 'DATABASE_URL']);
 
 export interface Config {
   readonly port: number;
   readonly host: string;
-  /** Absolute path of the SQLite file, or ':memory:'. */
+  /** Absolute path of the SQLite file, or ':memory:' (unused when `databaseUrl` is set). */
   readonly databasePath: string;
+  /** PostgreSQL connection URL (sslmode in its query string), or null for SQLite. */
+  readonly databaseUrl: string | null;
+  /** PostgreSQL connections per process. */
+  readonly databasePoolSize: number;
+  readonly databaseStatementTimeoutMs: number;
   readonly logLevel: (typeof LOG_LEVELS)[number];
   /** Largest accepted request body, in bytes. */
   readonly bodyLimit: number;
@@ -110,6 +130,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     port: e.PORT,
     host: e.HOST,
     databasePath: e.DATABASE_PATH === ':memory:' ? ':memory:' : path.resolve(cwd, e.DATABASE_PATH),
+    databaseUrl: e.DATABASE_URL ?? null,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     bodyLimit: e.BODY_LIMIT,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

@@ -7,7 +7,7 @@ import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createEngineRunner } from './domain/index.js';
-import { SqliteStorage, type Storage } from './storage/index.js';
+import { PostgresStorage, SqliteStorage, type Storage } from './storage/index.js';
 import { openBindingRefusal } from './bind-policy.js';
 
 function createLogger(config: Config): Logger {
@@ -18,6 +18,20 @@ function createLogger(config: Config): Logger {
     // Human-readable only for a person at a terminal; machines get one JSON object per line.
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
   });
+}
+
+/** PostgreSQL when DATABASE_URL is set (migrated under an advisory lock), else the SQLite file. */
+async function openStorage(config: Config): Promise<Storage> {
+  if (!config.databaseUrl) return SqliteStorage.open(config.databasePath);
+  return PostgresStorage.open({ url: config.databaseUrl, poolSize: config.databasePoolSize, statementTimeoutMs: config.databaseStatementTimeoutMs });
+}
+
+/** The database for logs, without the URL's password. */
+function databaseName(config: Config): string {
+  if (!config.databaseUrl) return config.databasePath;
+  const u = new URL(config.databaseUrl);
+  u.password = '';
+  return u.toString();
 }
 
 async function main(): Promise<void> {
@@ -35,9 +49,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   let storage: Storage;
   try {
-    storage = SqliteStorage.open(config.databasePath);
+    storage = await openStorage(config);
   } catch (err) {
-    logger.fatal({ err, database: config.databasePath }, `cannot open the database: ${(err as Error).message}`);
+    logger.fatal({ err, database: databaseName(config) }, `cannot open the database: ${(err as Error).message}`);
     logger.flush();
     process.exit(1);
   }
@@ -106,7 +120,7 @@ async function main(): Promise<void> {
     logger.flush();
     process.exit(1);
   }
-  logger.info({ database: config.databasePath, engine_workers: config.engineWorkers }, 'ready');
+  logger.info({ database: databaseName(config), engine_workers: config.engineWorkers }, 'ready');
 }
 
 void main();

@@ -8,6 +8,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { STATUS_CODES } from 'node:http';
 import type { z, ZodType } from 'zod';
 import { DomainError, pointer, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
+import { StorageUnavailableError } from '../storage/index.js';
 
 export interface Problem {
   type: string;
@@ -114,6 +115,13 @@ export function errorHandler(this: FastifyInstance, error: FastifyError, request
   }
   if (error instanceof DomainError) {
     return sendProblem(request, reply, { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message });
+  }
+  if ((error as unknown) instanceof StorageUnavailableError) {
+    // Retryable: the replica reconnects by itself, and the loop's writes are idempotent (an
+    // observation sent again after a commit whose answer was lost is accepted as the same result).
+    request.log.warn({ err: error }, 'database unavailable');
+    reply.header('retry-after', '1');
+    return sendProblem(request, reply, { status: 503, code: 'database_unavailable', detail: 'the database is unavailable; retry (the request may be sent again as it is)' });
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
   if (known) return sendProblem(request, reply, { status: known.status, code: known.code, detail: known.detail ?? error.message });

@@ -85,6 +85,20 @@ export class Metrics {
         for (const s of STUDY_STATES) this.set({ state: s }, c.studiesByState[s]);
       },
     });
+    // PostgreSQL's connection pool (this replica's); absent for SQLite.
+    if (storage.poolStats()) {
+      const pool = () => storage.poolStats()!;
+      const figures = [
+        ['probnes_db_pool_connections', 'Database connections this process holds open (idle and busy).', 'total'],
+        ['probnes_db_pool_idle', 'Idle database connections in this process\'s pool.', 'idle'],
+        ['probnes_db_pool_waiting', 'Requests waiting for a database connection.', 'waiting'],
+        ['probnes_db_pool_max', 'Largest pool size (DATABASE_POOL_SIZE).', 'max'],
+        ['probnes_db_connection_errors', 'Database calls that found it unreachable, and idle connections lost, since start; the pool reconnects by itself.', 'errors'],
+      ] as const;
+      for (const [name, help, key] of figures) {
+        new Gauge({ name, help, registers: [this.registry], collect() { this.set(pool()[key]); } });
+      }
+    }
     new Gauge({
       name: 'probnes_open_leases',
       help: 'ACTIVE trials whose lease has not expired (all tenants).',

@@ -2,9 +2,9 @@
  * The storage contract: coarse, atomic units of work that return Promises of plain objects.
  *
  * Nothing outside src/storage sees SQL or a driver. The embedded implementation is better-sqlite3
- * (src/storage/sqlite); a PostgreSQL implementation of this same interface would let several
- * replicas share one database, with per-study concurrency enforced by the database (see
- * `commitGeneration`'s expected revision) rather than by an in-process lock.
+ * (src/storage/sqlite); the PostgreSQL one (src/storage/postgres) lets several replicas share one
+ * database, with per-study concurrency enforced by the database (see `commitGeneration`'s expected
+ * revision and commit sequence) rather than only by an in-process lock.
  *
  * Field types are the storage's own: JSON columns come back as `JsonValue`, and the service,
  * which wrote them, narrows them again.
@@ -120,6 +120,12 @@ export interface EngineStateRecord {
  */
 export interface GenerationCommit {
   expectedRevision: number | null;
+  /**
+   * The study's `commitSeq` the caller loaded (LoopState); when given, a commit by any other writer
+   * since then (another replica: leases, results, new trials, even without a new engine state)
+   * refuses this one as a `revision_conflict`. Without it only the revision and trial guards apply.
+   */
+  expectedCommitSeq?: number;
   generation: number;
   /**
    * The new snapshot (stored under `generation`, revision + 1), or null when only trials change
@@ -169,6 +175,8 @@ export interface LoopState {
   engineState: EngineStateRecord | null;
   /** The id the next inserted trial gets. */
   nextTrialId: number;
+  /** Counts the study's commits (every writer, any change): what `expectedCommitSeq` checks. */
+  commitSeq: number;
   /**
    * By ascending trial id: every REQUESTED or ACTIVE trial, every suggested trial of the latest
    * engine state's generation, and those of `trialIds` that exist.
@@ -206,6 +214,30 @@ export interface OperationalCounts {
   openLeases: number;
 }
 
+/**
+ * The database could not be reached or dropped the connection mid-request (a server restart, a
+ * terminated backend, a network cut): the request's outcome is unknown to the caller only if it
+ * was a commit, and an identical retry is safe (the loop's writes are idempotent). HTTP: 503.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+/** A connection pool's figures for /metrics (PostgreSQL); SQLite has none. */
+export interface PoolStats {
+  /** Connections open (idle and busy). */
+  total: number;
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  max: number;
+  /** Requests that found the database unreachable and idle connections lost (terminated, network) since start; the pool opens new ones by itself. */
+  errors: number;
+}
+
 export interface StorageHealth {
   ok: boolean;
   schemaVersion: number;
@@ -229,6 +261,10 @@ export interface ApiKeyRecord extends NewApiKeyRecord {
 export interface Storage {
   /** Reachable and migrated to exactly the schema this code knows (readiness). */
   health(): Promise<StorageHealth>;
+  /** Which backend, for logs and metrics. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** The connection pool's figures; null for a backend without one. */
+  poolStats(): PoolStats | null;
   /** Flush and release the database; later calls fail. */
   close(): Promise<void>;
   /** Server-wide settings kept with the data (e.g. the pagination-token secret). */

@@ -23,7 +23,20 @@ describe('loadConfig', () => {
       { PORT: '9000', HOST: '0.0.0.0', DATABASE_PATH: 'db/x.db', LOG_LEVEL: 'debug', BODY_LIMIT: '2048', REQUEST_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '500', LOG_PRETTY: 'false', ENGINE_WORKERS: '3' },
       '/srv',
     );
-    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000 });
+    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000, databaseUrl: null, databasePoolSize: 10, databaseStatementTimeoutMs: 10000 });
+  });
+
+  it('selects PostgreSQL with DATABASE_URL and its pool and timeout settings', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://app:pw@db:5432/probnes?sslmode=verify-full', DATABASE_POOL_SIZE: '25', DATABASE_STATEMENT_TIMEOUT_MS: '2000' }, '/srv');
+    expect(c).toMatchObject({ databaseUrl: 'postgres://app:pw@db:5432/probnes?sslmode=verify-full', databasePoolSize: 25, databaseStatementTimeoutMs: 2000 });
+  });
+
+  it('rejects a DATABASE_URL that is not PostgreSQL or has an unknown sslmode, without echoing it (it may hold a password)', () => {
+    const [notPg] = problemsOf({ DATABASE_URL: 'mysql://u:secret@h/db' });
+    expect(notPg).toMatch(/^DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    expect(notPg).not.toMatch(/secret/);
+    expect(problemsOf({ DATABASE_URL: 'postgres://u:secret@h/db?sslmode=always' })[0]).toMatch(/^DATABASE_URL: its sslmode must be one of disable, prefer, require, verify-ca, verify-full, no-verify$/);
+    expect(problemsOf({ DATABASE_POOL_SIZE: '0' })[0]).toMatch(/^DATABASE_POOL_SIZE: must be an integer from 1 to 1000/);
   });
 
   it('keeps :memory: as is and treats empty strings as unset', () => {

@@ -50,7 +50,7 @@ export function clock(start = Date.UTC(2025, 0, 1, 12)): Clock {
   return { now: () => new Date(t), advance: (ms) => (t += ms) };
 }
 
-export async function loopApp(opts: { clock?: Clock; engine?: EngineRunner; storage?: Storage } = {}): Promise<{ app: FastifyInstance; storage: Storage }> {
+export async function loopApp(opts: { clock?: Clock; engine?: EngineRunner; storage?: Storage; idPrefix?: string } = {}): Promise<{ app: FastifyInstance; storage: Storage }> {
   const storage = opts.storage ?? SqliteStorage.open(':memory:');
   let tick = 0;
   let id = 0;
@@ -61,7 +61,7 @@ export async function loopApp(opts: { clock?: Clock; engine?: EngineRunner; stor
     ...(opts.engine ? { engine: opts.engine } : {}),
     service: {
       now: opts.clock?.now ?? (() => new Date(Date.UTC(2025, 0, 1, 12, 0, 0, tick++))),
-      newId: () => `study-${String(++id).padStart(4, '0')}`,
+      newId: () => `${opts.idPrefix ?? 'study'}-${String(++id).padStart(4, '0')}`,
       newSeed: () => 12345,
     },
   });

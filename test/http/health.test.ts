@@ -15,7 +15,7 @@ describe('probes', () => {
     const { app } = await makeTestApp();
     const res = await app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ready', schema_version: 3 });
+    expect(res.json()).toEqual({ status: 'ready', schema_version: 4 });
     await app.close();
   });
 

@@ -44,8 +44,14 @@ export interface LoopServiceDeps {
   log?: LoopLogger;
 }
 
-/** Commit attempts before giving up on a study other writers keep changing. */
-const MAX_ATTEMPTS = 5;
+/**
+ * Commit attempts before giving up on a study other writers keep changing. One process never
+ * conflicts with itself (its lock orders a study's requests); replicas sharing a database do, on
+ * a busy study, and each lost race costs one reload: after the first, a random pause of up to
+ * 2^attempt ms (≤ 64) spreads the racers out so that they stop meeting.
+ */
+const MAX_ATTEMPTS = 10;
+const backoff = (attempt: number) => (attempt < 2 ? Promise.resolve() : new Promise<void>((r) => setTimeout(r, Math.random() * Math.min(64, 2 ** attempt))));
 const SILENT: LoopLogger = { warn: () => {}, error: () => {} };
 
 export class LoopService {
@@ -176,6 +182,7 @@ export class LoopService {
       } catch (err) {
         if (!(err instanceof StaleSnapshotError)) throw err;
         this.retryOrGiveUp(studyId, attempt, 'stale_snapshot');
+        await backoff(attempt);
         continue;
       }
       const res = await this.commit(snap, ctx);
@@ -185,6 +192,7 @@ export class LoopService {
         throw new StudyNotFoundError(studyId);
       }
       this.retryOrGiveUp(studyId, attempt, res.reason);
+      await backoff(attempt);
     }
   }
 
@@ -203,6 +211,7 @@ export class LoopService {
     if (trialUpdates.length === 0 && newTrials.length === 0 && !engineChanged && !snap.studyState) return null;
     const res = await this.storage.commitGeneration(studyId, {
       expectedRevision: snap.revision,
+      expectedCommitSeq: snap.commitSeq,
       generation: snap.generation,
       engineState: engineChanged ? { version: snap.engine.version, state: snap.engine as never } : null,
       newTrials,

@@ -29,6 +29,8 @@ export interface SnapshotInit {
   trials: TrialRecord[];
   counts: TrialCounts;
   nextTrialId: number;
+  /** The study's commit count as loaded (the guard of this request's commit). */
+  commitSeq: number;
   /** The stored COMPLETED trials in completion order (as of the load, or later if another writer committed). */
   completed: () => Promise<readonly CompletedPoint[]>;
 }
@@ -37,6 +39,7 @@ export class StudySnapshot {
   readonly study: Study;
   readonly space: SearchSpace;
   readonly revision: number;
+  readonly commitSeq: number;
   engine: BaseState;
   /** Working copies of the loaded trials, by ascending trial id, then the added ones. */
   readonly trials: TrialRecord[];
@@ -60,6 +63,7 @@ export class StudySnapshot {
     this.study = init.study;
     this.space = init.space;
     this.revision = init.revision;
+    this.commitSeq = init.commitSeq;
     this.engine = init.engine;
     this.trials = init.trials.map((t) => ({ ...t }));
     for (const t of this.trials) this.byId.set(t.trialId, t);
@@ -102,6 +106,7 @@ export class StudySnapshot {
       trials: loaded.trials,
       counts: loaded.study.trialCounts,
       nextTrialId: loaded.nextTrialId,
+      commitSeq: loaded.commitSeq,
       completed,
     });
   }

@@ -23,6 +23,7 @@ export interface SqliteStorageOptions extends OpenOptions {
 }
 
 export class SqliteStorage implements Storage {
+  readonly kind = 'sqlite' as const;
   private readonly studies: StudiesRepo;
   private readonly trials: TrialsRepo;
   private readonly reports: ReportsRepo;
@@ -40,18 +41,20 @@ export class SqliteStorage implements Storage {
     this.trials = new TrialsRepo(db);
     this.reports = new ReportsRepo(db, this.studies);
     this.keys = new KeysRepo(db);
-    this.nextTrialIdStmt = db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?');
+    this.nextTrialIdStmt = db.prepare<[string], { next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = ?');
     // A read transaction: the study, its counts, its engine state and its trials as of one commit.
     this.loopStateTx = db.transaction((tenantId: string, studyId: string, q: LoopStateQuery): LoopState | null => {
       const study = this.studies.get(tenantId, studyId);
       if (!study) return null;
       const head = this.trials.head(studyId);
       const engineState = head && head.revision !== q.knownRevision ? this.trials.engineState(studyId) : null;
+      const seq = this.nextTrialIdStmt.get(studyId)!;
       return {
         study,
         revision: head?.revision ?? null,
         engineState,
-        nextTrialId: this.nextTrialIdStmt.get(studyId)!.next_trial_id,
+        nextTrialId: seq.next_trial_id,
+        commitSeq: seq.commit_seq,
         trials: this.trials.loopTrials(studyId, head?.generation ?? study.generation, q.trialIds),
       };
     });
@@ -81,6 +84,10 @@ export class SqliteStorage implements Storage {
     } catch (err) {
       return { ok: false, schemaVersion: -1, expectedSchemaVersion: this.expectedVersion, detail: (err as Error).message };
     }
+  }
+
+  poolStats(): null {
+    return null;
   }
 
   async close(): Promise<void> {

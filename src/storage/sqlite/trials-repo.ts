@@ -115,8 +115,10 @@ export class TrialsRepo {
     this.headStmt = db.prepare<[string], { generation: number; revision: number }>(
       'SELECT generation, revision FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1',
     );
-    this.nextIdStmt = db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?');
-    this.advanceStudyStmt = db.prepare<[number, number, string, string]>('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?');
+    this.nextIdStmt = db.prepare<[string], { next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = ?');
+    this.advanceStudyStmt = db.prepare<[number, number, string, string]>(
+      'UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ?, commit_seq = commit_seq + 1 WHERE id = ?',
+    );
     this.studyStateStmt = db.prepare<[string, string | null, string]>('UPDATE studies SET state = ?, reason = ? WHERE id = ?');
     this.insertStateStmt = db.prepare<[string, number, number, number, string, string]>(`INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
         VALUES (?, ?, ?, ?, ?, ?)
@@ -200,6 +202,7 @@ export class TrialsRepo {
   private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
     const study = this.nextIdStmt.get(studyId);
     if (!study) return { committed: false, reason: 'study_not_found' };
+    if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' };
     // Revision only: the state itself (possibly large) is not read back.
     const latest = this.headStmt.get(studyId);
     if ((latest?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };

@@ -1,0 +1,443 @@
+/**
+ * The Storage contract on PostgreSQL, for several stateless replicas sharing one database.
+ *
+ * What one process serialises in memory (its per-study lock, study-lock.ts) is serialised here by
+ * the database, and only for the few milliseconds of a write, never across an engine computation:
+ * `commitGeneration` takes the study's row lock (SELECT ... FOR UPDATE), checks that nobody
+ * committed since the caller loaded (engine-state revision and the study's commit count), then
+ * writes the snapshot, the guarded trial updates and the new trials (ids from the study row, so
+ * dense and never handed out twice) and commits. A caller that loses the race gets
+ * `revision_conflict` or `trial_conflict`, reloads and recomputes (loop.ts); nothing is overwritten.
+ *
+ * Group commit is PostgreSQL's own: concurrent COMMITs of any replicas share WAL flushes, and the
+ * loop still groups a study's queued observation requests into one commit per process.
+ *
+ * Reads that must be one consistent state (the loop's load) are one statement, and so one
+ * snapshot, even under READ COMMITTED; exports use a REPEATABLE READ transaction.
+ */
+import type pg from 'pg';
+import { MigrationError, type Migration } from '../sqlite/migrate.js';
+import {
+  STUDY_STATES,
+  type ApiKeyRecord,
+  type CommitResult,
+  type EngineStateRecord,
+  type GenerationCommit,
+  type ImportedEngineState,
+  type ImportedStudy,
+  type ImportedTrial,
+  type InitialEngineState,
+  type LoopState,
+  type LoopStateQuery,
+  type NewApiKeyRecord,
+  type NewStudyRecord,
+  type OperationalCounts,
+  type Page,
+  type PageRequest,
+  type PoolStats,
+  StorageUnavailableError,
+  type Storage,
+  type StorageHealth,
+  type StudyPatch,
+  type StudyRecord,
+  type StudyState,
+  type TrialRecord,
+  type TrialState,
+} from '../storage.js';
+import { createPool, transaction, translate, type PostgresOptions } from './connection.js';
+import { loadPostgresMigrations, migratePostgres, schemaVersion } from './migrate.js';
+import { COUNTS_SQL, json, toEngineState, toKey, toStudy, toTrial, type EngineStateRow, type KeyRow, type StudyRow, type TrialRow } from './rows.js';
+
+export interface PostgresStorageOptions extends PostgresOptions {
+  migrations?: Migration[];
+}
+
+const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+/** Thrown inside a commit's transaction to roll it back when a guarded trial update finds another state. */
+class TrialConflict extends Error {}
+
+const INSERT_STUDY = `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
+    max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+  RETURNING *, NULL::json AS counts`;
+
+function studyParams(s: NewStudyRecord, generation: number, updatedAt: string): unknown[] {
+  return [s.id, s.tenantId, s.name, s.direction, json(s.parameters), json(s.prior), s.method, s.batchSize, json(s.options), s.seed, s.maxTrials, s.leaseSeconds, s.knownOptimum, json(s.metadata), s.state, s.reason, generation, s.createdAt, updatedAt];
+}
+
+/** Trials as parallel arrays for one INSERT ... SELECT FROM unnest (one round trip for any number). */
+const INSERT_TRIALS = `INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
+    stderr, failure_reason, source, created_at, completed_at, updated_at)
+  SELECT $1, u.* FROM unnest($2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::json[], $8::json[], $9::float8[],
+    $10::float8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[]) AS u`;
+
+function trialColumns(studyId: string, trials: ImportedTrial[]): unknown[] {
+  const col = <K extends keyof ImportedTrial>(k: K) => trials.map((t) => t[k]);
+  return [
+    studyId,
+    col('trialId'),
+    col('state'),
+    col('generation'),
+    col('clientId'),
+    col('leaseExpiresAt'),
+    trials.map((t) => json(t.parameters)),
+    trials.map((t) => json(t.point)),
+    col('value'),
+    col('stderr'),
+    col('failureReason'),
+    col('source'),
+    col('createdAt'),
+    col('completedAt'),
+    col('updatedAt'),
+  ];
+}
+
+const UPDATE_TRIALS = `UPDATE trials t SET state = u.state, client_id = u.client_id, lease_expires_at = u.lease_expires_at, value = u.value,
+    stderr = u.stderr, failure_reason = u.failure_reason, completed_at = u.completed_at, updated_at = $2
+  FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::text[], $11::text[])
+    AS u(trial_id, expected_state, state, client_id, lease_expires_at, value, stderr, failure_reason, completed_at)
+  WHERE t.study_id = $1 AND t.trial_id = u.trial_id AND t.state = u.expected_state`;
+
+const UPSERT_STATE = `INSERT INTO engine_states (study_id, generation, revision, version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+  ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version, state = excluded.state, created_at = excluded.created_at`;
+
+/**
+ * The loop's read, as one statement (one snapshot, one round trip): the study with its counts, the
+ * head engine state (its JSON only when the caller does not hold that revision), and the trials a
+ * request can touch, each set read through its own index (live states, the head generation's
+ * suggested trials, the named ids) before the rows themselves are fetched by primary key.
+ */
+const LOOP_STATE = `WITH s AS (SELECT s.*, ${COUNTS_SQL} FROM studies s WHERE s.tenant_id = $1 AND s.id = $2),
+  h AS (SELECT e.revision, e.generation, e.version, e.created_at, CASE WHEN e.revision IS DISTINCT FROM $3::int THEN e.state END AS state
+        FROM engine_states e WHERE e.study_id = $2 ORDER BY e.revision DESC LIMIT 1)
+SELECT (SELECT row_to_json(s) FROM s) AS study,
+  (SELECT row_to_json(h) FROM h) AS head,
+  (SELECT json_agg(t ORDER BY t.trial_id) FROM trials t WHERE EXISTS (SELECT 1 FROM s) AND t.study_id = $2 AND t.trial_id IN (
+     SELECT trial_id FROM trials WHERE study_id = $2 AND state IN ('REQUESTED', 'ACTIVE')
+     UNION ALL SELECT trial_id FROM trials WHERE study_id = $2 AND source = 'suggested'
+       AND generation = COALESCE((SELECT generation FROM h), (SELECT generation FROM s))
+     UNION ALL SELECT unnest($4::int[]))) AS trials`;
+
+interface HeadRow {
+  revision: number;
+  generation: number;
+  version: number;
+  created_at: string;
+  state: EngineStateRecord['state'] | null;
+}
+
+export class PostgresStorage implements Storage {
+  readonly kind = 'postgres' as const;
+  private closed = false;
+  private connectionErrors = 0;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly expectedVersion: number,
+    private readonly maxConnections: number,
+  ) {
+    // A pooled connection that dies while idle (pg_terminate_backend, a server restart) is reported
+    // here and dropped by the pool; without a listener the process would crash.
+    pool.on('error', () => void this.connectionErrors++);
+  }
+
+  /** Connects, applies the missing migrations under the advisory lock, and refuses a newer schema. */
+  static async open(opts: PostgresStorageOptions): Promise<PostgresStorage> {
+    const migrations = opts.migrations ?? loadPostgresMigrations();
+    const pool = createPool(opts);
+    pool.on('error', () => {}); // until the instance's own listener is attached
+    try {
+      await migratePostgres(pool, migrations);
+    } catch (err) {
+      await pool.end().catch(() => {});
+      if (err instanceof MigrationError) throw err;
+      throw translate(err);
+    }
+    return new PostgresStorage(pool, migrations.length, opts.poolSize ?? 10);
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections, errors: this.connectionErrors };
+  }
+
+  /** Runs one storage call, with driver errors as the contract names them. */
+  private async call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      const e = translate(err);
+      if (e instanceof StorageUnavailableError) this.connectionErrors++;
+      throw e;
+    }
+  }
+
+  private async rows<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    return this.call(async () => (await this.pool.query<R>(text, values)).rows);
+  }
+
+  private tx<T>(begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.call(() => transaction(this.pool, begin, fn));
+  }
+
+  async health(): Promise<StorageHealth> {
+    if (this.closed) return { ok: false, schemaVersion: -1, expectedSchemaVersion: this.expectedVersion, detail: 'the database is closed' };
+    try {
+      const v = await schemaVersion(this.pool);
+      return { ok: v === this.expectedVersion, schemaVersion: v, expectedSchemaVersion: this.expectedVersion };
+    } catch (err) {
+      return { ok: false, schemaVersion: -1, expectedSchemaVersion: this.expectedVersion, detail: `the database is unreachable: ${(err as Error).message}` };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  async getSetting(key: string): Promise<string | null> {
+    const [row] = await this.rows<{ value: string }>('SELECT value FROM settings WHERE key = $1', [key]);
+    return row?.value ?? null;
+  }
+
+  createStudy(study: NewStudyRecord, initial?: InitialEngineState): Promise<StudyRecord> {
+    // One transaction: a study is never visible without its generation-0 engine state.
+    return this.tx('BEGIN', async (c) => {
+      const row = (await c.query<StudyRow>(INSERT_STUDY, studyParams(study, 0, study.createdAt))).rows[0]!;
+      if (initial) await c.query(UPSERT_STATE, [study.id, 0, 1, initial.version, json(initial.state), study.createdAt]);
+      return toStudy(row);
+    });
+  }
+
+  async getStudy(tenantId: string, studyId: string): Promise<StudyRecord | null> {
+    const [row] = await this.rows<StudyRow>(`SELECT s.*, ${COUNTS_SQL} FROM studies s WHERE s.tenant_id = $1 AND s.id = $2`, [tenantId, studyId]);
+    return row ? toStudy(row) : null;
+  }
+
+  async listStudies(tenantId: string, page: PageRequest): Promise<Page<StudyRecord>> {
+    const after = page.after === null ? 0 : Number(page.after);
+    // One extra row tells whether another page exists without a COUNT.
+    const rows = await this.rows<StudyRow>(`SELECT s.*, ${COUNTS_SQL} FROM studies s WHERE s.tenant_id = $1 AND s.seq > $2 ORDER BY s.seq LIMIT $3`, [
+      tenantId,
+      Number.isSafeInteger(after) ? after : 0,
+      page.limit + 1,
+    ]);
+    const more = rows.length > page.limit;
+    const items = more ? rows.slice(0, page.limit) : rows;
+    return { items: items.map(toStudy), next: more ? String(items[items.length - 1]!.seq) : null };
+  }
+
+  async updateStudy(tenantId: string, studyId: string, patch: StudyPatch): Promise<StudyRecord | null> {
+    const values: unknown[] = [tenantId, studyId, patch.updatedAt];
+    const sets = ['updated_at = $3'];
+    // Column names come from this fixed list, never from input.
+    const fields: [keyof StudyPatch, string, (v: never) => unknown][] = [
+      ['name', 'name', (v) => v],
+      ['metadata', 'metadata', (v) => json(v)],
+      ['state', 'state', (v) => v],
+      ['reason', 'reason', (v) => v],
+    ];
+    for (const [key, column, encode] of fields) {
+      if (patch[key] === undefined) continue;
+      values.push(encode(patch[key] as never));
+      sets.push(`${column} = $${values.length}`);
+    }
+    const [row] = await this.rows<StudyRow>(`UPDATE studies s SET ${sets.join(', ')} WHERE s.tenant_id = $1 AND s.id = $2 RETURNING s.*, ${COUNTS_SQL}`, values);
+    return row ? toStudy(row) : null;
+  }
+
+  async deleteStudy(tenantId: string, studyId: string): Promise<boolean> {
+    return this.call(async () => ((await this.pool.query('DELETE FROM studies WHERE tenant_id = $1 AND id = $2', [tenantId, studyId])).rowCount ?? 0) > 0);
+  }
+
+  async getEngineState(studyId: string, generation?: number): Promise<EngineStateRecord | null> {
+    const [row] =
+      generation === undefined
+        ? await this.rows<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 ORDER BY revision DESC LIMIT 1', [studyId])
+        : await this.rows<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 AND generation = $2', [studyId, generation]);
+    return row ? toEngineState(row) : null;
+  }
+
+  async commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
+    try {
+      return await this.tx('BEGIN', async (db) => {
+        // The study's row lock: the database's per-study lock, held only until this COMMIT.
+        const [study] = (await db.query<{ next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = $1 FOR UPDATE', [studyId])).rows;
+        if (!study) return { committed: false, reason: 'study_not_found' } as const;
+        if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' } as const;
+        // Read after the lock (a new statement, so a new snapshot): a commit that held the lock before us is seen.
+        const head = (await db.query<{ revision: number }>('SELECT revision FROM engine_states WHERE study_id = $1 ORDER BY revision DESC LIMIT 1', [studyId])).rows[0];
+        if ((head?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' } as const;
+        let revision = head?.revision ?? 0;
+        if (c.engineState) {
+          revision += 1;
+          await db.query(UPSERT_STATE, [studyId, c.generation, revision, c.engineState.version, json(c.engineState.state), c.now]);
+        }
+        const updates = c.trialUpdates ?? [];
+        if (updates.length > 0) {
+          const col = <K extends keyof (typeof updates)[number]>(k: K) => updates.map((u) => u[k]);
+          const r = await db.query(UPDATE_TRIALS, [
+            studyId,
+            c.now,
+            col('trialId'),
+            col('expectedState'),
+            col('state'),
+            col('clientId'),
+            col('leaseExpiresAt'),
+            col('value'),
+            col('stderr'),
+            col('failureReason'),
+            col('completedAt'),
+          ]);
+          // Another writer moved one of these trials on: roll everything back (the snapshot too).
+          if (r.rowCount !== new Set(col('trialId')).size) throw new TrialConflict();
+        }
+        const trials: TrialRecord[] = c.newTrials.map((t, i) => ({
+          studyId,
+          trialId: study.next_trial_id + i,
+          state: t.state,
+          generation: t.generation,
+          clientId: t.clientId ?? null,
+          leaseExpiresAt: t.leaseExpiresAt ?? null,
+          // Copies, as a read would give: the caller may go on changing its own objects.
+          parameters: { ...t.parameters },
+          point: t.point === null ? null : t.point.slice(),
+          value: t.value ?? null,
+          stderr: t.stderr ?? null,
+          failureReason: null,
+          source: t.source,
+          createdAt: c.now,
+          completedAt: t.completedAt ?? null,
+          updatedAt: c.now,
+        }));
+        if (trials.length > 0) await db.query(INSERT_TRIALS, trialColumns(studyId, trials));
+        const state = c.studyState ? ', state = $5, reason = $6' : '';
+        await db.query(
+          `UPDATE studies SET generation = $2, next_trial_id = next_trial_id + $3, updated_at = $4, commit_seq = commit_seq + 1${state} WHERE id = $1`,
+          [studyId, c.generation, trials.length, c.now, ...(c.studyState ? [c.studyState.state, c.studyState.reason] : [])],
+        );
+        return { committed: true, revision, trials } as const;
+      });
+    } catch (err) {
+      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
+      throw err;
+    }
+  }
+
+  async getTrial(studyId: string, trialId: number): Promise<TrialRecord | null> {
+    const [row] = await this.rows<TrialRow>('SELECT * FROM trials WHERE study_id = $1 AND trial_id = $2', [studyId, trialId]);
+    return row ? toTrial(row) : null;
+  }
+
+  async listTrials(studyId: string, q: PageRequest & { state?: TrialState }): Promise<Page<TrialRecord>> {
+    const after = q.after === null ? 0 : Number(q.after);
+    const values: unknown[] = [studyId, Number.isSafeInteger(after) ? after : 0, q.limit + 1];
+    if (q.state) values.push(q.state);
+    const rows = await this.rows<TrialRow>(`SELECT * FROM trials WHERE study_id = $1 AND trial_id > $2 ${q.state ? 'AND state = $4' : ''} ORDER BY trial_id LIMIT $3`, values);
+    const more = rows.length > q.limit;
+    const items = (more ? rows.slice(0, q.limit) : rows).map(toTrial);
+    return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
+  }
+
+  async loadLoopState(tenantId: string, studyId: string, query: LoopStateQuery): Promise<LoopState | null> {
+    const [row] = await this.rows<{ study: StudyRow | null; head: HeadRow | null; trials: TrialRow[] | null }>(LOOP_STATE, [tenantId, studyId, query.knownRevision, [...query.trialIds]]);
+    if (!row?.study) return null;
+    const { head } = row;
+    return {
+      study: toStudy(row.study),
+      revision: head?.revision ?? null,
+      engineState: head && head.state !== null ? { studyId, generation: head.generation, revision: head.revision, version: head.version, state: head.state, createdAt: head.created_at } : null,
+      nextTrialId: row.study.next_trial_id,
+      commitSeq: row.study.commit_seq,
+      trials: (row.trials ?? []).map(toTrial),
+    };
+  }
+
+  async listCompletedTrials(studyId: string): Promise<TrialRecord[]> {
+    return (await this.rows<TrialRow>("SELECT * FROM trials WHERE study_id = $1 AND state = 'COMPLETED' ORDER BY completed_at, trial_id", [studyId])).map(toTrial);
+  }
+
+  async listAllTrials(studyId: string): Promise<TrialRecord[]> {
+    return (await this.rows<TrialRow>('SELECT * FROM trials WHERE study_id = $1 ORDER BY trial_id', [studyId])).map(toTrial);
+  }
+
+  async listEngineStates(studyId: string): Promise<EngineStateRecord[]> {
+    return (await this.rows<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 ORDER BY generation', [studyId])).map(toEngineState);
+  }
+
+  exportStudy(tenantId: string, studyId: string): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null> {
+    // One snapshot for the three reads, so that no commit lands between the study and its trials.
+    return this.tx(READ_SNAPSHOT, async (c) => {
+      const [study] = (await c.query<StudyRow>(`SELECT s.*, ${COUNTS_SQL} FROM studies s WHERE s.tenant_id = $1 AND s.id = $2`, [tenantId, studyId])).rows;
+      if (!study) return null;
+      const trials = (await c.query<TrialRow>('SELECT * FROM trials WHERE study_id = $1 ORDER BY trial_id', [studyId])).rows.map(toTrial);
+      const engineStates = (await c.query<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 ORDER BY generation', [studyId])).rows.map(toEngineState);
+      return { study: toStudy(study), trials, engineStates };
+    });
+  }
+
+  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): Promise<StudyRecord> {
+    return this.tx('BEGIN', async (c) => {
+      await c.query(INSERT_STUDY, studyParams(s, s.generation, s.updatedAt));
+      if (trials.length > 0) await c.query(INSERT_TRIALS, trialColumns(s.id, trials));
+      if (states.length > 0) {
+        const col = <K extends keyof ImportedEngineState>(k: K) => states.map((e) => e[k]);
+        await c.query(
+          `INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
+             SELECT $1, u.* FROM unnest($2::int[], $3::int[], $4::int[], $5::json[], $6::text[]) AS u`,
+          [s.id, col('generation'), col('revision'), col('version'), states.map((e) => json(e.state)), col('createdAt')],
+        );
+      }
+      // Trial ids continue after the highest imported one, as they would have in the original.
+      const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
+      const row = (await c.query<StudyRow>(`UPDATE studies s SET next_trial_id = $2 WHERE s.id = $1 RETURNING s.*, ${COUNTS_SQL}`, [s.id, nextTrialId])).rows[0]!;
+      return toStudy(row);
+    });
+  }
+
+  async operationalCounts(now: string): Promise<OperationalCounts> {
+    const studiesByState = Object.fromEntries(STUDY_STATES.map((s) => [s, 0])) as Record<StudyState, number>;
+    for (const r of await this.rows<{ state: StudyState; n: number }>('SELECT state, COUNT(*) AS n FROM studies GROUP BY state')) studiesByState[r.state] = r.n;
+    // ISO-8601 UTC strings of one format compare like the instants they name (the column is COLLATE "C").
+    const [leases] = await this.rows<{ n: number }>("SELECT COUNT(*) AS n FROM trials WHERE state = 'ACTIVE' AND lease_expires_at > $1", [now]);
+    return { studiesByState, openLeases: leases?.n ?? 0 };
+  }
+
+  createApiKey(key: NewApiKeyRecord): Promise<ApiKeyRecord> {
+    // The tenant is created with its first key, in the same transaction.
+    return this.tx('BEGIN', async (c) => {
+      await c.query('INSERT INTO tenants (id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT (id) DO NOTHING', [key.tenantId, key.createdAt]);
+      const r = await c.query<KeyRow>('INSERT INTO api_keys (id, tenant_id, key_hash, label, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *', [
+        key.id,
+        key.tenantId,
+        key.keyHash,
+        key.label,
+        key.createdAt,
+      ]);
+      return toKey(r.rows[0]!);
+    });
+  }
+
+  async findActiveApiKey(keyHash: string): Promise<ApiKeyRecord | null> {
+    // Revoked keys are filtered here, so no caller can forget to.
+    const [row] = await this.rows<KeyRow>('SELECT * FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [keyHash]);
+    return row ? toKey(row) : null;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return (await this.rows<KeyRow>('SELECT * FROM api_keys ORDER BY created_at, id')).map(toKey);
+  }
+
+  async revokeApiKey(id: string, revokedAt: string): Promise<boolean> {
+    return this.call(async () => (await this.pool.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [revokedAt, id])).rowCount === 1);
+  }
+
+  async hasActiveApiKeys(): Promise<boolean> {
+    return (await this.rows('SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1')).length > 0;
+  }
+
+  async ensureTenant(id: string, createdAt: string): Promise<void> {
+    await this.rows('INSERT INTO tenants (id, name, created_at) VALUES ($1, $1, $2) ON CONFLICT (id) DO NOTHING', [id, createdAt]);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * Checks shared by the tests of many clients on one study (one process, or replicas sharing a
+ * PostgreSQL database): every trial handed to exactly one client, every result exactly once, and
+ * the generations advanced as if the requests had come one by one.
+ */
+import { expect } from 'vitest';
+import { branin } from './loop.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; json: any }>;
+
+/**
+ * CLIENTS workers, ROUNDS rounds each: ask one point, evaluate, report. With several `calls`
+ * (replicas), each client sends its requests to them in turn, starting from a different one.
+ */
+export async function hammer(calls: Call | Call[], studyId: string, clients: number, rounds: number) {
+  const handedTo = new Map<number, string>();
+  const sent = new Map<number, number>();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      const client = `w${c}`;
+      let sentRequests = c;
+      const call: Call = (...a) => (Array.isArray(calls) ? calls[sentRequests++ % calls.length]! : calls)(...a);
+      for (let r = 0; r < rounds; r++) {
+        const s = await call('GET', `/v1/studies/${studyId}/suggestions?count=1&client_id=${client}`);
+        expect(s.status, JSON.stringify(s.json)).toBe(200);
+        expect(s.json.trials).toHaveLength(1);
+        const t = s.json.trials[0];
+        expect(handedTo.get(t.trial_id) ?? client, `trial ${t.trial_id} handed out twice`).toBe(client);
+        handedTo.set(t.trial_id, client);
+        const value = branin(t.parameters);
+        const o = await call('POST', `/v1/studies/${studyId}/observations`, { observations: [{ trial_id: t.trial_id, value }] });
+        expect(o.status, JSON.stringify(o.json)).toBe(200);
+        sent.set(t.trial_id, value);
+      }
+    }),
+  );
+  return { handedTo, sent };
+}
+
+export async function check(call: Call, studyId: string, sent: Map<number, number>, batchSize: number) {
+  const study = (await call('GET', `/v1/studies/${studyId}`)).json;
+  expect(study.trial_counts.COMPLETED).toBe(sent.size);
+  expect(study.trial_counts.ACTIVE).toBe(0);
+  expect(study.generation).toBeGreaterThan(0);
+  const listed = (await call('GET', `/v1/studies/${studyId}/trials?page_size=1000&state=COMPLETED`)).json;
+  expect(listed.trials).toHaveLength(sent.size);
+  for (const t of listed.trials) expect(t.value).toBe(sent.get(t.trial_id));
+  // Bookkeeping: every finished generation had its batch of results; the current one does not yet.
+  const perGeneration = new Map<number, number>();
+  for (const t of listed.trials) perGeneration.set(t.generation, (perGeneration.get(t.generation) ?? 0) + 1);
+  for (let g = 0; g < study.generation; g++) expect(perGeneration.get(g) ?? 0, `generation ${g}`).toBeGreaterThanOrEqual(batchSize);
+  expect(perGeneration.get(study.generation) ?? 0).toBeLessThan(batchSize);
+}
+

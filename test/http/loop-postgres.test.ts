@@ -1,0 +1,149 @@
+/**
+ * The loop on PostgreSQL, at the HTTP level and cheaply (in one process): two apps, each with its
+ * own pool, cache and in-process lock, share one database like two replicas. Many clients sent
+ * alternately to both: no trial handed out twice, every result exactly once, generations as if the
+ * requests had come one by one. One client alternating between them reproduces, point for point,
+ * the trajectory of one SQLite app. /readyz and in-flight requests while the database is cut off
+ * (through a proxy the test closes), and the pool reconnecting by itself afterwards.
+ */
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStorage, type Storage } from '../../src/storage/index.js';
+import { check, hammer, type Call } from '../helpers/loop-checks.js';
+import { branin, braninStudy, fastOptions, loopApp } from '../helpers/loop.js';
+import { createTestDatabase, postgresServer, type TestDatabase } from '../helpers/postgres.js';
+
+const server = postgresServer();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+let replicas = 0;
+async function replica(url: string, opts: { connectTimeoutMs?: number } = {}): Promise<{ call: Call; storage: Storage; metrics: () => Promise<string> }> {
+  const storage = await PostgresStorage.open({ url, poolSize: 4, ...opts });
+  // Study ids unique across the replicas of the file (they share the database).
+  const { app } = await loopApp({ storage, idPrefix: `r${++replicas}` });
+  cleanups.push(async () => {
+    await app.close();
+    await storage.close();
+  });
+  const call: Call = async (method, url, body) => {
+    const res = await app.inject({ method, url, ...(body ? { payload: body as object } : {}) });
+    return { status: res.statusCode, json: res.json() };
+  };
+  const metrics = async () => (await app.inject({ method: 'GET', url: '/metrics' })).body;
+  return { call, storage, metrics };
+}
+
+/** A TCP proxy to PostgreSQL that the test can cut (every connection reset, nothing accepted) and restore. */
+async function cuttableProxy(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let listener: net.Server | null = null;
+  let port = 0;
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      listener = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      listener.listen(port, '127.0.0.1', () => {
+        port = (listener!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  await listen();
+  const url = new URL(target);
+  url.host = `127.0.0.1:${port}`;
+  return {
+    url: url.toString(),
+    cut: async () => {
+      // close() calls back once every connection is gone, so the connections go first.
+      const closed = new Promise<void>((resolve) => listener!.close(() => resolve()));
+      for (const s of sockets) s.resetAndDestroy();
+      await closed;
+    },
+    restore: listen,
+  };
+}
+
+describe.skipIf(!server)('the loop on PostgreSQL (two apps sharing one database)', () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase(server!);
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('8 clients alternating between two replicas: disjoint trials, every observation exactly once', async () => {
+    const a = await replica(db.url);
+    const b = await replica(db.url);
+    const study = (await a.call('POST', '/v1/studies', braninStudy('cmaes', { batch_size: 4 }))).json;
+    const { sent, handedTo } = await hammer([a.call, b.call], study.id, 8, 5);
+    expect(sent.size).toBe(40);
+    expect(new Set(handedTo.values()).size).toBe(8);
+    await check(a.call, study.id, sent, 4);
+    await check(b.call, study.id, sent, 4);
+  });
+
+  it('one client alternating between two replicas follows the trajectory of one SQLite process', async () => {
+    const sqlite = await loopApp();
+    cleanups.push(() => sqlite.app.close());
+    const local: Call = async (method, url, body) => {
+      const res = await sqlite.app.inject({ method, url, ...(body ? { payload: body as object } : {}) });
+      return { status: res.statusCode, json: res.json() };
+    };
+    const a = await replica(db.url);
+    const b = await replica(db.url);
+    const run = async (calls: Call[]) => {
+      const body = braninStudy('prob-cmaes', { batch_size: 3, seed: 11, options: fastOptions('prob-cmaes') });
+      const study = (await calls[0]!('POST', '/v1/studies', body)).json;
+      const points: Record<string, number>[] = [];
+      for (let i = 0; i < 15; i++) {
+        const call = calls[i % calls.length]!;
+        const s = await call('GET', `/v1/studies/${study.id}/suggestions?count=1&client_id=c`);
+        expect(s.status, JSON.stringify(s.json)).toBe(200);
+        const t = s.json.trials[0];
+        points.push(t.parameters);
+        const o = await calls[(i + 1) % calls.length]!('POST', `/v1/studies/${study.id}/observations`, { observations: [{ trial_id: t.trial_id, value: branin(t.parameters) }] });
+        expect(o.status, JSON.stringify(o.json)).toBe(200);
+      }
+      return { points, generation: (await calls[0]!('GET', `/v1/studies/${study.id}`)).json.generation };
+    };
+    const reference = await run([local]);
+    const replicated = await run([a.call, b.call]);
+    expect(reference.generation).toBe(5);
+    expect(replicated).toEqual(reference);
+  });
+
+  it('/readyz is 503 while the database is unreachable; requests fail with a retryable 503; the pool reconnects by itself', async () => {
+    const proxy = await cuttableProxy(new URL(db.url));
+    const r = await replica(proxy.url, { connectTimeoutMs: 1000 });
+    expect((await r.call('GET', '/readyz')).status).toBe(200);
+    const study = (await r.call('POST', '/v1/studies', braninStudy('cmaes'))).json;
+    const metrics = await r.metrics();
+    expect(metrics).toMatch(/^probnes_db_pool_max 4$/m);
+    expect(metrics).toMatch(/^probnes_db_pool_connections [1-4]$/m);
+    await proxy.cut();
+    const ready = await r.call('GET', '/readyz');
+    expect(ready.status).toBe(503);
+    expect(ready.json).toMatchObject({ code: 'not_ready', status: 503 });
+    const s = await r.call('GET', `/v1/studies/${study.id}/suggestions?count=1`);
+    expect(s.status).toBe(503);
+    expect(s.json).toMatchObject({ code: 'database_unavailable', status: 503 });
+    await proxy.restore();
+    expect((await r.call('GET', '/readyz')).status).toBe(200);
+    const again = await r.call('GET', `/v1/studies/${study.id}/suggestions?count=1`);
+    expect(again.status).toBe(200);
+    expect(again.json.trials).toHaveLength(1);
+    // The connections the cut killed were counted and replaced.
+    expect(Number(/^probnes_db_connection_errors (\d+)$/m.exec(await r.metrics())?.[1])).toBeGreaterThan(0);
+    cleanups.push(proxy.cut);
+  });
+});
