@@ -6,7 +6,6 @@
 import { expect } from 'vitest';
 import { branin } from './loop.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; json: any }>;
 
 /**
