@@ -10,4 +10,4 @@ export { DEFAULT_CLIENT } from './loop/lease.js';
 export type { ObservationInput } from './loop/observations.js';
 export type { LoopLogger } from './loop/generation.js';
 export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type EngineRunner } from './pool/engine-pool.js';
-export { Operations, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations.js';
+export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations.js';

@@ -7,8 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { STATUS_CODES } from 'node:http';
 import type { z, ZodType } from 'zod';
-import { DomainError, pointer, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
-import { StorageUnavailableError } from '../storage/index.js';
+import { DomainError, pointer, StorageUnavailableError, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
 
 export interface Problem {
   type: string;

@@ -86,8 +86,8 @@ export class Metrics {
       },
     });
     // PostgreSQL's connection pool (this replica's); absent for SQLite.
-    if (storage.poolStats()) {
-      const pool = () => storage.poolStats()!;
+    if (ops.poolStats()) {
+      const pool = () => ops.poolStats()!;
       const figures = [
         ['probnes_db_pool_connections', 'Database connections this process holds open (idle and busy).', 'total'],
         ['probnes_db_pool_idle', 'Idle database connections in this process\'s pool.', 'idle'],

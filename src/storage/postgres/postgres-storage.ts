@@ -261,14 +261,14 @@ export class PostgresStorage implements Storage {
 
   async commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
     try {
-      return await this.tx('BEGIN', async (db) => {
+      return await this.tx('BEGIN', async (db): Promise<CommitResult> => {
         // The study's row lock: the database's per-study lock, held only until this COMMIT.
         const [study] = (await db.query<{ next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = $1 FOR UPDATE', [studyId])).rows;
-        if (!study) return { committed: false, reason: 'study_not_found' } as const;
-        if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' } as const;
+        if (!study) return { committed: false, reason: 'study_not_found' };
+        if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' };
         // Read after the lock (a new statement, so a new snapshot): a commit that held the lock before us is seen.
         const head = (await db.query<{ revision: number }>('SELECT revision FROM engine_states WHERE study_id = $1 ORDER BY revision DESC LIMIT 1', [studyId])).rows[0];
-        if ((head?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' } as const;
+        if ((head?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };
         let revision = head?.revision ?? 0;
         if (c.engineState) {
           revision += 1;
@@ -293,16 +293,14 @@ export class PostgresStorage implements Storage {
           // Another writer moved one of these trials on: roll everything back (the snapshot too).
           if (r.rowCount !== new Set(col('trialId')).size) throw new TrialConflict();
         }
-        const trials: TrialRecord[] = c.newTrials.map((t, i) => ({
-          studyId,
+        const trials: ImportedTrial[] = c.newTrials.map((t, i) => ({
           trialId: study.next_trial_id + i,
           state: t.state,
           generation: t.generation,
           clientId: t.clientId ?? null,
           leaseExpiresAt: t.leaseExpiresAt ?? null,
-          // Copies, as a read would give: the caller may go on changing its own objects.
-          parameters: { ...t.parameters },
-          point: t.point === null ? null : t.point.slice(),
+          parameters: t.parameters,
+          point: t.point,
           value: t.value ?? null,
           stderr: t.stderr ?? null,
           failureReason: null,
@@ -317,7 +315,7 @@ export class PostgresStorage implements Storage {
           `UPDATE studies SET generation = $2, next_trial_id = next_trial_id + $3, updated_at = $4, commit_seq = commit_seq + 1${state} WHERE id = $1`,
           [studyId, c.generation, trials.length, c.now, ...(c.studyState ? [c.studyState.state, c.studyState.reason] : [])],
         );
-        return { committed: true, revision, trials } as const;
+        return { committed: true, revision, trialIds: trials.map((t) => t.trialId) };
       });
     } catch (err) {
       if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
