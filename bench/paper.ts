@@ -8,13 +8,14 @@
  * Writes to --out: runs.jsonl (one line per run), results.md (tables, with the paper's values),
  * figure-best.svg and figure-paper.svg (ln mean regret vs evaluations), config.json.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { aggregate } from './lib/aggregate.js';
 import { expandJobs, parseConfig, UsageError } from './lib/args.js';
 import { runPool } from './lib/pool.js';
 import { currentProvenance, describeProvenance, type Provenance } from './lib/provenance.js';
 import { Progress } from './lib/progress.js';
+import { openRunLog } from './lib/run-log.js';
 import { renderReport } from './lib/report.js';
 import type { RunRecord } from './lib/run.js';
 import { renderFigure } from './lib/svg.js';
@@ -23,16 +24,12 @@ async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const config = parseConfig(argv);
   const provenance = currentProvenance(`npm run bench:paper -- ${argv.join(' ')}`.trim());
-  mkdirSync(config.out, { recursive: true });
-  const jsonl = join(config.out, 'runs.jsonl');
-  const kept = config.resume ? previousRuns(jsonl) : [];
+  const log = openRunLog<RunRecord & { provenance?: Provenance }>(config.out, config.resume, (r) => Array.isArray(r.values));
+  const kept = log.kept;
   const done = new Set(kept.map(runKey));
   const jobs = expandJobs(config).filter((j) => !done.has(runKey({ method: j.method, function: j.fn, dim: j.dim, seed: j.seed })));
-  writeFileSync(jsonl, kept.map((r) => `${JSON.stringify(r)}\n`).join(''));
   writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, provenance, ...config }, null, 2)}\n`);
   process.stderr.write(`${jobs.length} runs (${config.methods.join(', ')} × ${config.tasks.length} tasks × ${config.seeds} seeds) on ${config.workers} workers → ${config.out}\n`);
-
-  if (kept.length > 0) process.stderr.write(`resuming: ${kept.length} runs kept from ${jsonl}\n`);
   const records: (RunRecord & { provenance?: Provenance })[] = [...kept];
   let failures = 0;
   const progress = new Progress(jobs.length);
@@ -40,10 +37,10 @@ async function main(): Promise<void> {
     if (reply.ok) {
       const record = { ...reply.record, provenance };
       records.push(record);
-      appendFileSync(jsonl, `${JSON.stringify(record)}\n`);
+      log.append(record);
     } else {
       failures++;
-      appendFileSync(jsonl, `${JSON.stringify({ method: reply.spec.method, function: reply.spec.fn, dim: reply.spec.dim, seed: reply.spec.seed, error: reply.error, provenance })}\n`);
+      log.append({ method: reply.spec.method, function: reply.spec.fn, dim: reply.spec.dim, seed: reply.spec.seed, error: reply.error, provenance });
       process.stderr.write(`\nrun failed: ${reply.spec.method} ${reply.spec.fn} ${reply.spec.dim}-D seed ${reply.spec.seed}: ${reply.error.split('\n')[0]}\n`);
     }
     progress.tick(reply.ok);
@@ -65,16 +62,6 @@ async function main(): Promise<void> {
   writeFileSync(join(config.out, 'figure-paper.svg'), renderFigure(groups, 'paper'));
   process.stdout.write(md);
   if (failures > 0) process.exitCode = 1;
-}
-
-/** Successful runs of an earlier invocation (failed runs are retried). */
-function previousRuns(file: string): (RunRecord & { provenance?: Provenance })[] {
-  if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as RunRecord & { error?: string; provenance?: Provenance })
-    .filter((r) => r.error === undefined && Array.isArray(r.values));
 }
 
 function runKey(r: Pick<RunRecord, 'method' | 'function' | 'dim' | 'seed'>): string {

@@ -28,6 +28,10 @@ export interface RunSpec {
   box: { lower: number[]; upper: number[] } | null;
   /** Project every point (and the scored mean) onto the task's bounds before evaluating. */
   clip: boolean;
+  /** The task's instance, for tasks that have instances (BBOB); the task's default otherwise. */
+  instance?: number;
+  /** The caller's name for this job, echoed in the record (bench:bbob: the method variant's label). */
+  tag?: string;
 }
 
 export interface RunRecord {
@@ -42,6 +46,11 @@ export interface RunRecord {
   /** f(μ_k) after the k-th update, k = 1, 2, …, evaluated outside the budget. */
   mean_values: number[];
   timings: { total_ms: number; ask_ms: number; tell_ms: number; updates: number };
+  /** Wall ms since the run started, after the k-th update (k = 1, 2, …): the time to reach a budget. */
+  elapsed_ms?: number[];
+  /** The instance run, for tasks that have instances. */
+  instance?: number;
+  tag?: string;
 }
 
 /** Keeps the options a method declares, so one --options blob can serve every method. */
@@ -52,7 +61,7 @@ export function optionsFor(method: MethodName, given: Options): Options {
 
 export function runOne(spec: RunSpec): RunRecord {
   const t0 = performance.now();
-  const bench = getBenchmark(spec.fn, spec.dim);
+  const bench = getBenchmark(spec.fn, spec.dim, spec.instance);
   const { priorMean: m, priorStd: s, dim: d } = spec;
   if (m.length !== d || s.length !== d) throw new RangeError('prior mean/std must have the task dimension');
   const project = (x: number[]): number[] =>
@@ -68,6 +77,7 @@ export function runOne(spec: RunSpec): RunRecord {
   const history: Observation[] = [];
   const values: number[] = [];
   const meanValues: number[] = [];
+  const elapsed: number[] = [];
   let askMs = 0, tellMs = 0;
   while (values.length < spec.budget) {
     const count = Math.min(spec.batch, spec.budget - values.length);
@@ -87,6 +97,7 @@ export function runOne(spec: RunSpec): RunRecord {
     state = strategy.tell(state, { batch, history: [...history] });
     tellMs += performance.now() - t;
     meanValues.push(bench.f(toX(state.mean))); // outside the budget, never shown to the strategy
+    elapsed.push(performance.now() - t0);
   }
   return {
     method: spec.method,
@@ -98,5 +109,8 @@ export function runOne(spec: RunSpec): RunRecord {
     values,
     mean_values: meanValues,
     timings: { total_ms: performance.now() - t0, ask_ms: askMs, tell_ms: tellMs, updates: meanValues.length },
+    elapsed_ms: elapsed,
+    ...(spec.instance === undefined ? {} : { instance: spec.instance }),
+    ...(spec.tag === undefined ? {} : { tag: spec.tag }),
   };
 }

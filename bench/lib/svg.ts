@@ -82,3 +82,46 @@ export function renderFigure(groups: readonly Group[], scoring: FigureScoring): 
   body.push(`<text x="10" y="${H - 6}">ln(mean regret) vs evaluations; 95% bands from the seed spread; ${esc(caption)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
 }
+
+/** One ECDF line: a method variant's points (evaluations/d, share of (run, target) pairs reached). */
+export interface EcdfSeries {
+  label: string;
+  method: string;
+  points: { x: number; y: number }[];
+}
+
+/**
+ * A runtime ECDF as COCO draws it: share of (run, target) pairs reached (y, 0…1) against
+ * evaluations/d on a log10 axis, a step line per method (a profile variant dashed, in its method's
+ * colour), for one dimension.
+ */
+export function renderEcdf(series: readonly EcdfSeries[], title: string, maxPerDim: number, dim: number): string {
+  const W = 560, H = 380, L = 56, R = 150, T = 30, B = 46;
+  const xLo = Math.log10(1 / dim), xHi = Math.log10(maxPerDim);
+  const X = (v: number): number => L + ((W - L - R) * (Math.log10(v) - xLo)) / (xHi - xLo || 1);
+  const Y = (y: number): number => T + (H - T - B) * (1 - y);
+  const parts: string[] = [`<text x="${num((L + W - R) / 2)}" y="18" text-anchor="middle" font-weight="bold">${esc(title)}</text>`];
+  parts.push(`<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#333"/>`);
+  for (const t of ticks(0, 1)) {
+    parts.push(`<line x1="${L}" x2="${W - R}" y1="${num(Y(t))}" y2="${num(Y(t))}" stroke="#ddd"/><text x="${L - 4}" y="${num(Y(t) + 4)}" text-anchor="end">${t}</text>`);
+  }
+  for (let e = Math.ceil(xLo); e <= Math.floor(xHi); e++) {
+    parts.push(`<line x1="${num(X(10 ** e))}" x2="${num(X(10 ** e))}" y1="${T}" y2="${H - B}" stroke="#eee"/><text x="${num(X(10 ** e))}" y="${H - B + 14}" text-anchor="middle">${10 ** e}</text>`);
+  }
+  parts.push(`<text x="${num((L + W - R) / 2)}" y="${H - 12}" text-anchor="middle">evaluations / d (log scale)</text>`);
+  parts.push(`<text transform="translate(14 ${num((T + H - B) / 2)}) rotate(-90)" text-anchor="middle">share of (run, target) pairs</text>`);
+  series.forEach((s, i) => {
+    const c = COLORS[s.method as MethodName] ?? '#000';
+    const dash = s.label.includes(':') ? ' stroke-dasharray="6 3"' : '';
+    const path = [`${num(X(1 / dim))},${num(Y(0))}`];
+    let y = 0;
+    for (const p of s.points) {
+      path.push(`${num(X(p.x))},${num(Y(y))}`, `${num(X(p.x))},${num(Y(p.y))}`);
+      y = p.y;
+    }
+    path.push(`${num(X(maxPerDim))},${num(Y(y))}`);
+    parts.push(`<polyline points="${path.join(' ')}" fill="none" stroke="${c}" stroke-width="1.8"${dash}/>`);
+    parts.push(`<line x1="${W - R + 10}" x2="${W - R + 30}" y1="${T + 10 + 16 * i}" y2="${T + 10 + 16 * i}" stroke="${c}" stroke-width="3"${dash}/><text x="${W - R + 34}" y="${T + 14 + 16 * i}">${esc(s.label)}</text>`);
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
+}
