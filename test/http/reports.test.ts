@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { InlineEngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { runEngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { materialize } from '../../src/domain/transforms.js';
@@ -126,12 +127,35 @@ describe('GET /distribution', () => {
 
   it('before any engine state: the prior', async () => {
     ({ app, storage } = await makeTestApp());
-    const study = await createStudy(app, studyBody({ method: 'random', batch_size: 1 }));
-    if (await storage.getEngineState(study.id)) return; // studies get their engine state at creation
-    const d = (await get(`/v1/studies/${study.id}/distribution`)).json();
+    // A correlated prior with a log-scaled parameter, so the prior covariance is not the identity.
+    const created = await createStudy(app, {
+      name: 'no state yet',
+      method: 'random',
+      batch_size: 1,
+      parameters: [{ name: 'a' }, { name: 'lr', scale: 'log', bounds: [1e-6, 1] }],
+      prior: { mean: [0.5, -5], covariance: [[4, 1], [1, 1]] },
+    });
+    // The HTTP API stores an engine state with every new study; a study without one (written through
+    // the storage contract, which allows it) is where /distribution must fall back to the prior.
+    const record = (await storage.getStudy(DEFAULT_TENANT, created.id))!;
+    const { generation: _g, updatedAt: _u, trialCounts: _c, ...fields } = record;
+    await storage.createStudy({ ...fields, id: 'stateless' });
+    expect(await storage.getEngineState('stateless')).toBeNull();
+    const res = await get('/v1/studies/stateless/distribution');
+    expect(res.statusCode).toBe(200);
+    const d = res.json();
     expect(d.generation).toBe(0);
-    expect(d.mean_transformed).toEqual(study.prior.mean);
-    expect(d.covariance).toEqual(study.prior.covariance);
+    expect(d.scale).toEqual(['linear', 'log']);
+    expect(d.mean_transformed).toEqual([0.5, -5]);
+    expect(d.mean).toEqual({ a: 0.5, lr: Math.exp(-5) });
+    const prior = [[4, 1], [1, 1]];
+    for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) expect(d.covariance[i][j]).toBeCloseTo(prior[i]![j]!, 12);
+    expect(d.std[0]).toBeCloseTo(2, 12);
+    expect(d.std[1]).toBeCloseTo(1, 12);
+    // The same study with its generation-0 engine state reports the same distribution.
+    const atCreation = (await get(`/v1/studies/${created.id}/distribution`)).json();
+    expect(atCreation.mean_transformed).toEqual(d.mean_transformed);
+    for (let i = 0; i < 2; i++) for (let j = 0; j < 2; j++) expect(atCreation.covariance[i][j]).toBeCloseTo(prior[i]![j]!, 12);
   });
 
   it('404 for an unknown study', async () => {
