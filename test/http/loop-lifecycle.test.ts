@@ -25,7 +25,7 @@ async function setup(body: Record<string, unknown> = {}, engine?: EngineRunner) 
   id = res.json().id;
 }
 
-type Trial = { trial_id: number; state: string; generation: number; client_id: string | null; lease_expires_at: string | null; failure_reason: string | null };
+type Trial = { trial_id: number; state: string; generation: number; client_id: string | null; lease_expires_at: string | null; failure_reason: string | null; parameters: Record<string, number> };
 const suggest = async (count: number, client?: string) => {
   const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=${count}${client ? `&client_id=${client}` : ''}` });
   expect(res.statusCode, res.body).toBe(200);
@@ -58,8 +58,12 @@ describe('leases', () => {
     t.advance(60_000);
     const b = (await suggest(1, 'w2')).trials[0]!;
     expect(b).toMatchObject({ trial_id: a!.trial_id, client_id: 'w2', state: 'ACTIVE' });
+    // The same point: the trial as stored now, and as handed to w2, has the parameters w1 got.
     const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/trials/${a!.trial_id}` });
-    if (res.statusCode === 200) expect(res.json().parameters).toEqual((a as unknown as { parameters: unknown }).parameters);
+    expect(res.statusCode).toBe(200);
+    expect(a!.parameters).toBeDefined();
+    expect(res.json().parameters).toEqual(a!.parameters);
+    expect(b.parameters).toEqual(a!.parameters);
     // w1 comes back late with the result: accepted.
     expect((await observe([{ trial_id: a!.trial_id, value: 3 }])).statusCode).toBe(200);
     expect(ids((await suggest(1, 'w2')).trials)).not.toContain(a!.trial_id);
@@ -138,7 +142,7 @@ describe('generation bookkeeping', () => {
     expect(o.json().generation).toBe(1);
     for (const n of [2, 3]) expect((await action(n, 'heartbeat')).json().code).toBe('trial_not_active');
     const listed = (await app.inject({ method: 'GET', url: `/v1/studies/${id}/trials?state=ABANDONED` })).json();
-    if (listed.trials) expect(listed.trials.map((x: Trial) => [x.trial_id, x.failure_reason])).toEqual([[2, 'superseded'], [3, 'superseded']]);
+    expect(listed.trials.map((x: Trial) => [x.trial_id, x.failure_reason])).toEqual([[2, 'superseded'], [3, 'superseded']]);
     expect((await suggest(1, 'w3')).trials[0]).toMatchObject({ trial_id: 6, generation: 1 });
   });
 
