@@ -91,17 +91,20 @@ describe('GET /history', () => {
   });
 });
 
+/** A study with a joint prior N(mean, [[4, 1], [1, 1]]) over a linear and a log-scaled parameter. */
+const jointStudy = (mean: number[]) => ({
+  name: 'joint',
+  method: 'random',
+  batch_size: 1,
+  parameters: [{ name: 'a' }, { name: 'lr', scale: 'log', bounds: [1e-6, 1] }],
+  prior: { mean, covariance: [[4, 1], [1, 1]] },
+});
+
 describe('GET /distribution', () => {
   it('a log-scaled parameter: mean = exp(mean_transformed); covariance = L0 Σ L0ᵀ in the transformed scale', async () => {
     ({ app, storage } = await makeTestApp());
     // Joint prior with correlation, so L0 is not diagonal: L0 = [[2, 0], [0.5, √(1 − 0.25)]] for Σ0 = [[4, 1], [1, 1]].
-    const study = await createStudy(app, {
-      name: 'joint',
-      method: 'random',
-      batch_size: 1,
-      parameters: [{ name: 'a' }, { name: 'lr', scale: 'log', bounds: [1e-6, 1] }],
-      prior: { mean: [0, -5], covariance: [[4, 1], [1, 1]] },
-    });
+    const study = await createStudy(app, jointStudy([0, -5]));
     const u = [0.5, -1];
     const cov = [[1, 0.2], [0.2, 0.5]];
     await commit(storage, study.id, 3, fakeEngineState(study, 3, u, cov));
@@ -128,13 +131,7 @@ describe('GET /distribution', () => {
   it('before any engine state: the prior', async () => {
     ({ app, storage } = await makeTestApp());
     // A correlated prior with a log-scaled parameter, so the prior covariance is not the identity.
-    const created = await createStudy(app, {
-      name: 'no state yet',
-      method: 'random',
-      batch_size: 1,
-      parameters: [{ name: 'a' }, { name: 'lr', scale: 'log', bounds: [1e-6, 1] }],
-      prior: { mean: [0.5, -5], covariance: [[4, 1], [1, 1]] },
-    });
+    const created = await createStudy(app, jointStudy([0.5, -5]));
     // The HTTP API stores an engine state with every new study; a study without one (written through
     // the storage contract, which allows it) is where /distribution must fall back to the prior.
     const record = (await storage.getStudy(DEFAULT_TENANT, created.id))!;
