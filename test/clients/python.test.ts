@@ -39,7 +39,7 @@ function run(cmd: string, args: string[], env: Record<string, string>): Promise<
 
 beforeAll(async () => {
   if (!hasPython) return;
-  server = await startServer(path.join(tmp, 'py.db'), { env: { ENGINE_WORKERS: '2' } });
+  server = await startServer(path.join(tmp, 'py.db'), { env: { ENGINE_WORKERS: '2' }, readyTimeoutMs: 55_000 });
   base = server.base;
 });
 
