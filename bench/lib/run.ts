@@ -8,7 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { getBenchmark } from '../../src/engine/benchmarks/index.js';
-import { OPTION_SPECS, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
+import { STRATEGIES, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy } from '../../src/engine/strategies/registry.js';
 import type { Observation } from '../../src/engine/strategies/types.js';
@@ -55,7 +55,7 @@ export interface RunRecord {
 
 /** Keeps the options a method declares, so one --options blob can serve every method. */
 export function optionsFor(method: MethodName, given: Options): Options {
-  const known = OPTION_SPECS[method];
+  const known = STRATEGIES[method].options;
   return Object.fromEntries(Object.entries(given).filter(([k]) => k in known));
 }
 

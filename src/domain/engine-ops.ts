@@ -3,16 +3,14 @@
  * server, inline in most tests): initial state, ask, tell. Plain messages in and out; nothing here
  * touches storage.
  */
-import { EngineError, type BaseState, type InitSpec, type MethodName, type Options } from '../engine/index.js';
+import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../engine/index.js';
 import type { EngineRunner } from './pool/engine-pool.js';
 import { DomainError } from './errors.js';
 import { internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
-/** Only BO and πBO search inside a box; the evolution strategies get the bounds by projection. */
-const BOX_METHODS: ReadonlySet<MethodName> = new Set<MethodName>(['bo', 'pibo']);
-
 export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace): InitSpec {
-  const box = BOX_METHODS.has(method) ? internalBox(space, Number(options.box_std ?? 3)) : null;
+  // Methods that search inside a box get it; the others get the bounds by projection (handOut).
+  const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? 3)) : null;
   return { dim: space.parameters.length, batchSize, options, box };
 }
 

@@ -3,10 +3,9 @@
  * Everything behind it is pure math over plain JSON (ARCHITECTURE.md rule 1).
  */
 export * from './errors.js';
-export { METHOD_NAMES, DEFAULT_METHOD, isMethodName, type MethodName } from './strategies/names.js';
-export { OPTION_SPECS, defaultOptions, resolveOptions, type OptionSpec, type Options, type OptionValue } from './strategies/options.js';
+export { type OptionSpec, type OptionSpecs, type Options, type OptionValue } from './strategies/options.js';
 export * from './strategies/types.js';
-export { STRATEGIES, getStrategy, registeredMethods } from './strategies/registry.js';
+export { METHOD_NAMES, DEFAULT_METHOD, STRATEGIES, isMethodName, getStrategy, registeredMethods, resolveOptions, type MethodName } from './strategies/registry.js';
 export { Rng, type RngState, chiSquareQuantile, sampleMvn } from './random/index.js';
 export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize, type Mat } from './linalg/index.js';
 export * from './gp/index.js';

@@ -11,7 +11,7 @@ import { expectedImprovement, fixBatch, logEi, logQEiGain, qEiMc } from '../../s
 import { logH, normCdf } from '../../src/engine/acquisition/normal.js';
 import { bo } from '../../src/engine/strategies/bo.js';
 import { pibo } from '../../src/engine/strategies/pibo.js';
-import { resolveOptions } from '../../src/engine/strategies/options.js';
+import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { drawCandidates, type BoState } from '../../src/engine/strategies/bo-core.js';
 import type { Observation, Strategy } from '../../src/engine/strategies/types.js';
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EngineError, NonFiniteError } from '../../src/engine/errors.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { nesUtilities, nesUtilitiesByRank } from '../../src/engine/strategies/es-utils.js';
-import { resolveOptions } from '../../src/engine/strategies/options.js';
+import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { random } from '../../src/engine/strategies/random.js';
 import { snes } from '../../src/engine/strategies/snes.js';
 import { xnes } from '../../src/engine/strategies/xnes.js';

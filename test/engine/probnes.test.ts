@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { Rng, sampleMvn } from '../../src/engine/random/index.js';
 import { cholesky, fromRows, toRows } from '../../src/engine/linalg/index.js';
-import { resolveOptions } from '../../src/engine/strategies/options.js';
+import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
 import { probSnes } from '../../src/engine/strategies/prob-snes.js';
 import { probXnes } from '../../src/engine/strategies/prob-xnes.js';
 import { rebuildModel, drawCandidateBatches, drawCandidateBatchesStacked, expectedGradientRows, integralMoments, sampleFrom } from '../../src/engine/strategies/probnes-bq.js';
 import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
-import type { MethodName } from '../../src/engine/strategies/names.js';
+import type { MethodName } from '../../src/engine/strategies/registry.js';
 import type { Observation, Strategy } from '../../src/engine/strategies/types.js';
 import { bruteA, bruteV, expmSeries, matMul2, mvnPdf } from './probnes-helpers.js';
 

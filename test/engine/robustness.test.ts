@@ -176,7 +176,7 @@ describe('standardisation of y (constant data, values near the top of the double
 });
 
 describe('ProbNES active set at the largest accepted quantile', () => {
-  it('active_set_quantile = 1 (accepted by OPTION_SPECS) takes every point instead of throwing', () => {
+  it('active_set_quantile = 1 (accepted by the ProbNES options) takes every point instead of throwing', () => {
     // The χ²_d quantile of 1 is +∞: every finite squared Mahalanobis distance is below it.
     const history = [{ x: [0, 0], y: 1 }, { x: [1e3, -1e3], y: 2 }, { x: [1e8, 0], y: 3 }];
     expect(activeSet(history, [0, 0], [[1, 0], [0, 1]], { enabled: true, quantile: 1, minSize: 1 })).toEqual([0, 1, 2]);

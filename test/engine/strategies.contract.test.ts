@@ -25,9 +25,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/engine/random/index.js';
-import { resolveOptions } from '../../src/engine/strategies/options.js';
-import { getStrategy, registeredMethods } from '../../src/engine/strategies/registry.js';
-import type { MethodName } from '../../src/engine/strategies/names.js';
+import { getStrategy, registeredMethods, resolveOptions, STRATEGIES, type MethodName } from '../../src/engine/strategies/registry.js';
+import type { OptionSpec, OptionValue } from '../../src/engine/strategies/options.js';
 import type { BaseState, Observation } from '../../src/engine/strategies/types.js';
 import { rotation } from '../helpers/numeric.js';
 
@@ -147,5 +146,44 @@ describe.each(registeredMethods())('strategy contract: %s', (method) => {
       await new Promise((r) => setTimeout(r, 0));
     }
     expect(a.generation).toBe(GENERATIONS);
+  });
+});
+
+/** Whether a value is one the option's spec accepts (the API's rule, written out independently). */
+function accepts(spec: OptionSpec, v: OptionValue): boolean {
+  switch (spec.kind) {
+    case 'number':
+      return typeof v === 'number' && (spec.exclusiveMin ? v > spec.min : v >= spec.min) && v <= spec.max && (!spec.integer || Number.isInteger(v));
+    case 'enum':
+      return typeof v === 'string' && spec.values.includes(v);
+    case 'boolean':
+      return typeof v === 'boolean';
+  }
+}
+
+describe.each(registeredMethods())('descriptor: %s', (method) => {
+  const descriptor = STRATEGIES[method];
+
+  it('is registered under its own name', () => {
+    expect(descriptor.name).toBe(method);
+    expect(getStrategy(method)).toBe(descriptor);
+  });
+
+  it.each([
+    [2, 'default'],
+    [10, 'paper'],
+  ])('d = %i, profile %s: every default is a declared option with an accepted value', (d, profile) => {
+    const defaults = descriptor.defaults(d, profile);
+    for (const [key, value] of Object.entries(defaults)) {
+      const spec = descriptor.options[key];
+      expect(spec, `default ${key} is not a declared option`).toBeDefined();
+      expect(accepts(spec!, value), `default ${key} = ${String(value)}`).toBe(true);
+    }
+  });
+
+  it('writes states of its declared version and enforces its minimum batch', () => {
+    const spec = (batchSize: number) => ({ dim: 2, batchSize, options: resolveOptions(method, 2), box: null });
+    expect(descriptor.init(spec(descriptor.minBatch), Rng.fromSeed(1)).version).toBe(descriptor.stateVersion);
+    expect(() => descriptor.init(spec(descriptor.minBatch - 1), Rng.fromSeed(1))).toThrow(/batch size/);
   });
 });

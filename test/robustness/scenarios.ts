@@ -5,7 +5,7 @@
  * the bounds and the transforms.
  */
 import { expect } from 'vitest';
-import { OPTION_SPECS, type MethodName } from '../../src/engine/index.js';
+import { STRATEGIES, type MethodName } from '../../src/engine/index.js';
 import type { Params, Scenario } from './harness.js';
 
 const sphere = (p: Params, centre: Params = {}) => Object.entries(p).reduce((s, [k, v]) => s + (v - (centre[k] ?? 0)) ** 2, 0);
@@ -19,20 +19,20 @@ const box2: Scenario['parameters'] = [
 const COST_OPTIONS = new Set(['candidates', 'mc_samples', 'gradient_samples', 'gp_restarts']);
 
 /**
- * Every option of the method at an extreme the API accepts (OPTION_SPECS, so a new option is
+ * Every option of the method at an extreme the API accepts (its descriptor, so a new option is
  * covered without touching this file): numbers at their maximum or just above/at their minimum,
  * enums at their first or last value, booleans true or false. The cost options stay cheap.
  */
 export function extremeOptions(method: MethodName, which: 'max' | 'min' | 'alt'): Record<string, number | string | boolean> {
   const out: Record<string, number | string | boolean> = {};
-  for (const [key, spec] of Object.entries(OPTION_SPECS[method])) {
+  for (const [key, spec] of Object.entries(STRATEGIES[method].options)) {
     if (COST_OPTIONS.has(key)) continue;
     if (spec.kind === 'number') out[key] = which === 'max' ? spec.max : spec.exclusiveMin ? spec.min + 1e-6 * (spec.max - spec.min) : spec.min;
     else if (spec.kind === 'enum') out[key] = which === 'alt' ? spec.values[spec.values.length - 1]! : spec.values[0]!;
     else out[key] = which !== 'alt';
   }
   // A sampled gradient (an `alt` enum) draws gradient_samples points: its minimum keeps it cheap.
-  if ('gradient_samples' in OPTION_SPECS[method]) out.gradient_samples = 10;
+  if ('gradient_samples' in STRATEGIES[method].options) out.gradient_samples = 10;
   return out;
 }
 

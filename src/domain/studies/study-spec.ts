@@ -9,7 +9,7 @@
  * middle of its transformed bounds with std = (transformed width)/4, so the bounds sit at ±2σ
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
  */
-import { fromRows, tryCholesky, type MethodName } from '../../engine/index.js';
+import { fromRows, getStrategy, tryCholesky, type MethodName } from '../../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from '../cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../errors.js';
 
@@ -63,8 +63,6 @@ export interface EffectivePrior {
 }
 
 /** Methods whose update ranks the points of a generation need at least two of them. */
-const RANK_BASED: ReadonlySet<MethodName> = new Set<MethodName>(['cmaes', 'xnes', 'snes']);
-
 const transform = (scale: Scale, x: number) => (scale === 'log' ? Math.log(x) : x);
 
 function checkParameter(p: ParameterInput, i: number, errors: FieldError[]): void {
@@ -131,8 +129,10 @@ export function checkStudySpec(input: StudySpecInput): void {
       if (!p.prior && !p.bounds) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'a parameter without bounds needs a prior (or give the joint `prior`)' });
     });
   }
-  if (RANK_BASED.has(input.method) && input.batch_size < 2) {
-    errors.push({ path: '/batch_size', message: `${input.method} ranks the points of a generation and needs batch_size ≥ 2` });
+  const minBatch = getStrategy(input.method).minBatch;
+  if (input.batch_size < minBatch) {
+    // A minimum above 1 is always a ranking's: one point alone carries no ranking.
+    errors.push({ path: '/batch_size', message: `${input.method} ranks the points of a generation and needs batch_size ≥ ${minBatch}` });
   }
   if (errors.length === 0) checkEffective(input, errors);
   if (errors.length > 0) throw new ValidationError(errors);

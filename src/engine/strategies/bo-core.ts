@@ -43,8 +43,9 @@ import { fixBatch, logEiFromPosterior, logQEiGain, type BaseSamples } from '../a
 import { pointPosterior, type PointPosterior } from '../acquisition/posterior.js';
 import { maximizeInBox } from '../acquisition/optimize.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
-import type { MethodName } from './names.js';
+import type { MethodName } from './registry.js';
 import { standardise } from './probnes-data.js';
+import { checkDim } from './es-utils.js';
 
 export const BO_STATE_VERSION = 1;
 
@@ -71,6 +72,7 @@ const REFINE_ANALYTIC = { starts: 5, maxIterations: 50 };
 const REFINE_MC = { starts: 2, maxIterations: 25 };
 
 export function initBo(method: MethodName, spec: InitSpec, rng: Rng): BoState {
+  checkDim(spec.dim, spec.batchSize, method);
   const d = spec.dim;
   const half = Number(spec.options.box_std ?? 3);
   const box = spec.box ? { lower: [...spec.box.lower], upper: [...spec.box.upper] } : { lower: new Array<number>(d).fill(-half), upper: new Array<number>(d).fill(half) };

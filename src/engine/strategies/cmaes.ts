@@ -22,7 +22,7 @@
 import { InvalidInputError, NonFiniteError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import { fromRows, symEig } from '../linalg/index.js';
-import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import {
   NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, orderBestFirst, positiveOption, zerosVec,
 } from './es-utils.js';
@@ -30,6 +30,8 @@ import {
 export const CMAES_STATE_VERSION = 1;
 /** σ is capped here (as CyberAgentAILab/cmaes does): beyond it the search is meaningless in whitened units. */
 const SIGMA_MAX = 1e32;
+/** The update ranks a generation's points: one point alone carries no ranking. */
+const MIN_BATCH = 2;
 
 export interface CmaesState extends BaseState {
   method: 'cmaes';
@@ -119,7 +121,7 @@ const norm = (v: readonly number[]): number => Math.sqrt(v.reduce((s, a) => s + 
 const covOf = (sigma: number, C: number[][]): number[][] => C.map((row) => row.map((c) => sigma * sigma * c));
 
 function init(spec: InitSpec, rng: Rng): CmaesState {
-  checkDim(spec.dim, spec.batchSize, 'cmaes', 2);
+  checkDim(spec.dim, spec.batchSize, 'cmaes', MIN_BATCH);
   const d = spec.dim;
   const sigma = positiveOption(spec.options, 'sigma0', 1);
   if (sigma > SIGMA_MAX) throw new InvalidInputError(`cmaes: sigma0 must be ≤ ${SIGMA_MAX}`);
@@ -224,4 +226,17 @@ function tell(state: CmaesState, ctx: TellContext): CmaesState {
   return { ...base, mean, sigma: newSigma, C, cov: covOf(newSigma, C), p_sigma: pSigma, p_c: pc };
 }
 
-export const cmaes: Strategy<CmaesState> = { name: 'cmaes', init, ask, tell };
+export const cmaes: StrategyDescriptor<CmaesState> = {
+  name: 'cmaes',
+  options: {
+    sigma0: { kind: 'number', min: 0, max: 1e3, exclusiveMin: true, description: 'Initial step size σ₀ in whitened units (the prior has unit scale).' },
+    active: { kind: 'boolean', description: 'Active CMA: negative weights for the worst samples in the rank-μ update.' },
+  },
+  defaults: () => ({ sigma0: 1, active: true }),
+  minBatch: MIN_BATCH,
+  usesBox: false,
+  stateVersion: CMAES_STATE_VERSION,
+  init,
+  ask,
+  tell,
+};

@@ -5,4 +5,4 @@
  */
 import { makeProbnesStrategy } from './probnes-core.js';
 
-export const probCmaes = makeProbnesStrategy('prob-cmaes');
+export const probCmaes = makeProbnesStrategy('prob-cmaes', { learningRateCov: 0.5 });

@@ -5,4 +5,8 @@
  */
 import { makeProbnesStrategy } from './probnes-core.js';
 
-export const probSnes = makeProbnesStrategy('prob-snes');
+export const probSnes = makeProbnesStrategy('prob-snes', {
+  learningRateCov: 1,
+  options: { snes_form: { kind: 'enum', values: ['reference', 'natural'], description: 'SNES variance update: the reference form (σ⁴ factor) or the natural form.' } },
+  defaults: (profile) => ({ snes_form: profile === 'paper' ? 'reference' : 'natural' }),
+});

@@ -33,8 +33,9 @@ import {
 } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
-import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, Strategy, TellContext } from './types.js';
-import type { MethodName } from './names.js';
+import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
+import type { MethodName } from './registry.js';
+import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
 
 export const PROBNES_STATE_VERSION = 1;
 
@@ -218,10 +219,21 @@ function finiteOrNull(v: number): number | null {
   return Number.isFinite(v) ? v : null;
 }
 
-/** A registered strategy for one of the three ProbNES methods. */
-export function makeProbnesStrategy(method: MethodName): Strategy<ProbnesState> {
+/**
+ * The descriptor of one of the three ProbNES methods. They share everything but the covariance
+ * update (chosen by `method`), η_Σ's default and any options of their own (prob-snes's `snes_form`).
+ */
+export function makeProbnesStrategy(
+  method: MethodName,
+  own: { learningRateCov: number; options?: OptionSpecs; defaults?: (profile: string) => Options },
+): StrategyDescriptor<ProbnesState> {
   return {
     name: method,
+    options: { ...PROBNES_OPTIONS, ...own.options },
+    defaults: (_d, profile) => ({ ...probnesDefaults(profile, own.learningRateCov), ...own.defaults?.(profile) }),
+    minBatch: 1,
+    usesBox: false,
+    stateVersion: PROBNES_STATE_VERSION,
     init: (spec, rng) => init(method, spec, rng),
     ask,
     tell: (state, ctx) => tell(method, state, ctx),

@@ -25,7 +25,7 @@ export function activeSet(
   if (n === 0) return [];
   const L = cholesky(fromRows(cov)).L;
   const d2 = history.map((o) => mahalanobisSq(L, o.x, mean));
-  // The option accepts quantile = 1 (OPTION_SPECS: (0.5, 1]), whose χ² quantile is +∞: every point
+  // The option accepts quantile = 1 (PROBNES_OPTIONS: (0.5, 1]), whose χ² quantile is +∞: every point
   // is inside. chiSquareQuantile demands p < 1 and threw, which failed every update of the study.
   const threshold = opts.quantile >= 1 ? Infinity : chiSquareQuantile(opts.quantile, mean.length);
   const inside = new Set<number>();

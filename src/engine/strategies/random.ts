@@ -7,7 +7,7 @@
  * Glossary: d = `dim`; `mean` = 0 (d), `cov` = I (d×d).
  */
 import { Rng } from '../random/index.js';
-import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, identityRows, zerosVec } from './es-utils.js';
 
 export const RANDOM_STATE_VERSION = 1;
@@ -43,4 +43,14 @@ function tell(state: RandomState, ctx: TellContext): RandomState {
   return { ...state, generation: state.generation + 1 };
 }
 
-export const random: Strategy<RandomState> = { name: 'random', init, ask, tell };
+export const random: StrategyDescriptor<RandomState> = {
+  name: 'random',
+  options: {},
+  defaults: () => ({}),
+  minBatch: 1,
+  usesBox: false,
+  stateVersion: RANDOM_STATE_VERSION,
+  init,
+  ask,
+  tell,
+};

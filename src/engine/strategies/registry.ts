@@ -1,9 +1,11 @@
 /**
- * The registry: the single list of strategies, keyed by the method names of names.ts.
- * Each strategy module adds itself here with one import and one entry.
+ * The registry: every method, by name, with its descriptor (types.ts StrategyDescriptor). This is
+ * the one list of methods: the API's enum, option schemas and checks all derive from it. Adding a
+ * method is its own module plus one name and one entry here; the compiler checks that every name
+ * has its entry.
  */
-import type { MethodName } from './names.js';
-import type { BaseState, Strategy } from './types.js';
+import type { BaseState, StrategyDescriptor } from './types.js';
+import type { Options } from './options.js';
 import { cmaes } from './cmaes.js';
 import { xnes } from './xnes.js';
 import { snes } from './snes.js';
@@ -14,24 +16,38 @@ import { probCmaes } from './prob-cmaes.js';
 import { probXnes } from './prob-xnes.js';
 import { probSnes } from './prob-snes.js';
 
-export const STRATEGIES: Partial<Record<MethodName, Strategy<any>>> = {
-  cmaes,
-  xnes,
-  snes,
-  random,
-  bo,
-  pibo,
+export const METHOD_NAMES = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'xnes', 'snes', 'bo', 'pibo', 'random'] as const;
+export type MethodName = (typeof METHOD_NAMES)[number];
+export const DEFAULT_METHOD: MethodName = 'prob-cmaes';
+
+export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> = {
   'prob-cmaes': probCmaes,
   'prob-xnes': probXnes,
   'prob-snes': probSnes,
+  cmaes,
+  xnes,
+  snes,
+  bo,
+  pibo,
+  random,
 };
 
-export function getStrategy(name: MethodName): Strategy<BaseState> {
-  const s = STRATEGIES[name];
-  if (!s) throw new Error(`method ${name} is not implemented`);
-  return s as Strategy<BaseState>;
+export function isMethodName(x: string): x is MethodName {
+  return Object.hasOwn(STRATEGIES, x);
 }
 
+export function getStrategy(name: MethodName): StrategyDescriptor<BaseState> {
+  if (!isMethodName(name)) throw new Error(`unknown method ${String(name)}`);
+  return STRATEGIES[name];
+}
+
+/** Every method (all of them are implemented). */
 export function registeredMethods(): MethodName[] {
-  return Object.keys(STRATEGIES) as MethodName[];
+  return [...METHOD_NAMES];
+}
+
+/** Effective options: the method's defaults for the chosen profile, overridden by what the user gave. */
+export function resolveOptions(method: MethodName, d: number, given: Options = {}): Options {
+  const profileName = typeof given.profile === 'string' ? given.profile : 'default';
+  return { ...getStrategy(method).defaults(d, profileName), ...given };
 }

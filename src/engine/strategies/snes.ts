@@ -14,11 +14,14 @@
  * projected onto bounds); the utilities are recomputed for the size of the told batch.
  */
 import { Rng } from '../random/index.js';
-import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
+import { etaCov, etaMean } from './options.js';
 import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, nesUtilities, positiveOption, zerosVec } from './es-utils.js';
 import { NonFiniteError } from '../errors.js';
 
 export const SNES_STATE_VERSION = 1;
+/** The utilities rank a generation's points: one point alone carries no ranking. */
+const MIN_BATCH = 2;
 
 export interface SnesState extends BaseState {
   method: 'snes';
@@ -32,7 +35,7 @@ function defaultEtaSigma(d: number): number {
 const diagRows = (sigma: readonly number[]): number[][] => sigma.map((s, i) => sigma.map((_, j) => (i === j ? s * s : 0)));
 
 function init(spec: InitSpec, rng: Rng): SnesState {
-  checkDim(spec.dim, spec.batchSize, 'snes');
+  checkDim(spec.dim, spec.batchSize, 'snes', MIN_BATCH);
   const d = spec.dim;
   positiveOption(spec.options, 'learning_rate_mean', 1);
   positiveOption(spec.options, 'learning_rate_cov', defaultEtaSigma(d));
@@ -84,4 +87,14 @@ function tell(state: SnesState, ctx: TellContext): SnesState {
   return { ...state, generation: state.generation + 1, mean, sigma, cov };
 }
 
-export const snes: Strategy<SnesState> = { name: 'snes', init, ask, tell };
+export const snes: StrategyDescriptor<SnesState> = {
+  name: 'snes',
+  options: { learning_rate_mean: etaMean, learning_rate_cov: etaCov },
+  defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaSigma(d) }),
+  minBatch: MIN_BATCH,
+  usesBox: false,
+  stateVersion: SNES_STATE_VERSION,
+  init,
+  ask,
+  tell,
+};

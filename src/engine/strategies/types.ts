@@ -8,8 +8,8 @@
  * search distribution; a point is number[] of length d.
  */
 import type { Rng, RngState } from '../random/index.js';
-import type { Options } from './options.js';
-import type { MethodName } from './names.js';
+import type { OptionSpecs, Options } from './options.js';
+import type { MethodName } from './registry.js';
 
 /** Everything a strategy needs to start. */
 export interface InitSpec {
@@ -88,4 +88,21 @@ export interface Strategy<S extends BaseState = BaseState> {
   tell(state: S, ctx: TellContext): S;
   /** Model estimate of the value at the distribution mean, if the method has a model. */
   estimate?(state: S, history: Observation[]): Estimate;
+}
+
+/**
+ * Everything the server knows about one method, in one place: the strategy itself and the facts
+ * the rest of the server needs before calling it. The registry (registry.ts) holds one per method.
+ */
+export interface StrategyDescriptor<S extends BaseState = BaseState> extends Strategy<S> {
+  /** What `options` may hold: names, kinds, ranges (the API rejects anything else). */
+  readonly options: OptionSpecs;
+  /** The effective defaults for dimension d and the chosen `profile` (only ProbNES has profiles). */
+  defaults(d: number, profile: string): Options;
+  /** The smallest batch_size the method accepts (2 for methods that rank a generation's points). */
+  readonly minBatch: number;
+  /** Searches inside a box (BO, πBO): InitSpec.box is given; otherwise points are projected onto bounds. */
+  readonly usesBox: boolean;
+  /** The `version` of the states it writes; a stored state of another version is refused on load. */
+  readonly stateVersion: number;
 }

@@ -22,12 +22,15 @@
  */
 import { Rng } from '../random/index.js';
 import { cholSolve, cholesky, fromRows, matMul, matMulT, symEig, symExpm, symFunction, toRows, type Mat } from '../linalg/index.js';
-import type { AskContext, AskResult, BaseState, InitSpec, Strategy, TellContext } from './types.js';
+import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
+import { etaCov, etaMean } from './options.js';
 import {
   NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, nesUtilities, positiveOption, zerosVec,
 } from './es-utils.js';
 
 export const XNES_STATE_VERSION = 1;
+/** The utilities rank a generation's points: one point alone carries no ranking. */
+const MIN_BATCH = 2;
 /** Smallest eigenvalue of Σ relative to the largest (the ProbNES covariance updates use the same floor). */
 const EIGEN_FLOOR = 1e-12;
 
@@ -63,7 +66,7 @@ function defaultEtaM(d: number): number {
 }
 
 function init(spec: InitSpec, rng: Rng): XnesState {
-  checkDim(spec.dim, spec.batchSize, 'xnes');
+  checkDim(spec.dim, spec.batchSize, 'xnes', MIN_BATCH);
   const d = spec.dim;
   positiveOption(spec.options, 'learning_rate_mean', 1);
   positiveOption(spec.options, 'learning_rate_cov', defaultEtaM(d));
@@ -136,4 +139,14 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   return { ...state, generation: state.generation + 1, mean, A: ARows, cov: covRows, asked: [] };
 }
 
-export const xnes: Strategy<XnesState> = { name: 'xnes', init, ask, tell };
+export const xnes: StrategyDescriptor<XnesState> = {
+  name: 'xnes',
+  options: { learning_rate_mean: etaMean, learning_rate_cov: etaCov },
+  defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaM(d) }),
+  minBatch: MIN_BATCH,
+  usesBox: false,
+  stateVersion: XNES_STATE_VERSION,
+  init,
+  ask,
+  tell,
+};

@@ -1,9 +1,9 @@
 /**
- * Per-method option schemas, built from the engine's OPTION_SPECS (the single description of what
+ * Per-method option schemas, built from each strategy's descriptor (the single description of what
  * each method accepts): every option optional, types and ranges enforced, unknown keys rejected.
  */
 import { z } from 'zod';
-import { METHOD_NAMES, OPTION_SPECS, type MethodName, type OptionSpec } from '../../engine/index.js';
+import { METHOD_NAMES, STRATEGIES, type MethodName, type OptionSpec } from '../../engine/index.js';
 
 function optionSchema(spec: OptionSpec): z.ZodType {
   switch (spec.kind) {
@@ -25,7 +25,7 @@ const cache = new Map<MethodName, z.ZodType>();
 export function optionsSchemaFor(method: MethodName): z.ZodType {
   let s = cache.get(method);
   if (!s) {
-    const shape = Object.fromEntries(Object.entries(OPTION_SPECS[method]).map(([k, spec]) => [k, optionSchema(spec).optional()]));
+    const shape = Object.fromEntries(Object.entries(STRATEGIES[method].options).map(([k, spec]) => [k, optionSchema(spec).optional()]));
     s = z.strictObject(shape);
     cache.set(method, s);
   }
@@ -48,7 +48,7 @@ function describeSpec(spec: OptionSpec): string {
 /** Markdown list of every method's options, for the OpenAPI description of `options`. */
 export function optionsDocumentation(): string {
   return METHOD_NAMES.map((m) => {
-    const entries = Object.entries(OPTION_SPECS[m]);
+    const entries = Object.entries(STRATEGIES[m].options);
     if (entries.length === 0) return `- \`${m}\`: no options`;
     return `- \`${m}\`: ${entries.map(([k, spec]) => `\`${k}\` (${describeSpec(spec)})`).join(', ')}`;
   }).join('\n');
