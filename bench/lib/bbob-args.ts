@@ -8,7 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { BBOB_FUNCTIONS } from '../../src/engine/benchmarks/bbob.js';
-import { isMethodName, OPTION_SPECS, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
+import { isMethodName, resolveOptions, STRATEGIES, type MethodName, type Options } from '../../src/engine/index.js';
 import { registeredMethods } from '../../src/engine/strategies/registry.js';
 import { UsageError } from './args.js';
 import { optionsFor, type RunSpec } from './run.js';
@@ -74,7 +74,7 @@ export function defaultPopulation(method: string, d: number): number {
 /** Rejects an option the method declares with a value outside its spec (unknown options are simply not passed). */
 function checkOptions(method: MethodName, options: Options, label: string): void {
   for (const [key, value] of Object.entries(options)) {
-    const spec = OPTION_SPECS[method][key];
+    const spec = STRATEGIES[method].options[key];
     if (!spec) continue;
     const bad =
       spec.kind === 'enum' ? !spec.values.includes(String(value))
@@ -89,7 +89,7 @@ function parseVariant(spec: string, common: Options): Variant {
   if (rest.length > 0) throw new UsageError(`--methods: ${spec}: use method or method:profile`);
   if (!isMethodName(name) || !registeredMethods().includes(name)) throw new UsageError(`unknown or unregistered method ${name}; registered: ${registeredMethods().join(', ')}`);
   const options = optionsFor(name, { ...common, ...(profile ? { profile } : {}) });
-  if (profile && !('profile' in OPTION_SPECS[name])) throw new UsageError(`--methods: ${name} has no profiles`);
+  if (profile && !('profile' in STRATEGIES[name].options)) throw new UsageError(`--methods: ${name} has no profiles`);
   checkOptions(name, options, spec);
   return { label: spec, method: name, options };
 }
