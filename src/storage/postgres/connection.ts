@@ -74,7 +74,7 @@ export function translate(err: unknown): unknown {
  * A connection whose ROLLBACK fails (it was cut) is destroyed, never handed to the next caller.
  */
 export async function transaction<T>(pool: pg.Pool, begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
+  const c = await checkout(pool);
   let broken: Error | undefined;
   try {
     await c.query(begin);
@@ -92,4 +92,22 @@ export async function transaction<T>(pool: pg.Pool, begin: string, fn: (c: pg.Po
   } finally {
     c.release(broken);
   }
+}
+
+/**
+ * A pooled connection for a caller's own sequence of statements. While checked out, a connection
+ * that dies between two statements (pg_terminate_backend) emits 'error' on the client, which the
+ * pool listens to only while the connection is idle: unheard, it would crash the process. Heard,
+ * the next statement fails (a 503) and the release destroys the connection.
+ */
+export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+  const c = await pool.connect();
+  const onError = () => {};
+  c.on('error', onError);
+  const release = c.release.bind(c);
+  c.release = (err?: Error | boolean) => {
+    c.off('error', onError);
+    release(err);
+  };
+  return c;
 }

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import type pg from 'pg';
+import { checkout } from './connection.js';
 import { defaultMigrationsDir, loadMigrations, MigrationError, type Migration } from '../sqlite/migrate.js';
 
 /** The advisory-lock key of migrations (any constant shared by all replicas; "probn" in ASCII). */
@@ -36,7 +37,7 @@ export async function schemaVersion(c: pg.Pool | pg.PoolClient): Promise<number>
 /** Brings the database up to the latest migration under the advisory lock; returns the versions applied. */
 export async function migratePostgres(pool: pg.Pool, migrations: Migration[] = loadPostgresMigrations()): Promise<number[]> {
   const latest = migrations.length;
-  const c = await pool.connect();
+  const c = await checkout(pool);
   let broken: Error | undefined;
   try {
     // Session-level and waiting: a replica that starts while another migrates waits for it.
