@@ -191,7 +191,7 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
     const ghostStudy = (await admin('POST', '/v1/studies', braninStudy('cmaes', { batch_size: 4, lease_seconds: 2 }))).json.id as string;
     const victim = replicas[2]!;
     // A client that dies with the replica: two points leased through it, never reported.
-    const ghost: { trials: Trial[] } = await fetch(`${victim.base}/v1/studies/${ghostStudy}/suggestions?count=2&client_id=ghost`).then((r) => r.json());
+    const ghost: { trials: Trial[] } = await fetch(`${victim.base}/v1/studies/${ghostStudy}/suggestions?count=2&client_id=ghost`).then((r) => r.json() as Promise<{ trials: Trial[] }>);
     const ghostIds = ghost.trials.map((t: Trial) => t.trial_id);
     expect(ghostIds).toEqual([1, 2]);
     let killedAt = 0;
