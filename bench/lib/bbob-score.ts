@@ -104,15 +104,16 @@ export function median(xs: readonly number[]): number {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-/** Wall ms of a run up to evaluation n: the elapsed time after the generation that contains it. */
-export function msAt(elapsed: readonly number[], batch: number, n: number): number {
+/** Wall ms of a run up to evaluation n: the elapsed time after the generation that contains it (ends: evaluations done after each generation). */
+export function msAt(elapsed: readonly number[], ends: readonly number[], n: number): number {
   if (elapsed.length === 0) return NaN;
-  return elapsed[Math.min(elapsed.length, Math.ceil(n / batch)) - 1];
+  const k = ends.findIndex((e) => e >= n);
+  return elapsed[k === -1 ? elapsed.length - 1 : k];
 }
 
 /** The runs.jsonl line of a finished run. */
 export function toBbobRecord(job: BbobJob, r: RunRecord, budgetPerDim: readonly number[], provenance: BbobRunRecord['provenance']): BbobRunRecord {
-  const ms_at = Object.fromEntries(budgetPerDim.map((k) => [String(k * job.dim), msAt(r.elapsed_ms ?? [], r.batch, k * job.dim)]));
+  const ms_at = Object.fromEntries(budgetPerDim.map((k) => [String(k * job.dim), msAt(r.elapsed_ms ?? [], r.generation_ends ?? [], k * job.dim)]));
   return {
     variant: job.variant.label, method: job.variant.method, fn: job.fn, dim: job.dim, instance: job.instance, seed: r.seed,
     batch: r.batch, budget: job.spec.budget, f_opt: r.optimum, trajectory: trajectoryOf(r.values, r.optimum),

@@ -48,6 +48,8 @@ export interface RunRecord {
   timings: { total_ms: number; ask_ms: number; tell_ms: number; updates: number };
   /** Wall ms since the run started, after the k-th update (k = 1, 2, …): the time to reach a budget. */
   elapsed_ms?: number[];
+  /** Evaluations done after the k-th update (generations can differ in size). */
+  generation_ends?: number[];
   /** The instance run, for tasks that have instances. */
   instance?: number;
   tag?: string;
@@ -77,7 +79,7 @@ export function runOne(spec: RunSpec): RunRecord {
   const history: Observation[] = [];
   const values: number[] = [];
   const meanValues: number[] = [];
-  const elapsed: number[] = [];
+  const elapsed: number[] = [], ends: number[] = [];
   let askMs = 0, tellMs = 0;
   while (values.length < spec.budget) {
     const count = Math.min(spec.batch, spec.budget - values.length);
@@ -98,6 +100,7 @@ export function runOne(spec: RunSpec): RunRecord {
     tellMs += performance.now() - t;
     meanValues.push(bench.f(toX(state.mean))); // outside the budget, never shown to the strategy
     elapsed.push(performance.now() - t0);
+    ends.push(values.length);
   }
   return {
     method: spec.method,
@@ -110,6 +113,7 @@ export function runOne(spec: RunSpec): RunRecord {
     mean_values: meanValues,
     timings: { total_ms: performance.now() - t0, ask_ms: askMs, tell_ms: tellMs, updates: meanValues.length },
     elapsed_ms: elapsed,
+    generation_ends: ends,
     ...(spec.instance === undefined ? {} : { instance: spec.instance }),
     ...(spec.tag === undefined ? {} : { tag: spec.tag }),
   };
