@@ -5,7 +5,7 @@
  *
  *   npx tsx bench/probnes-speed.ts [--dims 2,10,30] [--n 150] [--q 3] [--reps 15] [--candidates 1000]
  *   npx tsx bench/probnes-speed.ts --record FILE [--gens 20] [--seeds 1,2,3]
- *   npx tsx bench/probnes-speed.ts --check FILE [--tol 1e-9]
+ *   npx tsx bench/probnes-speed.ts --check FILE [--tol 1e-9] [--profiles paper]
  *   npx tsx bench/probnes-speed.ts --detail [--dims 10,30]     where the time goes (CPU ms)
  *
  * Timing setting: n points drawn from ν = N(0, I) (all inside the active set), y = Ackley-like
@@ -213,12 +213,17 @@ function trajectory(method: MethodName, profile: string, fn: string, d: number, 
   return { key: `${method}/${profile}/${fn}-${d}/seed${seed}`, points, values, mean: [...state.mean], cov: state.cov.map((r) => [...r]) };
 }
 
+/** --profiles (default both): `--check FILE --profiles paper` compares only the paper profile's runs. */
+function profilesArg(): string[] {
+  return arg('profiles', 'default,paper').split(',');
+}
+
 function allTrajectories(): Trajectory[] {
   const gens = Number(arg('gens', '20'));
   const seeds = arg('seeds', '1,2,3').split(',').map(Number);
   const out: Trajectory[] = [];
   for (const method of METHODS) {
-    for (const profile of ['default', 'paper']) {
+    for (const profile of profilesArg()) {
       for (const t of TASKS) for (const seed of seeds) out.push(trajectory(method, profile, t.fn, t.d, seed, gens));
     }
   }
@@ -243,7 +248,8 @@ function check(file: string): void {
   const now = allTrajectories();
   const ms = performance.now() - t0;
   let worst = 0, identical = 0;
-  for (const b of before) {
+  const profiles = profilesArg();
+  for (const b of before.filter((t) => profiles.includes(t.key.split('/')[1]))) {
     const a = now.find((t) => t.key === b.key);
     if (!a) throw new Error(`run ${b.key} missing`);
     const rel = Math.max(maxRel(a.points.flat(), b.points.flat()), maxRel(a.mean, b.mean), maxRel(a.cov.flat(), b.cov.flat()));
@@ -251,7 +257,7 @@ function check(file: string): void {
     else console.log(`${b.key}: largest relative difference ${rel.toExponential(2)}`);
     worst = Math.max(worst, rel);
   }
-  console.log(`${before.length} runs, ${identical} bit-identical, largest relative difference ${worst.toExponential(2)} (tolerance ${tol}); ${ms.toFixed(0)} ms`);
+  console.log(`${now.length} runs, ${identical} bit-identical, largest relative difference ${worst.toExponential(2)} (tolerance ${tol}); ${ms.toFixed(0)} ms`);
   if (!(worst <= tol)) process.exit(1);
 }
 

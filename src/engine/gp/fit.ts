@@ -8,6 +8,8 @@
  *   3. draws from the priors: `restarts` of them always, and up to 5 more only when every start
  *      above failed (an exception or a non-finite objective).
  * If everything fails, the prior modes are used and `fallbackReason` says why.
+ * With `basis` (H, n×p) the objective is the restricted likelihood of the GP with explicit basis
+ * functions (reml.ts), and the result carries β̂ and the residual GP instead of a constant-mean GP.
  */
 import { EngineError, InvalidInputError, NonFiniteError } from '../errors.js';
 import { type Mat, isFiniteMat, isFiniteVec } from '../linalg/index.js';
@@ -16,6 +18,7 @@ import { Rng } from '../random/index.js';
 import { toMat } from './kernel.js';
 import { type MapObjectiveEvaluator, logMarginalLikelihood, logPrior, mapObjectiveEvaluator, packHyper, unpackHyper } from './mll.js';
 import { priorModeHyper, samplePriorHyper } from './priors.js';
+import { buildBasisModel, remlObjectiveEvaluator, restrictedLogLikelihood } from './reml.js';
 import type { GpFitOptions, GpFitResult, GpHyper, GpModel } from './types.js';
 
 /** Prior-draw starts made when every regular start failed. */
@@ -109,7 +112,9 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
   const rng = opts.rng ?? Rng.fromSeed(Xm.rows * 7919 + d);
   const drawStart = () => samplePriorHyper(opts.priors, d, 0, rng);
   // One evaluator (one set of n×n buffers) serves every start.
-  const ev = mapObjectiveEvaluator(Xm, yv, opts.priors);
+  const H = opts.basis ?? null;
+  if (H && H.rows !== Xm.rows) throw new InvalidInputError(`fitGp: ${Xm.rows} points but a basis of ${H.rows} rows`);
+  const ev = H ? remlObjectiveEvaluator(Xm, yv, H, opts.priors) : mapObjectiveEvaluator(Xm, yv, opts.priors);
   const count = { values: 0, gradients: 0 };
   const results: (StartResult | null)[] = [runStart(ev, d, defaultStartHyper(d), count)];
   if (validHyper(opts.warmStart, d)) results.push(runStart(ev, d, opts.warmStart, count));
@@ -118,6 +123,10 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
   const best = bestOf(results);
   if (best) {
     try {
+      if (H) {
+        const bm = buildBasisModel(Xm, yv, H, best.hyper);
+        return { model: bm.model, beta: bm.beta, objective: best.objective, fallbackReason: null, evaluations: count };
+      }
       return { model: buildModel(Xm, yv, best.hyper), objective: best.objective, fallbackReason: null, evaluations: count };
     } catch (e) {
       if (!(e instanceof EngineError)) throw e;
@@ -128,6 +137,15 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
 
 /** Prior modes with c = mean(y): the fit's last resort. Still throws NotPositiveDefinite if even that fails. */
 function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): Omit<GpFitResult, 'evaluations'> {
+  if (opts.basis) {
+    const hyper = priorModeHyper(opts.priors, X.cols, 0);
+    const bm = buildBasisModel(X, y, opts.basis, hyper);
+    const objective = (restrictedLogLikelihood(X, y, opts.basis, hyper) + logPrior(hyper, opts.priors).value) / X.rows;
+    if (!Number.isFinite(objective) || !isFiniteVec(bm.model.alpha) || !isFiniteVec(bm.beta)) {
+      throw new NonFiniteError(`GP fit failed (${reason}) and the prior modes give a non-finite fit`);
+    }
+    return { model: bm.model, beta: bm.beta, objective, fallbackReason: `${reason}; using the prior modes` };
+  }
   let c = 0;
   for (let i = 0; i < y.length; i++) c += y[i] / y.length;
   const hyper = priorModeHyper(opts.priors, X.cols, c);

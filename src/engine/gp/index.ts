@@ -4,3 +4,5 @@ export { NOISE_FLOOR, packHyper, unpackHyper, logMarginalLikelihood, logPrior, m
 export { probnesPriors, DEFAULT_PROBNES_PRIORS, boPriors, logGamma, logGammaPdf, gammaMode, sampleGamma, priorModeHyper, samplePriorHyper } from './priors.js';
 export { fitGp, buildModel, defaultStartHyper } from './fit.js';
 export { predict, posteriorJoint, type Prediction, type JointPrediction } from './predict.js';
+export { type BasisKind, type QuadraticMean, basisSize, chooseBasis, basisMatrix, lowerInverse, quadraticFromBasis, evalQuadratic } from './basis.js';
+export { remlObjectiveEvaluator, restrictedLogLikelihood, buildBasisModel, type BasisModel } from './reml.js';

@@ -78,11 +78,12 @@ function mllGradient(X: Mat, hyper: GpHyper, K: Mat, L: Mat, alpha: Vec): Float6
 }
 
 /**
- * The trace terms of `mllGradient` from K (s·E off the diagonal) and K⁻¹, both n×n row-major. Pairs
+ * The trace terms of `mllGradient` from K (s·E off the diagonal) and K⁻¹, both n×n row-major. The
+ * restricted likelihood (reml.ts) passes its projection P in place of K⁻¹ (same trace form). Pairs
  * (i, j) are visited in the plain order, four j at a time, each ∂/∂log ℓ_c receiving its four terms
  * in that order: one load and store of the accumulator per four pairs, and the same sums.
  */
-function mllGradientFrom(X: Mat, hyper: GpHyper, k: Float64Array, Kinv: Float64Array, alpha: Vec): Float64Array {
+export function mllGradientFrom(X: Mat, hyper: GpHyper, k: Float64Array, Kinv: Float64Array, alpha: Vec): Float64Array {
   const n = X.rows, d = X.cols;
   const w = inverseSquaredLengthscales(hyper.lengthscales);
   const x = X.data, s = hyper.outputscale;

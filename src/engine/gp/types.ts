@@ -41,6 +41,11 @@ export interface GpFitResult {
   fallbackReason: string | null;
   /** MAP objective values and gradients computed over all starts (cost accounting). */
   evaluations: { values: number; gradients: number };
+  /**
+   * With `basis`: the GLS coefficients β̂ (p). `model` is then the residual GP (zero mean, fitted
+   * to y − Hβ̂), so the posterior mean at u is h(u)ᵀβ̂ + the model's mean (reml.ts).
+   */
+  beta?: Vec;
 }
 
 export interface GpFitOptions {
@@ -49,6 +54,11 @@ export interface GpFitOptions {
   warmStart?: GpHyper | null;
   /** Extra starts from prior draws (used only when starts fail, plus this many more). */
   restarts?: number;
+  /**
+   * Explicit basis functions at the data (H, n×p; basis.ts): fit the GP with mean h(u)ᵀβ by the
+   * restricted likelihood, β by GLS (reml.ts). Absent: the constant-mean GP of ALGORITHM.md §2.
+   */
+  basis?: Mat | null;
   /** Needed only when restarts from prior draws are made. */
   rng?: import('../random/index.js').Rng;
 }

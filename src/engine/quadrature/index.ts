@@ -2,3 +2,4 @@ export { kernelMeans, kernelMeansFor, prepareKernelMeasure, kernelMeanAt, integr
 export { bqIntegral, expectedGradient, type BqIntegral, type ExpectedGradient } from './bq.js';
 export { sampledGradient, type SampledGradient } from './sampled.js';
 export { prepareBatchSelection, type BatchSelector } from './batch.js';
+export { quadraticMoments, type QuadraticMoments } from './quadratic.js';

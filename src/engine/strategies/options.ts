@@ -15,7 +15,7 @@ export type OptionValue = number | string | boolean;
 export type Options = Record<string, OptionValue>;
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-const profile: OptionSpec = { kind: 'enum', values: ['default', 'paper'], description: '`default` (ours: warm-started GP fit, distribution mean inside each batch, natural SNES form) or `paper` (the published algorithm).' };
+const profile: OptionSpec = { kind: 'enum', values: ['default', 'paper'], description: '`default` (ours: warm-started GP fit, distribution mean inside each batch, natural SNES form, a quadratic GP mean with an active-set floor, a Newton mean step and a covariance step limit once the mean is quadratic) or `paper` (the published algorithm).' };
 export const etaMean: OptionSpec = { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_μ, step size of the mean update.' };
 export const etaCov: OptionSpec = { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ, step size of the covariance update.' };
 
@@ -33,6 +33,12 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   include_mean: { kind: 'boolean', description: 'Evaluate the distribution mean μ as one point of every batch.' },
   gp_warm_start: { kind: 'boolean', description: 'Also start the GP fit from the previous generation\'s MAP hyperparameters and keep the better.' },
   gp_restarts: { kind: 'number', min: 0, max: 20, integer: true, description: 'Extra GP fit restarts from prior draws (beyond the default and warm starts).' },
+  mean_function: { kind: 'enum', values: ['constant', 'quadratic'], description: 'GP mean: a learned constant, or explicit basis functions (the richest of constant, linear, diagonal and full quadratic with at least 1.5 points per coefficient), fitted by generalised least squares under the restricted likelihood.' },
+  active_set_floor: { kind: 'boolean', description: 'Top the active set up with the nearest points to ⌈1.5·p⌉, p the size of the full quadratic basis, so the quadratic mean stays usable as Σ shrinks.' },
+  mean_step: { kind: 'enum', values: ['natural', 'line', 'newton'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, or the model\'s Newton step; the last two stay within trust_radius.' },
+  trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of mean_step line/newton, in Mahalanobis units of the current search distribution.' },
+  cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
+  learning_rate_cov_quadratic: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise).' },
 };
 
 /** ProbNES defaults for a profile (ALGORITHM.md §1, §4, §5); η_Σ is the method's own. */
@@ -51,6 +57,13 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     include_mean: !paper,
     gp_warm_start: !paper,
     gp_restarts: 0,
+    // docs/ALGORITHM-default.md §A–§F; inert in the paper profile (the mean stays constant).
+    mean_function: paper ? 'constant' : 'quadratic',
+    active_set_floor: !paper,
+    mean_step: paper ? 'natural' : 'newton',
+    trust_radius: 2,
+    cov_step_limit: 3,
+    learning_rate_cov_quadratic: paper ? learningRateCov : 1,
   };
 }
 

@@ -6,59 +6,132 @@
  * batches; mean μ (d), cov Σ (d×d); X = U_A (n×d); negYTilde (n) the GP targets −ỹ (maximised);
  * gMean g_μ (d), gCov G (d×d) = ∂E_ν[−ỹ]/∂(μ, Σ) in standardised units. The gradients come back
  * as plain rows (`…Rows`) where the quadrature module returns typed arrays.
+ *
+ * The surrogate of one generation is the GP `model` (the whole model with a constant mean, or the
+ * residual GP of a model with explicit basis functions, docs/ALGORITHM-default.md §A) plus `quad`,
+ * the basis mean as a quadratic in u (null when the mean is the GP's constant). Posterior mean =
+ * quad(u) + the GP's mean(u); every integral and gradient below is the sum of the two parts (§B).
  */
-import { type GpHyper, type GpModel, buildModel, fitGp, predict, probnesPriors, toMat } from '../gp/index.js';
+import {
+  type BasisKind,
+  type GpHyper,
+  type GpModel,
+  type QuadraticMean,
+  basisMatrix,
+  basisSize,
+  buildModel,
+  chooseBasis,
+  evalQuadratic,
+  fitGp,
+  lowerInverse,
+  predict,
+  probnesPriors,
+  quadraticFromBasis,
+  toMat,
+} from '../gp/index.js';
 import { type Mat, cholesky, fromRows, toRows, zeros } from '../linalg/index.js';
 import { type Rng, sampleMvn } from '../random/index.js';
-import { bqIntegral, expectedGradient, prepareBatchSelection, sampledGradient } from '../quadrature/index.js';
+import { bqIntegral, expectedGradient, prepareBatchSelection, quadraticMoments, sampledGradient } from '../quadrature/index.js';
 
-export type { GpModel };
+export type { GpModel, QuadraticMean, BasisKind };
 
 export interface Gradient {
   gMean: number[];
   gCov: number[][];
 }
 
-/** The GP at fixed hyperparameters (ask and estimate rebuild it from the stored MAP). */
-export function rebuildModel(hyper: GpHyper, X: number[][], negYTilde: number[]): GpModel {
-  return buildModel(toMat(X), negYTilde, hyper);
+/**
+ * The GP at fixed hyperparameters (ask and estimate rebuild it from the stored MAP); with a basis
+ * mean `quad`, the residual GP fitted to −ỹ − quad(X) with a zero constant.
+ */
+export function rebuildModel(hyper: GpHyper, X: number[][], negYTilde: number[], quad: QuadraticMean | null = null): GpModel {
+  if (!quad) return buildModel(toMat(X), negYTilde, hyper);
+  return buildModel(toMat(X), negYTilde.map((v, j) => v - evalQuadratic(quad, X[j])), { ...hyper, constant: 0 });
 }
 
 export interface FitOutcome {
   model: GpModel;
+  quad: QuadraticMean | null;
+  /** The basis of the mean: 'constant' is the plain GP of ALGORITHM.md §2. */
+  basis: BasisKind;
   objective: number;
   fallbackReason: string | null;
 }
 
-/** MAP fit with the ProbNES priors (§2); the warm start, when given, is one more start. */
-export function fitModel(X: number[][], negYTilde: number[], opts: { warmStart: GpHyper | null; restarts: number; rng: Rng }): FitOutcome {
+/** How the GP mean is modelled (option `mean_function`; docs/ALGORITHM-default.md §A). */
+export interface MeanSpec {
+  /** 'constant' (§2) or 'quadratic': the richest basis up to the full quadratic that n ≥ 1.5·p allows. */
+  kind: 'constant' | 'quadratic';
+  /** Centre c and covariance of the whitening (the current ν). */
+  centre: number[];
+  cov: number[][];
+}
+
+/** Points needed for the full quadratic basis under the n ≥ 1.5·p rule (the active-set floor). */
+export function quadraticFloor(d: number): number {
+  return Math.ceil(1.5 * basisSize('full', d));
+}
+
+/**
+ * MAP fit with the ProbNES priors (§2); the warm start, when given, is one more start. With a
+ * quadratic mean and enough points for more than the constant basis, the GP has explicit basis
+ * functions (restricted likelihood, GLS β); otherwise it is the constant-mean GP, bit for bit.
+ */
+export function fitModel(
+  X: number[][],
+  negYTilde: number[],
+  opts: { warmStart: GpHyper | null; restarts: number; rng: Rng; mean?: MeanSpec },
+): FitOutcome {
   const d = X[0].length;
-  const fit = fitGp(X, negYTilde, { priors: probnesPriors(d), warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng });
-  return { model: fit.model, objective: fit.objective, fallbackReason: fit.fallbackReason };
+  const priors = probnesPriors(d);
+  const basis: BasisKind = opts.mean?.kind === 'quadratic' ? chooseBasis(X.length, d) : 'constant';
+  if (basis === 'constant' || !opts.mean) {
+    const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng });
+    return { model: fit.model, quad: null, basis: 'constant', objective: fit.objective, fallbackReason: fit.fallbackReason };
+  }
+  const W = lowerInverse(cholesky(fromRows(opts.mean.cov)).L);
+  const Xm = toMat(X);
+  const H = basisMatrix(basis, Xm, opts.mean.centre, W);
+  const fit = fitGp(Xm, negYTilde, { priors, warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng, basis: H });
+  const quad = quadraticFromBasis(basis, fit.beta!, opts.mean.centre, W);
+  return { model: fit.model, quad, basis, objective: fit.objective, fallbackReason: fit.fallbackReason };
 }
 
-/** §3 closed form: the expected gradient (g_μ, G) of E_ν[−ỹ]. */
-export function expectedGradientRows(model: GpModel, mean: number[], cov: number[][]): Gradient {
-  const g = expectedGradient(model, mean, cov);
+function withQuadratic(g: { gradMean: Float64Array; gradCov: Mat }, quad: QuadraticMean | null, mean: number[], cov: number[][]): Gradient {
+  if (quad) {
+    const q = quadraticMoments(quad, mean, cov);
+    for (let i = 0; i < g.gradMean.length; i++) g.gradMean[i] += q.gradMean[i];
+    for (let i = 0; i < g.gradCov.data.length; i++) g.gradCov.data[i] += q.gradCov.data[i];
+  }
   return { gMean: Array.from(g.gradMean), gCov: toRows(g.gradCov) };
 }
 
-/** §3 ablation: score-function estimate on one joint GP posterior sample at N draws from ν. */
-export function sampledGradientRows(model: GpModel, mean: number[], cov: number[][], rng: Rng, n: number): Gradient {
-  const g = sampledGradient(model, mean, cov, rng, n);
-  return { gMean: Array.from(g.gradMean), gCov: toRows(g.gradCov) };
+/** §3 closed form: the expected gradient (g_μ, G) of E_ν[−ỹ] (basis part: quadrature/quadratic.ts). */
+export function expectedGradientRows(model: GpModel, mean: number[], cov: number[][], quad: QuadraticMean | null = null): Gradient {
+  return withQuadratic(expectedGradient(model, mean, cov), quad, mean, cov);
 }
 
-/** E_ν[−ỹ] and its posterior variance V = R − tᵀK⁻¹t (standardised units). */
-export function integralMoments(model: GpModel, mean: number[], cov: number[][]): { mean: number; variance: number } {
+/**
+ * §3 ablation: score-function estimate on one joint GP posterior sample at N draws from ν. The basis
+ * mean is deterministic given the data (β̂), so its part is the exact gradient.
+ */
+export function sampledGradientRows(model: GpModel, mean: number[], cov: number[][], rng: Rng, n: number, quad: QuadraticMean | null = null): Gradient {
+  return withQuadratic(sampledGradient(model, mean, cov, rng, n), quad, mean, cov);
+}
+
+/**
+ * E_ν[−ỹ] and its posterior variance V = R − tᵀK⁻¹t (standardised units). With a basis mean, V is
+ * the residual GP's (β̂ taken as known, as the batch selection does).
+ */
+export function integralMoments(model: GpModel, mean: number[], cov: number[][], quad: QuadraticMean | null = null): { mean: number; variance: number } {
   const b = bqIntegral(model, mean, cov);
-  return { mean: b.mean, variance: b.variance };
+  return { mean: b.mean + (quad ? quadraticMoments(quad, mean, cov).integral : 0), variance: b.variance };
 }
 
 /** Latent posterior mean and variance of −ỹ at one point. */
-export function predictAt(model: GpModel, x: number[]): { mean: number; variance: number } {
+export function predictAt(model: GpModel, x: number[], quad: QuadraticMean | null = null): { mean: number; variance: number } {
   const p = predict(model, [x]);
-  return { mean: p.mean[0], variance: p.variance[0] };
+  return { mean: p.mean[0] + (quad ? evalQuadratic(quad, x) : 0), variance: p.variance[0] };
 }
 
 /** `count` i.i.d. draws from N(mean, cov). */

@@ -22,8 +22,11 @@ import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import type { GpHyper } from '../gp/types.js';
 import {
+  type BasisKind,
+  type QuadraticMean,
   expectedGradientRows,
   fitModel,
+  quadraticFloor,
   integralMoments,
   predictAt,
   rebuildModel,
@@ -36,6 +39,7 @@ import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './registry.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
+import { type MeanStep, limitCovGradient, meanStep } from './probnes-step.js';
 
 export const PROBNES_STATE_VERSION = 1;
 
@@ -46,6 +50,12 @@ export interface StoredGp {
   X: number[][];
   /** −ỹ on the active set (states written before this name was chosen call it `z`: see `storedTargets`). */
   negYTilde: number[];
+  /**
+   * The basis part of the GP mean as a quadratic in u (option mean_function = quadratic; absent or
+   * null: the constant-mean GP). The GP itself is then fitted to −ỹ − quad(X).
+   */
+  quad?: QuadraticMean | null;
+  basis?: BasisKind;
   /** Indices of the active points into the history of that tell. */
   activeIdx: number[];
   /** Standardisation over the active set: y = yMean + yStd·ỹ. */
@@ -150,24 +160,35 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const idx = activeSet(history, state.mean, state.cov, {
     enabled: opt<boolean>(state, 'active_set'),
     quantile: opt<number>(state, 'active_set_quantile'),
-    minSize: state.batchSize,
+    // The default profile's floor: enough points for the full quadratic basis (n ≥ 1.5·p), topped
+    // up with the nearest points, so the quadratic is used even after Σ has shrunk past the data.
+    minSize: opt<boolean>(state, 'active_set_floor') ? Math.max(state.batchSize, quadraticFloor(state.dim)) : state.batchSize,
   });
   const X = idx.map((j) => history[j].x.slice());
   const st = standardise(idx.map((j) => history[j].y));
   const negYTilde = st.yTilde.map((v) => -v);
   // §1 step 3 / §2: MAP fit; the default profile adds a warm start from the previous MAP.
   const warm = opt<boolean>(state, 'gp_warm_start') && state.gp ? state.gp.hyper : null;
-  const fit = fitModel(X, negYTilde, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng });
+  // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM-default.md §A).
+  const meanSpec = opt<string>(state, 'mean_function') === 'quadratic' ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov } : undefined;
+  const fit = fitModel(X, negYTilde, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng, mean: meanSpec });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
   const grad =
     opt<string>(state, 'gradient') === 'sampled'
-      ? sampledGradientRows(fit.model, state.mean, state.cov, rng, opt<number>(state, 'gradient_samples'))
-      : expectedGradientRows(fit.model, state.mean, state.cov);
-  // §4: natural-gradient ascent on E_ν[−ỹ].
-  const mean = updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
-  const cov = updateCov(covFormOf(method, state), state.cov, grad.gCov, opt<number>(state, 'learning_rate_cov'));
+      ? sampledGradientRows(fit.model, state.mean, state.cov, rng, opt<number>(state, 'gradient_samples'), fit.quad)
+      : expectedGradientRows(fit.model, state.mean, state.cov, fit.quad);
+  // §4: natural-gradient ascent on E_ν[−ỹ]; η_Σ has its own value once the mean is quadratic.
+  const quadratic = fit.basis === 'diagonal' || fit.basis === 'full';
+  const etaCov = opt<number>(state, quadratic ? 'learning_rate_cov_quadratic' : 'learning_rate_cov');
+  const stepKind = opt<string>(state, 'mean_step') as MeanStep;
+  const mean =
+    quadratic && stepKind !== 'natural'
+      ? meanStep(stepKind, state.mean, state.cov, grad.gMean, fit.quad!.A, opt<number>(state, 'learning_rate_mean'), opt<number>(state, 'trust_radius'))
+      : updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
+  const gCov = quadratic ? limitCovGradient(state.cov, grad.gCov, etaCov, opt<number>(state, 'cov_step_limit')) : grad.gCov;
+  const cov = updateCov(covFormOf(method, state), state.cov, gCov, etaCov);
   // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
-  const mom = integralMoments(fit.model, mean, cov);
+  const mom = integralMoments(fit.model, mean, cov, fit.quad);
   const stepMean = Math.hypot(...mean.map((m, i) => m - state.mean[i]));
   const stepCov = frobenius(cov.map((row, i) => row.map((v, j) => v - state.cov[i][j])));
   return {
@@ -184,6 +205,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
       hyper: fit.model.hyper,
       X,
       negYTilde,
+      ...(fit.quad ? { quad: fit.quad, basis: fit.basis } : {}),
       activeIdx: idx,
       yMean: st.yMean,
       yStd: st.yStd,
@@ -206,7 +228,7 @@ function storedTargets(g: StoredGp): number[] {
 function estimate(state: ProbnesState): Estimate {
   if (!state.gp) return { predicted: null, predicted_std: null };
   const g = state.gp;
-  const p = predictAt(rebuildModel(g.hyper, g.X, storedTargets(g)), state.mean);
+  const p = predictAt(rebuildModel(g.hyper, g.X, storedTargets(g), g.quad ?? null), state.mean, g.quad ?? null);
   return { predicted: finiteOrNull(g.yMean - g.yStd * p.mean), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(p.variance, 0))) };
 }
 

@@ -1,0 +1,144 @@
+/**
+ * The GP with explicit basis functions (Rasmussen & Williams 2006, §2.7, the vague-prior limit of eq. 2.45)
+ * and its restricted (REML) likelihood (Harville 1974; Patterson & Thompson 1971). docs/ALGORITHM-default.md §A.
+ *
+ * Glossary: n points, d dimension, p basis functions. X: n×d, y: n (standardised targets), H: n×p
+ * the basis at the data (basis.ts). K = s·E + (σ²_n + jitter) I as in mll.ts, K = L Lᵀ.
+ *   β̂  = (Hᵀ K⁻¹ H)⁻¹ Hᵀ K⁻¹ y                                    (generalised least squares)
+ *   r   = y − H β̂,  α = K⁻¹ r
+ *   ℓ_R = −½ rᵀ K⁻¹ r − ½ log det K − ½ log det(Hᵀ K⁻¹ H) − ((n − p)/2) log 2π
+ *   ∂ℓ_R/∂φ_k = ½ tr((ααᵀ − P) ∂K/∂φ_k),  P = K⁻¹ − K⁻¹H (HᵀK⁻¹H)⁻¹ HᵀK⁻¹
+ * (the same trace form as the plain likelihood with K⁻¹ replaced by P; β̂ is optimal at every φ,
+ * so it contributes no term). The MAP objective is (ℓ_R + Σ log priors)/n with the priors of mll.ts.
+ * φ keeps the layout of mll.ts, [log ℓ, log s, ρ, c]; c is not a parameter here (the constant is a
+ * basis function), so its gradient is 0 and the model is built with c = 0.
+ *
+ * With H = 1 (the constant basis) this is the REML of the constant-mean GP, not its ML: the two
+ * differ by −½ log(1ᵀK⁻¹1) − ½ log 2π, and c = β̂ is the GLS mean instead of an L-BFGS coordinate.
+ * Why REML: with a quadratic basis p grows to (d+1)(d+2)/2; ML then underestimates the residual
+ * variance (it does not count the p degrees of freedom spent on β) and drives σ²_n and s down.
+ */
+import { type Mat, type Vec, cholesky, choleskyInto, cholInverseSymInto, cholSolve, cholSolveMat, logDetFromChol, solveLower, solveLowerMat } from '../linalg/index.js';
+import { kernelMatrixInto } from './kernel.js';
+import { type MapObjectiveEvaluator, logPrior, mllGradientFrom, unpackHyper } from './mll.js';
+import type { GpHyper, GpModel, GpPriors } from './types.js';
+
+/** Largest jitter (× mean diagonal) for HᵀK⁻¹H: a rank-deficient basis gets a ridge, not a failure. */
+const GLS_MAX_JITTER = 1e-2;
+
+interface Gls {
+  /** Lower Cholesky factor of M = Hᵀ K⁻¹ H (p×p). */
+  LM: Mat;
+  beta: Vec;
+  /** r = y − H β̂. */
+  r: Vec;
+}
+
+/** GLS for β given the factor L of K: M = VᵀV with V = L⁻¹H, β̂ = M⁻¹ Vᵀ L⁻¹ y. */
+function gls(L: Mat, H: Mat, y: ArrayLike<number>): Gls {
+  const n = H.rows, p = H.cols;
+  const V = solveLowerMat(L, H);
+  const w = solveLower(L, y);
+  const M: Mat = { rows: p, cols: p, data: new Float64Array(p * p) };
+  const rhs = new Float64Array(p);
+  for (let k = 0; k < n; k++) {
+    const vk = k * p;
+    for (let a = 0; a < p; a++) {
+      const va = V.data[vk + a];
+      if (va === 0) continue;
+      rhs[a] += va * w[k];
+      for (let b = a; b < p; b++) M.data[a * p + b] += va * V.data[vk + b];
+    }
+  }
+  for (let a = 0; a < p; a++) for (let b = 0; b < a; b++) M.data[a * p + b] = M.data[b * p + a];
+  const { L: LM } = cholesky(M, { maxJitterRatio: GLS_MAX_JITTER });
+  const beta = cholSolve(LM, rhs);
+  const r = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = y[i];
+    for (let a = 0; a < p; a++) s -= H.data[i * p + a] * beta[a];
+    r[i] = s;
+  }
+  return { LM, beta, r };
+}
+
+/** The restricted MAP objective of one data set, evaluated many times with shared buffers (cf. mll.ts). */
+export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, priors: GpPriors): MapObjectiveEvaluator {
+  const n = X.rows, nn = n * n, p = H.cols;
+  const K = { rows: n, cols: n, data: new Float64Array(nn) };
+  const L = { rows: n, cols: n, data: new Float64Array(nn) };
+  const P = new Float64Array(nn);
+  const scratch = new Float64Array(nn);
+  const scale = Math.max(n, 1);
+  let hyper: GpHyper | null = null;
+  let fit: Gls | null = null;
+  let alpha: Vec = new Float64Array(n);
+  let priorGrad: Float64Array = new Float64Array(0);
+  return {
+    value(phi) {
+      hyper = null;
+      const h = { ...unpackHyper(phi, X.cols), constant: 0 };
+      kernelMatrixInto(X, h, K.data);
+      choleskyInto(K.data, n, L.data, scratch);
+      fit = gls(L, H, y);
+      alpha = cholSolve(L, fit.r);
+      let quad = 0;
+      for (let i = 0; i < n; i++) quad += fit.r[i] * alpha[i];
+      const ll = -0.5 * quad - 0.5 * logDetFromChol(L) - 0.5 * logDetFromChol(fit.LM) - 0.5 * (n - p) * Math.log(2 * Math.PI);
+      const pr = logPrior(h, priors);
+      priorGrad = pr.grad;
+      hyper = h;
+      return (ll + pr.value) / scale;
+    },
+    gradient() {
+      if (!hyper || !fit) throw new Error('remlObjectiveEvaluator: gradient() needs a successful value() first');
+      cholInverseSymInto(L.data, n, P, scratch);
+      // P = K⁻¹ − C Cᵀ with C = K⁻¹H L_M⁻ᵀ (row i of C is L_M⁻¹ applied to row i of K⁻¹H).
+      const B = cholSolveMat(L, H);
+      const C = new Float64Array(n * p);
+      for (let i = 0; i < n; i++) C.set(solveLower(fit.LM, B.data.subarray(i * p, (i + 1) * p)), i * p);
+      for (let i = 0; i < n; i++) {
+        for (let j = i; j < n; j++) {
+          let s = 0;
+          for (let a = 0; a < p; a++) s += C[i * p + a] * C[j * p + a];
+          P[i * n + j] -= s;
+          if (j !== i) P[j * n + i] -= s;
+        }
+      }
+      const g = mllGradientFrom(X, hyper, K.data, P, alpha);
+      g[X.cols + 2] = 0; // c is not a parameter (the constant is a basis function)
+      for (let i = 0; i < g.length; i++) g[i] = (g[i] + priorGrad[i]) / scale;
+      return g;
+    },
+  };
+}
+
+/** ℓ_R at fixed hyperparameters (tests; the fit uses the evaluator). */
+export function restrictedLogLikelihood(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpHyper): number {
+  const n = X.rows, p = H.cols;
+  const K = { rows: n, cols: n, data: new Float64Array(n * n) };
+  kernelMatrixInto(X, { ...hyper, constant: 0 }, K.data);
+  const { L } = cholesky(K);
+  const f = gls(L, H, y);
+  const alpha = cholSolve(L, f.r);
+  let quad = 0;
+  for (let i = 0; i < n; i++) quad += f.r[i] * alpha[i];
+  return -0.5 * quad - 0.5 * logDetFromChol(L) - 0.5 * logDetFromChol(f.LM) - 0.5 * (n - p) * Math.log(2 * Math.PI);
+}
+
+export interface BasisModel {
+  /** The residual GP: a zero-mean GP on r = y − Hβ̂ (so α = K⁻¹(y − Hβ̂) and every formula of bq.ts applies). */
+  model: GpModel;
+  beta: Vec;
+}
+
+/** The model at fixed hyperparameters: GLS β̂ and the residual GP. Throws NotPositiveDefinite. */
+export function buildBasisModel(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpHyper): BasisModel {
+  const n = X.rows;
+  const h = { ...hyper, constant: 0 };
+  const K = { rows: n, cols: n, data: new Float64Array(n * n) };
+  kernelMatrixInto(X, h, K.data);
+  const { L, jitter } = cholesky(K);
+  const f = gls(L, H, y);
+  return { model: { hyper: h, X, y: f.r, L, alpha: cholSolve(L, f.r), jitter }, beta: f.beta };
+}

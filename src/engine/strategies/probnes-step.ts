@@ -1,0 +1,84 @@
+/**
+ * The mean step of the default profile when the GP mean is quadratic (option `mean_step`;
+ * docs/ALGORITHM-default.md §E). ALGORITHM.md §4's step μ' = μ + η_μ Σ g_μ is the natural gradient:
+ * its length is set by Σ, which lags behind the curvature the quadratic mean has already measured
+ * (at d = 5 the natural step was 3–20× shorter than the model's Newton step). Two longer steps,
+ * both kept inside a trust region ‖L_Σ⁻¹(μ' − μ)‖ ≤ ρ (Mahalanobis under the current ν, where the
+ * model has data):
+ * - "line": along s = Σ g_μ, the step t·s maximising the model's quadratic along that line,
+ *   t* = −(g_μᵀs)/(2 sᵀAs) when sᵀAs < 0 (longer or shorter than the natural step);
+ * - "newton": δ = −½ A⁻¹ g_μ (the quadratic part's Hessian of E_ν is 2A) when A is negative
+ *   definite, else the natural step.
+ * Glossary: d dimension; mean μ (d), cov Σ (d×d); g_μ (d) the full expected gradient (basis part +
+ * residual GP), A (d×d) the basis mean's quadratic coefficient (gp/basis.ts), maximised (z = −ỹ).
+ */
+import { NonFiniteError } from '../errors.js';
+import { cholesky, cholSolve, fromRows, matMul, matVec, solveLower, symEig, transpose, tryCholesky } from '../linalg/index.js';
+
+export type MeanStep = 'natural' | 'line' | 'newton';
+
+/** Scales δ down so that ‖L_Σ⁻¹δ‖ ≤ ρ. */
+function clipToRegion(delta: Float64Array, cov: number[][], radius: number): Float64Array {
+  const z = solveLower(cholesky(fromRows(cov)).L, delta);
+  let n2 = 0;
+  for (let i = 0; i < z.length; i++) n2 += z[i] * z[i];
+  const norm = Math.sqrt(n2);
+  if (norm <= radius) return delta;
+  const f = radius / norm;
+  return delta.map((v) => v * f);
+}
+
+export function meanStep(
+  kind: MeanStep,
+  mean: number[],
+  cov: number[][],
+  gMean: ArrayLike<number>,
+  A: number[][] | null,
+  etaMean: number,
+  radius: number,
+): number[] {
+  const d = mean.length;
+  const s = matVec(fromRows(cov), gMean); // natural step direction Σ g_μ
+  let delta: Float64Array = Float64Array.from(s, (v) => etaMean * v);
+  if (A && kind === 'line') {
+    let gs = 0, sAs = 0;
+    for (let i = 0; i < d; i++) {
+      gs += gMean[i] * s[i];
+      let t = 0;
+      for (let j = 0; j < d; j++) t += A[i][j] * s[j];
+      sAs += s[i] * t;
+    }
+    if (sAs < 0 && gs > 0) {
+      const t = -gs / (2 * sAs);
+      delta = Float64Array.from(s, (v) => t * v);
+    }
+  } else if (A && kind === 'newton') {
+    const negA = fromRows(A.map((row) => row.map((v) => -v)));
+    if (tryCholesky(negA)) {
+      const x = cholSolve(cholesky(negA).L, gMean); // (−A)⁻¹ g
+      delta = Float64Array.from(x, (v) => 0.5 * v);
+    }
+  }
+  if (kind !== 'natural' && A) delta = clipToRegion(delta, cov, radius);
+  const out = mean.map((m, i) => m + delta[i]);
+  if (!out.every(Number.isFinite)) throw new NonFiniteError('ProbNES mean step produced a non-finite mean');
+  return out;
+}
+
+/**
+ * The covariance step's size limit once the mean is quadratic (docs/ALGORITHM-default.md §F): G
+ * scaled by min(1, κ / ρ(2η_Σ L_Σᵀ G L_Σ)), ρ the spectral radius, so that no direction of Σ changes
+ * by more than a factor ≈ e^κ in one generation. G ≈ A is then the fitted curvature, which is not
+ * bounded: a quadratic fitted on points clustered far inside ν has |A| ≫ Σ⁻¹, and the XNES/SNES
+ * exponential forms overflowed on it.
+ */
+export function limitCovGradient(cov: number[][], gCov: number[][], etaCov: number, kappa: number): number[][] {
+  const L = cholesky(fromRows(cov)).L;
+  const M = matMul(matMul(transpose(L), fromRows(gCov)), L);
+  const ev = symEig(M).values;
+  let rho = 0;
+  for (let i = 0; i < ev.length; i++) rho = Math.max(rho, Math.abs(2 * etaCov * ev[i]));
+  if (!(rho > kappa)) return gCov;
+  const f = kappa / rho;
+  return gCov.map((row) => row.map((v) => v * f));
+}

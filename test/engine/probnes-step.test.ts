@@ -1,0 +1,61 @@
+/**
+ * The default profile's mean step (strategies/probnes-step.ts; docs/ALGORITHM-default.md §E). Expected
+ * values by construction: on m(u) = bᵀ(u − c) + (u − c)ᵀA(u − c) with A negative definite the maximiser
+ * is c − ½A⁻¹b, the gradient at μ = c is b, so the Newton step from c must land on it exactly.
+ */
+import { describe, expect, it } from 'vitest';
+import { limitCovGradient, meanStep } from '../../src/engine/strategies/probnes-step.js';
+
+const A = [[-2, 0.5], [0.5, -1]];
+const b = [1, -0.5];
+// −½A⁻¹b: A⁻¹ = (1/det)[[−1, −0.5], [−0.5, −2]], det = 2 − 0.25 = 1.75
+const Ainv = [[-1 / 1.75, -0.5 / 1.75], [-0.5 / 1.75, -2 / 1.75]];
+const optimum = [0, 1].map((i) => -0.5 * (Ainv[i][0] * b[0] + Ainv[i][1] * b[1]));
+
+describe('mean step', () => {
+  it('newton lands on the maximiser of a concave quadratic when it lies inside the trust region', () => {
+    const mu = meanStep('newton', [0, 0], [[1, 0], [0, 1]], b, A, 1, 10);
+    mu.forEach((v, i) => expect(v).toBeCloseTo(optimum[i], 12));
+  });
+
+  it('the step is scaled down to Mahalanobis length ρ under Σ, keeping its direction', () => {
+    const cov = [[0.01, 0], [0, 0.04]];
+    const mu = meanStep('newton', [0, 0], cov, b, A, 1, 2);
+    const maha = Math.hypot(mu[0] / 0.1, mu[1] / 0.2);
+    expect(maha).toBeCloseTo(2, 10);
+    expect(mu[0] / mu[1]).toBeCloseTo(optimum[0] / optimum[1], 10);
+  });
+
+  it('line: the maximiser of the quadratic along Σ g (t = −gᵀs / 2sᵀAs)', () => {
+    const mu = meanStep('line', [0, 0], [[1, 0], [0, 1]], b, A, 1, 10);
+    const s = b, gs = b[0] * s[0] + b[1] * s[1];
+    const sAs = s[0] * (A[0][0] * s[0] + A[0][1] * s[1]) + s[1] * (A[1][0] * s[0] + A[1][1] * s[1]);
+    const t = -gs / (2 * sAs);
+    expect(mu[0]).toBeCloseTo(t * s[0], 12);
+    expect(mu[1]).toBeCloseTo(t * s[1], 12);
+  });
+
+  it('A not negative definite, or no quadratic: the natural step η Σ g (clipped only when there is a model)', () => {
+    const cov = [[2, 0], [0, 1]];
+    const indefinite = [[-1, 0], [0, 1]];
+    expect(meanStep('newton', [1, 1], cov, [0.1, 0.2], indefinite, 1, 10)).toEqual([1.2, 1.2]);
+    expect(meanStep('newton', [1, 1], cov, [0.1, 0.2], null, 0.5, 10)).toEqual([1.1, 1.1]);
+    expect(meanStep('natural', [0, 0], cov, [10, 0], A, 1, 1)).toEqual([20, 0]);
+  });
+});
+
+describe('covariance step limit', () => {
+  it('scales G so that the whitened step 2η LᵀGL has spectral radius κ, and leaves a small step alone', () => {
+    const cov = [[4, 1], [1, 2]];
+    const G = [[30, -5], [-5, 10]];
+    const out = limitCovGradient(cov, G, 1, 3);
+    // LᵀGL has the eigenvalues of GΣ (similar matrices): ρ(2·G'Σ) must be 3.
+    const GS = [0, 1].map((i) => [0, 1].map((j) => 2 * (out[i][0] * cov[0][j] + out[i][1] * cov[1][j])));
+    const tr = GS[0][0] + GS[1][1], det = GS[0][0] * GS[1][1] - GS[0][1] * GS[1][0];
+    const disc = Math.sqrt(tr * tr / 4 - det);
+    expect(Math.max(Math.abs(tr / 2 + disc), Math.abs(tr / 2 - disc))).toBeCloseTo(3, 10);
+    expect(out[0][1] / out[0][0]).toBeCloseTo(G[0][1] / G[0][0], 12);
+    const small = [[0.01, 0], [0, 0.02]];
+    expect(limitCovGradient(cov, small, 1, 3)).toBe(small);
+  });
+});
