@@ -46,7 +46,7 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
   try {
     const { result } = await ctx.runner.run({
       op: 'tell',
-      method: snap.study.method as BaseState['method'],
+      method: snap.study.method,
       state: snap.engine,
       ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history },
     });
@@ -79,7 +79,7 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
   try {
     const { result } = await ctx.runner.run({
       op: 'ask',
-      method: study.method as BaseState['method'],
+      method: study.method,
       state: snap.engine,
       ctx: { history, pending: snap.pending() },
       count,

@@ -21,6 +21,7 @@ import { applyObservations, type ObservationInput } from './observations.js';
 import { KeyedMutex } from './study-lock.js';
 import { StudyCache } from './study-cache.js';
 import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
+import { writeEngineState } from '../codec.js';
 
 export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached';
 
@@ -213,7 +214,7 @@ export class LoopService {
       expectedRevision: snap.revision,
       expectedCommitSeq: snap.commitSeq,
       generation: snap.generation,
-      engineState: engineChanged ? { version: snap.engine.version, state: snap.engine as never } : null,
+      engineState: engineChanged ? writeEngineState(snap.engine) : null,
       newTrials,
       trialUpdates,
       ...(snap.studyState ? { studyState: snap.studyState } : {}),

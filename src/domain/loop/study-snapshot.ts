@@ -9,6 +9,7 @@
 import type { BaseState, Observation } from '../../engine/index.js';
 import type { NewTrial, Storage, StudyState, TrialCounts, TrialRecord, TrialState, TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../errors.js';
+import { engineY, readEngineState, readStudy } from '../codec.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache } from './study-cache.js';
 import type { Study } from '../studies/studies.js';
 import { searchSpace, type SearchSpace } from '../transforms.js';
@@ -86,10 +87,10 @@ export class StudySnapshot {
     }
     // Every study gets its engine state in the transaction that creates it.
     if (loaded.revision === null) throw new Error(`study ${studyId} has no engine state`);
-    const engine = loaded.engineState ? (loaded.engineState.state as unknown as BaseState) : cache.engine(studyId, loaded.revision);
+    const study = readStudy(loaded.study);
+    const engine = loaded.engineState ? readEngineState(studyId, study.method, loaded.engineState) : cache.engine(studyId, loaded.revision);
     if (!engine) throw new Error(`study ${studyId}: engine state of revision ${loaded.revision} neither read nor cached`);
     if (loaded.engineState) cache.setEngine(studyId, loaded.revision, engine);
-    const study = loaded.study as unknown as Study;
     const count = loaded.study.trialCounts.COMPLETED;
     const completed = async () => {
       const cached = cache.completed(studyId, count);
@@ -193,9 +194,9 @@ export class StudySnapshot {
     return this.trials.filter((t) => states.includes(t.state));
   }
 
-  /** y the engine minimises: the value, negated for maximisation. */
+  /** y the engine minimises for a value in the study's direction. */
   y(value: number): number {
-    return this.study.direction === 'maximize' ? -value : value;
+    return engineY(this.study.direction, value);
   }
 
   /** Trials in this state among all of the study's, as changed by this request. */

@@ -2,13 +2,15 @@
  * The read side of a study: its trials, the best point, the regret history and the search
  * distribution. Reads only; the suggest/observe loop writes what is read here.
  */
-import { EngineError, isMethodName, type BaseState, type Observation } from '../../engine/index.js';
-import type { EngineStateRecord, Storage, StudyRecord, TrialRecord, TrialState } from '../../storage/index.js';
+import { EngineError, type Diagnostics, type Observation } from '../../engine/index.js';
+import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
+import { engineY, isBetter, readEngineState, readStudy, type Direction } from '../codec.js';
+import type { Study } from './studies.js';
+import type { ParameterSpec } from './study-spec.js';
 import { internalDistribution, userDistribution } from '../distribution.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError, StudyNotFoundError, TrialNotFoundError } from '../errors.js';
 import { PageTokens } from './page-token.js';
-import type { EffectivePrior, ParameterSpec } from './study-spec.js';
 import { materialize, searchSpace, type SearchSpace } from '../transforms.js';
 
 export interface ReportsServiceDeps {
@@ -86,14 +88,13 @@ export class ReportsService {
   async best(tenantId: string, studyId: string): Promise<BestReport> {
     const study = await this.study(tenantId, studyId);
     const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
-    const sign = study.direction === 'minimize' ? 1 : -1;
     let best: TrialRecord | null = null;
     // Strictly better only: among equal values the first one found keeps the title.
-    for (const t of completed) if (!best || sign * t.value! < sign * best.value!) best = t;
+    for (const t of completed) if (!best || isBetter(study.direction, t.value!, best.value!)) best = t;
     const space = spaceOf(study);
     const state = await this.storage.getEngineState(studyId);
     const { mean } = state ? internalDistribution(state.state, space.parameters.length) : priorDistribution(space);
-    const predicted = state ? await this.estimate(study, state, completed, sign) : { predicted: null, predicted_std: null };
+    const predicted = state ? await this.estimate(study, state, completed) : { predicted: null, predicted_std: null };
     return {
       observed: best ? { trialId: best.trialId, parameters: best.parameters, value: best.value! } : null,
       // The mean as it would be handed out (rounded, inside the bounds): a point one can evaluate.
@@ -106,17 +107,16 @@ export class ReportsService {
     const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
     const evaluations = regretHistory(completed, study.direction, study.knownOptimum);
     const space = spaceOf(study);
-    const sign = study.direction === 'minimize' ? 1 : -1;
     const generations = (await this.storage.listEngineStates(studyId)).map((rec) => {
       const { mean, cov } = internalDistribution(rec.state, space.parameters.length);
       const dist = userDistribution(space, mean, cov);
-      const diag = (rec.state as unknown as Partial<BaseState>).diagnostics;
+      const diag: Partial<Diagnostics> | undefined = readEngineState(studyId, study.method, rec).diagnostics;
       return {
         generation: rec.generation,
         mean: dist.mean,
         std: dist.std,
-        // The engine integrates y = sign·value; report E_ν[value] in the study's own units.
-        integralMean: mapNull(finiteOrNull(diag?.integral_mean), (m) => sign * m),
+        // The engine integrates y; report E_ν[value] in the study's own units.
+        integralMean: mapNull(finiteOrNull(diag?.integral_mean), (m) => engineY(study.direction, m)),
         integralStd: finiteOrNull(diag?.integral_std),
         nActive: finiteOrNull(diag?.n_active),
       };
@@ -141,16 +141,17 @@ export class ReportsService {
   }
 
   /** The engine's prediction at the distribution mean, in the study's direction. */
-  private async estimate(study: StudyRecord, rec: EngineStateRecord, completed: TrialRecord[], sign: number) {
+  private async estimate(study: Study, rec: EngineStateRecord, completed: TrialRecord[]) {
     const none = { predicted: null, predicted_std: null };
-    if (!this.engine || !isMethodName(study.method)) return none;
-    // The engine minimises y = sign·value (engine-tasks.ts); only points it could learn from count.
-    const history: Observation[] = completed.filter((t) => t.point !== null).map((t) => ({ x: t.point!, y: sign * t.value! }));
+    if (!this.engine) return none;
+    // The engine minimises y (codec.ts); only points it could learn from count.
+    const history: Observation[] = completed.filter((t) => t.point !== null).map((t) => ({ x: t.point!, y: engineY(study.direction, t.value!) }));
+    const state = readEngineState(study.id, study.method, rec);
     try {
-      const { result } = await this.engine.run({ op: 'estimate', method: study.method, state: rec.state as unknown as BaseState, history });
+      const { result } = await this.engine.run({ op: 'estimate', method: study.method, state, history });
       if (result.op !== 'estimate') return none;
       const { predicted, predicted_std } = result.estimate;
-      return { predicted: predicted === null ? null : sign * predicted, predicted_std };
+      return { predicted: predicted === null ? null : engineY(study.direction, predicted), predicted_std };
     } catch (err) {
       // A model that cannot predict (e.g. a degenerate fit) leaves the estimate empty rather than
       // failing a read-only report; anything else is a real fault.
@@ -159,10 +160,10 @@ export class ReportsService {
     }
   }
 
-  private async study(tenantId: string, studyId: string): Promise<StudyRecord> {
+  private async study(tenantId: string, studyId: string): Promise<Study> {
     const study = await this.storage.getStudy(tenantId, studyId);
     if (!study) throw new StudyNotFoundError(studyId);
-    return study;
+    return readStudy(study);
   }
 
   private async pageTokens(): Promise<PageTokens> {
@@ -179,18 +180,17 @@ export class ReportsService {
  * Running best and simple regret: regret = best_so_far − f* when minimising and f* − best_so_far
  * when maximising, so it is ≥ 0 whenever f* really is the optimum and falls to 0 on reaching it.
  */
-export function regretHistory(completed: readonly TrialRecord[], direction: 'minimize' | 'maximize', knownOptimum: number | null): Evaluation[] {
-  const sign = direction === 'minimize' ? 1 : -1;
-  let best = Infinity * sign;
+export function regretHistory(completed: readonly TrialRecord[], direction: Direction, knownOptimum: number | null): Evaluation[] {
+  let best = engineY(direction, Infinity);
   return completed.map((t, i) => {
     const v = t.value!;
-    if (sign * v < sign * best) best = v;
-    return { index: i + 1, trialId: t.trialId, value: v, bestSoFar: best, regret: knownOptimum === null ? null : sign * (best - knownOptimum) };
+    if (isBetter(direction, v, best)) best = v;
+    return { index: i + 1, trialId: t.trialId, value: v, bestSoFar: best, regret: knownOptimum === null ? null : engineY(direction, best - knownOptimum) };
   });
 }
 
-function spaceOf(study: StudyRecord): SearchSpace {
-  return searchSpace(study.parameters as unknown as ParameterSpec[], study.prior as unknown as EffectivePrior);
+function spaceOf(study: Study): SearchSpace {
+  return searchSpace(study.parameters, study.prior);
 }
 
 /** Before the engine has a state, the search distribution is the prior: N(0, I) internally. */

@@ -11,9 +11,11 @@ import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from '..
 import { PageTokens } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
 import { searchSpace } from '../transforms.js';
+import { readStudy, writeEngineState } from '../codec.js';
 
 /** A study as the service hands it out: the stored record with its JSON fields narrowed. */
-export interface Study extends Omit<StudyRecord, 'parameters' | 'prior'> {
+export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prior'> {
+  method: MethodName;
   parameters: ParameterSpec[];
   prior: EffectivePrior;
 }
@@ -45,8 +47,6 @@ const TRANSITIONS: Record<StudyState, readonly StudyState[]> = {
   COMPLETED: ['COMPLETED'],
 };
 const REASON_BY_STATE: Record<StudyState, string | null> = { ACTIVE: null, PAUSED: 'paused_by_client', COMPLETED: 'completed_by_client' };
-
-const toStudy = (r: StudyRecord): Study => r as unknown as Study;
 
 export class StudyService {
   private readonly storage: Storage;
@@ -90,14 +90,14 @@ export class StudyService {
       state: 'ACTIVE',
       reason: null,
       createdAt: this.now().toISOString(),
-    }, { version: engine.version, state: engine as never });
-    return toStudy(record);
+    }, writeEngineState(engine));
+    return readStudy(record);
   }
 
   async get(tenantId: string, studyId: string): Promise<Study> {
     const record = await this.storage.getStudy(tenantId, studyId);
     if (!record) throw new StudyNotFoundError(studyId);
-    return toStudy(record);
+    return readStudy(record);
   }
 
   async list(tenantId: string, page: { pageSize: number; pageToken?: string | null }): Promise<{ studies: Study[]; nextPageToken: string | null }> {
@@ -105,7 +105,7 @@ export class StudyService {
     const scope = `studies:${tenantId}`;
     const after = page.pageToken ? tokens.decode(scope, page.pageToken) : null;
     const res = await this.storage.listStudies(tenantId, { after, limit: page.pageSize });
-    return { studies: res.items.map(toStudy), nextPageToken: res.next === null ? null : tokens.encode(scope, res.next) };
+    return { studies: res.items.map(readStudy), nextPageToken: res.next === null ? null : tokens.encode(scope, res.next) };
   }
 
   async update(tenantId: string, studyId: string, patch: StudyPatchInput): Promise<Study> {
@@ -123,7 +123,7 @@ export class StudyService {
     });
     // Deleted between the read and the write.
     if (!record) throw new StudyNotFoundError(studyId);
-    return toStudy(record);
+    return readStudy(record);
   }
 
   async delete(tenantId: string, studyId: string): Promise<void> {

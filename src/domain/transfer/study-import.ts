@@ -8,10 +8,11 @@ import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/
 import { pointer, ValidationError, type FieldError } from '../errors.js';
 import type { StudyDocument } from './study-document.js';
 import { searchSpace, toInternal } from '../transforms.js';
-import { fromRows, Rng, tryCholesky, type BaseState, type MethodName, type Observation, type RngState } from '../../engine/index.js';
+import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type MethodName, type Observation, type RngState } from '../../engine/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../cholesky.js';
 import { userDistribution } from '../distribution.js';
+import { engineY } from '../codec.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;
@@ -146,6 +147,9 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     if (st.method !== s.method) errors.push({ path: at('state', 'method'), message: `must be the study's method (${s.method})` });
     // The loop stores a new snapshot under the state's own version: it must be the recorded one.
     if (st.version !== e.version) errors.push({ path: at('state', 'version'), message: `must be the snapshot's version (${e.version})` });
+    // …and one this server's strategy reads (the loop refuses any other on load).
+    const readable = getStrategy(s.method).stateVersion;
+    if (e.version !== readable) errors.push({ path: at('version'), message: `must be a version ${s.method} reads (${readable})` });
     if (st.dim !== d) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${d})` });
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
     if (!isRngState(st.rng)) errors.push({ path: at('state', 'rng'), message: 'must be a random generator state: {kind: "xoroshiro128plus", words: four 32-bit integers, not all zero}' });
@@ -181,8 +185,9 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
  */
 async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: FieldError[]): Promise<void> {
   const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
-  const sign = doc.study.direction === 'maximize' ? -1 : 1;
-  const history: Observation[] = doc.trials.filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null).map((t) => ({ x: t.point!, y: sign * t.value! }));
+  const history: Observation[] = doc.trials
+    .filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null)
+    .map((t) => ({ x: t.point!, y: engineY(doc.study.direction, t.value!) }));
   const method = doc.study.method as MethodName;
   const state = () => structuredClone(doc.engine_states[k]!.state) as unknown as BaseState;
   let problem: string | null = null;

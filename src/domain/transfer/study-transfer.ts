@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveOptions } from '../../engine/index.js';
 import type { JsonObject, Storage } from '../../storage/index.js';
 import { StudyNotFoundError } from '../errors.js';
+import { readStudy } from '../codec.js';
 import type { Study } from '../studies/studies.js';
 import { asJson, toDocument, type StudyDocument } from './study-document.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
@@ -36,7 +37,7 @@ export class StudyTransfer {
   async export(tenantId: string, studyId: string): Promise<StudyDocument> {
     const dump = await this.storage.exportStudy(tenantId, studyId);
     if (!dump) throw new StudyNotFoundError(studyId);
-    return toDocument(dump.study as unknown as Study, dump.trials, dump.engineStates, this.now().toISOString());
+    return toDocument(readStudy(dump.study), dump.trials, dump.engineStates, this.now().toISOString());
   }
 
   /** A structurally valid document (the HTTP schema) → the new study; ValidationError if inconsistent. */
@@ -86,6 +87,6 @@ export class StudyTransfer {
       })),
       doc.engine_states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: asJson(e.state), createdAt: e.created_at })),
     );
-    return record as unknown as Study;
+    return readStudy(record);
   }
 }

@@ -1,0 +1,56 @@
+/**
+ * Stored JSON into typed values, in one place. Storage hands back its own JSON types; the service
+ * wrote those values, and here they are read back: a study's parameters, prior and method, and
+ * engine states, which are checked for their method and version so that a state another release
+ * wrote is refused with a clear error instead of being fed to a strategy that would misread it.
+ *
+ * Also the direction's sign: every strategy minimises y, and y = value when the study minimises,
+ * y = −value when it maximises. Nothing else in the server flips a sign for the direction.
+ */
+import { getStrategy, isMethodName, type BaseState, type MethodName } from '../engine/index.js';
+import type { JsonValue, StudyRecord } from '../storage/index.js';
+import { DomainError } from './errors.js';
+import type { Study } from './studies/studies.js';
+import type { EffectivePrior, ParameterSpec } from './studies/study-spec.js';
+
+export type Direction = 'minimize' | 'maximize';
+
+/** y the engine minimises for a value in the study's direction; its own inverse (value back from y). */
+export function engineY(direction: Direction, value: number): number {
+  return direction === 'maximize' ? -value : value;
+}
+
+/** Strictly better in the study's direction. */
+export function isBetter(direction: Direction, a: number, b: number): boolean {
+  return engineY(direction, a) < engineY(direction, b);
+}
+
+/** Stored data this server cannot read (written by another release, or damaged). */
+export class StoredDataError extends DomainError {
+  constructor(studyId: string, what: string) {
+    super('unavailable', 'stored_data_unreadable', `study ${JSON.stringify(studyId)}: ${what}; this server cannot use it (restore a backup made for this release, or run the release that wrote it)`);
+  }
+}
+
+/** A study record with its JSON fields read back as the types the service wrote. */
+export function readStudy(r: StudyRecord): Study {
+  if (!isMethodName(r.method)) throw new StoredDataError(r.id, `its method ${JSON.stringify(r.method)} is not one this server knows`);
+  return { ...r, method: r.method, parameters: r.parameters as unknown as ParameterSpec[], prior: r.prior as unknown as EffectivePrior };
+}
+
+/** An engine state as stored, checked to be one the study's strategy wrote in the version it reads. */
+export function readEngineState(studyId: string, method: MethodName, stored: { version: number; state: JsonValue }): BaseState {
+  const s = stored.state;
+  if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new StoredDataError(studyId, 'its engine state is not an object');
+  if (s.method !== method) throw new StoredDataError(studyId, `its engine state belongs to method ${JSON.stringify(s.method)}, not the study's ${method}`);
+  const version = getStrategy(method).stateVersion;
+  if (stored.version !== version || s.version !== version) {
+    throw new StoredDataError(studyId, `its engine state has version ${String(s.version)} (stored as ${stored.version}); ${method} reads version ${version}`);
+  }
+  return s as unknown as BaseState;
+}
+
+/** An engine state as storage keeps it. */
+export function writeEngineState(state: BaseState): { version: number; state: JsonValue } {
+  return { version: state.version, state: state as unknown as JsonValue };
+}
