@@ -3,17 +3,17 @@
  * port with a temporary database, then run the client's unittest suite and its example with
  * PROBNES_URL pointing at it, so `npm test` covers the client in CI.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pythonPresent } from '../helpers/requirements.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLIENT_DIR = path.join(ROOT, 'clients/python');
-const hasPython = spawnSync('python3', ['--version']).status === 0;
-if (!hasPython) console.warn('Python client tests skipped: python3 is not installed');
+const hasPython = pythonPresent();
 
 /** Branin as clients/python/example.py computes it; its minimum is 0.397887. */
 const BRANIN_MIN = 0.397887;

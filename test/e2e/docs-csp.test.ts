@@ -1,17 +1,15 @@
 /**
  * Swagger UI under our Content-Security-Policy, in headless Chromium: /docs must render the
- * operations with no CSP violation reported in the console. Skipped when Chromium is missing.
+ * operations with no CSP violation reported in the console. Skipped when Chromium is missing (never with CI=true).
  */
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { makeTestApp } from '../helpers/app.js';
+import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`Swagger UI CSP test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const hasChromium = chromiumPresent();
 
 let app: FastifyInstance;
 let browser: Browser;

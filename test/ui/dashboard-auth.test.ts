@@ -2,7 +2,6 @@
  * The dashboard on a server that requires API keys: its pages load without a key, the API's 401
  * is shown with a request for one, and a pasted key is kept in localStorage and sent as Bearer.
  */
-import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser } from 'playwright-core';
@@ -11,10 +10,9 @@ import { buildApp } from '../../src/app.js';
 import { hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { studyBody } from '../helpers/app.js';
+import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard auth tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const hasChromium = chromiumPresent();
 const KEY = 'pk_dashboard_test_key_0123456789';
 
 let app: FastifyInstance;

@@ -10,11 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
-const hasChromium = fs.existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard tests skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const hasChromium = chromiumPresent();
 
 const branin = (x1: number, x2: number) =>
   (x2 - (5.1 / (4 * Math.PI ** 2)) * x1 ** 2 + (5 / Math.PI) * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * Math.PI)) * Math.cos(x1) + 10;

@@ -1,0 +1,26 @@
+/**
+ * External programs some test files need (Chromium, python3). Where one is missing the file's tests
+ * skip with a warning, so `npm test` runs on a bare machine; with CI=true they never skip: CI installs
+ * every such program (.ci/run), so a missing one fails the run instead of hiding its tests.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+
+/** True when the program is here; otherwise a warning (false), or with CI=true an error that fails the file. */
+export function required(what: string, present: boolean, install: string): boolean {
+  if (present) return true;
+  if (process.env.CI === 'true') throw new Error(`${what} is missing, and with CI=true its tests never skip (install: ${install})`);
+  console.warn(`${what} is missing: its tests are skipped (install: ${install})`);
+  return false;
+}
+
+/** The Debian package's binary, driven through playwright-core. */
+export const CHROMIUM = '/usr/bin/chromium';
+
+export function chromiumPresent(): boolean {
+  return required(`Chromium (${CHROMIUM})`, fs.existsSync(CHROMIUM), 'apt-get install -y chromium');
+}
+
+export function pythonPresent(): boolean {
+  return required('python3', spawnSync('python3', ['--version']).status === 0, 'apt-get install -y python3 python3-venv');
+}
