@@ -12,6 +12,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund --build-from-source
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# `probnes demo` drives its server through the TypeScript client.
+COPY clients/typescript/src ./clients/typescript/src
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 

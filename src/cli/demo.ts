@@ -13,7 +13,8 @@ import pino from 'pino';
 import { buildApp } from '../app.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createEngineRunner, type EngineRunner } from '../domain/index.js';
-import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, isMethodName, registeredMethods, type Benchmark } from '../engine/index.js';
+import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, registeredMethods, type Benchmark, type MethodName } from '../engine/index.js';
+import { ProbnesClient, ProbnesError, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
 import { SqliteStorage } from '../storage/index.js';
 import { intOption, parse, UsageError, type CliIo } from './common.js';
 import { DemoProgress } from './progress.js';
@@ -54,7 +55,7 @@ const OPTIONS = {
 } as const;
 
 interface DemoArgs {
-  method: string;
+  method: MethodName;
   bench: Benchmark;
   budget: number;
   batch: number;
@@ -68,14 +69,15 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
   const { values } = parse(argv, OPTIONS, 0);
   if (values.help) return 'help';
   const method = typeof values.method === 'string' ? values.method : DEFAULT_METHOD;
-  if (!isMethodName(method) || !registeredMethods().includes(method)) throw new UsageError(`--method: unknown method ${JSON.stringify(method)}; one of ${registeredMethods().join(', ')}`);
+  if (!isMethodName(method)) throw new UsageError(`--method: unknown method ${JSON.stringify(method)}; one of ${registeredMethods().join(', ')}`);
   const fn = typeof values.function === 'string' ? values.function : 'branin';
   const def = BENCHMARKS[fn];
   if (!def) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${benchmarkNames().join(', ')}`);
   const dim = intOption(values, 'dim', 1, 100, def.defaultDim);
   if (def.dim !== 'any' && dim !== def.dim) throw new UsageError(`--dim: ${fn} is defined only in ${def.dim} dimensions (got ${dim})`);
   const batch = intOption(values, 'batch', 1, 100, 3);
-  if (batch < 2 && ['cmaes', 'xnes', 'snes'].includes(method)) throw new UsageError(`--batch: ${method} ranks a generation's points and needs at least 2 (got ${batch})`);
+  const minBatch = getStrategy(method).minBatch;
+  if (batch < minBatch) throw new UsageError(`--batch: ${method} ranks a generation's points and needs at least ${minBatch} (got ${batch})`);
   return {
     method,
     bench: def.make(dim),
@@ -88,46 +90,13 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
   };
 }
 
-/** A failed call to our own API: the problem+json detail is the useful part. */
-class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-async function call<T>(base: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${base}${route}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) {
-    let detail = text;
-    try {
-      const p = JSON.parse(text) as { detail?: string; errors?: { pointer?: string; path?: string; message: string }[] };
-      detail = [p.detail, ...(p.errors ?? []).map((e) => `${e.pointer ?? e.path ?? ''} ${e.message}`)].filter(Boolean).join('; ');
-    } catch {
-      // Not JSON: keep the raw text.
-    }
-    throw new ApiError(res.status, `${method} ${route} → ${res.status}: ${detail}`);
-  }
-  return JSON.parse(text) as T;
-}
-
-interface Suggested {
-  trials: { trial_id: number; parameters: Record<string, number> }[];
-  reason: string | null;
-}
-interface Best {
-  observed: { trial_id: number; parameters: Record<string, number>; value: number } | null;
+/** A failed call to our own API, in one line: the problem's detail and each field error with its pointer. */
+function describeError(err: ProbnesError): string {
+  return [err.message, ...err.errors.map((e) => `${e.path} ${e.message}`)].join('; ');
 }
 
 /** The study body: x1…xd over the function's customary box; its own prior if the task has one. */
-function studyBody(a: DemoArgs): Record<string, unknown> {
+function studyBody(a: DemoArgs): StudySpec {
   const b = a.bench;
   return {
     name: `demo ${b.name} ${b.dim}-D (${a.method})`,
@@ -138,7 +107,7 @@ function studyBody(a: DemoArgs): Record<string, unknown> {
     known_optimum: b.optimum,
     parameters: Array.from({ length: b.dim }, (_, i) => ({
       name: `x${i + 1}`,
-      type: 'float',
+      type: 'float' as const,
       bounds: [b.bounds.lower[i], b.bounds.upper[i]],
       // Without a prior the server centres one on the box with the bounds at ±2σ (README, Priors).
       ...(b.prior ? { prior: { mean: b.prior.mean[i], std: b.prior.std[i] } } : {}),
@@ -147,18 +116,18 @@ function studyBody(a: DemoArgs): Record<string, unknown> {
   };
 }
 
-async function optimise(base: string, studyId: string, a: DemoArgs, progress: DemoProgress): Promise<void> {
+async function optimise(client: ProbnesClient, studyId: string, a: DemoArgs, progress: DemoProgress): Promise<void> {
   const names = Array.from({ length: a.bench.dim }, (_, i) => `x${i + 1}`);
   let completed = 0;
   while (completed < a.budget) {
-    const s = await call<Suggested>(base, 'GET', `/v1/studies/${studyId}/suggestions?count=${Math.min(a.batch, a.budget - completed)}&client_id=demo`);
+    const s = await client.suggest(studyId, { count: Math.min(a.batch, a.budget - completed), clientId: 'demo' });
     if (s.trials.length === 0) break; // the server says why in `reason` (max_trials_reached, …)
     const observations = s.trials.map((t) => {
       const value = a.bench.f(names.map((n) => t.parameters[n]!));
       progress.observe(value);
       return { trial_id: t.trial_id, value };
     });
-    await call(base, 'POST', `/v1/studies/${studyId}/observations`, { observations });
+    await client.observe(studyId, observations);
     completed += observations.length;
   }
   progress.finish();
@@ -235,14 +204,16 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     }
     const port = (app.server.address() as { port: number }).port;
     const base = `http://127.0.0.1:${port}`;
+    // The demo is a client like any other: the TypeScript client, against its own server.
+    const client = new ProbnesClient({ baseUrl: base, userAgent: 'probnes-demo' });
 
-    let study: { id: string; method: string };
+    let study: Study;
     try {
-      study = await call(base, 'POST', '/v1/studies', studyBody(args));
+      study = await client.createStudy(studyBody(args));
     } catch (err) {
       // A 4xx here means the options combine into a study the server refuses (e.g. an option range).
-      if (err instanceof ApiError && err.status < 500) {
-        io.err(`probnes demo: the server refused the study: ${err.message}\n`);
+      if (err instanceof ProbnesError && err.status !== null && err.status < 500) {
+        io.err(`probnes demo: the server refused the study: ${describeError(err)}\n`);
         return 2;
       }
       throw err;
@@ -253,9 +224,9 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     if (args.keepRunning) io.err(`dashboard (live): ${dashboard}\n`);
 
     const progress = new DemoProgress(args.budget, args.bench.optimum, io);
-    await optimise(base, study.id, args, progress);
+    await optimise(client, study.id, args, progress);
 
-    const best = await call<Best>(base, 'GET', `/v1/studies/${study.id}/best`);
+    const best = await client.best(study.id);
     if (!best.observed) {
       io.err('probnes demo: no evaluation completed\n');
       return 1;
@@ -271,8 +242,8 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     return 0;
   } catch (err) {
     // The server already logged a 5xx with its request id; the user needs the one-line reason.
-    if (err instanceof ApiError) {
-      io.err(`\nprobnes demo: ${err.message}\n`);
+    if (err instanceof ProbnesError) {
+      io.err(`\nprobnes demo: ${describeError(err)}\n`);
       return 1;
     }
     throw err;
