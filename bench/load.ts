@@ -6,13 +6,21 @@
  * status, and the server's memory (RSS from /proc/<pid>/status, JS heap from /metrics) at the
  * start, the peak and the end. Exits 1 on any error (5xx, an unexpected 4xx, a dropped connection).
  *
+ * With `--storage postgres` the server runs on PostgreSQL (a database created for the run and dropped
+ * after it, on the server at --database-url), as `--replicas N` processes sharing it; each client
+ * sends its requests to the replicas in turn. Also prints generations/s (engine updates, summed over
+ * the studies) and, for PostgreSQL, the statements (round trips) per request and how long commits
+ * held their study's row lock, from the replicas' /metrics.
+ *
  * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
- *        [--dim 2] [--batch 4] [--options '{"candidates":64}']
+ *        [--dim 2] [--batch 4] [--options '{"candidates":64}'] [--storage sqlite|postgres]
+ *        [--replicas 1] [--engine-workers N] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { call, fmt, HttpError, lcg, ms, objective, params, pct } from './lib/http-bench.js';
 
@@ -27,6 +35,10 @@ const { values: v } = parseArgs({
     dim: { type: 'string', default: '2' },
     batch: { type: 'string', default: '4' },
     options: { type: 'string' },
+    storage: { type: 'string', default: 'sqlite' },
+    replicas: { type: 'string', default: '1' },
+    'engine-workers': { type: 'string' },
+    'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
 const positive = (name: string, s: string) => {
@@ -42,7 +54,12 @@ const cfg = {
   dim: positive('dim', v.dim),
   batch: positive('batch', v.batch),
   options: v.options ? (JSON.parse(v.options) as Record<string, unknown>) : null,
+  storage: v.storage === 'postgres' || v.storage === 'sqlite' ? v.storage : (() => { throw new Error(`--storage takes sqlite or postgres, not ${v.storage}`); })(),
+  replicas: positive('replicas', v.replicas),
+  engineWorkers: v['engine-workers'],
+  databaseUrl: v['database-url'],
 };
+if (cfg.storage === 'sqlite' && cfg.replicas > 1) throw new Error('--replicas > 1 needs --storage postgres (several processes cannot share one SQLite file)');
 
 interface Stats {
   latency: Map<string, number[]>;
@@ -73,14 +90,17 @@ async function createStudies(base: string): Promise<{ id: string; method: string
 }
 
 /** One client: suggest → evaluate → observe, a different study each round. */
-async function client(base: string, studies: { id: string }[], c: number, end: number, stats: Stats): Promise<void> {
+async function client(bases: string[], studies: { id: string }[], c: number, end: number, stats: Stats): Promise<void> {
   const rnd = lcg(1000 + c);
   for (let round = 0; Date.now() < end; round++) {
+    // Replicas in turn: one study's suggestion and observation usually land on different ones.
+    let sent = c + round;
+    const base = () => bases[sent++ % bases.length]!;
     const id = studies[(c + round * cfg.clients + Math.floor(rnd() * 3)) % studies.length]!.id;
     let t0 = process.hrtime.bigint();
     let trials: { trial_id: number; parameters: Record<string, number> }[];
     try {
-      trials = (await call(base, 'GET', `/v1/studies/${id}/suggestions?count=1&client_id=load-${c}`)).trials;
+      trials = (await call(base(), 'GET', `/v1/studies/${id}/suggestions?count=1&client_id=load-${c}`)).trials;
       record(stats, 'GET suggestions', t0);
     } catch (err) {
       fail(stats, 'GET suggestions', err);
@@ -91,7 +111,7 @@ async function client(base: string, studies: { id: string }[], c: number, end: n
     const observations = trials.map((t) => ({ trial_id: t.trial_id, value: objective(t.parameters) }));
     t0 = process.hrtime.bigint();
     try {
-      await call(base, 'POST', `/v1/studies/${id}/observations`, { observations });
+      await call(base(), 'POST', `/v1/studies/${id}/observations`, { observations });
       record(stats, 'POST observations', t0);
       stats.observations += observations.length;
     } catch (err) {
@@ -114,17 +134,62 @@ async function memory(server: ServerProcess): Promise<Memory> {
   return { rssMiB: rss, heapUsedMiB: metric('probnes_nodejs_heap_size_used_bytes') / 2 ** 20 };
 }
 
+/** The database figures one replica's /metrics gives (PostgreSQL only). */
+async function dbFigures(server: ServerProcess): Promise<{ statements: number; commits: number; lockSum: number; lockMax: number }> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { statements: metric('probnes_db_statements'), commits: metric('probnes_db_commits'), lockSum: metric('probnes_db_commit_lock_seconds_sum'), lockMax: metric('probnes_db_commit_lock_seconds_max') };
+}
+
+/** The servers of the run: one SQLite process, or N replicas on a fresh PostgreSQL database (dropped by `cleanup`). */
+async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; cleanup: () => Promise<void> }> {
+  // No rate limit: 32 clients on one (open) tenant send far more than one key's per-minute quota.
+  const env: Record<string, string> = { RATE_LIMIT_PER_MINUTE: '0', ...(cfg.engineWorkers ? { ENGINE_WORKERS: cfg.engineWorkers } : {}) };
+  if (cfg.storage === 'sqlite') {
+    const server = await startServer(path.join(tmp, 'load.db'), { env, stderr: 'inherit' });
+    return { servers: [server], cleanup: async () => void (await server.stop('SIGTERM')) };
+  }
+  const name = `probnes_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: cfg.databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(cfg.databaseUrl);
+  url.pathname = `/${name}`;
+  const start = () => startServer(path.join(tmp, 'unused.db'), { env: { ...env, DATABASE_URL: url.toString() }, stderr: 'inherit', readyTimeoutMs: 60_000 });
+  const servers: ServerProcess[] = [];
+  try {
+    servers.push(await start()); // the first migrates
+    servers.push(...(await Promise.all(Array.from({ length: cfg.replicas - 1 }, start))));
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.stop('SIGKILL')));
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    throw err;
+  }
+  return {
+    servers,
+    cleanup: async () => {
+      await Promise.all(servers.map((s) => s.stop('SIGTERM')));
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-load-'));
-  // No rate limit: 32 clients on one (open) tenant send far more than one key's per-minute quota.
-  const server = await startServer(path.join(tmp, 'load.db'), { env: { RATE_LIMIT_PER_MINUTE: '0' }, stderr: 'inherit' });
+  const { servers, cleanup } = await startServers(tmp);
+  const server = servers[0]!;
+  const bases = servers.map((x) => x.base);
   const stats: Stats = { latency: new Map(), errors: new Map(), observations: 0, suggested: 0 };
   let exitCode = 0;
   try {
     const load0 = os.loadavg();
     console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
+    console.log(`# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process`);
     console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
     const studies = await createStudies(server.base);
+    const db0 = cfg.storage === 'postgres' ? await Promise.all(servers.map(dbFigures)) : null;
     const start = await memory(server);
     let peak = start;
     const sampler = setInterval(() => {
@@ -135,8 +200,11 @@ async function main(): Promise<void> {
     }, 1000);
     const t0 = process.hrtime.bigint();
     const end = Date.now() + cfg.seconds * 1000;
-    await Promise.all(Array.from({ length: cfg.clients }, (_, c) => client(server.base, studies, c, end, stats)));
+    await Promise.all(Array.from({ length: cfg.clients }, (_, c) => client(bases, studies, c, end, stats)));
     const seconds = ms(t0) / 1000;
+    const db1 = db0 ? await Promise.all(servers.map(dbFigures)) : null;
+    let generations = 0;
+    for (const st of studies) generations += (await call(server.base, 'GET', `/v1/studies/${st.id}`)).generation as number;
     clearInterval(sampler);
     const last = await memory(server);
     peak = { rssMiB: Math.max(peak.rssMiB, last.rssMiB), heapUsedMiB: Math.max(peak.heapUsedMiB, last.heapUsedMiB) };
@@ -150,13 +218,25 @@ async function main(): Promise<void> {
     }
     console.log(rows.join('\n'));
     console.log(`\n**${fmt((requests + errors) / seconds)} requests/s, ${fmt(stats.observations / seconds)} observations/s** (${stats.observations} observations, ${stats.suggested} trials suggested in ${fmt(seconds)} s)`);
+    console.log(`**${fmt(generations / seconds)} generations/s** (${generations} engine updates over ${studies.length} studies)`);
+    if (db0 && db1) {
+      type Db = Awaited<ReturnType<typeof dbFigures>>;
+      const sum = (f: (d: Db) => number, xs: Db[]) => xs.reduce((acc, d) => acc + f(d), 0);
+      const statements = sum((d) => d.statements, db1) - sum((d) => d.statements, db0);
+      const commits = sum((d) => d.commits, db1) - sum((d) => d.commits, db0);
+      const lock = sum((d) => d.lockSum, db1) - sum((d) => d.lockSum, db0);
+      console.log(
+        `database: ${fmt(statements / requests)} statements (round trips) per request; ${commits} commits, ${fmt(commits / seconds)}/s, ` +
+          `row lock held ${fmt((lock / Math.max(1, commits)) * 1000)} ms per commit on average (longest ${fmt(Math.max(...db1.map((d) => d.lockMax)) * 1000)} ms)`,
+      );
+    }
     console.log(`errors: ${errors}${errors ? ` — ${[...stats.errors].map(([k, n]) => `${k}: ${n}`).join('; ')}` : ''}`);
     const mem = (m: Memory) => `RSS ${fmt(m.rssMiB)} MiB, heap used ${fmt(m.heapUsedMiB)} MiB`;
     console.log(`server memory: start ${mem(start)}; peak ${mem(peak)} (sampled each second${hwm ? `; kernel high-water RSS ${fmt(hwm)} MiB` : ''}); end ${mem(last)}`);
     console.log(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     if (errors > 0) exitCode = 1;
   } finally {
-    await server.stop('SIGTERM');
+    await cleanup();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
   process.exitCode = exitCode;

@@ -94,10 +94,14 @@ export class Metrics {
         ['probnes_db_pool_waiting', 'Requests waiting for a database connection.', 'waiting'],
         ['probnes_db_pool_max', 'Largest pool size (DATABASE_POOL_SIZE).', 'max'],
         ['probnes_db_connection_errors', 'Database calls that found it unreachable, and idle connections lost, since start; the pool reconnects by itself.', 'errors'],
+        ['probnes_db_statements', 'Statements (round trips) sent to the database since start.', 'statements'],
+        ['probnes_db_commits', 'Generation commits since start.', 'commits'],
       ] as const;
       for (const [name, help, key] of figures) {
         new Gauge({ name, help, registers: [this.registry], collect() { this.set(pool()[key]); } });
       }
+      new Gauge({ name: 'probnes_db_commit_lock_seconds_sum', help: "Time commits held their study's row lock, summed, since start.", registers: [this.registry], collect() { this.set(pool().lockHeldMsSum / 1000); } });
+      new Gauge({ name: 'probnes_db_commit_lock_seconds_max', help: "Longest a commit held its study's row lock since start.", registers: [this.registry], collect() { this.set(pool().lockHeldMsMax / 1000); } });
     }
     new Gauge({
       name: 'probnes_open_leases',

@@ -236,6 +236,12 @@ export interface PoolStats {
   max: number;
   /** Requests that found the database unreachable and idle connections lost (terminated, network) since start; the pool opens new ones by itself. */
   errors: number;
+  /** Statements sent since start (each one round trip; BEGIN and COMMIT included). */
+  statements: number;
+  /** Generation commits since start, and how long they held the study's row lock (from the lock's grant to COMMIT's answer). */
+  commits: number;
+  lockHeldMsSum: number;
+  lockHeldMsMax: number;
 }
 
 export interface StorageHealth {

@@ -73,8 +73,8 @@ export function translate(err: unknown): unknown {
  * `fn` in one transaction on one pooled connection: COMMIT if it returns, ROLLBACK if it throws.
  * A connection whose ROLLBACK fails (it was cut) is destroyed, never handed to the next caller.
  */
-export async function transaction<T>(pool: pg.Pool, begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await checkout(pool);
+export async function transaction<T>(pool: pg.Pool, begin: string, fn: (c: pg.PoolClient) => Promise<T>, onStatement?: () => void): Promise<T> {
+  const c = await checkout(pool, onStatement);
   let broken: Error | undefined;
   try {
     await c.query(begin);
@@ -100,13 +100,22 @@ export async function transaction<T>(pool: pg.Pool, begin: string, fn: (c: pg.Po
  * pool listens to only while the connection is idle: unheard, it would crash the process. Heard,
  * the next statement fails (a 503) and the release destroys the connection.
  */
-export async function checkout(pool: pg.Pool): Promise<pg.PoolClient> {
+export async function checkout(pool: pg.Pool, onStatement?: () => void): Promise<pg.PoolClient> {
   const c = await pool.connect();
   const onError = () => {};
   c.on('error', onError);
   const release = c.release.bind(c);
+  const query = c.query;
+  // Counted per statement (the round trips of a unit of work, for /metrics and bench:load).
+  if (onStatement) {
+    c.query = function (this: pg.PoolClient, ...args: unknown[]) {
+      onStatement();
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof c.query;
+  }
   c.release = (err?: Error | boolean) => {
     c.off('error', onError);
+    c.query = query;
     release(err);
   };
   return c;

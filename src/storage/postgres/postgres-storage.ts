@@ -131,6 +131,8 @@ export class PostgresStorage implements Storage {
   readonly kind = 'postgres' as const;
   private closed = false;
   private connectionErrors = 0;
+  private readonly counts = { statements: 0, commits: 0, lockHeldMsSum: 0, lockHeldMsMax: 0 };
+  private readonly countStatement = () => void this.counts.statements++;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -158,7 +160,7 @@ export class PostgresStorage implements Storage {
   }
 
   poolStats(): PoolStats {
-    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections, errors: this.connectionErrors };
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount, max: this.maxConnections, errors: this.connectionErrors, ...this.counts };
   }
 
   /** Runs one storage call, with driver errors as the contract names them. */
@@ -173,11 +175,12 @@ export class PostgresStorage implements Storage {
   }
 
   private async rows<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    this.counts.statements++;
     return this.call(async () => (await this.pool.query<R>(text, values)).rows);
   }
 
   private tx<T>(begin: string, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    return this.call(() => transaction(this.pool, begin, fn));
+    return this.call(() => transaction(this.pool, begin, fn, this.countStatement));
   }
 
   async health(): Promise<StorageHealth> {
@@ -260,10 +263,12 @@ export class PostgresStorage implements Storage {
   }
 
   async commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
+    let locked = 0;
     try {
       return await this.tx('BEGIN', async (db): Promise<CommitResult> => {
         // The study's row lock: the database's per-study lock, held only until this COMMIT.
         const [study] = (await db.query<{ next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = $1 FOR UPDATE', [studyId])).rows;
+        locked = performance.now();
         if (!study) return { committed: false, reason: 'study_not_found' };
         if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' };
         // Read after the lock (a new statement, so a new snapshot): a commit that held the lock before us is seen.
@@ -320,6 +325,13 @@ export class PostgresStorage implements Storage {
     } catch (err) {
       if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
       throw err;
+    } finally {
+      if (locked > 0) {
+        const held = performance.now() - locked;
+        this.counts.commits++;
+        this.counts.lockHeldMsSum += held;
+        this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, held);
+      }
     }
   }
 
