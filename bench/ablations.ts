@@ -9,8 +9,10 @@
  *   npx tsx bench/ablations.ts prior            # N(−1, I) vs wrong N(−3, I) vs weak N(−1, 16 I)
  *   npx tsx bench/ablations.ts dimension        # Ackley, Levy, StyblinskiTang at d = 2, 5, 10, 20
  *   npx tsx bench/ablations.ts profile          # paper profile, each default-profile change alone, default
+ *   npx tsx bench/ablations.ts candidate-pool   # batch BQ: best of 1000 random batches vs greedy from a pool
  *
- * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir.
+ * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir,
+ * --variants 0,2 (only those variants, by position), --seed-offset 100 (seeds 100 … 114: a second sample).
  * Prints a markdown table of ln(mean regret) at the end of the budget, best-queried-point scoring
  * (mean scoring in parentheses), and writes every run to <out>/<ablation>.jsonl.
  */
@@ -44,6 +46,15 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string }> = {
     ],
   },
   dimension: { variants: [{ label: 'default', options: {} }], functions: [2, 5, 10, 20].flatMap((d) => [`ackley:${d}`, `levy:${d}`, `styblinski-tang:${d}`]).join(',') },
+  'candidate-pool': {
+    variants: [
+      { label: '1000 batches of fresh draws', options: { candidate_pool: 0 } },
+      { label: 'greedy from 100 points', options: { candidate_pool: 100, pool_selection: 'greedy' } },
+      { label: 'greedy from 200 points', options: { candidate_pool: 200, pool_selection: 'greedy' } },
+      { label: 'greedy from 500 points', options: { candidate_pool: 500, pool_selection: 'greedy' } },
+      { label: 'best of 1000 random batches from 200 points', options: { candidate_pool: 200, pool_selection: 'random-batches' } },
+    ],
+  },
   profile: {
     variants: [
       { label: 'paper', options: { profile: 'paper' } },
@@ -59,7 +70,7 @@ const { values: v, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     seeds: { type: 'string' }, methods: { type: 'string' }, functions: { type: 'string' }, workers: { type: 'string' },
-    out: { type: 'string' }, shard: { type: 'string' }, jsonl: { type: 'string' },
+    out: { type: 'string' }, shard: { type: 'string' }, jsonl: { type: 'string' }, variants: { type: 'string' }, 'seed-offset': { type: 'string' },
   },
 });
 const name = positionals[0];
@@ -71,7 +82,10 @@ if (!ab) {
 const seeds = Number(v.seeds ?? 15);
 const methods = (v.methods ?? 'prob-cmaes').split(',') as MethodName[];
 const fns = (v.functions ?? ab.functions ?? PAPER_FNS).split(',').map((s) => ({ fn: s.split(':')[0], dim: Number(s.split(':')[1] ?? 2) }));
-const jobs: Job[] = ab.variants.flatMap((variant) => methods.flatMap((method) => fns.flatMap(({ fn, dim }) => Array.from({ length: seeds }, (_, seed) => ({ variant, method, fn, dim, seed })))));
+// --variants 0,2: only those variants (by position in the list above), e.g. to add one to a finished run.
+const variants = v.variants ? v.variants.split(',').map((i) => ab.variants[Number(i)]) : ab.variants;
+const seedOffset = Number(v['seed-offset'] ?? 0);
+const jobs: Job[] = variants.flatMap((variant) => methods.flatMap((method) => fns.flatMap(({ fn, dim }) => Array.from({ length: seeds }, (_, k) => ({ variant, method, fn, dim, seed: seedOffset + k })))));
 
 function runJob(j: Job): Record<string, unknown> {
   const q = j.variant.batch ?? 3;
@@ -116,7 +130,8 @@ async function main(): Promise<void> {
   const out = v.out ?? 'bench-results/ablations';
   mkdirSync(out, { recursive: true });
   const workers = Number(v.workers ?? 2);
-  const files = Array.from({ length: workers }, (_, k) => join(out, `${name}.shard${k}.jsonl`));
+  const tag = `${name}${v.variants ? `.v${v.variants.replace(/,/g, '-')}` : ''}${seedOffset ? `.s${seedOffset}` : ''}`;
+  const files = Array.from({ length: workers }, (_, k) => join(out, `${tag}.shard${k}.jsonl`));
   files.forEach((f) => writeFileSync(f, ''));
   const self = fileURLToPath(import.meta.url);
   const passthrough = process.argv.slice(2).filter((a, i, all) => !['--workers', '--out'].includes(a) && !['--workers', '--out'].includes(all[i - 1]));
@@ -127,9 +142,9 @@ async function main(): Promise<void> {
     })),
   );
   const rows = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
-  writeFileSync(join(out, `${name}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(join(out, `${tag}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const md = report(rows);
-  writeFileSync(join(out, `${name}.md`), `${md}\n`);
+  writeFileSync(join(out, `${tag}.md`), `${md}\n`);
   console.log(md);
 }
 

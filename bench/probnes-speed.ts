@@ -3,16 +3,20 @@
  * acquisition), at a fixed number of active points; and a trajectory recorder that proves a speed
  * change did not change results.
  *
- *   npx tsx bench/probnes-speed.ts [--dims 2,10,30] [--n 150] [--q 3] [--reps 15] [--candidates 1000]
- *   npx tsx bench/probnes-speed.ts --record FILE [--gens 20] [--seeds 1,2,3]
- *   npx tsx bench/probnes-speed.ts --check FILE [--tol 1e-9] [--profiles paper]
+ *   npx tsx bench/probnes-speed.ts [--cases 2:150,10:500] [--profiles default,paper] [--q 3] [--reps 11]
+ *   npx tsx bench/probnes-speed.ts --growing [--dims 2,10] [--ns 100,200,400,800] [--uncapped-max 400]
+ *   npx tsx bench/probnes-speed.ts --record FILE[.gz] [--gens 20] [--seeds 1,2,3] [--profiles default,paper]
+ *   npx tsx bench/probnes-speed.ts --check [FILE] [--profiles …] [--tol 1e-9]
  *   npx tsx bench/probnes-speed.ts --detail [--dims 10,30]     where the time goes (CPU ms)
  *
- * Timing setting: n points drawn from ν = N(0, I) (all inside the active set), y = Ackley-like
- * values, a warm start from the MAP fit on the first n − q points (the default profile's situation).
- * One "generation" = active set + standardise + fit + gradient + update (tell) + batch BQ (ask).
- * Wall times are medians; "CPU" is the median process CPU time of the whole generation, which the
- * load of other processes on a shared machine inflates much less than the wall time.
+ * Timing setting: a study of n points drawn from ν = N(0, I) (all inside the χ² ellipsoid), y =
+ * Ackley values; one "generation" of Prob-CMAES with the profile's options = active set (capped in
+ * the default profile) + standardise + GP fit (warm-started in the default profile from the MAP on
+ * the first n − q points) + gradient + update (tell) + batch BQ (ask). Medians over --reps studies
+ * of the wall time and of the process CPU time (user + system), total and per part; the load of
+ * other processes on a shared machine inflates CPU time much less than wall time. The default run
+ * prints the target cases (d = 2 with 150 points, d = 10 with 500), the covariance update per method
+ * and the growing-study series (CPU per generation at n = 100 … 800, capped and uncapped).
  *
  * --detail: in the same setting, the fit's evaluation counts (objective values and gradients over
  * both starts) and the CPU cost of one evaluation's parts (kernel matrix, Cholesky, K⁻¹, trace
@@ -23,9 +27,14 @@
  * (d = 2 and 5), prior N(−1, I) as in ALGORITHM.md §7, q = 3, `--gens` generations after the first
  * batch, driven through the strategy contract in-process. Every point handed out, every value and
  * the final (μ, Σ) are written; --check reruns the same runs and reports the largest relative
- * difference of the points and of (μ, Σ), failing (exit 1) above --tol.
+ * difference of the points and of (μ, Σ), failing (exit 1) above --tol. Without a FILE, --check
+ * compares the paper profile with bench/reference/probnes-paper-trajectories.json.gz, recorded
+ * before the speed work: the paper profile must reproduce it bit for bit, whatever the default
+ * profile does. With a FILE of your own (--record before a change), it compares both profiles.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import { getBenchmark } from '../src/engine/benchmarks/index.js';
 import { resolveOptions, type MethodName } from '../src/engine/index.js';
@@ -33,7 +42,7 @@ import { Rng } from '../src/engine/random/index.js';
 import { getStrategy } from '../src/engine/strategies/registry.js';
 import type { Observation } from '../src/engine/strategies/types.js';
 import { activeSet, standardise } from '../src/engine/strategies/probnes-data.js';
-import { drawCandidateBatchesStacked, expectedGradientRows, fitModel, sampleFrom, selectBatch } from '../src/engine/strategies/probnes-bq.js';
+import { type PoolSelection, drawCandidateBatchesStacked, expectedGradientRows, fitModel, sampleFrom, selectBatch } from '../src/engine/strategies/probnes-bq.js';
 import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat } from '../src/engine/gp/index.js';
 import { kernelMatrixInto } from '../src/engine/gp/kernel.js';
 import { choleskyInto, cholInverseSymInto, cholSolve } from '../src/engine/linalg/index.js';
@@ -56,61 +65,124 @@ const ackley = (x: number[]) => {
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Process CPU time in ms since `c0` (user + system). */
+function cpuSince(c0: NodeJS.CpuUsage): number {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000;
+}
+
+interface GenTimes {
+  wall: number;
+  cpu: number;
+  /** CPU ms of: active set + standardise, GP fit, gradient + update, batch-BQ ask. */
+  parts: [number, number, number, number];
+  nActive: number;
+}
+
+/**
+ * One generation of Prob-CMAES with the options of `profile` (plus `extra`) on a study of n points
+ * drawn from ν = N(0, I): tell (active set, standardise, fit warm-started from the MAP on the first
+ * n − q points, gradient, update) and ask (μ plus q − 1 points by batch BQ, as in the default profile;
+ * q points in the paper profile).
+ */
+function generation(d: number, n: number, q: number, seed: number, profile: string, extra: Record<string, number> = {}): GenTimes {
+  const o = { ...resolveOptions('prob-cmaes', d, { profile }), ...extra };
+  const rng = Rng.fromSeed(seed);
+  const mean = new Array(d).fill(0);
+  const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
+  const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
+  const actOpts = { enabled: true, quantile: Number(o.active_set_quantile), minSize: q, maxSize: Number(o.active_set_cap) };
+  const prev = history.slice(0, n - q);
+  const prevIdx = activeSet(prev, mean, cov, actOpts);
+  const prevSt = standardise(prevIdx.map((j) => prev[j].y));
+  const warm = fitModel(prevIdx.map((j) => prev[j].x), prevSt.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const idx = activeSet(history, mean, cov, actOpts);
+  const st = standardise(idx.map((j) => history[j].y));
+  const c1 = cpuSince(c0);
+  const fit = fitModel(idx.map((j) => history[j].x), st.yTilde.map((v) => -v), { warmStart: o.gp_warm_start ? warm : null, restarts: 0, rng });
+  const c2 = cpuSince(c0);
+  const g = expectedGradientRows(fit.model, mean, cov);
+  const mean2 = updateMean(mean, cov, g.gMean, 1);
+  const cov2 = updateCovCmaes(cov, g.gCov, 0.5);
+  const c3 = cpuSince(c0);
+  const pending = o.include_mean ? [mean2] : [];
+  selectBatch(fit.model, mean2, cov2, pending, q - pending.length, Number(o.candidates), rng, {
+    size: Number(o.candidate_pool),
+    selection: o.pool_selection as PoolSelection,
+  });
+  const c4 = cpuSince(c0);
+  return { wall: performance.now() - t0, cpu: c4, parts: [c1, c2 - c1, c3 - c2, c4 - c3], nActive: idx.length };
+}
+
 function timing(): void {
-  const dims = arg('dims', '2,10,30').split(',').map(Number);
-  const n = Number(arg('n', '150'));
   const q = Number(arg('q', '3'));
-  const reps = Number(arg('reps', '15'));
-  const M = Number(arg('candidates', '1000'));
-  console.log(`ProbNES per-generation time, n = ${n} active points, q = ${q}, M = ${M} candidate batches, ${reps} reps (median ms)`);
-  console.log('| d | total | active set + standardise | GP fit (2 starts) | gradient + update | batch-BQ ask | total CPU |');
-  console.log('|---|---|---|---|---|---|---|');
-  const perMethod: string[] = [];
+  const reps = Number(arg('reps', '11'));
+  const cases = arg('cases', '2:150,10:500').split(',').map((c) => c.split(':').map(Number));
+  console.log(`ProbNES (Prob-CMAES) one generation on a study of n points, q = ${q}, ${reps} reps: median wall ms and median CPU ms`);
+  console.log('| profile | d | n in study | active points | wall | CPU | CPU: active set + standardise | CPU: GP fit | CPU: gradient + update | CPU: batch-BQ ask |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const profile of arg('profiles', 'default,paper').split(',')) {
+    for (const [d, n] of cases) {
+      const rows = Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, profile));
+      const med = (f: (t: GenTimes) => number) => median(rows.map(f)).toFixed(1);
+      console.log(`| ${profile} | ${d} | ${n} | ${rows[0].nActive} | ${med((t) => t.wall)} | ${med((t) => t.cpu)} | ${[0, 1, 2, 3].map((k) => med((t) => t.parts[k])).join(' | ')} |`);
+    }
+  }
+  covarianceUpdates(arg('dims', '2,10').split(',').map(Number), reps);
+}
+
+/**
+ * CPU per generation as the study grows: the default profile (active set capped at `active_set_cap`)
+ * against the same profile without the cap. Without the cap the active set is the whole study here
+ * (every point is inside the χ² ellipsoid of ν), so its fit grows as n³.
+ */
+function growing(): void {
+  const q = Number(arg('q', '3'));
+  const reps = Number(arg('reps', '5'));
+  const ns = arg('ns', '100,200,400,800').split(',').map(Number);
+  const uncappedMax = Number(arg('uncapped-max', '400'));
+  const cap = Number(resolveOptions('prob-cmaes', 2, {}).active_set_cap);
+  console.log(`\nGrowing study: median CPU ms per generation (${reps} reps), default profile with its cap of ${cap} active points vs no cap (active_set_cap = 0)`);
+  console.log(`| d | ${ns.map((n) => `n = ${n}`).join(' | ')} |`);
+  console.log(`|---|${ns.map(() => '---').join('|')}|`);
+  for (const d of arg('dims', '2,10').split(',').map(Number)) {
+    const cell = (n: number, extra: Record<string, number>) =>
+      median(Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, 'default', extra).cpu)).toFixed(1);
+    console.log(`| ${d}, cap ${cap} | ${ns.map((n) => cell(n, {})).join(' | ')} |`);
+    console.log(`| ${d}, no cap | ${ns.map((n) => (n <= uncappedMax ? cell(n, { active_set_cap: 0 }) : '–')).join(' | ')} |`);
+  }
+}
+
+/** The three methods differ only in the covariance update (ALGORITHM.md §4): timed apart. */
+function covarianceUpdates(dims: number[], reps: number): void {
+  console.log('\nCovariance update alone, per method (median ms of 50 calls; the rest of a generation is shared by the three)');
+  console.log('| d | Prob-CMAES | Prob-XNES (expm) | Prob-SNES (natural) |');
+  console.log('|---|---|---|---|');
   for (const d of dims) {
     const rows: number[][] = [];
     for (let r = 0; r < reps; r++) {
       const rng = Rng.fromSeed(100 + r);
       const mean = new Array(d).fill(0);
       const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
-      const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
-      const prevSt = standardise(history.slice(0, n - q).map((o) => o.y));
-      const warm = fitModel(history.slice(0, n - q).map((o) => o.x), prevSt.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
-      const c0 = process.cpuUsage();
-      const t0 = performance.now();
-      const idx = activeSet(history, mean, cov, { enabled: true, quantile: 0.9973, minSize: q });
-      const st = standardise(idx.map((j) => history[j].y));
-      const t1 = performance.now();
-      const fit = fitModel(idx.map((j) => history[j].x), st.yTilde.map((v) => -v), { warmStart: warm, restarts: 0, rng });
-      const t2 = performance.now();
+      const history = sampleFrom(mean, cov, 60, rng).map((x) => ({ x, y: ackley(x) }));
+      const st = standardise(history.map((o) => o.y));
+      const fit = fitModel(history.map((o) => o.x), st.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng });
       const g = expectedGradientRows(fit.model, mean, cov);
-      const mean2 = updateMean(mean, cov, g.gMean, 1);
-      const cov2 = updateCovCmaes(cov, g.gCov, 0.5);
-      const t3 = performance.now();
-      selectBatch(fit.model, mean2, cov2, [mean2], q - 1, M, rng);
-      const t4 = performance.now();
-      const c = process.cpuUsage(c0);
-      // The three methods differ only in the covariance update (ALGORITHM.md §4): timed apart, outside
-      // the total, each as the mean of 50 calls on this generation's gradient.
       const per = (fn: () => void) => {
         const s0 = performance.now();
         for (let i = 0; i < 50; i++) fn();
         return (performance.now() - s0) / 50;
       };
       rows.push([
-        t4 - t0, t1 - t0, t2 - t1, t3 - t2, t4 - t3, (c.user + c.system) / 1000,
         per(() => updateCovCmaes(cov, g.gCov, 0.5)),
         per(() => updateCovXnes(cov, g.gCov, 0.5)),
         per(() => updateCovSnes(cov, g.gCov, 1, 'natural')),
       ]);
     }
-    const med = [0, 1, 2, 3, 4, 5].map((k) => median(rows.map((r) => r[k])).toFixed(1));
-    console.log(`| ${d} | ${med.join(' | ')} |`);
-    perMethod.push(`| ${d} | ${[6, 7, 8].map((k) => median(rows.map((r) => r[k])).toFixed(3)).join(' | ')} |`);
+    console.log(`| ${d} | ${[0, 1, 2].map((k) => median(rows.map((r) => r[k])).toFixed(3)).join(' | ')} |`);
   }
-  console.log('\nCovariance update alone, per method (median ms; the rest of a generation is shared by the three)');
-  console.log('| d | Prob-CMAES | Prob-XNES (expm) | Prob-SNES (natural) |');
-  console.log('|---|---|---|---|');
-  for (const line of perMethod) console.log(line);
 }
 
 /** Median CPU ms of one call of fn over `reps` timed rounds of `inner` calls, after one warm-up call. */
@@ -213,17 +285,12 @@ function trajectory(method: MethodName, profile: string, fn: string, d: number, 
   return { key: `${method}/${profile}/${fn}-${d}/seed${seed}`, points, values, mean: [...state.mean], cov: state.cov.map((r) => [...r]) };
 }
 
-/** --profiles (default both): `--check FILE --profiles paper` compares only the paper profile's runs. */
-function profilesArg(): string[] {
-  return arg('profiles', 'default,paper').split(',');
-}
-
-function allTrajectories(): Trajectory[] {
+function allTrajectories(profiles = arg('profiles', 'default,paper').split(',')): Trajectory[] {
   const gens = Number(arg('gens', '20'));
   const seeds = arg('seeds', '1,2,3').split(',').map(Number);
   const out: Trajectory[] = [];
   for (const method of METHODS) {
-    for (const profile of profilesArg()) {
+    for (const profile of profiles) {
       for (const t of TASKS) for (const seed of seeds) out.push(trajectory(method, profile, t.fn, t.d, seed, gens));
     }
   }
@@ -241,15 +308,23 @@ function maxRel(a: number[], b: number[]): number {
   return m;
 }
 
-function check(file: string): void {
+/** The paper profile's trajectories as recorded when the reference was made (see the header). */
+const REFERENCE = fileURLToPath(new URL('./reference/probnes-paper-trajectories.json.gz', import.meta.url));
+
+function readRuns(file: string): Trajectory[] {
+  const raw = readFileSync(file);
+  return JSON.parse((file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')) as Trajectory[];
+}
+
+function check(file: string | undefined): void {
   const tol = Number(arg('tol', '1e-9'));
-  const before = JSON.parse(readFileSync(file, 'utf8')) as Trajectory[];
+  const profiles = arg('profiles', file ? 'default,paper' : 'paper').split(',');
+  const before = readRuns(file ?? REFERENCE).filter((t) => profiles.includes(t.key.split('/')[1]));
   const t0 = performance.now();
-  const now = allTrajectories();
+  const now = allTrajectories(profiles);
   const ms = performance.now() - t0;
   let worst = 0, identical = 0;
-  const profiles = profilesArg();
-  for (const b of before.filter((t) => profiles.includes(t.key.split('/')[1]))) {
+  for (const b of before) {
     const a = now.find((t) => t.key === b.key);
     if (!a) throw new Error(`run ${b.key} missing`);
     const rel = Math.max(maxRel(a.points.flat(), b.points.flat()), maxRel(a.mean, b.mean), maxRel(a.cov.flat(), b.cov.flat()));
@@ -257,19 +332,25 @@ function check(file: string): void {
     else console.log(`${b.key}: largest relative difference ${rel.toExponential(2)}`);
     worst = Math.max(worst, rel);
   }
-  console.log(`${now.length} runs, ${identical} bit-identical, largest relative difference ${worst.toExponential(2)} (tolerance ${tol}); ${ms.toFixed(0)} ms`);
+  console.log(`${before.length} runs, ${identical} bit-identical, largest relative difference ${worst.toExponential(2)} (tolerance ${tol}); ${ms.toFixed(0)} ms`);
   if (!(worst <= tol)) process.exit(1);
 }
 
 if (has('record')) {
   const t0 = performance.now();
   const runs = allTrajectories();
-  writeFileSync(arg('record', ''), JSON.stringify(runs));
+  const file = arg('record', '');
+  const json = Buffer.from(JSON.stringify(runs));
+  writeFileSync(file, file.endsWith('.gz') ? gzipSync(json, { level: 9 }) : json);
   console.log(`${runs.length} trajectories written in ${(performance.now() - t0).toFixed(0)} ms`);
 } else if (has('check')) {
-  check(arg('check', ''));
+  const file = process.argv[process.argv.indexOf('--check') + 1];
+  check(file && !file.startsWith('--') ? file : undefined);
 } else if (has('detail')) {
   detail();
+} else if (has('growing')) {
+  growing();
 } else {
   timing();
+  if (!has('no-growing')) growing();
 }

@@ -21,6 +21,18 @@ describe('active set', () => {
     expect(activeSet(pts, [0, 0], I2, { enabled: true, quantile: 0.9973, minSize: 2 })).toEqual([0, 1]);
     expect(activeSet(pts, [0, 0], I2, { enabled: true, quantile: 0.9973, minSize: 9 })).toEqual([0, 1, 2, 3]);
   });
+  it('maxSize keeps the maxSize nearest inside points (ties by history order), never fewer than min(q, n)', () => {
+    // d² = 4, 1, 0, 1, 9, 2.25 (all inside χ²_2(0.9973) = 11.83); the tie at d² = 1 goes to index 1.
+    const pts = obs([[2, 0], [0, 1], [0, 0], [-1, 0], [0, 3], [1.5, 0]]);
+    const o = { enabled: true, quantile: 0.9973, minSize: 1 };
+    expect(activeSet(pts, [0, 0], I2, { ...o, maxSize: 0 })).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(activeSet(pts, [0, 0], I2, { ...o, maxSize: 2 })).toEqual([1, 2]);
+    expect(activeSet(pts, [0, 0], I2, { ...o, maxSize: 4 })).toEqual([1, 2, 3, 5]);
+    expect(activeSet(pts, [0, 0], I2, { ...o, maxSize: 6 })).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(activeSet(pts, [0, 0], I2, { ...o, minSize: 3, maxSize: 2 })).toEqual([1, 2, 3]);
+    // Σ scales the distances: under Σ = diag(100, 1) the points on the first axis are the near ones (d² = 0.04, 1, 0, 0.01, 9, 0.0225).
+    expect(activeSet(pts, [0, 0], [[100, 0], [0, 1]], { ...o, maxSize: 3 })).toEqual([2, 3, 5]);
+  });
   it('active_set = false keeps every point', () => {
     const pts = obs([[10, 0], [0, 0], [50, 50]]);
     expect(activeSet(pts, [0, 0], I2, { enabled: false, quantile: 0.9973, minSize: 1 })).toEqual([0, 1, 2]);

@@ -77,7 +77,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
   });
 
   it('default profile: μ is the first point once per generation and counts as pending', () => {
-    const s0 = start('prob-cmaes', 2, 3, { candidates: 40 }, 5);
+    const s0 = start('prob-cmaes', 2, 3, { candidates: 40, candidate_pool: 0 }, 5);
     const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
     const a1 = probCmaes.ask(state, { history, pending: [] }, 3);
     expect(a1.points[0]).toEqual(state.mean);
@@ -88,6 +88,23 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
     const a2 = probCmaes.ask(a1.state, { history, pending: a1.points }, 3);
     expect(a2.points.some((p) => p.every((v, i) => v === state.mean[i]))).toBe(false);
     expect(a2.points).toHaveLength(3);
+  });
+
+  it('default profile with a candidate pool: the BQ points are pool draws, each the argmax of a(B) given μ and the ones before', () => {
+    const s0 = start('prob-cmaes', 2, 4, { candidate_pool: 30 }, 8);
+    const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
+    const out = probCmaes.ask(state, { history, pending: [] }, 4);
+    expect(out.points[0]).toEqual(state.mean);
+    const pool = drawCandidateBatches(state.mean, state.cov, 1, 30, Rng.fromState(state.rng)).map((b) => b[0]);
+    const U = [...state.gp!.X, state.mean];
+    for (const p of out.points.slice(1)) {
+      // Brute force (full K̄ inverse): p is the pool point with the largest a(U ∪ {b}).
+      const scores = pool.map((b) => bruteA(state.gp!.hyper, [...U, b], state.mean, state.cov));
+      const best = scores.indexOf(Math.max(...scores));
+      expect(p).toEqual(pool[best]);
+      U.push(p);
+      pool.splice(best, 1);
+    }
   });
 
   it('q = 1 evaluates μ every other generation; generation 0 starts from the prior mean', () => {

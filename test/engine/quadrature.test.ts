@@ -218,6 +218,51 @@ describe('batch selection', () => {
     expect(() => sel.selectBestStacked(fromRows([[0, 0, 0]]), 1)).toThrow(EngineError);
   });
 
+  it('selectGreedy from a pool: each pick is the argmax of a(chosen ∪ {b}) by the full block-inverse score, and its score is a(B)', () => {
+    const rng = Rng.fromSeed(5);
+    const sel = prepareBatchSelection(s.model, s.mean, s.cov, [s.mean]);
+    // 37 points: the four-lane candidate solves end on a partial group.
+    const pool = Array.from({ length: 37 }, () => s.mean.map((m) => m + 0.9 * rng.normal()));
+    const P = fromRows(pool);
+    for (const q of [1, 2, 4]) {
+      const { rows, score } = sel.selectGreedy(P, q);
+      expect(new Set(rows).size).toBe(q);
+      const chosen: number[][] = [];
+      for (const r of rows) {
+        // Brute force: score(batch) is an independent computation (its own q×q Schur complement).
+        const gains = pool.map((b, i) => (chosen.some((c) => c === pool[i]) ? -Infinity : sel.score([...chosen, b])));
+        const best = Math.max(...gains);
+        expect(gains[r]).toBeGreaterThanOrEqual(best - 1e-10 * Math.abs(best));
+        chosen.push(pool[r]);
+      }
+      expect(score).toBeCloseTo(sel.score(chosen), 10);
+    }
+    expect(() => sel.selectGreedy(P, 38)).toThrow(EngineError);
+    expect(() => sel.selectGreedy(fromRows([[0, 0, 0]]), 1)).toThrow(EngineError);
+  });
+
+  it('selectBestOfPool scores batches of pool rows exactly as selectBest scores the same batches written out', () => {
+    const rng = Rng.fromSeed(7);
+    const sel = prepareBatchSelection(s.model, s.mean, s.cov, [s.mean]);
+    const pool = Array.from({ length: 41 }, () => s.mean.map((m) => m + 0.9 * rng.normal()));
+    for (const q of [1, 2, 3]) {
+      const idx = Int32Array.from({ length: 30 * q }, () => Math.floor(rng.uniform() * pool.length));
+      const batches = Array.from({ length: 30 }, (_, b) => Array.from(idx.subarray(b * q, (b + 1) * q), (i) => pool[i]));
+      expect(sel.selectBestOfPool(fromRows(pool), q, idx)).toEqual(sel.selectBest(batches));
+    }
+    expect(() => sel.selectBestOfPool(fromRows(pool), 2, Int32Array.from([0, 41]))).toThrow(EngineError);
+    expect(() => sel.selectBestOfPool(fromRows(pool), 2, Int32Array.from([0, 1, 2]))).toThrow(EngineError);
+  });
+
+  it('selectGreedy beats or matches the best of 50 random batches drawn from the same pool (q = 3)', () => {
+    const rng = Rng.fromSeed(6);
+    const sel = prepareBatchSelection(s.model, s.mean, s.cov, [s.mean]);
+    const pool = Array.from({ length: 60 }, () => s.mean.map((m) => m + 0.9 * rng.normal()));
+    const greedy = sel.selectGreedy(fromRows(pool), 3).score;
+    const random = Array.from({ length: 50 }, () => [0, 1, 2].map(() => pool[Math.floor(rng.uniform() * pool.length)]));
+    expect(greedy).toBeGreaterThanOrEqual(sel.selectBest(random).score);
+  });
+
   it('a batch of copies of already-observed points gains less than a spread batch; duplicates stay finite', () => {
     const sel = prepareBatchSelection(s.model, s.mean, s.cov, [s.mean, s.mean]);
     const x0 = toRowsOf(s.model.X)[0];

@@ -31,6 +31,13 @@ export interface BatchSelector {
   selectBest(candidates: ArrayLike<Points>): { index: number; score: number };
   /** The same for M batches of q points stacked in P (Mq×d): batch i is rows iq … iq + q − 1. */
   selectBestStacked(P: Mat, q: number): { index: number; score: number };
+  /**
+   * q distinct rows of a pool P (m×d) chosen greedily: each maximises the gain of a(B) given the
+   * rows chosen before it (see `selectGreedy`). Returns the row indices in the order chosen and a(B).
+   */
+  selectGreedy(P: Mat, q: number): { rows: number[]; score: number };
+  /** The best of the batches of q rows of P listed in `batches` (M·q row indices, batch i first at iq). */
+  selectBestOfPool(P: Mat, q: number, batches: Int32Array): { index: number; score: number };
 }
 
 /** Lower factor of [[K_XX, K_XP], [K_PX, K_PP]] from the factor L of K_XX (block Cholesky). */
@@ -81,31 +88,39 @@ interface Context {
 interface Scratch {
   /** Distances of one batch point to the later ones. */
   dist: Float64Array;
+  /** τ_b − k_bᵀ v of the batch's points. */
+  resid: Float64Array;
   SB: Float64Array;
   LB: Float64Array;
   z: Float64Array;
 }
 
 function scratchFor(q: number): Scratch {
-  return { dist: new Float64Array(q), SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
+  return { dist: new Float64Array(q), resid: new Float64Array(q), SB: new Float64Array(q * q), LB: new Float64Array(q * q), z: new Float64Array(q) };
 }
 
 /**
- * a(B) for the q points P[offset … offset + q) whose terms are already computed. K_BB + σ²_n I, the
- * q×q Cholesky and the solve are written out here (the arithmetic of `kernelMatrix`, `tryCholesky`
- * and `solveLower`, in the same order) so that scoring 1000 batches allocates nothing.
+ * a(B) for the q points P[offset … offset + q) whose terms are already computed, or, with `rows`,
+ * for the points P[rows[offset + i]] (a batch formed from a pool). K_BB + σ²_n I, the q×q Cholesky
+ * and the solve are written out here (the arithmetic of `kernelMatrix`, `tryCholesky` and
+ * `solveLower`, in the same order) so that scoring 1000 batches allocates nothing.
  */
-function scoreFromTerms(c: Context, P: Mat, q: number, terms: CandidateTerms, offset: number, w: Scratch): number {
+function scoreFromTerms(c: Context, P: Mat, q: number, terms: CandidateTerms, offset: number, w: Scratch, rows?: Int32Array): number {
   const d = P.cols, invL2 = c.invL2, s = c.model.hyper.outputscale;
   const SB = w.SB, LB = w.LB, z = w.z, dist = w.dist;
+  const resid = terms.resid;
   for (let i = 0; i < q; i++) {
-    SB[i * q + i] = s + c.model.hyper.noise - wDot(terms, offset + i, offset + i);
-    scaledSqDistRow(P.data, (offset + i) * d, P, offset + i + 1, offset + q, invL2, dist, 0, 1);
+    const a = rows ? rows[offset + i] : offset + i;
+    SB[i * q + i] = s + c.model.hyper.noise - wDot(terms, a, a);
+    if (rows) for (let j = i + 1; j < q; j++) scaledSqDistRow(P.data, a * d, P, rows[offset + j], rows[offset + j] + 1, invL2, dist, j - i - 1, 1);
+    else scaledSqDistRow(P.data, a * d, P, a + 1, offset + q, invL2, dist, 0, 1);
     for (let j = i + 1; j < q; j++) {
-      const v = s * Math.exp(-0.5 * dist[j - i - 1]) - wDot(terms, offset + i, offset + j);
+      const b = rows ? rows[offset + j] : offset + j;
+      const v = s * Math.exp(-0.5 * dist[j - i - 1]) - wDot(terms, a, b);
       SB[i * q + j] = v;
       SB[j * q + i] = v;
     }
+    w.resid[i] = resid[a];
   }
   // S_B ⪰ σ²_n I in exact arithmetic; the ladder only guards rounding.
   let L = LB;
@@ -124,10 +139,9 @@ function scoreFromTerms(c: Context, P: Mat, q: number, terms: CandidateTerms, of
   }
   if (!ok) L = cholesky({ rows: q, cols: q, data: SB.slice(0, q * q) }).L.data;
   // ‖L_B⁻¹ (τ_B − K_BA v)‖² by forward substitution.
-  const resid = terms.resid;
   let gain = 0;
   for (let i = 0; i < q; i++) {
-    let t = resid[offset + i];
+    let t = w.resid[i];
     for (let k = 0; k < i; k++) t -= L[i * q + k] * z[k];
     z[i] = t / L[i * q + i];
   }
@@ -179,6 +193,81 @@ function selectBestStacked(c: Context, P: Mat, q: number): { index: number; scor
   return { index, score: best };
 }
 
+/**
+ * The best of M batches of q rows of a pool P (m×d): batch i is the rows batches[iq … iq + q − 1].
+ * The pool's kernel rows and triangular solves are computed once per point; each batch then costs
+ * O(q²·n_A) dot products and a q×q Cholesky.
+ */
+function selectBestOfPool(c: Context, P: Mat, q: number, batches: Int32Array): { index: number; score: number } {
+  const m = P.rows;
+  if (!(Number.isInteger(q) && q >= 1) || batches.length === 0 || batches.length % q !== 0 || P.cols !== c.U.cols) {
+    throw new InvalidInputError(`selectBestOfPool: ${batches.length} row indices are not batches of ${q} rows of a pool of dimension ${c.U.cols}`);
+  }
+  for (const r of batches) if (!(r >= 0 && r < m)) throw new InvalidInputError(`selectBestOfPool: row ${r} is not in a pool of ${m} points`);
+  const terms = termsFor(c, P);
+  const w = scratchFor(q);
+  let index = -1, best = -Infinity;
+  for (let i = 0, off = 0; off < batches.length; i++, off += q) {
+    const a = scoreFromTerms(c, P, q, terms, off, w, batches);
+    if (a > best) { best = a; index = i; }
+  }
+  return { index, score: best };
+}
+
+/**
+ * Greedy batch from a pool (default profile, ALGORITHM.md §5 note): by the chain rule of the block
+ * inverse, a(B ∪ {b}) = a(B) + ρ_b² / S_b with, over Ā = U_A ∪ B (factor L_Ā),
+ *   w̄_b = L_Ā⁻¹ k(Ā, b) = [w_b; e_b],   S_b = s + σ²_n − ‖w̄_b‖²,   ρ_b = τ_b − w̄_bᵀ L_Ā⁻¹ τ_Ā.
+ * Adding the chosen point c to B appends one entry to every pool point's w̄ and ζ = L_Ā⁻¹ τ_Ā:
+ *   l_c = √S_c,  ζ_c = ρ_c / l_c,  e_bc = (k(c, b) − w̄_cᵀ w̄_b) / l_c,  ρ_b −= e_bc ζ_c,  S_b −= e_bc².
+ * So the pool's kernel rows and triangular solves (`candidateTerms`, the O(m·n_A²) part) are paid
+ * once per point, not once per batch, and each greedy step costs O(m·(n_A + q)).
+ */
+function selectGreedy(c: Context, P: Mat, q: number): { rows: number[]; score: number } {
+  const m = P.rows, d = P.cols;
+  if (!(Number.isInteger(q) && q >= 1) || q > m || d !== c.U.cols) {
+    throw new InvalidInputError(`selectGreedy: cannot choose ${q} of ${m} points of dimension ${d}`);
+  }
+  const terms = termsFor(c, P);
+  const s = c.model.hyper.outputscale;
+  const rho = Float64Array.from(terms.resid);
+  const S = new Float64Array(m);
+  for (let b = 0; b < m; b++) S[b] = s + c.model.hyper.noise - wDot(terms, b, b);
+  const E = new Float64Array(m * q); // e_b for the chosen points, row b
+  const dist = new Float64Array(m);
+  const taken = new Uint8Array(m);
+  const rows: number[] = [];
+  let score = c.base;
+  for (let k = 0; k < q; k++) {
+    let best = -1, gain = -Infinity;
+    for (let b = 0; b < m; b++) {
+      if (taken[b] || !(S[b] > 0)) continue;
+      const g = (rho[b] * rho[b]) / S[b];
+      if (g > gain) { gain = g; best = b; }
+    }
+    // Every remaining point has S_b ≤ 0 only through rounding (S_b ≥ σ²_n in exact arithmetic).
+    if (best < 0) best = taken.indexOf(0);
+    const cRow = best;
+    taken[cRow] = 1;
+    rows.push(cRow);
+    if (gain > 0) score += gain;
+    if (k === q - 1) break;
+    const l = Math.sqrt(Math.max(S[cRow], Number.MIN_VALUE));
+    const zeta = rho[cRow] / l;
+    scaledSqDistRow(P.data, cRow * d, P, 0, m, c.invL2, dist, 0, 1);
+    for (let b = 0; b < m; b++) {
+      if (taken[b]) continue;
+      let e = s * Math.exp(-0.5 * dist[b]) - wDot(terms, cRow, b);
+      for (let j = 0; j < k; j++) e -= E[cRow * q + j] * E[b * q + j];
+      e /= l;
+      E[b * q + k] = e;
+      rho[b] -= e * zeta;
+      S[b] -= e * e;
+    }
+  }
+  return { rows, score };
+}
+
 export function prepareBatchSelection(model: GpModel, mean: ArrayLike<number>, cov: CovInput, pendingPoints: Points = []): BatchSelector {
   const d = model.X.cols;
   const measure = prepareKernelMeasure(model.hyper, mean, cov);
@@ -199,5 +288,7 @@ export function prepareBatchSelection(model: GpModel, mean: ArrayLike<number>, c
     },
     selectBest: (candidates) => selectBest(ctx, candidates, d),
     selectBestStacked: (P, q) => selectBestStacked(ctx, P, q),
+    selectGreedy: (P, q) => selectGreedy(ctx, P, q),
+    selectBestOfPool: (P, q, batches) => selectBestOfPool(ctx, P, q, batches),
   };
 }

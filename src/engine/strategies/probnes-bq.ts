@@ -169,10 +169,16 @@ export function drawCandidateBatchesStacked(mean: number[], cov: number[][], siz
   return P;
 }
 
+/** How a batch is formed from the candidate pool (default profile). */
+export type PoolSelection = 'greedy' | 'random-batches';
+
 /**
  * §5 batch BQ: among M candidate batches from ν, the one maximising a(B) = τᵀ K̄⁻¹ τ over
  * U_A ∪ pending ∪ B, i.e. minimising the posterior variance of the integral under ν. Pending
- * points need no y, so they simply join U_A.
+ * points need no y, so they simply join U_A. With `pool.size` > 0 (default profile) the candidates
+ * are `pool.size` points drawn from ν, whose kernel rows and solves are paid once per point instead
+ * of once per point of every batch; the batch is then either built greedily (batch.ts
+ * `selectGreedy`) or the best of M random batches of distinct pool points (`random-batches`).
  */
 export function selectBatch(
   model: GpModel,
@@ -182,10 +188,34 @@ export function selectBatch(
   size: number,
   m: number,
   rng: Rng,
+  pool: { size: number; selection: PoolSelection } = { size: 0, selection: 'greedy' },
 ): number[][] {
-  const P = drawCandidateBatchesStacked(mean, cov, size, m, rng);
-  const selector = prepareBatchSelection(model, mean, cov, pending);
-  const best = selector.selectBestStacked(P, size).index;
   const d = mean.length;
-  return Array.from({ length: size }, (_, i) => Array.from(P.data.subarray((best * size + i) * d, (best * size + i + 1) * d)));
+  const row = (P: Mat, i: number) => Array.from(P.data.subarray(i * d, (i + 1) * d));
+  if (pool.size > 0) {
+    const P = drawCandidateBatchesStacked(mean, cov, 1, Math.max(pool.size, size), rng);
+    const selector = prepareBatchSelection(model, mean, cov, pending);
+    if (pool.selection === 'greedy') return selector.selectGreedy(P, size).rows.map((i) => row(P, i));
+    const batches = poolBatches(P.rows, size, m, rng);
+    const best = selector.selectBestOfPool(P, size, batches).index;
+    return Array.from(batches.subarray(best * size, (best + 1) * size), (i) => row(P, i));
+  }
+  const P = drawCandidateBatchesStacked(mean, cov, size, m, rng);
+  const sel = prepareBatchSelection(model, mean, cov, pending);
+  const best = sel.selectBestStacked(P, size).index;
+  return Array.from({ length: size }, (_, i) => row(P, best * size + i));
+}
+
+/** M batches of `size` distinct indices into a pool of `poolSize` points, uniformly at random. */
+function poolBatches(poolSize: number, size: number, m: number, rng: Rng): Int32Array {
+  const out = new Int32Array(m * size);
+  for (let b = 0; b < m; b++) {
+    for (let i = 0; i < size; i++) {
+      let r: number;
+      do r = Math.floor(rng.uniform() * poolSize);
+      while (out.subarray(b * size, b * size + i).includes(r));
+      out[b * size + i] = r;
+    }
+  }
+  return out;
 }

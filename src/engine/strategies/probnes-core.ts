@@ -33,6 +33,7 @@ import {
   sampledGradientRows,
   selectBatch,
   sampleFrom,
+  type PoolSelection,
 } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
@@ -78,6 +79,12 @@ function opt<T extends number | string | boolean>(state: BaseState, key: string)
   const v = state.options[key];
   if (v === undefined) throw new InvalidInputError(`ProbNES option ${key} is missing`);
   return v as T;
+}
+
+/** An option added after studies were first stored: a state without it keeps the behaviour it had. */
+function optOr<T extends number | string | boolean>(state: BaseState, key: string, before: T): T {
+  const v = state.options[key];
+  return v === undefined ? before : (v as T);
 }
 
 function covFormOf(method: MethodName, state: BaseState): CovForm {
@@ -130,7 +137,10 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
       // Pending points join U_A (no y needed); μ counts as pending when it is in this batch.
       const pending = [...ctx.pending.map((p) => p.slice()), ...points];
       const model = rebuildModel(state.gp!.hyper, state.gp!.X, storedTargets(state.gp!));
-      points.push(...selectBatch(model, state.mean, state.cov, pending, nSelect, opt<number>(state, 'candidates'), rng));
+      points.push(...selectBatch(model, state.mean, state.cov, pending, nSelect, opt<number>(state, 'candidates'), rng, {
+        size: optOr(state, 'candidate_pool', 0),
+        selection: optOr<PoolSelection>(state, 'pool_selection', 'greedy'),
+      }));
     } else {
       // acquisition "none", or the initial design before any GP exists: i.i.d. draws from ν.
       points.push(...sampleFrom(state.mean, state.cov, nSelect, rng));
@@ -163,6 +173,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     // The default profile's floor: enough points for the full quadratic basis (n ≥ 1.5·p), topped
     // up with the nearest points, so the quadratic is used even after Σ has shrunk past the data.
     minSize: opt<boolean>(state, 'active_set_floor') ? Math.max(state.batchSize, quadraticFloor(state.dim)) : state.batchSize,
+    maxSize: optOr(state, 'active_set_cap', 0),
   });
   const X = idx.map((j) => history[j].x.slice());
   const st = standardise(idx.map((j) => history[j].y));

@@ -11,14 +11,17 @@ import type { Observation } from './types.js';
 /**
  * A = { j : (u_j − μ)ᵀ Σ⁻¹ (u_j − μ) < χ²_d(quantile) } (squared distance, strict <; the paper's
  * text compares the unsquared one, a slip). When |A| < q, the nearest outside points are added
- * until |A| ≥ min(q, n), so the GP always has at least a batch worth of data. `enabled = false`
- * (ablation "active set off") uses every point. Returned indices are ascending.
+ * until |A| ≥ min(q, n), so the GP always has at least a batch worth of data. When `maxSize` > 0
+ * (default profile: `active_set_cap`) and |A| > maxSize, only the maxSize nearest points are kept,
+ * so the GP fit's O(|A|³) cost per generation stays bounded however long the study runs. `enabled =
+ * false` (ablation "active set off") uses every point. Nearest = smallest squared Mahalanobis
+ * distance, ties broken by history order. Returned indices are ascending.
  */
 export function activeSet(
   history: readonly Observation[],
   mean: number[],
   cov: number[][],
-  opts: { enabled: boolean; quantile: number; minSize: number },
+  opts: { enabled: boolean; quantile: number; minSize: number; maxSize?: number },
 ): number[] {
   const n = history.length;
   if (!opts.enabled) return Array.from({ length: n }, (_, j) => j);
@@ -28,18 +31,16 @@ export function activeSet(
   // The option accepts quantile = 1 (PROBNES_OPTIONS: (0.5, 1]), whose χ² quantile is +∞: every point
   // is inside. chiSquareQuantile demands p < 1 and threw, which failed every update of the study.
   const threshold = opts.quantile >= 1 ? Infinity : chiSquareQuantile(opts.quantile, mean.length);
-  const inside = new Set<number>();
-  for (let j = 0; j < n; j++) if (d2[j] < threshold) inside.add(j);
+  const nearest = () => d2.map((_, j) => j).sort((a, b) => d2[a] - d2[b] || a - b);
+  const inside: number[] = [];
+  for (let j = 0; j < n; j++) if (d2[j] < threshold) inside.push(j);
   const need = Math.min(opts.minSize, n);
-  if (inside.size < need) {
-    // Nearest first; ties broken by history order so the set is deterministic.
-    const outside = d2.map((v, j) => j).filter((j) => !inside.has(j)).sort((a, b) => d2[a] - d2[b] || a - b);
-    for (const j of outside) {
-      if (inside.size >= need) break;
-      inside.add(j);
-    }
-  }
-  return [...inside].sort((a, b) => a - b);
+  const cap = opts.maxSize ?? 0;
+  if (inside.length >= need && !(cap > 0 && inside.length > Math.max(cap, need))) return inside;
+  // Too few inside: the nearest need points (the inside ones are among them); too many: the nearest
+  // max(cap, need), which are all inside since they are nearer than any outside point.
+  const keep = inside.length < need ? need : Math.max(cap, need);
+  return nearest().slice(0, keep).sort((a, b) => a - b);
 }
 
 export interface Standardised {
