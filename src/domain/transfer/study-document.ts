@@ -3,9 +3,10 @@
  * JSON value, for `GET /export` and `POST /import`. It carries the internal points and the engine
  * states (RNG state included), so an imported copy hands out exactly the suggestions the original
  * would have. Field names are snake_case like the rest of the API: the document is a file format.
+ * Both directions of the mapping live here: records → document (export), document → records (import).
  */
-import type { JsonObject, JsonValue, StudyState, TrialRecord, TrialState, EngineStateRecord } from '../../storage/index.js';
-import type { MethodName } from '../../engine/index.js';
+import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, JsonObject, JsonValue, StudyState, TrialRecord, TrialState } from '../../storage/index.js';
+import { resolveOptions, type MethodName } from '../../engine/index.js';
 import type { EffectivePrior, ParameterSpec } from '../studies/study-spec.js';
 import type { Study } from '../studies/studies.js';
 
@@ -80,7 +81,7 @@ export function toDocument(study: Study, trials: TrialRecord[], states: EngineSt
       direction: study.direction,
       parameters: study.parameters,
       prior: study.prior,
-      method: study.method as MethodName,
+      method: study.method,
       batch_size: study.batchSize,
       options: study.options as DocumentStudy['options'],
       seed: study.seed,
@@ -115,4 +116,51 @@ export function toDocument(study: Study, trials: TrialRecord[], states: EngineSt
 }
 
 /** Stored JSON as the storage types it (the document's values were checked to be plain JSON). */
-export const asJson = (v: unknown): JsonValue => v as JsonValue;
+const asJson = (v: unknown): JsonValue => v as JsonValue;
+
+/** A checked document → the records of its copy: a new id and tenant, created and updated `now`, trials and states as they were. */
+export function fromDocument(doc: StudyDocument, copy: { id: string; tenantId: string; now: string }): { study: ImportedStudy; trials: ImportedTrial[]; engineStates: ImportedEngineState[] } {
+  const s = doc.study;
+  return {
+    study: {
+      id: copy.id,
+      tenantId: copy.tenantId,
+      name: s.name,
+      direction: s.direction,
+      parameters: asJson(s.parameters),
+      prior: asJson(s.prior),
+      method: s.method,
+      batchSize: s.batch_size,
+      // Exported options are already effective; resolving again only fills what a hand-written
+      // document left out, with the same defaults the original got.
+      options: resolveOptions(s.method, s.parameters.length, s.options),
+      seed: s.seed,
+      maxTrials: s.max_trials,
+      leaseSeconds: s.lease_seconds,
+      knownOptimum: s.known_optimum,
+      metadata: s.metadata as JsonObject,
+      state: s.state,
+      reason: s.reason,
+      generation: s.generation,
+      createdAt: copy.now,
+      updatedAt: copy.now,
+    },
+    trials: doc.trials.map((t) => ({
+      trialId: t.trial_id,
+      state: t.state,
+      generation: t.generation,
+      clientId: t.client_id,
+      leaseExpiresAt: t.lease_expires_at,
+      parameters: t.parameters,
+      point: t.point,
+      value: t.value,
+      stderr: t.stderr,
+      failureReason: t.failure_reason,
+      source: t.source,
+      createdAt: t.created_at,
+      completedAt: t.completed_at,
+      updatedAt: t.updated_at,
+    })),
+    engineStates: doc.engine_states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: asJson(e.state), createdAt: e.created_at })),
+  };
+}
