@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './studies/study-spec.js';
+export type { CreateStudyInput, PriorInput, PriorSource } from './studies/prior-sources.js';
 export { StudyService, MAX_SEED, type Study, type StudyPatchInput, type StudyServiceDeps } from './studies/studies.js';
 export { ReportsService, regretHistory, type ReportsServiceDeps, type BestReport, type DistributionReport, type Evaluation, type GenerationReport } from './studies/reports.js';
 export { StudyTransfer, type StudyTransferDeps } from './transfer/study-transfer.js';

@@ -259,61 +259,6 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "name": "resnet-lr",
-                     *       "direction": "minimize",
-                     *       "parameters": [
-                     *         {
-                     *           "name": "log_lr",
-                     *           "type": "float",
-                     *           "prior": {
-                     *             "mean": -3,
-                     *             "std": 1
-                     *           },
-                     *           "bounds": [
-                     *             -8,
-                     *             0
-                     *           ]
-                     *         },
-                     *         {
-                     *           "name": "dropout",
-                     *           "type": "float",
-                     *           "prior": {
-                     *             "mean": 0.2,
-                     *             "std": 0.1
-                     *           },
-                     *           "bounds": [
-                     *             0,
-                     *             0.9
-                     *           ]
-                     *         },
-                     *         {
-                     *           "name": "width",
-                     *           "type": "int",
-                     *           "scale": "log",
-                     *           "prior": {
-                     *             "mean": 4.85,
-                     *             "std": 0.5
-                     *           },
-                     *           "bounds": [
-                     *             16,
-                     *             1024
-                     *           ]
-                     *         }
-                     *       ],
-                     *       "method": "prob-cmaes",
-                     *       "batch_size": 3,
-                     *       "options": {
-                     *         "profile": "default"
-                     *       },
-                     *       "seed": 7,
-                     *       "max_trials": 200,
-                     *       "metadata": {
-                     *         "owner": "team-a"
-                     *       }
-                     *     }
-                     */
                     "application/json": {
                         name: string;
                         /**
@@ -347,9 +292,35 @@ export interface paths {
                             } | null;
                         }[];
                         prior?: {
-                            mean: number[];
+                            mean?: number[];
                             /** @description Symmetric positive definite, in the order of `parameters`. */
-                            covariance: number[][];
+                            covariance?: number[][];
+                            /** @description Points believed plausible, in user units keyed by parameter name (at least 2): the prior is their weighted mean and shrunk covariance (Oracle Approximating Shrinkage toward an isotropic target in units of the bounds' widths) in the search scale (ln for log parameters). */
+                            from_points?: {
+                                [key: string]: number;
+                            }[];
+                            /** @description Positive weights of `from_points`, one per point (default: equal). */
+                            weights?: number[];
+                            /** @description Warm start from an earlier study (WS-CMA-ES, Nomura et al., AAAI 2021): parameters must match by name and scale, and the direction must be the same. */
+                            from_study?: {
+                                /** @description An earlier study of the same tenant (another tenant's id is a 404). */
+                                study_id: string;
+                                /**
+                                 * @description γ: the prior is fitted to the best ⌈γ·N⌉ (at least 2) of its N completed trials.
+                                 * @default 0.1
+                                 */
+                                top_fraction?: number;
+                                /**
+                                 * @description α: the WS-CMA-ES spread added to each top trial, in units of the bounds' (transformed) width.
+                                 * @default 0.1
+                                 */
+                                alpha?: number;
+                                /**
+                                 * @description Also copy the source's completed trials (those inside these bounds) into the new study as external observations.
+                                 * @default false
+                                 */
+                                include_observations?: boolean;
+                            };
                         } | null;
                         /**
                          * @default prob-cmaes
@@ -2179,6 +2150,24 @@ export interface components {
                     mean: number[];
                     covariance: number[][];
                     std: number[];
+                    /** @description What the prior was fitted to. */
+                    source?: {
+                        /** @constant */
+                        from: "points";
+                        points: number;
+                        /** @description Shrinkage intensity ρ ∈ [0, 1] (OAS). */
+                        shrinkage: number;
+                    } | {
+                        /** @constant */
+                        from: "study";
+                        study_id: string;
+                        top_fraction: number;
+                        alpha: number;
+                        /** @description How many top trials the prior was fitted to. */
+                        points: number;
+                        include_observations: boolean;
+                        observations_copied: number;
+                    };
                 };
                 /** @enum {string} */
                 method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
@@ -2375,6 +2364,24 @@ export interface components {
                 mean: number[];
                 covariance: number[][];
                 std: number[];
+                /** @description What the prior was fitted to. */
+                source?: {
+                    /** @constant */
+                    from: "points";
+                    points: number;
+                    /** @description Shrinkage intensity ρ ∈ [0, 1] (OAS). */
+                    shrinkage: number;
+                } | {
+                    /** @constant */
+                    from: "study";
+                    study_id: string;
+                    top_fraction: number;
+                    alpha: number;
+                    /** @description How many top trials the prior was fitted to. */
+                    points: number;
+                    include_observations: boolean;
+                    observations_copied: number;
+                };
             };
             /** @enum {string} */
             method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
@@ -2601,6 +2608,24 @@ export interface components {
                     mean: number[];
                     covariance: number[][];
                     std: number[];
+                    /** @description What the prior was fitted to. */
+                    source?: {
+                        /** @constant */
+                        from: "points";
+                        points: number;
+                        /** @description Shrinkage intensity ρ ∈ [0, 1] (OAS). */
+                        shrinkage: number;
+                    } | {
+                        /** @constant */
+                        from: "study";
+                        study_id: string;
+                        top_fraction: number;
+                        alpha: number;
+                        /** @description How many top trials the prior was fitted to. */
+                        points: number;
+                        include_observations: boolean;
+                        observations_copied: number;
+                    };
                 };
                 /** @enum {string} */
                 method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";

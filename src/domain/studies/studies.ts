@@ -4,13 +4,14 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { resolveOptions, type MethodName } from '../../engine/index.js';
-import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState } from '../../storage/index.js';
+import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from '../engine-ops.js';
 import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from '../errors.js';
 import { PageTokens } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
-import { searchSpace } from '../transforms.js';
+import { isFromPoints, isFromStudy, resolveFromPoints, resolveFromStudy, type CreateStudyInput, type PriorSource } from './prior-sources.js';
+import { searchSpace, toInternal } from '../transforms.js';
 import { readStudy, writeEngineState } from '../codec.js';
 
 /** A study as the service hands it out: the stored record with its JSON fields narrowed. */
@@ -64,21 +65,24 @@ export class StudyService {
     this.engine = deps.engine ?? new InlineEngineRunner();
   }
 
-  async create(tenantId: string, input: StudySpecInput): Promise<Study> {
+  async create(tenantId: string, request: CreateStudyInput): Promise<Study> {
+    const { input, source, observations } = await this.resolvePrior(tenantId, request);
     checkStudySpec(input);
     const { parameters, prior } = effectivePrior(input);
     const options = resolveOptions(input.method, parameters.length, input.options);
     const seed = input.seed ?? this.newSeed();
     // The engine starts before the study exists and is written with it: if init fails there is no study.
-    const spec = initSpec(input.method as MethodName, input.batch_size, options, searchSpace(parameters, prior));
+    const space = searchSpace(parameters, prior);
+    const spec = initSpec(input.method as MethodName, input.batch_size, options, space);
     const engine = await initialState(this.engine, input.method, spec, seed);
-    const record = await this.storage.createStudy({
+    const createdAt = this.now().toISOString();
+    const study = {
       id: this.newId(),
       tenantId,
       name: input.name,
       direction: input.direction,
       parameters: parameters as unknown as JsonValue,
-      prior: prior as unknown as JsonValue,
+      prior: (source ? { ...prior, source } : prior) as unknown as JsonValue,
       method: input.method,
       batchSize: input.batch_size,
       options,
@@ -87,11 +91,41 @@ export class StudyService {
       leaseSeconds: input.lease_seconds,
       knownOptimum: input.known_optimum ?? null,
       metadata: input.metadata as JsonObject,
-      state: 'ACTIVE',
+      state: 'ACTIVE' as const,
       reason: null,
-      createdAt: this.now().toISOString(),
-    }, writeEngineState(engine));
-    return readStudy(record);
+      createdAt,
+    };
+    if (observations.length === 0) return readStudy(await this.storage.createStudy(study, writeEngineState(engine)));
+    // A warm start with the source's observations: the study, its generation-0 state and the copied
+    // trials in one transaction (the import's unit of work), so no study exists without its data.
+    const trials = observations.map((t, k) => {
+      const x = space.parameters.map((p) => t.parameters[p.name]!);
+      return {
+        trialId: k + 1, state: 'COMPLETED' as const, generation: 0, clientId: null, leaseExpiresAt: null,
+        parameters: Object.fromEntries(space.parameters.map((p, i) => [p.name, x[i]!])), point: toInternal(space, x),
+        value: t.value, stderr: t.stderr, failureReason: null, source: 'external' as const,
+        createdAt, completedAt: createdAt, updatedAt: createdAt,
+      };
+    });
+    const engineStates = [{ generation: 0, revision: 1, ...writeEngineState(engine), createdAt }];
+    return readStudy(await this.storage.importStudy({ ...study, generation: 0, updatedAt: createdAt }, trials, engineStates));
+  }
+
+  /** The prior's data-informed forms become a joint prior here (prior-sources.ts); the others pass through. */
+  private async resolvePrior(tenantId: string, request: CreateStudyInput): Promise<{ input: StudySpecInput; source: PriorSource | null; observations: TrialRecord[] }> {
+    const prior = request.prior;
+    if (isFromPoints(prior)) {
+      const r = resolveFromPoints(request, prior);
+      return { input: { ...request, prior: r.prior }, source: r.source, observations: [] };
+    }
+    if (isFromStudy(prior)) {
+      // Another tenant's study is as absent as a missing one (404), as on every route.
+      const src = await this.get(tenantId, prior.from_study.study_id);
+      const completed = await this.storage.listCompletedTrials(src.id);
+      const r = resolveFromStudy(request, prior, { id: src.id, direction: src.direction, parameters: src.parameters, completed });
+      return { input: { ...request, prior: r.prior }, source: r.source, observations: r.observations };
+    }
+    return { input: { ...request, prior: prior ?? null }, source: null, observations: [] };
   }
 
   async get(tenantId: string, studyId: string): Promise<Study> {

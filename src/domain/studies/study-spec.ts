@@ -12,6 +12,7 @@
 import { fromRows, getStrategy, tryCholesky, type MethodName } from '../../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from '../cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../errors.js';
+import type { PriorSource } from './prior-sources.js';
 
 export type ParameterType = 'float' | 'int';
 export type Scale = 'linear' | 'log';
@@ -60,6 +61,8 @@ export interface EffectivePrior {
   mean: number[];
   covariance: number[][];
   std: number[];
+  /** Present when the prior was fitted to data (`from_points`, `from_study`): what it was fitted to. */
+  source?: PriorSource;
 }
 
 /** Methods whose update ranks the points of a generation need at least two of them. */

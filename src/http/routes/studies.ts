@@ -1,7 +1,7 @@
 /** /v1/studies: thin routes over the study service. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Study, StudyService, StudySpecInput } from '../../domain/index.js';
+import type { CreateStudyInput, Study, StudyService } from '../../domain/index.js';
 import { PageQuery, problemResponse, StudyIdParams } from '../schemas/common.js';
 import { CreateStudyBody, PatchStudyBody, StudyListSchema, StudySchema, type StudyResource } from '../schemas/study.js';
 
@@ -43,7 +43,7 @@ export const studyRoutes: FastifyPluginAsyncZod<{ studies: StudyService }> = asy
       response: { 201: StudySchema, 400: invalid, 413: problemResponse('Body larger than BODY_LIMIT.'), 415: problemResponse('Body is not JSON.') },
     },
     handler: async (req, reply) => {
-      const study = await studies.create(req.tenantId, req.body as StudySpecInput);
+      const study = await studies.create(req.tenantId, req.body as CreateStudyInput);
       return reply.code(201).header('location', `/v1/studies/${encodeURIComponent(study.id)}`).send(toStudyResource(study));
     },
   });

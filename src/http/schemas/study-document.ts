@@ -10,7 +10,7 @@ import { DOCUMENT_FORMAT, DOCUMENT_VERSION, MAX_SEED } from '../../domain/index.
 import { STUDY_STATES, TRIAL_STATES } from '../../domain/index.js';
 import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
 import { optionsSchemaFor } from './options.js';
-import { LIMITS, PARAMETER_NAME } from './study.js';
+import { LIMITS, PARAMETER_NAME, PriorSourceSchema } from './study.js';
 
 /** Bounds beyond the create-study limits, for the parts only a document has. */
 export const DOCUMENT_LIMITS = {
@@ -39,7 +39,7 @@ const DocumentStudy = z
     name: wellFormed(z.string().trim().min(1).max(LIMITS.nameLength)),
     direction: z.enum(['minimize', 'maximize']),
     parameters: z.array(DocumentParameter).min(1).max(LIMITS.parameters),
-    prior: z.strictObject({ mean: Vector, covariance: z.array(Vector).max(LIMITS.parameters), std: Vector }),
+    prior: z.strictObject({ mean: Vector, covariance: z.array(Vector).max(LIMITS.parameters), std: Vector, source: PriorSourceSchema.optional() }),
     method: z.enum(METHOD_NAMES),
     batch_size: z.int().min(1).max(LIMITS.batchSize),
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),

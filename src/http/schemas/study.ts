@@ -18,6 +18,7 @@ export const LIMITS = {
   nameLength: 200,
   maxTrials: 1_000_000,
   leaseSeconds: 7 * 24 * 3600,
+  priorPoints: 10_000,
 } as const;
 
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -40,12 +41,34 @@ const ParameterIn = z.strictObject({
     .describe('Normal prior in the parameter\'s scale. Default (no prior anywhere): mean = middle of the transformed bounds, std = transformed width / 4.'),
 }).refine((p) => !p.bounds || p.bounds[0] < p.bounds[1], { path: ['bounds'], message: 'bounds must be ordered [low, high] with low < high' });
 
+const FromStudy = z
+  .strictObject({
+    study_id: z.string().min(1).max(128).describe('An earlier study of the same tenant (another tenant\'s id is a 404).'),
+    top_fraction: z.number().gt(0).max(1).default(0.1).describe('γ: the prior is fitted to the best ⌈γ·N⌉ (at least 2) of its N completed trials.'),
+    alpha: z.number().gt(0).max(1).default(0.1).describe('α: the WS-CMA-ES spread added to each top trial, in units of the bounds\' (transformed) width.'),
+    include_observations: z.boolean().default(false).describe('Also copy the source\'s completed trials (those inside these bounds) into the new study as external observations.'),
+  })
+  .describe('Warm start from an earlier study (WS-CMA-ES, Nomura et al., AAAI 2021): parameters must match by name and scale, and the direction must be the same.');
+
 const JointPrior = z
   .strictObject({
-    mean: z.array(z.number()).max(LIMITS.parameters),
-    covariance: z.array(z.array(z.number()).max(LIMITS.parameters)).max(LIMITS.parameters).describe('Symmetric positive definite, in the order of `parameters`.'),
+    mean: z.array(z.number()).max(LIMITS.parameters).optional(),
+    covariance: z.array(z.array(z.number()).max(LIMITS.parameters)).max(LIMITS.parameters).optional().describe('Symmetric positive definite, in the order of `parameters`.'),
+    from_points: z
+      .array(z.record(z.string(), z.number()))
+      .max(LIMITS.priorPoints)
+      .optional()
+      .describe('Points believed plausible, in user units keyed by parameter name (at least 2): the prior is their weighted mean and shrunk covariance (Oracle Approximating Shrinkage toward an isotropic target in units of the bounds\' widths) in the search scale (ln for log parameters).'),
+    weights: z.array(z.number()).max(LIMITS.priorPoints).optional().describe('Positive weights of `from_points`, one per point (default: equal).'),
+    from_study: FromStudy.optional(),
   })
-  .describe('Joint Gaussian prior over all parameters (alternative to per-parameter priors).');
+  .superRefine((p, ctx) => {
+    const forms = [p.mean !== undefined || p.covariance !== undefined, p.from_points !== undefined, p.from_study !== undefined].filter(Boolean).length;
+    if (forms !== 1) ctx.addIssue({ code: 'custom', message: 'give exactly one of {mean, covariance}, {from_points[, weights]} or {from_study}' });
+    else if ((p.mean === undefined) !== (p.covariance === undefined)) ctx.addIssue({ code: 'custom', path: [p.mean === undefined ? 'mean' : 'covariance'], message: 'a joint prior needs both mean and covariance' });
+    if (p.weights !== undefined && p.from_points === undefined) ctx.addIssue({ code: 'custom', path: ['weights'], message: 'weights go with from_points' });
+  })
+  .describe('Joint Gaussian prior over all parameters (alternative to per-parameter priors), typed in ({mean, covariance}) or fitted to data ({from_points} or {from_study}).');
 
 const OptionsIn = z
   .record(z.string(), z.union([z.number(), z.string(), z.boolean()]))
@@ -66,6 +89,28 @@ const createExample = {
   seed: 7,
   max_trials: 200,
   metadata: { owner: 'team-a' },
+};
+
+/** A prior fitted to points believed plausible (the second and third parameters of `createExample`). */
+const fromPointsExample = {
+  name: 'resnet-lr-from-points',
+  parameters: [
+    { name: 'lr', scale: 'log', bounds: [1e-5, 1] },
+    { name: 'width', type: 'int', scale: 'log', bounds: [16, 1024] },
+  ],
+  prior: { from_points: [{ lr: 0.01, width: 64 }, { lr: 0.003, width: 128 }, { lr: 0.03, width: 64 }], weights: [2, 1, 1] },
+  method: 'prob-cmaes',
+};
+
+/** A warm start: replace study_id by an earlier study of yours with the same parameters. */
+const fromStudyExample = {
+  name: 'resnet-lr-warm',
+  parameters: [
+    { name: 'lr', scale: 'log', bounds: [1e-5, 1] },
+    { name: 'width', type: 'int', scale: 'log', bounds: [16, 1024] },
+  ],
+  prior: { from_study: { study_id: '0f8fad5b-d9cb-469f-a165-70867728950e', top_fraction: 0.1, include_observations: true } },
+  method: 'prob-cmaes',
 };
 
 export const CreateStudyBody = z
@@ -94,7 +139,7 @@ export const CreateStudyBody = z
       }
     }
   })
-  .meta({ examples: [createExample] });
+  .meta({ examples: [createExample, fromPointsExample, fromStudyExample] });
 
 export const PatchStudyBody = z
   .strictObject({
@@ -104,6 +149,22 @@ export const PatchStudyBody = z
   })
   .refine((b) => Object.keys(b).length > 0, 'give at least one of name, metadata, state')
   .meta({ examples: [{ state: 'PAUSED' }] });
+
+/** Where a fitted prior came from (absent for typed-in priors). */
+export const PriorSourceSchema = z
+  .union([
+    z.strictObject({ from: z.literal('points'), points: z.int(), shrinkage: z.number().describe('Shrinkage intensity ρ ∈ [0, 1] (OAS).') }),
+    z.strictObject({
+      from: z.literal('study'),
+      study_id: z.string().max(128),
+      top_fraction: z.number(),
+      alpha: z.number(),
+      points: z.int().describe('How many top trials the prior was fitted to.'),
+      include_observations: z.boolean(),
+      observations_copied: z.int(),
+    }),
+  ])
+  .describe('What the prior was fitted to.');
 
 const ParameterOut = z.object({
   name: z.string(),
@@ -142,7 +203,7 @@ export const StudySchema = z
     direction: z.enum(['minimize', 'maximize']),
     parameters: z.array(ParameterOut),
     prior: z
-      .object({ mean: z.array(z.number()), covariance: z.array(z.array(z.number())), std: z.array(z.number()) })
+      .object({ mean: z.array(z.number()), covariance: z.array(z.array(z.number())), std: z.array(z.number()), source: PriorSourceSchema.optional() })
       .describe('Effective joint prior, in each parameter\'s scale (ln(value) for log-scaled ones).'),
     method: z.enum(METHOD_NAMES),
     batch_size: z.int(),

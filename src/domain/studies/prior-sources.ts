@@ -1,0 +1,149 @@
+/**
+ * The data-informed forms of a study's `prior`: `from_points` and `from_study`. Each is turned into
+ * a joint {mean, covariance} (transformed scale) before the usual checks of study-spec.ts run, and
+ * leaves a `source` record that is stored with the effective prior and echoed in the resource.
+ */
+import type { TrialRecord } from '../../storage/index.js';
+import { pointer, ValidationError, type FieldError } from '../errors.js';
+import { shrunkFit, warmStartFit } from './prior-fit.js';
+import type { JointPriorInput, ParameterInput, ParameterSpec, StudySpecInput } from './study-spec.js';
+
+export interface FromPointsInput {
+  from_points: Record<string, number>[];
+  weights?: number[] | null;
+}
+export interface FromStudyInput {
+  from_study: { study_id: string; top_fraction: number; include_observations: boolean; alpha: number };
+}
+export type PriorInput = JointPriorInput | FromPointsInput | FromStudyInput;
+
+/** The create request as a transport hands it over: the prior in any of its three forms. */
+export type CreateStudyInput = Omit<StudySpecInput, 'prior'> & { prior?: PriorInput | null };
+
+/** Where a fitted prior came from; stored inside the effective prior. */
+export type PriorSource =
+  | { from: 'points'; points: number; shrinkage: number }
+  | { from: 'study'; study_id: string; top_fraction: number; alpha: number; points: number; include_observations: boolean; observations_copied: number };
+
+export const isFromPoints = (p: PriorInput | null | undefined): p is FromPointsInput => !!p && 'from_points' in p;
+export const isFromStudy = (p: PriorInput | null | undefined): p is FromStudyInput => !!p && 'from_study' in p;
+
+const T = (p: { scale: string }, x: number) => (p.scale === 'log' ? Math.log(x) : x);
+
+/**
+ * Per-parameter unit for the fits (prior-fit.ts's D): the transformed width of the bounds, or for a
+ * parameter without bounds `fallback(j)` (the data's own spread).
+ */
+function scaleOf(params: readonly ParameterInput[], fallback: (j: number) => number): number[] {
+  return params.map((p, j) => {
+    if (p.bounds && p.bounds[0] < p.bounds[1] && (p.scale === 'linear' || p.bounds[0] > 0)) return T(p, p.bounds[1]) - T(p, p.bounds[0]);
+    const f = fallback(j);
+    return f > 0 && Number.isFinite(f) ? f : 1;
+  });
+}
+
+const spread = (x: readonly number[][], j: number) => {
+  const v = x.map((r) => r[j]!);
+  return Math.max(...v) - Math.min(...v) || Math.max(1, Math.abs(v[0]!));
+};
+
+function inBounds(p: ParameterInput, v: number): boolean {
+  if (p.scale === 'log' && !(v > 0)) return false;
+  return !p.bounds || (v >= p.bounds[0] && v <= p.bounds[1]);
+}
+
+/** `from_points`: every problem at its JSON pointer, then the shrunk fit (prior-fit.ts). */
+export function resolveFromPoints(input: CreateStudyInput, prior: FromPointsInput): { prior: JointPriorInput; source: PriorSource } {
+  const errors: FieldError[] = [];
+  const params = input.parameters;
+  const names = new Set(params.map((p) => p.name));
+  const pts = prior.from_points;
+  if (pts.length < 2) errors.push({ path: '/prior/from_points', message: `give at least 2 points (got ${pts.length})` });
+  pts.forEach((pt, k) => {
+    for (const name of Object.keys(pt)) {
+      if (!names.has(name)) errors.push({ path: pointer(['prior', 'from_points', k, name]), message: 'not a parameter of this study' });
+    }
+    params.forEach((p) => {
+      const v = pt[p.name];
+      const at = pointer(['prior', 'from_points', k, p.name]);
+      if (v === undefined) errors.push({ path: pointer(['prior', 'from_points', k]), message: `missing parameter ${p.name}` });
+      else if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path: at, message: 'must be a finite number' });
+      else if (!inBounds(p, v)) errors.push({ path: at, message: p.bounds ? `must lie within the bounds [${p.bounds[0]}, ${p.bounds[1]}]` : 'must be > 0 (log scale)' });
+    });
+  });
+  const w = prior.weights ?? pts.map(() => 1);
+  if (prior.weights) {
+    if (prior.weights.length !== pts.length) errors.push({ path: '/prior/weights', message: `must have one weight per point (${pts.length}), got ${prior.weights.length}` });
+    prior.weights.forEach((v, k) => {
+      if (!(Number.isFinite(v) && v > 0)) errors.push({ path: pointer(['prior', 'weights', k]), message: 'must be a positive finite number' });
+    });
+  }
+  for (const [i, p] of params.entries()) {
+    if (p.prior) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'give per-parameter priors or `prior.from_points`, not both' });
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+  const x = pts.map((pt) => params.map((p) => T(p, pt[p.name]!)));
+  const fit = shrunkFit(x, w, scaleOf(params, (j) => spread(x, j)));
+  if (!fit) throw new ValidationError([{ path: '/prior/from_points', message: 'the points are all equal: they give no spread to fit a covariance to' }]);
+  return { prior: { mean: fit.mean, covariance: fit.covariance }, source: { from: 'points', points: pts.length, shrinkage: fit.shrinkage } };
+}
+
+/** The source study as the warm start needs it. */
+export interface SourceStudy {
+  id: string;
+  direction: 'minimize' | 'maximize';
+  parameters: readonly ParameterSpec[];
+  completed: readonly TrialRecord[];
+}
+
+/** Parameters matched by name and scale: every mismatch at its pointer. */
+function matchParameters(input: CreateStudyInput, source: SourceStudy): FieldError[] {
+  const errors: FieldError[] = [];
+  const byName = new Map(source.parameters.map((p) => [p.name, p]));
+  input.parameters.forEach((p, i) => {
+    const s = byName.get(p.name);
+    if (!s) errors.push({ path: pointer(['parameters', i, 'name']), message: `the source study ${source.id} has no parameter ${p.name}` });
+    else if (s.scale !== p.scale) errors.push({ path: pointer(['parameters', i, 'scale']), message: `${p.scale} here but ${s.scale} in the source study` });
+    if (p.prior) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'give per-parameter priors or `prior.from_study`, not both' });
+  });
+  const names = new Set(input.parameters.map((p) => p.name));
+  for (const s of source.parameters) {
+    if (!names.has(s.name)) errors.push({ path: '/parameters', message: `the source study's parameter ${s.name} is missing here` });
+  }
+  if (source.direction !== input.direction) errors.push({ path: '/direction', message: `${input.direction} here but ${source.direction} in the source study` });
+  return errors;
+}
+
+export interface WarmStart {
+  prior: JointPriorInput;
+  source: PriorSource;
+  /** The source's completed trials that lie in this study's bounds, in the source's completion order (copied when asked). */
+  observations: TrialRecord[];
+}
+
+/**
+ * `from_study`: the WS-CMA-ES distribution of the best ⌈γ·N⌉ (at least 2) completed trials, each
+ * projected onto this study's bounds for the fit. Parameters without bounds are scaled by four
+ * source prior standard deviations (the width a default prior's ±2σ would span).
+ */
+export function resolveFromStudy(input: CreateStudyInput, prior: FromStudyInput, source: SourceStudy): WarmStart {
+  const errors = matchParameters(input, source);
+  const { top_fraction: gamma, alpha } = prior.from_study;
+  const valued = source.completed.filter((t) => t.value !== null && Number.isFinite(t.value));
+  if (valued.length < 2) errors.push({ path: '/prior/from_study/study_id', message: `the source study has ${valued.length} completed trials; at least 2 are needed` });
+  if (errors.length > 0) throw new ValidationError(errors);
+  const sign = source.direction === 'maximize' ? -1 : 1;
+  const ranked = [...valued].sort((a, b) => sign * (a.value! - b.value!) || a.trialId - b.trialId);
+  const k = Math.min(ranked.length, Math.max(2, Math.ceil(gamma * ranked.length)));
+  const params = input.parameters;
+  const clip = (p: ParameterInput, v: number) => (p.bounds ? Math.min(Math.max(v, p.bounds[0]), p.bounds[1]) : v);
+  const top = ranked.slice(0, k).map((t) => params.map((p) => T(p, clip(p, t.parameters[p.name]!))));
+  const srcStd = new Map(source.parameters.map((p) => [p.name, p.prior.std]));
+  const fit = warmStartFit(top, scaleOf(params, (j) => 4 * srcStd.get(params[j]!.name)!), alpha);
+  const observations = prior.from_study.include_observations ? valued.filter((t) => params.every((p) => inBounds(p, t.parameters[p.name]!))) : [];
+  return {
+    prior: fit,
+    source: { from: 'study', study_id: source.id, top_fraction: gamma, alpha, points: k, include_observations: prior.from_study.include_observations, observations_copied: observations.length },
+    observations,
+  };
+}
