@@ -120,58 +120,93 @@ function applySym(B: Float64Array, s: ArrayLike<number>, v: ArrayLike<number>): 
 const norm = (v: readonly number[]): number => Math.sqrt(v.reduce((s, a) => s + a * a, 0));
 const covOf = (sigma: number, C: number[][]): number[][] => C.map((row) => row.map((c) => sigma * sigma * c));
 
-function init(spec: InitSpec, rng: Rng): CmaesState {
-  checkDim(spec.dim, spec.batchSize, 'cmaes', MIN_BATCH);
+/** σ₀ (option `sigma0`), C₀ = I, m₀ = 0 (the prior mean in whitened coordinates, ALGORITHM.md §0), zero paths. */
+export function cmaStart(spec: InitSpec, method: string): Pick<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c'> {
+  checkDim(spec.dim, spec.batchSize, method, MIN_BATCH);
   const d = spec.dim;
   const sigma = positiveOption(spec.options, 'sigma0', 1);
-  if (sigma > SIGMA_MAX) throw new InvalidInputError(`cmaes: sigma0 must be ≤ ${SIGMA_MAX}`);
-  const C = identityRows(d); // C_0 = I; m_0 = 0 is the prior mean in whitened coordinates (ALGORITHM.md §0)
+  if (sigma > SIGMA_MAX) throw new InvalidInputError(`${method}: sigma0 must be ≤ ${SIGMA_MAX}`);
+  const C = identityRows(d);
+  return { mean: zerosVec(d), cov: covOf(sigma, C), sigma, C, p_sigma: zerosVec(d), p_c: zerosVec(d) };
+}
+
+function init(spec: InitSpec, rng: Rng): CmaesState {
+  const start = cmaStart(spec, 'cmaes');
   return {
-    version: CMAES_STATE_VERSION, method: 'cmaes', dim: d, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: covOf(sigma, C),
-    diagnostics: { ...NO_DIAGNOSTICS }, sigma, C, p_sigma: zerosVec(d), p_c: zerosVec(d), asked: [],
+    version: CMAES_STATE_VERSION, method: 'cmaes', dim: spec.dim, batchSize: spec.batchSize, generation: 0,
+    rng: rng.state(), options: { ...spec.options }, diagnostics: { ...NO_DIAGNOSTICS }, ...start, asked: [],
   };
+}
+
+/** The CMA-ES part of a state: what sampling and one update read (lq-CMA-ES shares it). */
+export interface CmaCore {
+  dim: number;
+  mean: number[];
+  sigma: number;
+  C: number[][];
+  p_sigma: number[];
+  p_c: number[];
+  options: BaseState['options'];
+}
+
+/** What one update writes. */
+export type CmaStep = Pick<CmaesState, 'mean' | 'sigma' | 'C' | 'cov' | 'p_sigma' | 'p_c'>;
+
+/** `count` samples x = m + σ B D z, z ~ N(0, I) (tutorial (38)–(40)); advances `rng`. */
+export function cmaSample(core: CmaCore, rng: Rng, count: number): number[][] {
+  const { B, D } = eigenBasis(core.C);
+  const n = core.dim;
+  const points: number[][] = [];
+  for (let k = 0; k < count; k++) {
+    // (38)–(40): z ~ N(0, I), y = B D z ~ N(0, C), x = m + σ y. B D z is computed as B (D ⊙ z).
+    const z = rng.normals(n);
+    const x = core.mean.slice();
+    for (let i = 0; i < n; i++) {
+      let y = 0;
+      for (let j = 0; j < n; j++) y += B[i * n + j] * D[j] * z[j];
+      x[i] += core.sigma * y;
+    }
+    assertFinite(x, 'cmaes: sampled point');
+    points.push(x);
+  }
+  return points;
 }
 
 function ask(state: CmaesState, _ctx: AskContext, count: number): AskResult<CmaesState> {
   checkCount(count, 'cmaes');
   const rng = Rng.fromState(state.rng);
-  const { B, D } = eigenBasis(state.C);
-  const points: number[][] = [];
-  for (let k = 0; k < count; k++) {
-    // (38)–(40): z ~ N(0, I), y = B D z ~ N(0, C), x = m + σ y. B D z is computed as B (D ⊙ z).
-    const z = rng.normals(state.dim);
-    const x = state.mean.slice();
-    for (let i = 0; i < state.dim; i++) {
-      let y = 0;
-      for (let j = 0; j < state.dim; j++) y += B[i * state.dim + j] * D[j] * z[j];
-      x[i] += state.sigma * y;
-    }
-    assertFinite(x, 'cmaes: sampled point');
-    points.push(x);
-  }
+  const points = cmaSample(state, rng, count);
   // `asked` keeps its own copies: callers may project the returned points in place.
   return { points, state: { ...state, rng: rng.state(), asked: [...state.asked, ...points.map((p) => p.slice())] } };
 }
 
 function tell(state: CmaesState, ctx: TellContext): CmaesState {
-  const n = state.dim;
-  checkBatch(ctx.batch, n, 'cmaes');
+  checkBatch(ctx.batch, state.dim, 'cmaes');
   const base = { ...state, generation: state.generation + 1, asked: [] as number[][] };
   if (ctx.batch.length < 2) return base; // one point cannot be ranked: nothing to learn
+  const asked = new Set(state.asked.map((a) => a.join(',')));
+  const ranked = orderBestFirst(ctx.batch).map((idx) => ctx.batch[idx].x);
+  return { ...base, ...cmaUpdate(state, ranked, ranked.map((x) => !asked.has(x.join(','))), state.generation) };
+}
 
-  const p = cmaParameters(n, ctx.batch.length, state.options.active !== false);
+/**
+ * One CMA-ES update, (41)–(47), from λ' = `ranked.length` ≥ 2 points ranked best first. `injected[i]`
+ * marks a point that is not a sample of this generation's N(m, σ²C) (projected, external, a model
+ * optimum): its Mahalanobis length is clipped to √n + 2n/(n+2) (Hansen 2011, arXiv:1110.4181).
+ * `g` is the number of updates before this one (the bias correction of h_σ).
+ */
+export function cmaUpdate(state: CmaCore, ranked: readonly number[][], injected: readonly boolean[], g: number): CmaStep {
+  const n = state.dim;
+  const p = cmaParameters(n, ranked.length, state.options.active !== false);
   const { B, D } = eigenBasis(state.C);
   const invD = D.map((v) => 1 / v);
   const { mean: m, sigma } = state;
-  const asked = new Set(state.asked.map((a) => a.join(',')));
   const cy = Math.sqrt(n) + (2 * n) / (n + 2);
 
   // y_{i:λ} = (x_{i:λ} − m)/σ, best first; injected points are clipped to ‖C^{-1/2} y‖ ≤ c_y.
-  const ys = orderBestFirst(ctx.batch).map((idx) => {
-    const x = ctx.batch[idx].x;
+  const ys = ranked.map((x, k) => {
     const y = x.map((xi, i) => (xi - m[i]) / sigma);
-    if (asked.has(x.join(','))) return y;
+    if (!injected[k]) return y;
     const len = norm(applySym(B, invD, y));
     return len > cy ? y.map((v) => (v * cy) / len) : y;
   });
@@ -192,7 +227,7 @@ function tell(state: CmaesState, ctx: TellContext): CmaesState {
   // h_σ (the Heaviside function defined with (45)): stall the p_c update while ‖p_σ‖ is large, i.e.
   // while σ is increasing fast, so that C does not grow too quickly in linear surroundings.
   // g + 1 updates have been accumulated into p_σ, hence the bias correction 1 − (1 − c_σ)^{2(g+1)}.
-  const g1 = state.generation + 1;
+  const g1 = g + 1;
   const hSigma = pSigmaNorm / Math.sqrt(1 - (1 - p.cSigma) ** (2 * g1)) < (1.4 + 2 / (n + 1)) * p.chiN ? 1 : 0;
   // (45): p_c ← (1 − c_c) p_c + h_σ √(c_c(2 − c_c) μ_eff) ⟨y⟩_w.
   const cC = Math.sqrt(p.cc * (2 - p.cc) * p.mueff);
@@ -223,7 +258,7 @@ function tell(state: CmaesState, ctx: TellContext): CmaesState {
   assertFinite(pc, 'cmaes: p_c');
   assertFiniteRows(C, 'cmaes: C');
   if (!(newSigma > 0) || !Number.isFinite(newSigma)) throw new NonFiniteError(`cmaes: sigma became ${newSigma}`);
-  return { ...base, mean, sigma: newSigma, C, cov: covOf(newSigma, C), p_sigma: pSigma, p_c: pc };
+  return { mean, sigma: newSigma, C, cov: covOf(newSigma, C), p_sigma: pSigma, p_c: pc };
 }
 
 export const cmaes: StrategyDescriptor<CmaesState> = {
