@@ -14,7 +14,7 @@ export type FigureScoring = 'best' | 'paper';
 
 const COLORS: Record<MethodName, string> = {
   'prob-cmaes': '#d62728', 'prob-xnes': '#ff7f0e', 'prob-snes': '#bcbd22',
-  cmaes: '#1f77b4', xnes: '#17becf', snes: '#9467bd',
+  cmaes: '#1f77b4', 'lq-cmaes': '#393b79', xnes: '#17becf', snes: '#9467bd',
   bo: '#2ca02c', pibo: '#8c564b', random: '#7f7f7f',
 };
 

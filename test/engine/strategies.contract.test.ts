@@ -8,7 +8,8 @@
  * - the state is plain JSON (numbers finite, arrays, plain objects, strings, booleans, null) with a
  *   `version`, the right method/dim, mean (d) and cov (d×d);
  * - `ask` returns `count` finite points of length d and does not touch the generation counter;
- *   `tell` increments it by exactly one;
+ *   `tell` increments it by exactly one; count is the generation's size (λ, or what lq-CMA-ES
+ *   asks for), as the service asks;
  * - inputs are never mutated: states and contexts are deep-frozen before each call (a write throws
  *   in strict-mode code) and deep-compared after it;
  * - a JSON round trip at every step continues identically: a second copy, initialised separately
@@ -27,7 +28,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy, registeredMethods, resolveOptions, STRATEGIES, type MethodName } from '../../src/engine/strategies/registry.js';
 import type { OptionSpec, OptionValue } from '../../src/engine/strategies/options.js';
-import type { BaseState, Observation } from '../../src/engine/strategies/types.js';
+import { generationSize, type BaseState, type Observation } from '../../src/engine/strategies/types.js';
 import { rotation } from '../helpers/numeric.js';
 
 const GENERATIONS = 30;
@@ -122,9 +123,12 @@ describe.each(registeredMethods())('strategy contract: %s', (method) => {
 
     const history: Observation[] = [];
     for (let g = 0; g < GENERATIONS; g++) {
-      const askA = pure(strategy.ask, a, { history: structuredClone(history), pending: [] }, lambda);
-      const askB = strategy.ask(roundTrip(b), { history: structuredClone(history), pending: [] }, lambda);
-      expect(askA.points).toHaveLength(lambda);
+      const count = generationSize(a);
+      expect(count).toBeGreaterThanOrEqual(1);
+      expect(count).toBeLessThanOrEqual(lambda);
+      const askA = pure(strategy.ask, a, { history: structuredClone(history), pending: [] }, count);
+      const askB = strategy.ask(roundTrip(b), { history: structuredClone(history), pending: [] }, count);
+      expect(askA.points).toHaveLength(count);
       for (const x of askA.points) {
         expect(x).toHaveLength(d);
         expect(x.every(Number.isFinite)).toBe(true);

@@ -7,7 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { handOut, initSpec } from '../../src/domain/engine-ops.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { searchSpace } from '../../src/domain/transforms.js';
-import { getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
+import { generationSize, getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 
 /** Branin–Hoo on x1 ∈ [−5, 10], x2 ∈ [0, 15]; minimum 0.397887. */
@@ -80,7 +80,8 @@ interface StudyResponse {
 
 /**
  * The engine driven in-process exactly as the API contract says a sequential client drives the
- * server: init → ask(q) → hand out → evaluate → tell(batch, history) → …
+ * server: init → ask(the generation's size: q, or lq-CMA-ES's choice) → hand out → evaluate →
+ * tell(batch, history) → …
  * Returns the handed-out parameters of each generation.
  */
 export function referenceTrajectory(study: StudyResponse, generations: number, f: (p: Record<string, number>) => number): Record<string, number>[][] {
@@ -91,7 +92,7 @@ export function referenceTrajectory(study: StudyResponse, generations: number, f
   const out: Record<string, number>[][] = [];
   const sign = study.direction === 'maximize' ? -1 : 1;
   for (let g = 0; g < generations; g++) {
-    const asked = strategy.ask(state, { history: [...history], pending: [] }, study.batch_size);
+    const asked = strategy.ask(state, { history: [...history], pending: [] }, generationSize(state));
     state = asked.state;
     const handed = asked.points.map((u) => handOut(space, u));
     out.push(handed.map((h) => h.parameters));

@@ -110,10 +110,10 @@ describe('POST /v1/studies/import', () => {
     expect(await dist(b)).toEqual(await dist(a));
   });
 
-  it('over HTTP: an exported study imported elsewhere hands out the same next suggestions', async () => {
+  it.each([['prob-cmaes', 3], ['lq-cmaes', 6]])('over HTTP: an exported %s study imported elsewhere hands out the same next suggestions', async (method, batchSize) => {
     const suggest = (id: string, client: string) => app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=3&client_id=${client}` });
     const observe = (id: string, obs: unknown[]) => app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: obs } });
-    const a: string = (await app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method: 'prob-cmaes', batch_size: 3, seed: 5 }) })).json().id;
+    const a: string = (await app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method, batch_size: batchSize, seed: 5 }) })).json().id;
     for (let g = 0; g < 2; g++) {
       const trials = (await suggest(a, 'w1')).json().trials as { trial_id: number; parameters: Record<string, number> }[];
       expect((await observe(a, trials.map((t) => ({ trial_id: t.trial_id, value: f(t.parameters) })))).statusCode).toBe(200);

@@ -326,9 +326,9 @@ export interface paths {
                          * @default prob-cmaes
                          * @enum {string}
                          */
-                        method?: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
+                        method?: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "lq-cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
                         /**
-                         * @description Points per generation (λ of the evolution strategies); cmaes, xnes and snes need ≥ 2.
+                         * @description Points per generation (λ of the evolution strategies); cmaes, lq-cmaes, xnes and snes need ≥ 2.
                          * @default 3
                          */
                         batch_size?: number;
@@ -338,6 +338,7 @@ export interface paths {
                          *     - `prob-xnes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `gradient` ("expected" | "sampled"), `gradient_samples` (integer in [10, 100000]), `acquisition` ("batch-bq" | "none"), `candidates` (integer in [1, 100000]), `candidate_pool` (integer in [0, 100000]), `pool_selection` ("greedy" | "random-batches"), `active_set` (boolean), `active_set_quantile` (number in (0.5, 1]), `active_set_cap` (integer in [0, 100000]), `include_mean` (boolean), `gp_warm_start` (boolean), `gp_restarts` (integer in [0, 20]), `mean_function` ("constant" | "quadratic"), `active_set_floor` (boolean), `mean_step` ("natural" | "line" | "newton"), `trust_radius` (number in (0, 100]), `cov_step_limit` (number in (0, 100]), `learning_rate_cov_quadratic` (number in (0, 10])
                          *     - `prob-snes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `gradient` ("expected" | "sampled"), `gradient_samples` (integer in [10, 100000]), `acquisition` ("batch-bq" | "none"), `candidates` (integer in [1, 100000]), `candidate_pool` (integer in [0, 100000]), `pool_selection` ("greedy" | "random-batches"), `active_set` (boolean), `active_set_quantile` (number in (0.5, 1]), `active_set_cap` (integer in [0, 100000]), `include_mean` (boolean), `gp_warm_start` (boolean), `gp_restarts` (integer in [0, 20]), `mean_function` ("constant" | "quadratic"), `active_set_floor` (boolean), `mean_step` ("natural" | "line" | "newton"), `trust_radius` (number in (0, 100]), `cov_step_limit` (number in (0, 100]), `learning_rate_cov_quadratic` (number in (0, 10]), `snes_form` ("reference" | "natural")
                          *     - `cmaes`: `sigma0` (number in (0, 1000]), `active` (boolean)
+                         *     - `lq-cmaes`: `sigma0` (number in (0, 1000]), `active` (boolean), `tau_threshold` (number in (-1, 1]), `inject_optimum` (boolean)
                          *     - `xnes`: `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10])
                          *     - `snes`: `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10])
                          *     - `bo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20])
@@ -1449,7 +1450,8 @@ export interface paths {
                          *         }
                          *       ],
                          *       "reason": null,
-                         *       "generation": 4
+                         *       "generation": 4,
+                         *       "generation_size": 3
                          *     }
                          */
                         "application/json": {
@@ -1459,6 +1461,8 @@ export interface paths {
                             reason: ("study_completed" | "study_paused" | "max_trials_reached") | null;
                             /** @description The study's generation (number of distribution updates so far). */
                             generation: number;
+                            /** @description How many results of this generation the next update waits for: batch_size, except for lq-cmaes, whose surrogate decides per generation how many of its candidates are truly evaluated (a client evaluating one generation per request asks for this many). */
+                            generation_size: number;
                         };
                     };
                 };
@@ -2170,7 +2174,7 @@ export interface components {
                     };
                 };
                 /** @enum {string} */
-                method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
+                method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "lq-cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
                 batch_size: number;
                 options: {
                     [key: string]: number | string | boolean;
@@ -2384,7 +2388,7 @@ export interface components {
                 };
             };
             /** @enum {string} */
-            method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
+            method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "lq-cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
             batch_size: number;
             /** @description Effective options, defaults filled in. */
             options: {
@@ -2628,7 +2632,7 @@ export interface components {
                     };
                 };
                 /** @enum {string} */
-                method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
+                method: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "lq-cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
                 batch_size: number;
                 options: {
                     [key: string]: number | string | boolean;

@@ -1,17 +1,17 @@
 /**
  * Generation bookkeeping (ARCHITECTURE.md rule 4), on the in-memory study:
  *
- * - A generation g is the engine state after g updates. Its first batch_size suggested trials are
- *   one jointly chosen batch: when generation g has fewer than batch_size suggested trials and a
- *   client needs points, the engine is asked for the rest of the batch at once (as REQUESTED
- *   trials), so a client asking count=1 gets one point of a joint batch and the next client the
- *   next one.
+ * - A generation g is the engine state after g updates. Its first S suggested trials are one
+ *   jointly chosen batch, S = the generation's size: batch_size, or what the engine state asks for
+ *   (lq-CMA-ES: the model-ranked candidates it wants evaluated now). When generation g has fewer
+ *   than S suggested trials and a client needs points, the engine is asked for the rest of the
+ *   batch at once (as REQUESTED trials), so a client asking count=1 gets one point of a joint
+ *   batch and the next client the next one.
  * - When every point of the generation has been handed out (none REQUESTED), further requests ask
  *   for exactly what they need from the current distribution, with every REQUESTED/ACTIVE point as
  *   `pending` (ProbNES and BO condition the new points on them). These extras belong to generation g.
- * - The update (tell) is due when batch_size suggested trials of generation g are COMPLETED: the
- *   batch is the first batch_size of them in trial order, the history every completed trial in
- *   completion order. After it, REQUESTED trials of older generations (never handed out, or back
+ * - The update (tell) is due when S suggested trials of generation g are COMPLETED: the batch is
+ *   the first S of them in trial order, the history every completed trial in completion order. After it, REQUESTED trials of older generations (never handed out, or back
  *   from an expired lease) are ABANDONED with failure_reason "superseded": they were chosen for a
  *   distribution that no longer exists. ACTIVE ones stay; their results join the history later.
  * - An engine error during the update never loses results: they are written without the update,
@@ -70,7 +70,7 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
  */
 export async function askMore(snap: StudySnapshot, need: number, clientId: string, ctx: LoopContext): Promise<TrialRecord[]> {
   const { study } = snap;
-  const rest = Math.max(0, study.batchSize - snap.generationTrials().length);
+  const rest = Math.max(0, snap.generationSize - snap.generationTrials().length);
   let count = Math.max(need, rest);
   if (study.maxTrials !== null) count = Math.min(count, study.maxTrials - snap.budgetUsed());
   if (count <= 0) return [];

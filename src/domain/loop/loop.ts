@@ -30,6 +30,8 @@ export interface Suggestions {
   /** Why fewer than `count` came back; null otherwise. */
   reason: SuggestReason | null;
   generation: number;
+  /** Results the generation's update waits for (batch_size, or the engine's choice for lq-cmaes). */
+  generationSize: number;
 }
 
 export interface ObservationResult {
@@ -74,7 +76,7 @@ export class LoopService {
   /** The client's held trials first (retries never create work), then REQUESTED ones, then new ones. */
   suggest(tenantId: string, studyId: string, count: number, clientId: string = DEFAULT_CLIENT): Promise<Suggestions> {
     return this.mutate(tenantId, studyId, [], async (snap, ctx) => {
-      const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({ trials, reason, generation: snap.generation });
+      const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({ trials, reason, generation: snap.generation, generationSize: snap.generationSize });
       if (snap.study.state === 'COMPLETED') return done([], 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.
       const out = heldBy(snap, clientId).slice(0, count).map((t) => leaseTo(snap, t, clientId, ctx.now));

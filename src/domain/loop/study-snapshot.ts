@@ -6,7 +6,7 @@
  * an engine call). Counts by state cover every trial; the completed history is fetched only when an
  * engine call needs it (through the per-study cache, see study-cache.ts).
  */
-import type { BaseState, Observation } from '../../engine/index.js';
+import { generationSize, type BaseState, type Observation } from '../../engine/index.js';
 import type { NewTrial, Storage, StudyState, TrialCounts, TrialRecord, TrialState, TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../errors.js';
 import { engineY, readEngineState, readStudy } from '../codec.js';
@@ -239,13 +239,22 @@ export class StudySnapshot {
   }
 
   /**
-   * The results the next update is made from, or null if it is not due: the first batch_size
+   * Results the current generation's update waits for: batch_size, or what the engine state says
+   * (lq-CMA-ES asks for a variable number of points per generation).
+   */
+  get generationSize(): number {
+    return generationSize(this.engine);
+  }
+
+  /**
+   * The results the next update is made from, or null if it is not due: the first generationSize
    * completed trials of the current generation, in trial order (failed or abandoned points are
    * replaced by the extra points asked after them).
    */
   tellBatch(): TrialRecord[] | null {
+    const size = this.generationSize;
     const done = this.generationTrials().filter((t) => t.state === 'COMPLETED');
-    return done.length >= this.study.batchSize ? done.slice(0, this.study.batchSize) : null;
+    return done.length >= size ? done.slice(0, size) : null;
   }
 
   /** Trials that use up the max_trials budget: everything not failed or abandoned. */

@@ -23,6 +23,7 @@ import { InvalidInputError, NonFiniteError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import { fromRows, symEig } from '../linalg/index.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
+import type { OptionSpecs } from './options.js';
 import {
   NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, orderBestFirst, positiveOption, zerosVec,
 } from './es-utils.js';
@@ -261,12 +262,15 @@ export function cmaUpdate(state: CmaCore, ranked: readonly number[][], injected:
   return { mean, sigma: newSigma, C, cov: covOf(newSigma, C), p_sigma: pSigma, p_c: pc };
 }
 
+/** The options of CMA-ES (lq-CMA-ES adds its own). */
+export const CMA_OPTIONS: OptionSpecs = {
+  sigma0: { kind: 'number', min: 0, max: 1e3, exclusiveMin: true, description: 'Initial step size σ₀ in whitened units (the prior has unit scale).' },
+  active: { kind: 'boolean', description: 'Active CMA: negative weights for the worst samples in the rank-μ update.' },
+};
+
 export const cmaes: StrategyDescriptor<CmaesState> = {
   name: 'cmaes',
-  options: {
-    sigma0: { kind: 'number', min: 0, max: 1e3, exclusiveMin: true, description: 'Initial step size σ₀ in whitened units (the prior has unit scale).' },
-    active: { kind: 'boolean', description: 'Active CMA: negative weights for the worst samples in the rank-μ update.' },
-  },
+  options: CMA_OPTIONS,
   defaults: () => ({ sigma0: 1, active: true }),
   minBatch: MIN_BATCH,
   usesBox: false,

@@ -7,6 +7,7 @@
 import type { BaseState, StrategyDescriptor } from './types.js';
 import type { Options } from './options.js';
 import { cmaes } from './cmaes.js';
+import { lqCmaes } from './lq-cmaes.js';
 import { xnes } from './xnes.js';
 import { snes } from './snes.js';
 import { random } from './random.js';
@@ -16,7 +17,7 @@ import { probCmaes } from './prob-cmaes.js';
 import { probXnes } from './prob-xnes.js';
 import { probSnes } from './prob-snes.js';
 
-export const METHOD_NAMES = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'xnes', 'snes', 'bo', 'pibo', 'random'] as const;
+export const METHOD_NAMES = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'lq-cmaes', 'xnes', 'snes', 'bo', 'pibo', 'random'] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 export const DEFAULT_METHOD: MethodName = 'prob-cmaes';
 
@@ -25,6 +26,7 @@ export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> =
   'prob-xnes': probXnes,
   'prob-snes': probSnes,
   cmaes,
+  'lq-cmaes': lqCmaes,
   xnes,
   snes,
   bo,

@@ -66,6 +66,17 @@ export interface BaseState {
   mean: number[];
   cov: number[][];
   diagnostics: Diagnostics;
+  /**
+   * Results the current generation's update waits for, when that is not `batchSize` (read it with
+   * generationSize()): lq-CMA-ES evaluates a few model-ranked candidates first and asks for more
+   * while its surrogate does not yet rank them well.
+   */
+  generationSize?: number;
+}
+
+/** Results the current generation's update (tell) waits for: batchSize unless the state says otherwise. */
+export function generationSize(state: BaseState): number {
+  return state.generationSize ?? state.batchSize;
 }
 
 export interface AskResult<S extends BaseState> {

@@ -25,7 +25,7 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
     },
     handler: async (req) => {
       const s = await loop.suggest(req.tenantId, req.params.study_id, req.query.count, req.query.client_id);
-      return { trials: s.trials.map(toTrialResource), reason: s.reason, generation: s.generation };
+      return { trials: s.trials.map(toTrialResource), reason: s.reason, generation: s.generation, generation_size: s.generationSize };
     },
   });
 };

@@ -41,8 +41,13 @@ export const SuggestionsSchema = z
       .nullable()
       .describe('Why fewer than `count` trials came back; null when all did.'),
     generation: z.int().describe('The study\'s generation (number of distribution updates so far).'),
+    generation_size: z
+      .int()
+      .describe(
+        'How many results of this generation the next update waits for: batch_size, except for lq-cmaes, whose surrogate decides per generation how many of its candidates are truly evaluated (a client evaluating one generation per request asks for this many).',
+      ),
   })
-  .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4 }] });
+  .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3 }] });
 
 const Value = z.number().describe('The objective value (finite).');
 const Stderr = z.number().min(0).nullish().describe('Standard error of the value, if known (recorded, not used by the model).');

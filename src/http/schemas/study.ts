@@ -120,7 +120,7 @@ export const CreateStudyBody = z
     parameters: z.array(ParameterIn).min(1).max(LIMITS.parameters),
     prior: JointPrior.nullish(),
     method: z.enum(METHOD_NAMES).default(DEFAULT_METHOD),
-    batch_size: z.int().min(1).max(LIMITS.batchSize).default(3).describe('Points per generation (λ of the evolution strategies); cmaes, xnes and snes need ≥ 2.'),
+    batch_size: z.int().min(1).max(LIMITS.batchSize).default(3).describe('Points per generation (λ of the evolution strategies); cmaes, lq-cmaes, xnes and snes need ≥ 2.'),
     options: OptionsIn,
     seed: z.int().min(0).max(MAX_SEED).nullish().describe('RNG seed; random when absent. Echoed back so a study can be replayed.'),
     max_trials: z.int().min(1).max(LIMITS.maxTrials).nullish(),
