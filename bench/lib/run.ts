@@ -11,7 +11,7 @@ import { getBenchmark } from '../../src/engine/benchmarks/index.js';
 import { STRATEGIES, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy } from '../../src/engine/strategies/registry.js';
-import type { Observation } from '../../src/engine/strategies/types.js';
+import { generationSize, type Observation } from '../../src/engine/strategies/types.js';
 
 export interface RunSpec {
   method: MethodName;
@@ -82,7 +82,8 @@ export function runOne(spec: RunSpec): RunRecord {
   const elapsed: number[] = [], ends: number[] = [];
   let askMs = 0, tellMs = 0;
   while (values.length < spec.budget) {
-    const count = Math.min(spec.batch, spec.budget - values.length);
+    // One generation per ask: batch (λ), or as many as lq-CMA-ES wants evaluated now.
+    const count = Math.min(generationSize(state), spec.budget - values.length);
     let t = performance.now();
     const asked = strategy.ask(state, { history, pending: [] }, count);
     askMs += performance.now() - t;
