@@ -114,7 +114,8 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
   let sqlite: ServerProcess;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-replicas-'));
   const env = () => ({ DATABASE_URL: db.url, DATABASE_POOL_SIZE: '4', ENGINE_WORKERS: '1', RATE_LIMIT_PER_MINUTE: '0' });
-  const startReplica = () => startServer(path.join(tmp, 'unused.db'), { env: env(), readyTimeoutMs: 60_000 });
+  // Generous: on a loaded machine a tsx start alone can take half a minute.
+  const startReplica = () => startServer(path.join(tmp, 'unused.db'), { env: env(), readyTimeoutMs: 120_000 });
   const bases = () => replicas.map((r) => r.base);
 
   beforeAll(async () => {
@@ -122,8 +123,8 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
     // One first (it migrates), then two at once (they find the schema in place).
     replicas = [await startReplica()];
     replicas.push(...(await Promise.all([startReplica(), startReplica()])));
-    sqlite = await startServer(path.join(tmp, 'single.db'), { env: { ENGINE_WORKERS: '1', RATE_LIMIT_PER_MINUTE: '0' } });
-  }, 120_000);
+    sqlite = await startServer(path.join(tmp, 'single.db'), { env: { ENGINE_WORKERS: '1', RATE_LIMIT_PER_MINUTE: '0' }, readyTimeoutMs: 120_000 });
+  }, 400_000);
   afterAll(async () => {
     await Promise.all([...replicas, sqlite].filter(Boolean).map((r) => r.stop('SIGKILL')));
     await db?.drop();
@@ -213,7 +214,7 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
     ]);
     expect(again.json.trials.map((t: Trial) => t.parameters)).toEqual(ghost.trials.map((t: Trial) => t.parameters));
     replicas.push(await startReplica());
-  }, 120_000);
+  }, 240_000);
 
   it('pg_terminate_backend on every replica connection under load: retryable 503s, reconnection, nothing acknowledged lost', async () => {
     const ledger = new Ledger();

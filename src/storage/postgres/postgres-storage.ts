@@ -54,8 +54,13 @@ export interface PostgresStorageOptions extends PostgresOptions {
 
 const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** Thrown inside a commit's transaction to roll it back when a guarded trial update finds another state. */
-class TrialConflict extends Error {}
+/** What probnes_commit answers. */
+interface CommitRow {
+  outcome: 'committed' | 'study_not_found' | 'revision_conflict';
+  revision: number | null;
+  first_trial_id: number | null;
+  lock_ms: number | null;
+}
 
 const INSERT_STUDY = `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
     max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at)
@@ -92,12 +97,6 @@ function trialColumns(studyId: string, trials: ImportedTrial[]): unknown[] {
     col('updatedAt'),
   ];
 }
-
-const UPDATE_TRIALS = `UPDATE trials t SET state = u.state, client_id = u.client_id, lease_expires_at = u.lease_expires_at, value = u.value,
-    stderr = u.stderr, failure_reason = u.failure_reason, completed_at = u.completed_at, updated_at = $2
-  FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::float8[], $10::text[], $11::text[])
-    AS u(trial_id, expected_state, state, client_id, lease_expires_at, value, stderr, failure_reason, completed_at)
-  WHERE t.study_id = $1 AND t.trial_id = u.trial_id AND t.state = u.expected_state`;
 
 const UPSERT_STATE = `INSERT INTO engine_states (study_id, generation, revision, version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version, state = excluded.state, created_at = excluded.created_at`;
@@ -262,77 +261,63 @@ export class PostgresStorage implements Storage {
     return row ? toEngineState(row) : null;
   }
 
+  /**
+   * One statement (migration postgres/002's probnes_commit): the row lock, the revision and
+   * commit-count checks and every write happen inside the server, so the lock is never held across
+   * a network round trip. Its lock time (grant to the function's end) goes to /metrics; the
+   * statement's COMMIT, which also holds it, adds one WAL flush.
+   */
   async commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
-    let locked = 0;
+    const u = c.trialUpdates ?? [];
+    const n = c.newTrials;
+    let row: CommitRow | undefined;
     try {
-      return await this.tx('BEGIN', async (db): Promise<CommitResult> => {
-        // The study's row lock: the database's per-study lock, held only until this COMMIT.
-        const [study] = (await db.query<{ next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = $1 FOR UPDATE', [studyId])).rows;
-        locked = performance.now();
-        if (!study) return { committed: false, reason: 'study_not_found' };
-        if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' };
-        // Read after the lock (a new statement, so a new snapshot): a commit that held the lock before us is seen.
-        const head = (await db.query<{ revision: number }>('SELECT revision FROM engine_states WHERE study_id = $1 ORDER BY revision DESC LIMIT 1', [studyId])).rows[0];
-        if ((head?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };
-        let revision = head?.revision ?? 0;
-        if (c.engineState) {
-          revision += 1;
-          await db.query(UPSERT_STATE, [studyId, c.generation, revision, c.engineState.version, json(c.engineState.state), c.now]);
-        }
-        const updates = c.trialUpdates ?? [];
-        if (updates.length > 0) {
-          const col = <K extends keyof (typeof updates)[number]>(k: K) => updates.map((u) => u[k]);
-          const r = await db.query(UPDATE_TRIALS, [
-            studyId,
-            c.now,
-            col('trialId'),
-            col('expectedState'),
-            col('state'),
-            col('clientId'),
-            col('leaseExpiresAt'),
-            col('value'),
-            col('stderr'),
-            col('failureReason'),
-            col('completedAt'),
-          ]);
-          // Another writer moved one of these trials on: roll everything back (the snapshot too).
-          if (r.rowCount !== new Set(col('trialId')).size) throw new TrialConflict();
-        }
-        const trials: ImportedTrial[] = c.newTrials.map((t, i) => ({
-          trialId: study.next_trial_id + i,
-          state: t.state,
-          generation: t.generation,
-          clientId: t.clientId ?? null,
-          leaseExpiresAt: t.leaseExpiresAt ?? null,
-          parameters: t.parameters,
-          point: t.point,
-          value: t.value ?? null,
-          stderr: t.stderr ?? null,
-          failureReason: null,
-          source: t.source,
-          createdAt: c.now,
-          completedAt: t.completedAt ?? null,
-          updatedAt: c.now,
-        }));
-        if (trials.length > 0) await db.query(INSERT_TRIALS, trialColumns(studyId, trials));
-        const state = c.studyState ? ', state = $5, reason = $6' : '';
-        await db.query(
-          `UPDATE studies SET generation = $2, next_trial_id = next_trial_id + $3, updated_at = $4, commit_seq = commit_seq + 1${state} WHERE id = $1`,
-          [studyId, c.generation, trials.length, c.now, ...(c.studyState ? [c.studyState.state, c.studyState.reason] : [])],
-        );
-        return { committed: true, revision, trialIds: trials.map((t) => t.trialId) };
-      });
+      [row] = await this.rows<CommitRow>(
+        'SELECT * FROM probnes_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)',
+        [
+          studyId,
+          c.expectedRevision,
+          c.expectedCommitSeq ?? null,
+          c.generation,
+          c.engineState?.version ?? null,
+          c.engineState ? json(c.engineState.state) : null,
+          c.now,
+          u.map((x) => x.trialId),
+          u.map((x) => x.expectedState),
+          u.map((x) => x.state),
+          u.map((x) => x.clientId),
+          u.map((x) => x.leaseExpiresAt),
+          u.map((x) => x.value),
+          u.map((x) => x.stderr),
+          u.map((x) => x.failureReason),
+          u.map((x) => x.completedAt),
+          n.map((t) => t.state),
+          n.map((t) => t.generation),
+          n.map((t) => t.clientId ?? null),
+          n.map((t) => t.leaseExpiresAt ?? null),
+          n.map((t) => json(t.parameters)),
+          n.map((t) => json(t.point)),
+          n.map((t) => t.value ?? null),
+          n.map((t) => t.stderr ?? null),
+          n.map((t) => t.source),
+          n.map((t) => t.completedAt ?? null),
+          c.studyState?.state ?? null,
+          c.studyState?.reason ?? null,
+        ],
+      );
     } catch (err) {
-      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
+      // Another writer moved one of the updated trials on; the whole statement was rolled back.
+      if ((err as { code?: string }).code === 'PNTC1') return { committed: false, reason: 'trial_conflict' };
       throw err;
-    } finally {
-      if (locked > 0) {
-        const held = performance.now() - locked;
-        this.counts.commits++;
-        this.counts.lockHeldMsSum += held;
-        this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, held);
-      }
     }
+    if (!row) throw new Error('probnes_commit returned no row');
+    if (row.lock_ms !== null) {
+      this.counts.commits++;
+      this.counts.lockHeldMsSum += row.lock_ms;
+      this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, row.lock_ms);
+    }
+    if (row.outcome !== 'committed') return { committed: false, reason: row.outcome };
+    return { committed: true, revision: row.revision!, trialIds: n.map((_, i) => row.first_trial_id! + i) };
   }
 
   async getTrial(studyId: string, trialId: number): Promise<TrialRecord | null> {
