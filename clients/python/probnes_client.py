@@ -31,10 +31,24 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 __all__ = [
     "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
     "NotFoundError", "ConflictError", "PayloadTooLargeError", "RateLimitedError", "ServerError",
-    "UnavailableError", "OptimizeResult", "Progress",
+    "UnavailableError", "OptimizeResult", "Progress", "prior_from_points", "prior_from_study",
 ]
 
 Json = Dict[str, Any]
+
+
+def prior_from_points(points: List[Mapping[str, float]], weights: Optional[List[float]] = None) -> Json:
+    """A study's `prior` fitted to points believed plausible (user units, keyed by parameter name)."""
+    prior: Json = {"from_points": [dict(p) for p in points]}
+    if weights is not None:
+        prior["weights"] = list(weights)
+    return prior
+
+
+def prior_from_study(study_id: str, top_fraction: float = 0.1, include_observations: bool = False, alpha: float = 0.1) -> Json:
+    """A study's `prior` warm-started from an earlier study of the same tenant (WS-CMA-ES on its best top_fraction)."""
+    return {"from_study": {"study_id": study_id, "top_fraction": top_fraction, "alpha": alpha,
+                           "include_observations": include_observations}}
 
 
 # ---- errors -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import time
 import unittest
 import urllib.request
 
-from probnes_client import (BadRequestError, Client, ConflictError, ConnectionFailed, NotFoundError, RateLimitedError,
+from probnes_client import (prior_from_points, prior_from_study, BadRequestError, Client, ConflictError, ConnectionFailed, NotFoundError, RateLimitedError,
                             ServerError, UnauthorizedError, UnavailableError)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -141,6 +141,23 @@ class RealServer(unittest.TestCase):
         self.assertEqual(copy["trial_counts"], self.c.get_study(sid)["trial_counts"])
         self.assertIn("probnes_http_requests_total", self.c.metrics())
         self.assertEqual(self.c.healthz(), {"status": "ok"})
+
+    def test_priors_from_points_and_from_study(self):
+        plain = dict(BRANIN, parameters=[{k: v for k, v in p.items() if k != "prior"} for p in BRANIN["parameters"]])
+        fitted = self.c.create_study(dict(plain, name="from-points", prior=prior_from_points(
+            [{"x1": 3.0, "x2": 2.0}, {"x1": 3.3, "x2": 2.5}, {"x1": 2.9, "x2": 2.2}], weights=[2, 1, 1])))
+        self.assertEqual(fitted["prior"]["source"]["from"], "points")
+        self.assertAlmostEqual(fitted["prior"]["mean"][0], (6.0 + 3.3 + 2.9) / 4)
+        sid = fitted["id"]
+        for _ in range(2):
+            got = self.c.suggest(sid, count=3, client_id="py-warm")["trials"]
+            self.c.observe(sid, [{"trial_id": t["trial_id"], "value": branin(t["parameters"])} for t in got])
+        warm = self.c.create_study(dict(plain, name="warm", prior=prior_from_study(sid, top_fraction=0.5, include_observations=True)))
+        self.assertEqual(warm["prior"]["source"]["study_id"], sid)
+        self.assertEqual(warm["trial_counts"]["COMPLETED"], 6)
+        with self.assertRaises(BadRequestError) as e:
+            self.c.create_study(dict(plain, name="bad", prior=prior_from_points([{"x1": 3.0, "x2": 2.0}])))
+        self.assertEqual([x["path"] for x in e.exception.errors], ["/prior/from_points"])
 
     def test_optimize_with_parallel_workers(self):
         sid = self.c.create_study(dict(BRANIN, name="optimize"))["id"]

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meanReturn, spec as cartpoleSpec } from '../../examples/cartpole.js';
 import { negLogMarginalLikelihood, spec as gpSpec } from '../../examples/gp-mll.js';
 import { validationLoss } from '../../examples/mixed-params.js';
+import { warmStartTable } from '../../examples/warm-start.js';
+import { ProbnesClient } from '../../clients/typescript/src/index.js';
 import { makeTestApp } from '../helpers/app.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -120,6 +122,34 @@ describe('examples run by one command each', () => {
       const list = (await (await fetch(`${url}/v1/studies`)).json()) as { studies: { name: string; trial_counts: { COMPLETED: number } }[] };
       expect(list.studies.map((x) => x.name)).toEqual(['mixed-params']);
       expect(list.studies[0].trial_counts.COMPLETED).toBe(s.evaluations);
+    });
+  });
+
+  describe('warm-start through the TypeScript client', () => {
+    let app: FastifyInstance;
+    let url = '';
+    beforeAll(async () => {
+      app = (await makeTestApp()).app;
+      url = await app.listen({ port: 0, host: '127.0.0.1' });
+    });
+    afterAll(async () => {
+      await app.close();
+    });
+
+    it('runs a source study, then cold, warm and warm+observations studies on the moved problem', async () => {
+      const client = new ProbnesClient({ baseUrl: url });
+      const curves = await warmStartTable(client, 1, 24, 6);
+      for (const v of ['cold', 'warm', 'warm+observations'] as const) expect(curves[v][0]).toHaveLength(6);
+      const studies = (await client.listStudies()).studies;
+      expect(studies.map((s) => s.name)).toEqual(['branin-A-0', 'branin-B-cold-0', 'branin-B-warm-0', 'branin-B-warm+observations-0']);
+      const [source, cold, warm, withObs] = studies;
+      expect(cold!.prior).not.toHaveProperty('source');
+      expect(warm!.prior.source).toMatchObject({ from: 'study', study_id: source!.id, points: 3, observations_copied: 0 });
+      expect(withObs!.prior.source).toMatchObject({ from: 'study', study_id: source!.id, observations_copied: 24 });
+      expect(withObs!.trial_counts.COMPLETED).toBe(24 + 6);
+      // The warm prior is centred on the source's best trials, next to the moved optimum (0.36 away),
+      // while the cold one starts at the middle of the box: its first generation is already better.
+      expect(curves.warm[0]![2]!).toBeLessThan(curves.cold[0]![2]!);
     });
   });
 

@@ -41,6 +41,17 @@ export type StudyDocument = Schemas['StudyDocument'];
 export type StudyDocumentInput = Schemas['StudyDocumentInput'];
 export type StudySpec = JsonBody<'/v1/studies', 'post'>;
 export type ParameterSpec = StudySpec['parameters'][number];
+export type PriorSpec = NonNullable<StudySpec['prior']>;
+
+/** `prior` fitted to points believed plausible (user units, keyed by parameter name), optionally weighted. */
+export function priorFromPoints(points: Record<string, number>[], weights?: number[]): PriorSpec {
+  return weights ? { from_points: points, weights } : { from_points: points };
+}
+
+/** `prior` warm-started from an earlier study of the same tenant (WS-CMA-ES on its best `topFraction`). */
+export function priorFromStudy(studyId: string, opts: { topFraction?: number; alpha?: number; includeObservations?: boolean } = {}): PriorSpec {
+  return { from_study: { study_id: studyId, top_fraction: opts.topFraction ?? 0.1, alpha: opts.alpha ?? 0.1, include_observations: opts.includeObservations ?? false } };
+}
 export type StudyUpdate = JsonBody<'/v1/studies/{study_id}', 'patch'>;
 export type StudyPage = JsonOk<'/v1/studies', 'get'>;
 export type TrialPage = JsonOk<'/v1/studies/{study_id}/trials', 'get'>;
