@@ -1,0 +1,83 @@
+/**
+ * lq-CMA-ES against CMA-ES on the test functions of Hansen, "A Global Surrogate Assisted CMA-ES"
+ * (GECCO 2019): evaluations to reach f ≤ 1e-8 (the optimum is 0), default λ = 4 + ⌊3 ln d⌋, σ₀ = 1,
+ * start at the origin, optimum at x*_i = 0.5 (the rotated functions turn around x*), seeded runs.
+ * Both methods run in-process through the same loop the service uses (ask the generation's size,
+ * tell the results), so lq-CMA-ES's count includes only the points it hands out.
+ *
+ *   npm run bench:lq-cmaes                                   # d = 2, 5, 10; 5 seeds
+ *   npm run bench:lq-cmaes -- --dims 2,5 --seeds 3 --functions sphere,elli --max-evals 20000
+ *
+ * Prints a markdown table (median evaluations and the speed-up CMA-ES / lq-CMA-ES per function and
+ * dimension; runs that miss the target count as failures and are left out of the median).
+ */
+import { generationSize, getStrategy, resolveOptions, Rng, type BaseState, type MethodName, type Observation } from '../src/engine/index.js';
+import { rotation } from '../test/helpers/numeric.js';
+
+type Fn = (x: number[]) => number;
+const shift = (x: number[]) => x.map((v) => v - 0.5);
+const FUNCTIONS: Record<string, (d: number) => Fn> = {
+  sphere: () => (x) => shift(x).reduce((s, v) => s + v * v, 0),
+  elli: (d) => (x) => shift(x).reduce((s, v, i) => s + 10 ** ((6 * i) / Math.max(d - 1, 1)) * v * v, 0),
+  ellirot: (d) => {
+    const R = rotation(d, 5);
+    return (x) => {
+      const u = shift(x);
+      return R.reduce((s, row, i) => s + 10 ** ((6 * i) / Math.max(d - 1, 1)) * row.reduce((t, r, j) => t + r * u[j], 0) ** 2, 0);
+    };
+  },
+  rosen: () => (x) => {
+    const u = x.map((v) => v + 0.5); // optimum (1, …, 1) − 0.5 = 0.5
+    return u.slice(0, -1).reduce((s, v, i) => s + 100 * (u[i + 1] - v * v) ** 2 + (1 - v) ** 2, 0);
+  },
+};
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+function evalsToTarget(method: MethodName, f: Fn, d: number, seed: number, maxEvals: number): number {
+  const strategy = getStrategy(method);
+  const lambda = 4 + Math.floor(3 * Math.log(d));
+  let state: BaseState = strategy.init({ dim: d, batchSize: lambda, options: resolveOptions(method, d, {}) }, Rng.fromSeed(seed));
+  const history: Observation[] = [];
+  while (history.length < maxEvals) {
+    const asked = strategy.ask(state, { history, pending: [] }, generationSize(state));
+    const batch = asked.points.map((x) => ({ x, y: f(x) }));
+    for (const o of batch) {
+      history.push(o);
+      if (o.y <= 1e-8) return history.length;
+    }
+    state = strategy.tell(asked.state, { batch, history: [...history] });
+  }
+  return Infinity;
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const dims = arg('dims', '2,5,10').split(',').map(Number);
+const seeds = Number(arg('seeds', '5'));
+const fns = arg('functions', 'sphere,elli,ellirot,rosen').split(',');
+const maxEvals = Number(arg('max-evals', '30000'));
+const t0 = process.cpuUsage();
+console.log(`| function | d | CMA-ES: median evals (successes) | lq-CMA-ES: median evals (successes) | speed-up | lq-CMA-ES evals/d |`);
+console.log('|---|---|---|---|---|---|');
+for (const name of fns) {
+  for (const d of dims) {
+    const f = FUNCTIONS[name](d);
+    const res = (m: MethodName) => Array.from({ length: seeds }, (_, s) => evalsToTarget(m, f, d, 1000 + s, maxEvals));
+    const c = res('cmaes');
+    const l = res('lq-cmaes');
+    const ok = (xs: number[]) => xs.filter(Number.isFinite);
+    const mc = median(ok(c));
+    const ml = median(ok(l));
+    console.log(`| ${name} | ${d} | ${mc} (${ok(c).length}/${seeds}) | ${ml} (${ok(l).length}/${seeds}) | ${(mc / ml).toFixed(1)} | ${(ml / d).toFixed(1)} |`);
+    process.stderr.write(`${name} ${d}-D: cmaes ${c.join(' ')} | lq ${l.join(' ')}\n`);
+  }
+}
+const cpu = process.cpuUsage(t0);
+console.log(`\nCPU time ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s; budget ${maxEvals} evaluations per run; seeds 1000…${1000 + seeds - 1}.`);
