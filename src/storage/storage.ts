@@ -81,6 +81,8 @@ export interface TrialRecord {
   value: number | null;
   stderr: number | null;
   failureReason: string | null;
+  /** The result came after the service gave the trial up (superseded, study completed); see observations.ts. */
+  late: boolean;
   source: 'suggested' | 'external';
   createdAt: string;
   completedAt: string | null;
@@ -150,6 +152,7 @@ export interface TrialUpdate {
   value: number | null;
   stderr: number | null;
   failureReason: string | null;
+  late: boolean;
   completedAt: string | null;
 }
 

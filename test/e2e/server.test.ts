@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadMigrations } from '../../src/storage/sqlite/migrate.js';
 import { freePort } from '../helpers/free-port.js';
 import { spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
 
@@ -60,7 +61,7 @@ describe('server process', () => {
     const db = new Database(dbFile, { readonly: true });
     try {
       expect(db.prepare('SELECT id, name, state FROM studies').all()).toEqual([{ id: study.id, name: 'e2e-renamed', state: 'PAUSED' }]);
-      expect(db.pragma('user_version', { simple: true })).toBe(3);
+      expect(db.pragma('user_version', { simple: true })).toBe(loadMigrations().length);
     } finally {
       db.close();
     }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../../src/storage/index.js';
+import { loadMigrations } from '../../src/storage/sqlite/migrate.js';
 import { makeTestApp } from '../helpers/app.js';
 
 describe('probes', () => {
@@ -19,7 +20,7 @@ describe('probes', () => {
     const { app } = await makeTestApp();
     const res = await app.inject({ method: 'GET', url: '/readyz' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ status: 'ready', schema_version: 4 });
+    expect(res.json()).toEqual({ status: 'ready', schema_version: loadMigrations().length });
     await app.close();
   });
 

@@ -101,7 +101,7 @@ describe('per-study cache', () => {
     const rev = (await storage.getEngineState(id))!.revision;
     const r = await storage.commitGeneration(id, {
       expectedRevision: rev, generation: 0, engineState: null, newTrials: [], now: '2025-01-01T13:00:00.000Z',
-      trialUpdates: [{ trialId: s1[1]!.trial_id, expectedState: 'ACTIVE', state: 'COMPLETED', clientId: 'w', leaseExpiresAt: null, value: 2, stderr: null, failureReason: null, completedAt: '2025-01-01T13:00:00.000Z' }],
+      trialUpdates: [{ trialId: s1[1]!.trial_id, expectedState: 'ACTIVE', state: 'COMPLETED', clientId: 'w', leaseExpiresAt: null, value: 2, stderr: null, failureReason: null, late: false, completedAt: '2025-01-01T13:00:00.000Z' }],
     });
     expect(r.committed).toBe(true);
     // The next request sees the generation complete and updates the model.

@@ -48,6 +48,7 @@ describe('GET /v1/studies/{id}/trials', () => {
       value: 3.5,
       stderr: 0.1,
       failure_reason: null,
+      late: false,
       source: 'suggested',
       created_at: expect.any(String),
       completed_at: expect.any(String),

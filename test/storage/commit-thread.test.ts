@@ -22,7 +22,7 @@ storageContract('SQLite file, commits on the writer thread', async () => SqliteS
 const NOW = '2025-01-01T00:00:01.000Z';
 const newTrial = (x: number) => ({ state: 'REQUESTED' as const, generation: 0, parameters: { x }, point: [x], source: 'suggested' as const });
 const complete = (trialId: number, value: number, expectedState: TrialUpdate['expectedState'] = 'REQUESTED'): TrialUpdate => ({
-  trialId, expectedState, state: 'COMPLETED', clientId: null, leaseExpiresAt: null, value, stderr: null, failureReason: null, completedAt: NOW,
+  trialId, expectedState, state: 'COMPLETED', clientId: null, leaseExpiresAt: null, value, stderr: null, failureReason: null, late: false, completedAt: NOW,
 });
 const commit = (c: Partial<GenerationCommit>): GenerationCommit => ({ expectedRevision: 1, generation: 0, engineState: null, newTrials: [], now: NOW, ...c });
 

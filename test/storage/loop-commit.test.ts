@@ -17,7 +17,7 @@ afterEach(async () => {
 const NOW = '2025-01-01T00:00:01.000Z';
 const newTrial = (x: number) => ({ state: 'REQUESTED' as const, generation: 0, parameters: { x }, point: [x], source: 'suggested' as const });
 const lease = (trialId: number, expectedState: TrialUpdate['expectedState'] = 'REQUESTED'): TrialUpdate => ({
-  trialId, expectedState, state: 'ACTIVE', clientId: 'w', leaseExpiresAt: '2025-01-01T00:10:00.000Z', value: null, stderr: null, failureReason: null, completedAt: null,
+  trialId, expectedState, state: 'ACTIVE', clientId: 'w', leaseExpiresAt: '2025-01-01T00:10:00.000Z', value: null, stderr: null, failureReason: null, late: false, completedAt: null,
 });
 const commit = (c: Partial<GenerationCommit>) => s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [], now: NOW, ...c });
 

@@ -712,6 +712,7 @@ export interface paths {
                          *           "value": 0.731,
                          *           "stderr": null,
                          *           "failure_reason": null,
+                         *           "late": false,
                          *           "source": "suggested",
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "completed_at": "2025-01-01T12:03:10.000Z"
@@ -1444,6 +1445,7 @@ export interface paths {
                          *           "value": null,
                          *           "stderr": null,
                          *           "failure_reason": null,
+                         *           "late": false,
                          *           "source": "suggested",
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "completed_at": null
@@ -1536,7 +1538,7 @@ export interface paths {
         put?: never;
         /**
          * Report results
-         * @description Atomic: the whole batch is validated before anything is written. By trial_id for suggested points (late results for expired leases are accepted), or by parameters for points evaluated elsewhere (they join the model's data as external trials). Re-sending an identical result is a no-op; a different value for a COMPLETED trial is 409 trial_already_completed; FAILED or ABANDONED trials take no result (409 trial_not_active). When batch_size results of the current generation are in, the search distribution is updated before the response.
+         * @description Atomic: the whole batch is validated before anything is written. By trial_id for suggested points, or by parameters for points evaluated elsewhere (they join the model's data as external trials). Late results are accepted: for an expired lease, and for a trial the service gave up on (ABANDONED as superseded or study_completed), which becomes COMPLETED with late=true, counts toward max_trials and joins the model's data like an external observation. Re-sending an identical result is a no-op; a different value for a COMPLETED trial is 409 trial_already_completed; a FAILED trial, or one a client abandoned, takes no result (409 trial_not_active). When batch_size results of the current generation are in, the search distribution is updated before the response.
          */
         post: {
             parameters: {
@@ -1618,6 +1620,7 @@ export interface paths {
                          *           "value": 0.731,
                          *           "stderr": null,
                          *           "failure_reason": null,
+                         *           "late": false,
                          *           "source": "suggested",
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "completed_at": "2025-01-01T12:05:00.000Z"
@@ -1669,7 +1672,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description A different value for a COMPLETED trial (trial_already_completed), or a FAILED/ABANDONED trial (trial_not_active). */
+                /** @description A different value for a COMPLETED trial (trial_already_completed), or a FAILED trial or one a client abandoned (trial_not_active). */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1813,7 +1816,7 @@ export interface paths {
         put?: never;
         /**
          * Report a failed evaluation
-         * @description The trial becomes FAILED with the reason; the model never sees it, and a replacement point is generated when needed. Repeating it is a no-op.
+         * @description The trial becomes FAILED with the reason; the model never sees it, and a replacement point is generated when needed. Repeating it is a no-op. A trial the service gave up on (ABANDONED as superseded or study_completed) can still be failed by its client.
          */
         post: {
             parameters: {
@@ -1882,7 +1885,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description COMPLETED (trial_already_completed), ABANDONED (trial_not_active), or leased to another client (lease_not_held). */
+                /** @description COMPLETED (trial_already_completed), abandoned by a client (trial_not_active), or leased to another client (lease_not_held). */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -1921,7 +1924,7 @@ export interface paths {
         put?: never;
         /**
          * Abandon a trial
-         * @description The point will never be evaluated: ABANDONED (failure_reason abandoned_by_client). Repeating it is a no-op.
+         * @description The point will never be evaluated: ABANDONED (failure_reason abandoned_by_client), and a result sent later is refused. Repeating it is a no-op. A trial the service gave up on (superseded) becomes abandoned by the client.
          */
         post: {
             parameters: {
@@ -2086,6 +2089,7 @@ export interface components {
          *           "value": 0.73,
          *           "stderr": null,
          *           "failure_reason": null,
+         *           "late": false,
          *           "source": "suggested",
          *           "created_at": "2025-01-01T12:00:01.000Z",
          *           "completed_at": "2025-01-01T12:04:00.000Z",
@@ -2217,6 +2221,11 @@ export interface components {
                 value: number | null;
                 stderr: number | null;
                 failure_reason: string | null;
+                /**
+                 * @description The result came after the service had given the trial up (see the Trial resource); absent in documents of older servers.
+                 * @default false
+                 */
+                late: boolean;
                 /** @enum {string} */
                 source: "suggested" | "external";
                 /**
@@ -2439,6 +2448,7 @@ export interface components {
          *       "value": 0.731,
          *       "stderr": null,
          *       "failure_reason": null,
+         *       "late": false,
          *       "source": "suggested",
          *       "created_at": "2025-01-01T12:00:00.000Z",
          *       "completed_at": "2025-01-01T12:03:10.000Z"
@@ -2463,8 +2473,10 @@ export interface components {
             value: number | null;
             /** @description Reported standard error of the value, if any. */
             stderr: number | null;
-            /** @description Why the trial was FAILED (the client's reason) or ABANDONED (e.g. superseded: its generation's distribution was updated before it was handed out). */
+            /** @description Why the trial was FAILED (the client's reason) or ABANDONED: superseded (its generation's distribution was updated without it), study_completed, or abandoned_by_client. */
             failure_reason: string | null;
+            /** @description The result arrived after the service had given the trial up (ABANDONED as superseded, when its generation's distribution was updated without it, or when the study completed). It was accepted all the same: the trial is COMPLETED, counts toward max_trials, and its value joins the model's data like an external observation (not its generation's update, which was already made). */
+            late: boolean;
             /**
              * @description `external`: reported by parameters, not handed out by the server.
              * @enum {string}
@@ -2544,6 +2556,7 @@ export interface components {
          *           "value": 0.73,
          *           "stderr": null,
          *           "failure_reason": null,
+         *           "late": false,
          *           "source": "suggested",
          *           "created_at": "2025-01-01T12:00:01.000Z",
          *           "completed_at": "2025-01-01T12:04:00.000Z",
@@ -2675,6 +2688,11 @@ export interface components {
                 value: number | null;
                 stderr: number | null;
                 failure_reason: string | null;
+                /**
+                 * @description The result came after the service had given the trial up (see the Trial resource); absent in documents of older servers.
+                 * @default false
+                 */
+                late: boolean;
                 /** @enum {string} */
                 source: "suggested" | "external";
                 /**

@@ -13,7 +13,8 @@
  * - The update (tell) is due when S suggested trials of generation g are COMPLETED: the batch is
  *   the first S of them in trial order, the history every completed trial in completion order. After it, REQUESTED trials of older generations (never handed out, or back
  *   from an expired lease) are ABANDONED with failure_reason "superseded": they were chosen for a
- *   distribution that no longer exists. ACTIVE ones stay; their results join the history later.
+ *   distribution that no longer exists. ACTIVE ones stay; their results join the history later, and
+ *   so do late results for the abandoned ones (observations.ts).
  * - An engine error during the update never loses results: they are written without the update,
  *   and the update is retried on the next request (suggestions or observations).
  */
@@ -23,6 +24,15 @@ import type { EngineRunner } from '../pool/engine-pool.js';
 import { EngineUnavailableError, handOut } from '../engine-ops.js';
 import { leaseExpiry } from './lease.js';
 import type { StudySnapshot } from './study-snapshot.js';
+
+/** failure_reason of the trials the service abandons itself; the others are the clients' own verdicts. */
+export const SUPERSEDED = 'superseded';
+export const STUDY_COMPLETED = 'study_completed';
+
+/** ABANDONED by the service, not by a client: a result that still arrives for it is accepted (late). */
+export function givenUp(t: TrialRecord): boolean {
+  return t.state === 'ABANDONED' && (t.failureReason === SUPERSEDED || t.failureReason === STUDY_COMPLETED);
+}
 
 /** Where the loop reports what it recovered from (a pino logger fits). */
 export interface LoopLogger {
@@ -58,7 +68,7 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
   }
   snap.engine = state;
   for (const t of snap.inState('REQUESTED')) {
-    if (t.generation < state.generation) snap.change(t.trialId, { state: 'ABANDONED', failureReason: 'superseded', leaseExpiresAt: null });
+    if (t.generation < state.generation) snap.change(t.trialId, { state: 'ABANDONED', failureReason: SUPERSEDED, leaseExpiresAt: null });
   }
   return true;
 }
@@ -110,5 +120,5 @@ export function completeIfDone(snap: StudySnapshot): void {
   const { study } = snap;
   if (study.maxTrials === null || study.state === 'COMPLETED' || snap.count('COMPLETED') < study.maxTrials) return;
   snap.studyState = { state: 'COMPLETED', reason: 'max_trials_reached' };
-  for (const t of snap.inState('REQUESTED')) snap.change(t.trialId, { state: 'ABANDONED', failureReason: 'study_completed' });
+  for (const t of snap.inState('REQUESTED')) snap.change(t.trialId, { state: 'ABANDONED', failureReason: STUDY_COMPLETED });
 }

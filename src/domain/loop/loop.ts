@@ -14,7 +14,7 @@ import type { CommitResult, Storage, StudyState, TrialRecord } from '../../stora
 import { CommitGroups, type Outcome } from './commit-group.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError, StudyNotFoundError } from '../errors.js';
-import { advanceIfDue, askMore, completeIfDone, type LoopContext, type LoopLogger } from './generation.js';
+import { advanceIfDue, askMore, completeIfDone, givenUp, type LoopContext, type LoopLogger } from './generation.js';
 import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import { applyObservations, type ObservationInput } from './observations.js';
@@ -141,7 +141,11 @@ export class LoopService {
     });
   }
 
-  /** The evaluation crashed: FAILED with the reason; the model never sees it. Repeating it is a no-op. */
+  /**
+   * The evaluation crashed: FAILED with the reason; the model never sees it. Repeating it is a no-op.
+   * A trial the service gave up on (superseded) may still be failed or abandoned by its client: that
+   * verdict is the client's, and a result arriving after it is refused.
+   */
   fail(tenantId: string, studyId: string, trialId: number, reason: string, clientId?: string): Promise<TrialRecord> {
     return this.close(tenantId, studyId, trialId, 'FAILED', reason, clientId);
   }
@@ -154,10 +158,12 @@ export class LoopService {
   private close(tenantId: string, studyId: string, trialId: number, state: 'FAILED' | 'ABANDONED', reason: string, clientId?: string): Promise<TrialRecord> {
     return this.mutate(tenantId, studyId, [trialId], async (snap, ctx) => {
       const t = this.trialOf(snap, trialId);
-      if (t.state === state) return t;
+      const revivable = givenUp(t);
+      if (t.state === state && !revivable) return t;
       if (t.state === 'COMPLETED') throw new TrialAlreadyCompletedError(trialId, 'and keeps its result');
-      if (t.state !== 'ACTIVE' && t.state !== 'REQUESTED') throw new TrialNotActiveError(trialId, t.state, `it cannot become ${state}`);
-      if (clientId !== undefined && t.state === 'ACTIVE' && t.clientId !== clientId) throw new LeaseNotHeldError(trialId, clientId);
+      if (t.state !== 'ACTIVE' && t.state !== 'REQUESTED' && !revivable) throw new TrialNotActiveError(trialId, t.state, `it cannot become ${state}`);
+      const holder = t.state === 'ACTIVE' || revivable ? t.clientId : null;
+      if (clientId !== undefined && holder !== null && holder !== clientId) throw new LeaseNotHeldError(trialId, clientId);
       return snap.change(trialId, { state, failureReason: reason, leaseExpiresAt: null, completedAt: ctx.now.toISOString() });
     });
   }

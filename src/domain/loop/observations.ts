@@ -3,6 +3,14 @@
  * the in-memory study. By trial id for suggested points, by parameters for points evaluated
  * elsewhere (they become COMPLETED trials with source "external" and join the model's data).
  *
+ * Late results: a trial the service gave up on (ABANDONED because its generation's update was made
+ * without it, or because the study completed) was still being evaluated by the client that held it
+ * last, perhaps for hours. Its result is accepted: the trial becomes COMPLETED with `late` set. It is
+ * not part of its generation's update (made already, from other results), but it is in the history
+ * every later update and the reports read, exactly like an external observation, and it counts
+ * toward max_trials. Only the user's own verdicts stand: a trial a client FAILED or abandoned takes
+ * no result.
+ *
  * Precedence when a batch has several problems: 400 (every field problem listed), then 404
  * (unknown trial ids), then 409.
  */
@@ -10,6 +18,7 @@ import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../errors.js';
 import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
+import { givenUp } from './generation.js';
 import { toInternal, vectorFromNamed, type SearchSpace } from '../transforms.js';
 
 export type ObservationInput =
@@ -56,7 +65,8 @@ function validate(snap: StudySnapshot, inputs: readonly ObservationInput[]): voi
 
   for (const o of inputs.filter(byTrial)) {
     const t = snap.trial(o.trial_id)!;
-    if (t.state === 'FAILED' || t.state === 'ABANDONED') throw new TrialNotActiveError(t.trialId, t.state, 'it takes no result');
+    if (t.state === 'FAILED') throw new TrialNotActiveError(t.trialId, t.state, 'its evaluation was reported as failed, so it takes no result');
+    if (t.state === 'ABANDONED' && !givenUp(t)) throw new TrialNotActiveError(t.trialId, t.state, `it was abandoned (${t.failureReason ?? 'no reason'}), so it takes no result`);
     if (t.state === 'COMPLETED' && !sameResult(t, o)) throw new TrialAlreadyCompletedError(t.trialId, `with value ${t.value}${t.stderr === null ? '' : ` ± ${t.stderr}`}`);
   }
 }
@@ -76,7 +86,8 @@ export function applyObservations(snap: StudySnapshot, inputs: readonly Observat
       const t = snap.trial(o.trial_id)!;
       if (t.state === 'COMPLETED') return t; // identical repeat
       // A late result for an expired lease (back in REQUESTED) is as good as any: same point.
-      return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null });
+      if (!givenUp(t)) return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null });
+      return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason: null, late: true });
     }
     const x = vectorFromNamed(snap.space, o.parameters);
     const parameters = Object.fromEntries(snap.space.parameters.map((p, i) => [p.name, x[i]!]));

@@ -15,7 +15,7 @@ import type { Study } from '../studies/studies.js';
 import { searchSpace, type SearchSpace } from '../transforms.js';
 
 /** The fields of a trial that a request may change. */
-export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'completedAt'>>;
+export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'late' | 'completedAt'>>;
 
 /** Storage changed between the request's reads (another writer): reload and recompute. */
 export class StaleSnapshotError extends Error {}
@@ -135,6 +135,7 @@ export class StudySnapshot {
       value: t.value ?? null,
       stderr: t.stderr ?? null,
       failureReason: null,
+      late: false,
       source: t.source,
       createdAt: now,
       completedAt: t.completedAt ?? null,
@@ -184,6 +185,7 @@ export class StudySnapshot {
         value: t.value,
         stderr: t.stderr,
         failureReason: t.failureReason,
+        late: t.late,
         completedAt: t.completedAt,
       };
     });

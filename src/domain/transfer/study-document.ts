@@ -47,6 +47,8 @@ export interface DocumentTrial {
   value: number | null;
   stderr: number | null;
   failure_reason: string | null;
+  /** The result came after the service had given the trial up (absent in documents of older servers: false). */
+  late: boolean;
   source: 'suggested' | 'external';
   created_at: string;
   completed_at: string | null;
@@ -106,6 +108,7 @@ export function toDocument(study: Study, trials: TrialRecord[], states: EngineSt
       value: t.value,
       stderr: t.stderr,
       failure_reason: t.failureReason,
+      late: t.late,
       source: t.source,
       created_at: t.createdAt,
       completed_at: t.completedAt,
@@ -156,6 +159,7 @@ export function fromDocument(doc: StudyDocument, copy: { id: string; tenantId: s
       value: t.value,
       stderr: t.stderr,
       failureReason: t.failure_reason,
+      late: t.late,
       source: t.source,
       createdAt: t.created_at,
       completedAt: t.completed_at,

@@ -78,6 +78,7 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
     if (completed !== (t.value !== null)) errors.push({ path: at('value'), message: completed ? 'a COMPLETED trial needs a value' : `a ${t.state} trial has no value` });
     if (!completed && t.stderr !== null) errors.push({ path: at('stderr'), message: `a ${t.state} trial has no stderr` });
     if (completed && t.completed_at === null) errors.push({ path: at('completed_at'), message: 'a COMPLETED trial needs completed_at' });
+    if (t.late && (!completed || t.source !== 'suggested')) errors.push({ path: at('late'), message: 'only a COMPLETED suggested trial can have a late result' });
     if (t.state === 'ACTIVE' && (t.client_id === null || t.lease_expires_at === null)) {
       errors.push({ path: at(t.client_id === null ? 'client_id' : 'lease_expires_at'), message: 'an ACTIVE trial is leased to a client until a time' });
     }

@@ -23,9 +23,11 @@ export const observationRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = a
     schema: {
       summary: 'Report results',
       description:
-        'Atomic: the whole batch is validated before anything is written. By trial_id for suggested points (late results for expired leases are accepted), ' +
-        'or by parameters for points evaluated elsewhere (they join the model\'s data as external trials). Re-sending an identical result is a no-op; ' +
-        'a different value for a COMPLETED trial is 409 trial_already_completed; FAILED or ABANDONED trials take no result (409 trial_not_active). ' +
+        'Atomic: the whole batch is validated before anything is written. By trial_id for suggested points, ' +
+        'or by parameters for points evaluated elsewhere (they join the model\'s data as external trials). ' +
+        'Late results are accepted: for an expired lease, and for a trial the service gave up on (ABANDONED as superseded or study_completed), which becomes COMPLETED with late=true, ' +
+        'counts toward max_trials and joins the model\'s data like an external observation. Re-sending an identical result is a no-op; ' +
+        'a different value for a COMPLETED trial is 409 trial_already_completed; a FAILED trial, or one a client abandoned, takes no result (409 trial_not_active). ' +
         'When batch_size results of the current generation are in, the search distribution is updated before the response.',
       tags: ['loop'],
       params: StudyIdParams,
@@ -34,7 +36,7 @@ export const observationRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = a
         200: ObservationsSchema,
         400: problemResponse('Invalid batch (validation_failed; `errors` lists every issue, e.g. a parameter outside its bounds or a duplicated trial_id).'),
         404: problemResponse('No such study (study_not_found) or trial in this study (trial_not_found).'),
-        409: problemResponse('A different value for a COMPLETED trial (trial_already_completed), or a FAILED/ABANDONED trial (trial_not_active).'),
+        409: problemResponse('A different value for a COMPLETED trial (trial_already_completed), or a FAILED trial or one a client abandoned (trial_not_active).'),
       },
     },
     handler: async (req) => {

@@ -27,11 +27,13 @@ export const trialActionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = a
   app.post('/v1/studies/:study_id/trials/:trial_id/fail', {
     schema: {
       summary: 'Report a failed evaluation',
-      description: 'The trial becomes FAILED with the reason; the model never sees it, and a replacement point is generated when needed. Repeating it is a no-op.',
+      description:
+        'The trial becomes FAILED with the reason; the model never sees it, and a replacement point is generated when needed. Repeating it is a no-op. ' +
+        'A trial the service gave up on (ABANDONED as superseded or study_completed) can still be failed by its client.',
       tags,
       params: TrialParams,
       body: FailBody,
-      response: { 200: TrialSchema, 400: invalid, 404: notFound, 409: problemResponse('COMPLETED (trial_already_completed), ABANDONED (trial_not_active), or leased to another client (lease_not_held).') },
+      response: { 200: TrialSchema, 400: invalid, 404: notFound, 409: problemResponse('COMPLETED (trial_already_completed), abandoned by a client (trial_not_active), or leased to another client (lease_not_held).') },
     },
     handler: async (req) => toTrialResource(await loop.fail(req.tenantId, req.params.study_id, req.params.trial_id, req.body.reason, req.body.client_id)),
   });
@@ -39,7 +41,9 @@ export const trialActionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = a
   app.post('/v1/studies/:study_id/trials/:trial_id/abandon', {
     schema: {
       summary: 'Abandon a trial',
-      description: 'The point will never be evaluated: ABANDONED (failure_reason abandoned_by_client). Repeating it is a no-op.',
+      description:
+        'The point will never be evaluated: ABANDONED (failure_reason abandoned_by_client), and a result sent later is refused. Repeating it is a no-op. ' +
+        'A trial the service gave up on (superseded) becomes abandoned by the client.',
       tags,
       params: TrialParams,
       body: AbandonBody,

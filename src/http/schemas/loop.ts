@@ -28,6 +28,7 @@ const exampleSuggested = {
   value: null,
   stderr: null,
   failure_reason: null,
+  late: false,
   source: 'suggested',
   created_at: '2025-01-01T12:00:00.000Z',
   completed_at: null,

@@ -13,6 +13,7 @@ const exampleTrial = {
   value: 0.731,
   stderr: null,
   failure_reason: null,
+  late: false,
   source: 'suggested',
   created_at: '2025-01-01T12:00:00.000Z',
   completed_at: '2025-01-01T12:03:10.000Z',
@@ -28,7 +29,13 @@ export const TrialSchema = z
     lease_expires_at: Timestamp.nullable().describe('Until when an ACTIVE trial is leased; null otherwise.'),
     value: z.number().nullable().describe('The reported objective value (COMPLETED only).'),
     stderr: z.number().nullable().describe('Reported standard error of the value, if any.'),
-    failure_reason: z.string().nullable().describe('Why the trial was FAILED (the client\'s reason) or ABANDONED (e.g. superseded: its generation\'s distribution was updated before it was handed out).'),
+    failure_reason: z.string().nullable().describe('Why the trial was FAILED (the client\'s reason) or ABANDONED: superseded (its generation\'s distribution was updated without it), study_completed, or abandoned_by_client.'),
+    late: z
+      .boolean()
+      .describe(
+        'The result arrived after the service had given the trial up (ABANDONED as superseded, when its generation\'s distribution was updated without it, or when the study completed). ' +
+          'It was accepted all the same: the trial is COMPLETED, counts toward max_trials, and its value joins the model\'s data like an external observation (not its generation\'s update, which was already made).',
+      ),
     source: z.enum(['suggested', 'external']).describe('`external`: reported by parameters, not handed out by the server.'),
     created_at: Timestamp,
     completed_at: Timestamp.nullable(),
@@ -63,6 +70,7 @@ export function toTrialResource(t: TrialRecord): TrialResource {
     value: t.value,
     stderr: t.stderr,
     failure_reason: t.failureReason,
+    late: t.late,
     source: t.source,
     created_at: t.createdAt,
     completed_at: t.completedAt,

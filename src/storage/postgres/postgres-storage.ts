@@ -73,9 +73,9 @@ function studyParams(s: NewStudyRecord, generation: number, updatedAt: string): 
 
 /** Trials as parallel arrays for one INSERT ... SELECT FROM unnest (one round trip for any number). */
 const INSERT_TRIALS = `INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
-    stderr, failure_reason, source, created_at, completed_at, updated_at)
+    stderr, failure_reason, late, source, created_at, completed_at, updated_at)
   SELECT $1, u.* FROM unnest($2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::json[], $8::json[], $9::float8[],
-    $10::float8[], $11::text[], $12::text[], $13::text[], $14::text[], $15::text[]) AS u`;
+    $10::float8[], $11::text[], $12::bool[], $13::text[], $14::text[], $15::text[], $16::text[]) AS u`;
 
 function trialColumns(studyId: string, trials: ImportedTrial[]): unknown[] {
   const col = <K extends keyof ImportedTrial>(k: K) => trials.map((t) => t[k]);
@@ -91,6 +91,7 @@ function trialColumns(studyId: string, trials: ImportedTrial[]): unknown[] {
     col('value'),
     col('stderr'),
     col('failureReason'),
+    col('late'),
     col('source'),
     col('createdAt'),
     col('completedAt'),
@@ -262,7 +263,7 @@ export class PostgresStorage implements Storage {
   }
 
   /**
-   * One statement (migration postgres/002's probnes_commit): the row lock, the revision and
+   * One statement (probnes_commit of migration postgres/002, as 003 redefines it): the row lock, the revision and
    * commit-count checks and every write happen inside the server, so the lock is never held across
    * a network round trip. Its lock time (grant to the function's end) goes to /metrics; the
    * statement's COMMIT, which also holds it, adds one WAL flush.
@@ -273,7 +274,7 @@ export class PostgresStorage implements Storage {
     let row: CommitRow | undefined;
     try {
       [row] = await this.rows<CommitRow>(
-        'SELECT * FROM probnes_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)',
+        'SELECT * FROM probnes_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)',
         [
           studyId,
           c.expectedRevision,
@@ -290,6 +291,7 @@ export class PostgresStorage implements Storage {
           u.map((x) => x.value),
           u.map((x) => x.stderr),
           u.map((x) => x.failureReason),
+          u.map((x) => x.late),
           u.map((x) => x.completedAt),
           n.map((t) => t.state),
           n.map((t) => t.generation),

@@ -69,6 +69,7 @@ export interface TrialRow {
   value: number | null;
   stderr: number | null;
   failure_reason: string | null;
+  late: boolean;
   source: 'suggested' | 'external';
   created_at: string;
   completed_at: string | null;
@@ -88,6 +89,7 @@ export function toTrial(r: TrialRow): TrialRecord {
     value: r.value,
     stderr: r.stderr,
     failureReason: r.failure_reason,
+    late: r.late,
     source: r.source,
     createdAt: r.created_at,
     completedAt: r.completed_at,

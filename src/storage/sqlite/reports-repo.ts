@@ -26,9 +26,9 @@ export class ReportsRepo {
     // per-trial update times), so the copy reads back exactly like the original.
     this.insertTrialStmt = db.prepare(`
       INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
-        stderr, failure_reason, source, created_at, completed_at, updated_at)
+        stderr, failure_reason, late, source, created_at, completed_at, updated_at)
       VALUES (@study_id, @trial_id, @state, @generation, @client_id, @lease_expires_at, @parameters, @point, @value,
-        @stderr, @failure_reason, @source, @created_at, @completed_at, @updated_at)`);
+        @stderr, @failure_reason, @late, @source, @created_at, @completed_at, @updated_at)`);
     this.insertStateStmt = db.prepare(`
       INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
       VALUES (@study_id, @generation, @revision, @version, @state, @created_at)`);
@@ -72,6 +72,7 @@ export class ReportsRepo {
         value: t.value,
         stderr: t.stderr,
         failure_reason: t.failureReason,
+        late: t.late ? 1 : 0,
         source: t.source,
         created_at: t.createdAt,
         completed_at: t.completedAt,

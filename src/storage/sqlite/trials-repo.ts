@@ -14,6 +14,8 @@ export interface TrialRow {
   value: number | null;
   stderr: number | null;
   failure_reason: string | null;
+  /** 0 or 1 (SQLite has no boolean). */
+  late: number;
   source: 'suggested' | 'external';
   created_at: string;
   completed_at: string | null;
@@ -42,6 +44,7 @@ export function toTrial(r: TrialRow): TrialRecord {
     value: r.value,
     stderr: r.stderr,
     failureReason: r.failure_reason,
+    late: r.late === 1,
     source: r.source,
     createdAt: r.created_at,
     completedAt: r.completed_at,
@@ -66,6 +69,7 @@ function trialUpdateParams(u: TrialUpdate) {
     value: u.value,
     stderr: u.stderr,
     failure_reason: u.failureReason,
+    late: u.late ? 1 : 0,
     completed_at: u.completedAt,
   };
 }
@@ -98,7 +102,7 @@ export class TrialsRepo {
         @stderr, @source, @now, @completed_at, @now)`);
     this.updateTrialStmt = db.prepare(`
       UPDATE trials SET state = @state, client_id = @client_id, lease_expires_at = @lease_expires_at, value = @value,
-        stderr = @stderr, failure_reason = @failure_reason, completed_at = @completed_at, updated_at = @now
+        stderr = @stderr, failure_reason = @failure_reason, late = @late, completed_at = @completed_at, updated_at = @now
       WHERE study_id = @study_id AND trial_id = @trial_id AND state = @expected_state`);
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
