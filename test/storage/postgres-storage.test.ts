@@ -92,7 +92,7 @@ describe.skipIf(!server)('PostgresStorage', () => {
     await s.createStudy(study('guard'), { version: 1, state: {} });
     const r = await s.commitGeneration('guard', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [{ state: 'REQUESTED', generation: 0, parameters: { x: 0.5 }, point: [0], source: 'suggested' }], now: '2025-01-01T00:00:01.000Z' });
     expect(r.committed).toBe(true);
-    const update = { trialId: 1, expectedState: 'ACTIVE' as const, state: 'COMPLETED' as const, clientId: null, leaseExpiresAt: null, value: 1, stderr: null, failureReason: null, completedAt: '2025-01-01T00:00:02.000Z' };
+    const update = { trialId: 1, expectedState: 'ACTIVE' as const, state: 'COMPLETED' as const, clientId: null, leaseExpiresAt: null, value: 1, stderr: null, failureReason: null, late: false, completedAt: '2025-01-01T00:00:02.000Z' };
     const res = await s.commitGeneration('guard', { expectedRevision: 1, generation: 0, engineState: { version: 1, state: { g: 1 } }, newTrials: [], trialUpdates: [update], now: '2025-01-01T00:00:02.000Z' });
     expect(res).toEqual({ committed: false, reason: 'trial_conflict' });
     expect(await s.getEngineState('guard')).toMatchObject({ revision: 1 });
