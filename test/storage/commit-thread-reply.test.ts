@@ -45,6 +45,7 @@ describe('writer thread replies', () => {
         value: t.value ?? null,
         stderr: t.stderr ?? null,
         failureReason: null,
+        late: false,
         source: t.source,
         createdAt: NOW,
         completedAt: t.completedAt ?? null,
