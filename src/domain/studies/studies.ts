@@ -103,7 +103,7 @@ export class StudyService {
       return {
         trialId: k + 1, state: 'COMPLETED' as const, generation: 0, clientId: null, leaseExpiresAt: null,
         parameters: Object.fromEntries(space.parameters.map((p, i) => [p.name, x[i]!])), point: toInternal(space, x),
-        value: t.value, stderr: t.stderr, failureReason: null, source: 'external' as const,
+        value: t.value, stderr: t.stderr, failureReason: null, late: false, source: 'external' as const,
         createdAt, completedAt: createdAt, updatedAt: createdAt,
       };
     });
