@@ -41,15 +41,15 @@ import { resolveOptions, type MethodName } from '../src/engine/index.js';
 import { Rng } from '../src/engine/random/index.js';
 import { getStrategy } from '../src/engine/strategies/registry.js';
 import type { Observation } from '../src/engine/strategies/types.js';
-import { activeSet, standardise } from '../src/engine/strategies/probnes-data.js';
-import { type PoolSelection, drawCandidateBatchesStacked, expectedGradientRows, fitModel, sampleFrom, selectBatch } from '../src/engine/strategies/probnes-bq.js';
+import { standardise } from '../src/engine/strategies/probnes-data.js';
+import { drawCandidateBatchesStacked, expectedGradientRows, fitModel, sampleFrom } from '../src/engine/strategies/probnes-bq.js';
 import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat } from '../src/engine/gp/index.js';
 import { kernelMatrixInto } from '../src/engine/gp/kernel.js';
 import { choleskyInto, cholInverseSymInto, cholSolve } from '../src/engine/linalg/index.js';
 import { prepareBatchSelection } from '../src/engine/quadrature/index.js';
 import { candidateTerms } from '../src/engine/quadrature/candidates.js';
 import { kernelMeansFor, prepareKernelMeasure } from '../src/engine/quadrature/measure.js';
-import { updateCovCmaes, updateCovSnes, updateCovXnes, updateMean } from '../src/engine/strategies/probnes-updates.js';
+import { updateCovCmaes, updateCovSnes, updateCovXnes } from '../src/engine/strategies/probnes-updates.js';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -74,46 +74,35 @@ function cpuSince(c0: NodeJS.CpuUsage): number {
 interface GenTimes {
   wall: number;
   cpu: number;
-  /** CPU ms of: active set + standardise, GP fit, gradient + update, batch-BQ ask. */
-  parts: [number, number, number, number];
+  /** CPU ms of tell (active set, standardise, GP fit, gradient, update) and ask (μ + batch BQ). */
+  parts: [number, number];
   nActive: number;
 }
 
 /**
- * One generation of Prob-CMAES with the options of `profile` (plus `extra`) on a study of n points
- * drawn from ν = N(0, I): tell (active set, standardise, fit warm-started from the MAP on the first
- * n − q points, gradient, update) and ask (μ plus q − 1 points by batch BQ, as in the default profile;
- * q points in the paper profile).
+ * One generation of Prob-CMAES through the strategy contract, with the options of `profile` (plus
+ * `extra`), on a study of n points drawn from N(0, I): the state has told the first n − q points (so
+ * the default profile's warm start exists), its ν is then reset to N(0, I) (every point inside the
+ * χ² ellipsoid), and the timed generation is one tell with all n points plus one ask of q points.
  */
 function generation(d: number, n: number, q: number, seed: number, profile: string, extra: Record<string, number> = {}): GenTimes {
-  const o = { ...resolveOptions('prob-cmaes', d, { profile }), ...extra };
+  const strategy = getStrategy('prob-cmaes');
+  const options = { ...resolveOptions('prob-cmaes', d, { profile }), ...extra };
   const rng = Rng.fromSeed(seed);
   const mean = new Array(d).fill(0);
   const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
-  const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
-  const actOpts = { enabled: true, quantile: Number(o.active_set_quantile), minSize: q, maxSize: Number(o.active_set_cap) };
+  const history: Observation[] = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
+  let state = strategy.init({ dim: d, batchSize: q, options, box: null }, Rng.fromSeed(seed));
   const prev = history.slice(0, n - q);
-  const prevIdx = activeSet(prev, mean, cov, actOpts);
-  const prevSt = standardise(prevIdx.map((j) => prev[j].y));
-  const warm = fitModel(prevIdx.map((j) => prev[j].x), prevSt.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
+  state = strategy.tell(state, { batch: prev.slice(-q), history: prev });
+  state = { ...state, mean, cov };
   const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const idx = activeSet(history, mean, cov, actOpts);
-  const st = standardise(idx.map((j) => history[j].y));
+  const told = strategy.tell(state, { batch: history.slice(-q), history });
   const c1 = cpuSince(c0);
-  const fit = fitModel(idx.map((j) => history[j].x), st.yTilde.map((v) => -v), { warmStart: o.gp_warm_start ? warm : null, restarts: 0, rng });
+  strategy.ask(told, { history, pending: [] }, q);
   const c2 = cpuSince(c0);
-  const g = expectedGradientRows(fit.model, mean, cov);
-  const mean2 = updateMean(mean, cov, g.gMean, 1);
-  const cov2 = updateCovCmaes(cov, g.gCov, 0.5);
-  const c3 = cpuSince(c0);
-  const pending = o.include_mean ? [mean2] : [];
-  selectBatch(fit.model, mean2, cov2, pending, q - pending.length, Number(o.candidates), rng, {
-    size: Number(o.candidate_pool),
-    selection: o.pool_selection as PoolSelection,
-  });
-  const c4 = cpuSince(c0);
-  return { wall: performance.now() - t0, cpu: c4, parts: [c1, c2 - c1, c3 - c2, c4 - c3], nActive: idx.length };
+  return { wall: performance.now() - t0, cpu: c2, parts: [c1, c2 - c1], nActive: Number(told.diagnostics.n_active) };
 }
 
 function timing(): void {
@@ -121,13 +110,20 @@ function timing(): void {
   const reps = Number(arg('reps', '11'));
   const cases = arg('cases', '2:150,10:500').split(',').map((c) => c.split(':').map(Number));
   console.log(`ProbNES (Prob-CMAES) one generation on a study of n points, q = ${q}, ${reps} reps: median wall ms and median CPU ms`);
-  console.log('| profile | d | n in study | active points | wall | CPU | CPU: active set + standardise | CPU: GP fit | CPU: gradient + update | CPU: batch-BQ ask |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
-  for (const profile of arg('profiles', 'default,paper').split(',')) {
+  console.log('| profile | d | n in study | active points | wall | CPU | CPU: tell (active set, fit, gradient, update) | CPU: ask (batch BQ) |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  // "default, no pool or cap" is the default profile as it was before the candidate pool and the cap.
+  const variants: [string, string, Record<string, number>][] = [
+    ['default', 'default', {}],
+    ['default, no pool or cap', 'default', { candidate_pool: 0, active_set_cap: 0 }],
+    ['paper', 'paper', {}],
+  ];
+  const wanted = arg('profiles', 'default,paper').split(',');
+  for (const [label, profile, extra] of variants.filter(([, p]) => wanted.includes(p))) {
     for (const [d, n] of cases) {
-      const rows = Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, profile));
+      const rows = Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, profile, extra));
       const med = (f: (t: GenTimes) => number) => median(rows.map(f)).toFixed(1);
-      console.log(`| ${profile} | ${d} | ${n} | ${rows[0].nActive} | ${med((t) => t.wall)} | ${med((t) => t.cpu)} | ${[0, 1, 2, 3].map((k) => med((t) => t.parts[k])).join(' | ')} |`);
+      console.log(`| ${label} | ${d} | ${n} | ${rows[0].nActive} | ${med((t) => t.wall)} | ${med((t) => t.cpu)} | ${[0, 1].map((k) => med((t) => t.parts[k])).join(' | ')} |`);
     }
   }
   covarianceUpdates(arg('dims', '2,10').split(',').map(Number), reps);

@@ -91,7 +91,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
   });
 
   it('default profile with a candidate pool: the BQ points are pool draws, each the argmax of a(B) given μ and the ones before', () => {
-    const s0 = start('prob-cmaes', 2, 4, { candidate_pool: 30 }, 8);
+    const s0 = start('prob-cmaes', 2, 4, { candidate_pool: 30, pool_selection: 'greedy' }, 8);
     const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
     const out = probCmaes.ask(state, { history, pending: [] }, 4);
     expect(out.points[0]).toEqual(state.mean);
@@ -104,6 +104,22 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
       expect(p).toEqual(pool[best]);
       U.push(p);
       pool.splice(best, 1);
+    }
+  });
+
+  it('default profile (random batches from a pool): the BQ points are distinct pool draws, and no pool batch scores higher', () => {
+    const s0 = start('prob-cmaes', 2, 3, { candidate_pool: 12, candidates: 1000 }, 9);
+    const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
+    const out = probCmaes.ask(state, { history, pending: [] }, 3);
+    const pool = drawCandidateBatches(state.mean, state.cov, 1, 12, Rng.fromState(state.rng)).map((b) => b[0]);
+    const at = out.points.slice(1).map((p) => pool.findIndex((b) => b.every((v, i) => v === p[i])));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect(at[0]).not.toBe(at[1]);
+    // 1000 random pairs of 12 points miss one of the 66 pairs with probability < 66·(65/66)¹⁰⁰⁰ ≈ 2e-5: none beats the choice.
+    const U = [...state.gp!.X, state.mean];
+    const chosen = bruteA(state.gp!.hyper, [...U, ...out.points.slice(1)], state.mean, state.cov);
+    for (let i = 0; i < 12; i++) {
+      for (let j = i + 1; j < 12; j++) expect(bruteA(state.gp!.hyper, [...U, pool[i], pool[j]], state.mean, state.cov)).toBeLessThanOrEqual(chosen * (1 + 1e-9));
     }
   });
 
