@@ -460,7 +460,15 @@ class _Heartbeat:
         self.done.set()
 
 
+_print_lock = threading.Lock()
+
+
 def _printer(p: Progress) -> None:
     v = "FAILED" if p.value is None else f"{p.value:.6g}"
     b = "–" if p.best is None else f"{p.best:.6g}"
-    print(f"[{p.done}/{p.budget}] {p.client_id} trial {p.trial_id}: {v}  best {b}  ({p.elapsed:.1f}s)", file=sys.stderr, flush=True)
+    line = f"[{p.done}/{p.budget}] {p.client_id} trial {p.trial_id}: {v}  best {b}  ({p.elapsed:.1f}s)\n"
+    # One write of the whole line, under a lock: print() writes the text and the newline separately,
+    # so workers finishing together interleaved them ("… (0.7s)[58/60] …" on one line).
+    with _print_lock:
+        sys.stderr.write(line)
+        sys.stderr.flush()

@@ -17,8 +17,9 @@ import time
 import unittest
 import urllib.request
 
-from probnes_client import (prior_from_points, prior_from_study, BadRequestError, Client, ConflictError, ConnectionFailed, NotFoundError, RateLimitedError,
-                            ServerError, UnauthorizedError, UnavailableError)
+import probnes_client
+from probnes_client import (prior_from_points, prior_from_study, BadRequestError, Client, ConflictError, ConnectionFailed,
+                            NotFoundError, Progress, RateLimitedError, ServerError, UnauthorizedError, UnavailableError)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 _server = None
@@ -224,6 +225,48 @@ class _Scripted(http.server.BaseHTTPRequestHandler):
 
 def problem(status, code):
     return {"type": f"urn:probnes:problem:{code}", "title": "x", "status": status, "detail": f"{code} detail", "instance": "/", "code": code, "request_id": "r-1"}
+
+
+class _SlowStream:
+    """A stderr whose every write yields to other threads midway, as a busy terminal or pipe may."""
+
+    def __init__(self):
+        self.chunks = []
+
+    def write(self, text):
+        time.sleep(0.001)
+        self.chunks.append(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+class ProgressPrinting(unittest.TestCase):
+    def test_one_line_per_event_when_workers_finish_together(self):
+        stream = _SlowStream()
+        events = [Progress(i + 1, 64, "w-%d" % (i % 8), i + 1, 0.5 * i, 0.0, 0.7) for i in range(64)]
+        start = threading.Barrier(len(events))
+
+        def report(event):
+            start.wait()  # every thread prints at the same moment
+            probnes_client._printer(event)
+
+        saved, sys.stderr = sys.stderr, stream
+        try:
+            threads = [threading.Thread(target=report, args=(e,)) for e in events]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        finally:
+            sys.stderr = saved
+        lines = "".join(stream.chunks).split("\n")
+        self.assertEqual(lines[-1], "")
+        self.assertEqual(len(lines[:-1]), 64)
+        for line in lines[:-1]:
+            self.assertRegex(line, r"^\[\d+/64\] w-\d trial \d+: [\d.]+  best 0  \(0\.7s\)$")
+        self.assertEqual(sorted(int(l[1:l.index("/")]) for l in lines[:-1]), list(range(1, 65)))
 
 
 class Retries(unittest.TestCase):

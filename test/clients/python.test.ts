@@ -58,6 +58,30 @@ describe.skipIf(!hasPython)('Python client', () => {
     expect(r.out).toMatch(/\nOK\s*$/);
   });
 
+  it('installs with pip into a throwaway virtual environment, offline, and the installed module talks to the server', async () => {
+    const venv = path.join(tmp, 'venv');
+    const made = await run('python3', ['-m', 'venv', venv], {});
+    expect(made.code, made.out).toBe(0);
+    const py = path.join(venv, 'bin/python');
+    // --no-index: nothing may come from an index (the build backend is in-tree and needs nothing).
+    const pip = await run(py, ['-m', 'pip', 'install', '--no-index', '--disable-pip-version-check', CLIENT_DIR], { PIP_NO_INPUT: '1' });
+    expect(pip.code, pip.out).toBe(0);
+    expect(pip.out).toContain('Successfully installed probnes-client-0.1.0');
+    // From another directory, so the import cannot find clients/python/probnes_client.py itself.
+    const script = "import probnes_client, sys; c = probnes_client.Client(sys.argv[1]); s = c.create_study({'name': 'from-pip', 'parameters': [{'name': 'x', 'bounds': [0, 1]}]}); print(probnes_client.__file__); print(s['id'])";
+    const used = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(py, ['-c', script, base], { cwd: tmp });
+      let out = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (out += d));
+      child.on('close', (code) => resolve({ code, out }));
+    });
+    expect(used.code, used.out).toBe(0);
+    const [file, id] = used.out.trim().split('\n');
+    expect(file).toContain(path.join(venv, 'lib'));
+    expect(((await (await fetch(`${base}/v1/studies/${id}`)).json()) as { name: string }).name).toBe('from-pip');
+  });
+
   it('runs the example: a Branin study optimised by 4 workers, the printed best being the best Branin value the server holds', async () => {
     const r = await run('python3', ['example.py', base, '--quiet', '--budget', '24'], { PYTHONDONTWRITEBYTECODE: '1' });
     if (r.code !== 0) console.error(r.out);
