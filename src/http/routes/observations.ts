@@ -1,6 +1,6 @@
 /** POST /v1/studies/{id}/observations: thin route over the loop service. */
 import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { LoopService, ObservationInput } from '../../domain/index.js';
+import type { LoopService } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
 import { ObservationsBody, ObservationsSchema } from '../schemas/loop.js';
 import { toTrialResource } from '../schemas/trial.js';
@@ -40,7 +40,7 @@ export const observationRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = a
       },
     },
     handler: async (req) => {
-      const r = await loop.observe(req.tenantId, req.params.study_id, req.body.observations as ObservationInput[]);
+      const r = await loop.observe(req.tenantId, req.params.study_id, req.body.observations);
       return { trials: r.trials.map(toTrialResource), generation: r.generation, study_state: r.studyState };
     },
   });

@@ -1,6 +1,6 @@
 /** GET /v1/studies/{id}/export and POST /v1/studies/import: a whole study as one JSON document. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { StudyDocument, StudyTransfer } from '../../domain/index.js';
+import type { StudyTransfer } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
 import { StudyDocumentSchema } from '../schemas/study-document.js';
 import { StudySchema } from '../schemas/study.js';
@@ -33,7 +33,7 @@ export const studyTransferRoutes: FastifyPluginAsyncZod<{ transfer: StudyTransfe
       response: { 201: StudySchema, 400: problemResponse('Invalid document: `errors` lists every issue with its JSON pointer.'), 413: problemResponse('Document larger than the import body limit.') },
     },
     handler: async (req, reply) => {
-      const study = await transfer.import(req.tenantId, req.body as StudyDocument);
+      const study = await transfer.import(req.tenantId, req.body);
       return reply.code(201).header('location', `/v1/studies/${encodeURIComponent(study.id)}`).send(toStudyResource(study));
     },
   });

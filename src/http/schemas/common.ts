@@ -88,3 +88,10 @@ const LONE_SURROGATE = /[\ud800-\udfff]/u;
 export function wellFormed<T extends z.ZodString>(s: T) {
   return s.refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode (a lone surrogate such as \\ud800 cannot be stored)');
 }
+
+/**
+ * True only when A and B are the same type. The domain declares the shapes it accepts (it may not
+ * import these schemas: http → domain), and each schema file states with `SameShape` that the
+ * schema's output is exactly that shape, so the two cannot drift apart and routes need no casts.
+ */
+export type SameShape<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;

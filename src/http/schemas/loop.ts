@@ -1,9 +1,9 @@
 /** Schemas of the suggest/observe loop and the trial actions (API.md "The suggest/observe loop"). */
 import { z } from 'zod';
-import { STUDY_STATES } from '../../domain/index.js';
+import { STUDY_STATES, type ObservationInput } from '../../domain/index.js';
 import { LIMITS, PARAMETER_NAME } from './study.js';
 import { TrialSchema } from './trial.js';
-import { wellFormed } from './common.js';
+import { wellFormed, type SameShape } from './common.js';
 
 /** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
 export const MAX_OBSERVATIONS = 1000;
@@ -81,6 +81,9 @@ export const ObservationsBody = z
       },
     ],
   });
+
+/** The domain's ObservationInput is exactly one entry of this schema's output (see SameShape). */
+const _observationShape: SameShape<z.output<typeof ObservationsBody>['observations'][number], ObservationInput> = true;
 
 export const ObservationsSchema = z
   .object({

@@ -5,10 +5,10 @@
  * such as 1e999 parses to); consistency between parts is the domain's (study-import.ts).
  */
 import { z } from 'zod';
-import { METHOD_NAMES, type MethodName } from '../../engine/index.js';
-import { DOCUMENT_FORMAT, DOCUMENT_VERSION, MAX_SEED } from '../../domain/index.js';
+import { METHOD_NAMES } from '../../engine/index.js';
+import { DOCUMENT_FORMAT, DOCUMENT_VERSION, MAX_SEED, type StudyDocument } from '../../domain/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../../domain/index.js';
-import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
+import { boundedJsonObject, Timestamp, wellFormed, type SameShape } from './common.js';
 import { optionsSchemaFor } from './options.js';
 import { LIMITS, PARAMETER_NAME, PriorSourceSchema } from './study.js';
 
@@ -55,7 +55,7 @@ const DocumentStudy = z
     updated_at: Timestamp,
   })
   .superRefine((s, ctx) => {
-    const res = optionsSchemaFor(s.method as MethodName).safeParse(s.options);
+    const res = optionsSchemaFor(s.method).safeParse(s.options);
     if (res.success) return;
     for (const issue of res.error.issues) {
       const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [k]) : [issue.path.map(String)];
@@ -146,3 +146,6 @@ export const StudyDocumentSchema = z
     engine_states: z.array(DocumentEngineState).max(DOCUMENT_LIMITS.engineStates).describe('One engine-state snapshot per generation, by generation.'),
   })
   .meta({ id: 'StudyDocument', examples: [example] });
+
+/** The domain's StudyDocument is exactly this schema's output (see SameShape). */
+const _documentShape: SameShape<z.output<typeof StudyDocumentSchema>, StudyDocument> = true;

@@ -4,7 +4,7 @@
  * domain's (src/domain/studies/study-spec.ts), so any transport gets them.
  */
 import { z } from 'zod';
-import { DEFAULT_METHOD, METHOD_NAMES, type MethodName } from '../../engine/index.js';
+import { DEFAULT_METHOD, METHOD_NAMES } from '../../engine/index.js';
 import { MAX_SEED } from '../../domain/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../../domain/index.js';
 import { boundedJsonObject, Timestamp, wellFormed } from './common.js';
@@ -129,7 +129,7 @@ export const CreateStudyBody = z
     metadata: Metadata.default({}),
   })
   .superRefine((body, ctx) => {
-    const res = optionsSchemaFor(body.method as MethodName).safeParse(body.options);
+    const res = optionsSchemaFor(body.method).safeParse(body.options);
     if (res.success) return;
     for (const issue of res.error.issues) {
       if (issue.code === 'unrecognized_keys') {
