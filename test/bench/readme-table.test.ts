@@ -1,0 +1,66 @@
+/**
+ * The README's "Which method when" table recomputed from the published raw runs
+ * (bench-results/published/<name>/runs.jsonl.gz) with the benchmark's own aggregation
+ * (bench/lib/aggregate.ts, scoring.ts): best scoring, ln mean regret at 150 evaluations. A column is
+ * checked when a published run holds its method (the default profile's run, when published, under
+ * any name); the baselines' columns must be there.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { aggregate, statAt } from '../../bench/lib/aggregate.js';
+import type { RunRecord } from '../../bench/lib/run.js';
+import { fmtLn, lnFloored } from '../../bench/lib/scoring.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const PUBLISHED = path.join(ROOT, 'bench-results/published');
+const COLUMNS: Record<string, { method: string; profile?: string }> = {
+  'Prob-CMAES (default)': { method: 'prob-cmaes', profile: 'default' },
+  'CMA-ES': { method: 'cmaes' },
+  SNES: { method: 'snes' },
+  BO: { method: 'bo' },
+  πBO: { method: 'pibo' },
+  random: { method: 'random' },
+};
+const ROWS: Record<string, [string, number]> = {
+  'Ackley 2-D': ['ackley', 2], Branin: ['branin', 2], 'Griewank 2-D': ['griewank', 2], 'Levy 2-D': ['levy', 2],
+  'Styblinski–Tang 2-D': ['styblinski-tang', 2], 'Rastrigin 2-D': ['rastrigin', 2], 'Shekel 4-D': ['shekel', 4],
+};
+
+function publishedRuns(): { dir: string; runs: (RunRecord & { provenance?: { command: string } })[] }[] {
+  return fs.readdirSync(PUBLISHED).map((dir) => ({
+    dir,
+    runs: zlib.gunzipSync(fs.readFileSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)),
+  }));
+}
+
+describe("README: 'Which method when' table", () => {
+  it('each cell with published runs equals ln mean regret (best scoring, 150 evaluations) recomputed from them', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Which method when'));
+    const lines = section.split('\n').filter((l) => l.startsWith('| '));
+    const headerAt = lines.findIndex((l) => l.startsWith('| function | Prob-CMAES (default)'));
+    expect(headerAt).toBeGreaterThanOrEqual(0);
+    const header = lines[headerAt]!.split('|').slice(2, -1).map((c) => c.trim());
+    const published = publishedRuns();
+    const checked = new Set<string>();
+    for (const line of lines.slice(headerAt + 1).filter((l) => !l.startsWith('|---'))) {
+      const cells = line.split('|').slice(1, -1).map((c) => c.trim());
+      const task = ROWS[cells[0]!];
+      if (!task) break;
+      header.forEach((col, i) => {
+        const want = COLUMNS[col]!;
+        // The default profile is told apart by its command line (--profile default, or no --profile).
+        const runs = published.flatMap((p) => p.runs).filter((r) => r.method === want.method && r.function === task[0] && r.dim === task[1] &&
+          (want.method.startsWith('prob-') ? !/--profile paper/.test(r.provenance?.command ?? '--profile paper') : true));
+        if (runs.length === 0) return;
+        const [g] = aggregate(runs);
+        const cell = cells[i + 1]!.split(' ')[0];
+        expect(cell, `${cells[0]} / ${col}`).toBe(fmtLn(lnFloored(statAt(g!.best, 150)!.mean)));
+        checked.add(col);
+      });
+    }
+    for (const col of ['CMA-ES', 'SNES', 'random']) expect(checked).toContain(col);
+  });
+});
