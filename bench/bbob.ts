@@ -5,6 +5,7 @@
  *
  *   npm run bench:bbob -- --methods prob-cmaes,prob-cmaes:paper,cmaes,random --dims 2,5 --budget-per-dim 10,50 --out bench-results/bbob
  *   npm run bench:bbob -- --methods bo --dims 10 --functions 1-24 --instances 1-5 --workers 1 --resume --out bench-results/bbob
+ *   npm run bench:bbob -- --methods cmaes,bo --dims 2,5 --report-only --out bench-results/bbob   # tables from runs.jsonl only
  *
  * Writes to --out: runs.jsonl (one line per run: the best-so-far f − f_opt trajectory, effective
  * options, commit and command), results.md (lib/bbob-report.ts), ecdf-<d>D.svg (one per dimension).
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   // --resume keeps every finished run in the file (also of other variants), and reruns only what is missing.
   const kept = log.kept;
   const done = new Set(kept.map((r) => jobKey({ ...r, budget: r.budget })));
-  const jobs = all.filter((j) => !done.has(jobKey({ variant: j.variant.label, fn: j.fn, dim: j.dim, instance: j.instance, budget: j.spec.budget })));
+  const jobs = config.reportOnly ? [] : all.filter((j) => !done.has(jobKey({ variant: j.variant.label, fn: j.fn, dim: j.dim, instance: j.instance, budget: j.spec.budget })));
   writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, provenance, ...config }, null, 2)}\n`);
   process.stderr.write(`${jobs.length} runs (${config.variants.map((v) => v.label).join(', ')} × f${config.functions.join(',f')} × d ${config.dims.join(',')} × instances ${config.instances.join(',')}) on ${config.workers} workers → ${config.out}\n`);
 
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
   const md = renderBbobReport(runs, {
     header: [
       `Command: \`${provenance.command}\``,
+      ...runCommands(runs),
       describeProvenance(runs.map((r) => r.provenance)),
       `Populations: ${[...new Set(runs.map((r) => `${r.variant} ${r.batch} at d = ${r.dim}`))].join(', ')}.`,
       `Load average at the end (1, 5, 15 min): ${loadavg().map((l) => l.toFixed(1)).join(', ')}; times are wall times under that load.`,
@@ -77,6 +79,13 @@ async function main(): Promise<void> {
   }
   process.stdout.write(md);
   if (failures > 0) process.exitCode = 1;
+}
+
+/** The commands that produced the runs, when they are not all this invocation's (--resume, --report-only). */
+function runCommands(runs: readonly BbobRunRecord[]): string[] {
+  const counts = new Map<string, number>();
+  for (const r of runs) counts.set(r.provenance.command, (counts.get(r.provenance.command) ?? 0) + 1);
+  return counts.size === 0 ? [] : ['Runs produced by:', '', ...[...counts].map(([c, n]) => `- \`${c}\` (${n} runs)`), ''];
 }
 
 main().catch((e: unknown) => {

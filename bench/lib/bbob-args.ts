@@ -32,6 +32,8 @@ export interface BbobConfig {
   workers: number;
   out: string;
   resume: boolean;
+  /** Run nothing: report the finished runs already in <out>/runs.jsonl (cells without runs show –). */
+  reportOnly: boolean;
 }
 
 export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
@@ -45,6 +47,7 @@ export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
   --batch q                 one population for every method (default: each method's own, see README)
   --workers 1               worker threads
   --resume                  keep the runs already in <out>/runs.jsonl, run only the missing ones
+  --report-only             run nothing; report the runs in <out>/runs.jsonl that the options select
   --out bench-results/bbob`;
 
 /** "1-3,7" → [1, 2, 3, 7]. */
@@ -100,7 +103,7 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
     options: {
       methods: { type: 'string' }, profile: { type: 'string' }, options: { type: 'string' }, dims: { type: 'string' },
       functions: { type: 'string' }, instances: { type: 'string' }, 'budget-per-dim': { type: 'string' }, batch: { type: 'string' },
-      workers: { type: 'string' }, resume: { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      workers: { type: 'string' }, resume: { type: 'boolean' }, 'report-only': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
@@ -133,7 +136,8 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
     batch: int(v.batch, 'batch'),
     workers: int(v.workers, 'workers') ?? 1,
     out: v.out ?? 'bench-results/bbob',
-    resume: v.resume === true,
+    resume: v.resume === true || v['report-only'] === true,
+    reportOnly: v['report-only'] === true,
   };
 }
 
