@@ -75,7 +75,7 @@ export function renderBbobReport(runs: readonly BbobRunRecord[], meta: BbobRepor
     out.push('', '### Run time of each cell (wall time of all its runs up to the budget, and per run)', '', row(['method', ...budgets.map((k) => `${k}·d`), 'per run']), rule(budgets.length + 2));
     for (const v of variants) {
       const rs = pick(v, d);
-      const total = (k: number) => rs.reduce((s, r) => s + (r.ms_at[String(k * d)] ?? NaN), 0);
+      const total = (k: number) => (rs.length === 0 ? NaN : rs.reduce((s, r) => s + (r.ms_at[String(k * d)] ?? NaN), 0));
       out.push(row([v, ...budgets.map((k) => secs(total(k))), secs(rs.length ? total(last) / rs.length : NaN)]));
     }
   }
