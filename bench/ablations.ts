@@ -10,6 +10,8 @@
  *   npx tsx bench/ablations.ts dimension        # Ackley, Levy, StyblinskiTang at d = 2, 5, 10, 20
  *   npx tsx bench/ablations.ts profile          # paper profile, each default-profile change alone, default
  *   npx tsx bench/ablations.ts candidate-pool   # batch BQ: best of 1000 random batches vs greedy from a pool
+ *   npx tsx bench/ablations.ts quadratic        # the quadratic-mean changes (ALGORITHM-default.md §A–§F) one by one
+ *   npx tsx bench/ablations.ts quadratic-bbob   # the same on BBOB f1–f24 at d = 5 (prior N(0, 4 I), box [−5, 5]^d, 50·d evaluations)
  *
  * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir,
  * --variants 0,2 (only those variants, by position), --seed-offset 100 (seeds 100 … 114: a second sample).
@@ -30,10 +32,31 @@ interface Variant {
   batch?: number;
   prior?: { mean: number; std: number };
 }
+
+/** An ablation's setting when it is not the paper protocol (BBOB: prior, box clipping, budget per dimension). */
+interface Setting {
+  prior: { mean: number; std: number };
+  clip: boolean;
+  budgetPerDim: number | null;
+}
+
+/** The quadratic-mean changes, cumulative then each removed from the default (ALGORITHM-default.md). */
+const QUADRATIC_VARIANTS: Variant[] = [
+  { label: 'constant mean (before)', options: { mean_function: 'constant', active_set_floor: false } },
+  { label: '+ quadratic mean', options: { active_set_floor: false, learning_rate_cov_quadratic: 0.5, mean_step: 'natural', cov_step_limit: 100 } },
+  { label: '+ floor', options: { learning_rate_cov_quadratic: 0.5, mean_step: 'natural', cov_step_limit: 100 } },
+  { label: '+ η_Σ = 1', options: { mean_step: 'natural', cov_step_limit: 100 } },
+  { label: '+ Newton step (default − step limit)', options: { cov_step_limit: 100 } },
+  { label: 'default', options: {} },
+  { label: 'default, line step', options: { mean_step: 'line' } },
+];
+const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
 interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }
 
 const PAPER_FNS = 'ackley:2,rastrigin:1,rastrigin:2,branin:2,griewank:2,levy:2,shekel:4,styblinski-tang:2,three-hump-camel:2';
-const ABLATIONS: Record<string, { variants: Variant[]; functions?: string }> = {
+const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setting?: Setting }> = {
+  quadratic: { variants: QUADRATIC_VARIANTS },
+  'quadratic-bbob': { variants: QUADRATIC_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   acquisition: { variants: [{ label: 'batch-bq', options: {} }, { label: 'none', options: { acquisition: 'none' } }] },
   'active-set': { variants: [{ label: 'active set on', options: {} }, { label: 'active set off', options: { active_set: false } }] },
   gradient: { variants: [{ label: 'expected', options: {} }, { label: 'sampled', options: { gradient: 'sampled' } }] },
@@ -89,15 +112,28 @@ const jobs: Job[] = variants.flatMap((variant) => methods.flatMap((method) => fn
 
 function runJob(j: Job): Record<string, unknown> {
   const q = j.variant.batch ?? 3;
-  const p = j.variant.prior ?? { mean: -1, std: 1 };
+  const p = j.variant.prior ?? ab.setting?.prior ?? { mean: -1, std: 1 };
+  const budget = ab.setting?.budgetPerDim ? ab.setting.budgetPerDim * j.dim : 153;
+  // BBOB functions take the instance from the seed (instances 1, 2, …), as bench:bbob does.
+  const seed = ab.setting ? j.seed + 1 : j.seed;
   const r = runOne({
-    method: j.method, fn: j.fn, dim: j.dim, seed: j.seed, budget: 153, batch: q,
+    method: j.method, fn: j.fn, dim: j.dim, seed, budget, batch: q,
     priorMean: Array(j.dim).fill(p.mean), priorStd: Array(j.dim).fill(p.std),
-    options: { ...j.variant.options }, box: null, clip: false,
+    options: { ...j.variant.options }, box: null, clip: ab.setting?.clip ?? false,
+    ...(ab.setting ? { instance: seed } : {}),
   });
   const best = Math.max(0, Math.min(...r.values) - r.optimum);
   const mean = Math.max(0, Math.min(...r.mean_values) - r.optimum);
   return { label: j.variant.label, method: j.method, fn: `${j.fn}:${j.dim}`, seed: j.seed, best, mean, msPerGen: r.timings.total_ms / r.timings.updates };
+}
+
+const TARGETS = Array.from({ length: 11 }, (_, i) => 10 ** (2 - i));
+
+/** BBOB cells: the median of log10(f − f_opt) over instances (10^−8 is the last target). */
+function medianLog10(xs: number[]): string {
+  const l = xs.map((x) => Math.log10(Math.max(x, 1e-9))).sort((a, b) => a - b);
+  const m = l.length % 2 ? l[(l.length - 1) / 2] : 0.5 * (l[l.length / 2 - 1] + l[l.length / 2]);
+  return m <= -9 ? '≤−9' : m.toFixed(1);
 }
 
 function lnMean(xs: number[]): string {
@@ -108,13 +144,25 @@ function lnMean(xs: number[]): string {
 function report(rows: Record<string, any>[]): string {
   const labels = [...new Set(rows.map((r) => `${r.label} · ${r.method}`))];
   const fnames = [...new Set(rows.map((r) => r.fn as string))];
-  const lines = [`ablation "${name}": ln mean regret at 153 evaluations over ${seeds} seeds, best-queried point (mean-scored)`, '', `| function | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`];
+  const budget = ab.setting?.budgetPerDim ? `${ab.setting.budgetPerDim}·d` : '153';
+  const metric = ab.setting ? 'median log10(f − f_opt) of the best queried point' : 'ln mean regret, best-queried point (mean-scored)';
+  const lines = [`ablation "${name}": ${metric} at ${budget} evaluations over ${seeds} ${ab.setting ? 'instances' : 'seeds'}`, '', `| function | ${labels.join(' | ')} |`, `|---|${labels.map(() => '---').join('|')}|`];
   for (const f of fnames) {
     const cells = labels.map((l) => {
       const rs = rows.filter((r) => r.fn === f && `${r.label} · ${r.method}` === l);
-      return rs.length ? `${lnMean(rs.map((r) => r.best))} (${lnMean(rs.map((r) => r.mean))})` : '–';
+      if (!rs.length) return '–';
+      return ab.setting ? medianLog10(rs.map((r) => r.best)) : `${lnMean(rs.map((r) => r.best))} (${lnMean(rs.map((r) => r.mean))})`;
     });
     lines.push(`| ${f} | ${cells.join(' | ')} |`);
+  }
+  if (ab.setting) {
+    // COCO's score: the share of (run, target) pairs reached, targets f − f_opt ≤ 10^2 … 10^−8.
+    const shares = labels.map((l) => {
+      const rs = rows.filter((r) => `${r.label} · ${r.method}` === l);
+      const hit = rs.reduce((s, r) => s + TARGETS.filter((t) => r.best <= t).length, 0);
+      return `${((100 * hit) / (rs.length * TARGETS.length)).toFixed(1)}%`;
+    });
+    lines.push(`| targets reached | ${shares.join(' | ')} |`);
   }
   return lines.join('\n');
 }
