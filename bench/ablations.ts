@@ -46,7 +46,6 @@ const QUADRATIC_VARIANTS: Variant[] = [
   { label: '+ quadratic mean', options: { active_set_floor: false, learning_rate_cov_quadratic: 0.5, mean_step: 'natural', cov_step_limit: 100 } },
   { label: '+ floor', options: { learning_rate_cov_quadratic: 0.5, mean_step: 'natural', cov_step_limit: 100 } },
   { label: '+ η_Σ = 1', options: { mean_step: 'natural', cov_step_limit: 100 } },
-  { label: '+ Newton step (default − step limit)', options: { cov_step_limit: 100 } },
   { label: 'default', options: {} },
   { label: 'default, line step', options: { mean_step: 'line' } },
 ];
