@@ -230,6 +230,17 @@ describe('robustness and units', () => {
     expect(() => probCmaes.ask(broken, { history, pending: [] }, 3)).toThrow();
   });
 
+  it('a state stored before the quadratic-mean options existed updates as the constant-mean model did', () => {
+    // Written by the engine of that time: options without mean_function, active_set_floor, mean_step & co.
+    const NEW = ['mean_function', 'active_set_floor', 'learning_rate_cov_quadratic', 'mean_step', 'trust_radius', 'cov_step_limit'];
+    const constant = start('prob-cmaes', 2, 3, { candidates: 30, mean_function: 'constant', active_set_floor: false, mean_step: 'natural' }, 16);
+    const legacy = { ...constant, options: Object.fromEntries(Object.entries(constant.options).filter(([k]) => !NEW.includes(k))) } as ProbnesState;
+    const a = run('prob-cmaes', quad(0.5), 3, legacy).state;
+    const b = run('prob-cmaes', quad(0.5), 3, constant).state;
+    expect(a.mean).toEqual(b.mean);
+    expect(a.cov).toEqual(b.cov);
+  });
+
   it('the kernel-mean density used by the brute force matches a direct 2-D formula', () => {
     // N(0; 0, I₂) = 1/(2π).
     expect(mvnPdf([0, 0], [0, 0], [[1, 0], [0, 1]])).toBeCloseTo(1 / (2 * Math.PI), 14);

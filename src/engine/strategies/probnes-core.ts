@@ -172,7 +172,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     quantile: opt<number>(state, 'active_set_quantile'),
     // The default profile's floor: enough points for the full quadratic basis (n ≥ 1.5·p), topped
     // up with the nearest points, so the quadratic is used even after Σ has shrunk past the data.
-    minSize: opt<boolean>(state, 'active_set_floor') ? Math.max(state.batchSize, quadraticFloor(state.dim)) : state.batchSize,
+    minSize: optOr(state, 'active_set_floor', false) ? Math.max(state.batchSize, quadraticFloor(state.dim)) : state.batchSize,
     maxSize: optOr(state, 'active_set_cap', 0),
   });
   const X = idx.map((j) => history[j].x.slice());
@@ -181,7 +181,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   // §1 step 3 / §2: MAP fit; the default profile adds a warm start from the previous MAP.
   const warm = opt<boolean>(state, 'gp_warm_start') && state.gp ? state.gp.hyper : null;
   // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM-default.md §A).
-  const meanSpec = opt<string>(state, 'mean_function') === 'quadratic' ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov } : undefined;
+  const meanSpec = optOr<string>(state, 'mean_function', 'constant') === 'quadratic' ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov } : undefined;
   const fit = fitModel(X, negYTilde, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng, mean: meanSpec });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
   const grad =
@@ -191,7 +191,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   // §4: natural-gradient ascent on E_ν[−ỹ]; η_Σ has its own value once the mean is quadratic.
   const quadratic = fit.basis === 'diagonal' || fit.basis === 'full';
   const etaCov = opt<number>(state, quadratic ? 'learning_rate_cov_quadratic' : 'learning_rate_cov');
-  const stepKind = opt<string>(state, 'mean_step') as MeanStep;
+  const stepKind = optOr<string>(state, 'mean_step', 'natural') as MeanStep;
   const mean =
     quadratic && stepKind !== 'natural'
       ? meanStep(stepKind, state.mean, state.cov, grad.gMean, fit.quad!.A, opt<number>(state, 'learning_rate_mean'), opt<number>(state, 'trust_radius'))
