@@ -30,6 +30,20 @@ function runExample(file: string, env: Record<string, string> = {}): Promise<{ c
   });
 }
 
+/** A test app listening on a free loopback port for the enclosing describe block; `url` once started. */
+function servedTestApp(): { url: string } {
+  let app: FastifyInstance;
+  const server = { url: '' };
+  beforeAll(async () => {
+    app = (await makeTestApp()).app;
+    server.url = await app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+  return server;
+}
+
 /** The summary every example prints: `N evaluations (F failed)` and `best value V at name=value, …`. */
 function summary(out: string): { evaluations: number; failed: number; best: number; point: Record<string, number> } {
   const ev = /(\d+) evaluations \((\d+) failed\)/.exec(out);
@@ -61,25 +75,17 @@ describe('examples run by one command each', () => {
   });
 
   describe('cartpole against a server given by PROBNES_URL', () => {
-    let app: FastifyInstance;
-    let url = '';
-    beforeAll(async () => {
-      app = (await makeTestApp()).app;
-      url = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const server = servedTestApp();
 
     it('learns a policy: every reported value is the mean return of its weights, and the printed best is the best of them', async () => {
-      const r = await runExample('examples/cartpole.ts', { PROBNES_URL: url });
+      const r = await runExample('examples/cartpole.ts', { PROBNES_URL: server.url });
       expect(r.code, r.out).toBe(0);
       const s = summary(r.out);
       expect(s.evaluations).toBe(BUDGET);
       expect(Object.keys(s.point)).toEqual(['w_position', 'w_velocity', 'w_angle', 'w_angular_velocity']);
-      const { studies } = (await (await fetch(`${url}/v1/studies`)).json()) as { studies: { id: string }[] };
+      const { studies } = (await (await fetch(`${server.url}/v1/studies`)).json()) as { studies: { id: string }[] };
       expect(studies).toHaveLength(1);
-      const { trials } = (await (await fetch(`${url}/v1/studies/${studies[0]!.id}/trials?state=COMPLETED&page_size=100`)).json()) as { trials: { parameters: Record<string, number>; value: number }[] };
+      const { trials } = (await (await fetch(`${server.url}/v1/studies/${studies[0]!.id}/trials?state=COMPLETED&page_size=100`)).json()) as { trials: { parameters: Record<string, number>; value: number }[] };
       expect(trials).toHaveLength(BUDGET);
       // The objective the example reports is the simulator's mean return at exactly those weights.
       for (const t of trials) expect(t.value).toBe(meanReturn(t.parameters));
@@ -91,26 +97,18 @@ describe('examples run by one command each', () => {
       expect(s.best).toBeGreaterThan(Math.max(20, meanReturn({ w_position: 0, w_velocity: 0, w_angle: 0, w_angular_velocity: 0 })));
       expect(s.best).toBeLessThanOrEqual(500);
       // The search mean's line prints the mean return of the estimate /best reports.
-      const estimated = ((await (await fetch(`${url}/v1/studies/${studies[0]!.id}/best`)).json()) as { estimated: { parameters: Record<string, number> } }).estimated.parameters;
+      const estimated = ((await (await fetch(`${server.url}/v1/studies/${studies[0]!.id}/best`)).json()) as { estimated: { parameters: Record<string, number> } }).estimated.parameters;
       expect(r.out).toContain(`→ mean return ${meanReturn(estimated).toFixed(1)}`);
     });
   });
 
   describe('mixed-params against a server given by PROBNES_URL', () => {
-    let app: FastifyInstance;
-    let url = '';
-    beforeAll(async () => {
-      app = (await makeTestApp()).app;
-      url = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const server = servedTestApp();
 
     it('drives the given server with parallel workers and prints integer batch size and layers', async () => {
-      const r = await runExample('examples/mixed-params.ts', { PROBNES_URL: url, EXAMPLE_WORKERS: '3' });
+      const r = await runExample('examples/mixed-params.ts', { PROBNES_URL: server.url, EXAMPLE_WORKERS: '3' });
       expect(r.code, r.out).toBe(0);
-      expect(r.out).toContain(url);
+      expect(r.out).toContain(server.url);
       expect(r.out).toMatch(/by trainer-0, trainer-1, trainer-2\n/);
       const s = summary(r.out);
       expect(s.evaluations + s.failed).toBe(BUDGET);
@@ -119,25 +117,17 @@ describe('examples run by one command each', () => {
       expect(s.point.learning_rate).toBeLessThanOrEqual(1);
       expect(s.best).toBeGreaterThanOrEqual(0.05);
       // The study the example made lives on the given server.
-      const list = (await (await fetch(`${url}/v1/studies`)).json()) as { studies: { name: string; trial_counts: { COMPLETED: number } }[] };
+      const list = (await (await fetch(`${server.url}/v1/studies`)).json()) as { studies: { name: string; trial_counts: { COMPLETED: number } }[] };
       expect(list.studies.map((x) => x.name)).toEqual(['mixed-params']);
       expect(list.studies[0].trial_counts.COMPLETED).toBe(s.evaluations);
     });
   });
 
   describe('warm-start through the TypeScript client', () => {
-    let app: FastifyInstance;
-    let url = '';
-    beforeAll(async () => {
-      app = (await makeTestApp()).app;
-      url = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const server = servedTestApp();
 
     it('runs a source study, then cold, warm and warm+observations studies on the moved problem', async () => {
-      const client = new ProbnesClient({ baseUrl: url });
+      const client = new ProbnesClient({ baseUrl: server.url });
       const curves = await warmStartTable(client, 1, 24, 6);
       for (const v of ['cold', 'warm', 'warm+observations'] as const) expect(curves[v][0]).toHaveLength(6);
       const studies = (await client.listStudies()).studies;
