@@ -14,7 +14,11 @@
  *
  * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
  *        [--dim 2] [--batch 4] [--options '{"candidates":64}'] [--storage sqlite|postgres]
- *        [--replicas 1] [--engine-workers N] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
+ *        [--replicas 1] [--engine-workers N] [--history 0] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
+ *
+ * `--history N` gives every study N external observations (uniform points in the box) before the
+ * timed phase, so its generations cost what a long-running study's do: with a few hundred points the
+ * engine, not HTTP or the database, is what limits generations per second (the engine-bound runs).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,7 +26,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
-import { call, fmt, HttpError, lcg, ms, objective, params, pct } from './lib/http-bench.js';
+import { call, fmt, HttpError, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
 
 const DEFAULT_METHODS = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'xnes', 'snes', 'random'];
 
@@ -38,6 +42,7 @@ const { values: v } = parseArgs({
     storage: { type: 'string', default: 'sqlite' },
     replicas: { type: 'string', default: '1' },
     'engine-workers': { type: 'string' },
+    history: { type: 'string', default: '0' },
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
   },
 });
@@ -57,6 +62,7 @@ const cfg = {
   storage: v.storage === 'postgres' || v.storage === 'sqlite' ? v.storage : (() => { throw new Error(`--storage takes sqlite or postgres, not ${v.storage}`); })(),
   replicas: positive('replicas', v.replicas),
   engineWorkers: v['engine-workers'],
+  history: v.history === '0' ? 0 : positive('history', v.history),
   databaseUrl: v['database-url'],
 };
 if (cfg.storage === 'sqlite' && cfg.replicas > 1) throw new Error('--replicas > 1 needs --storage postgres (several processes cannot share one SQLite file)');
@@ -84,7 +90,16 @@ async function createStudies(base: string): Promise<{ id: string; method: string
   for (let i = 0; i < cfg.studies; i++) {
     const method = cfg.methods[i % cfg.methods.length]!;
     const body = { name: `load-${i}-${method}`, method, seed: i + 1, batch_size: cfg.batch, parameters: params(cfg.dim), ...(cfg.options ? { options: cfg.options } : {}) };
-    out.push({ id: (await call(base, 'POST', '/v1/studies', body)).id as string, method });
+    const id = (await call(base, 'POST', '/v1/studies', body)).id as string;
+    if (cfg.history > 0) {
+      const rnd = lcg(77 + i);
+      const observations = Array.from({ length: cfg.history }, () => {
+        const parameters = randomPoint(cfg.dim, rnd);
+        return { parameters, value: objective(parameters) };
+      });
+      await call(base, 'POST', `/v1/studies/${id}/observations`, { observations });
+    }
+    out.push({ id, method });
   }
   return out;
 }
@@ -185,7 +200,7 @@ async function main(): Promise<void> {
   let exitCode = 0;
   try {
     const load0 = os.loadavg();
-    console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
+    console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.history ? `, ${cfg.history} external observations per study first` : ''}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
     console.log(`# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process`);
     console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
     const studies = await createStudies(server.base);

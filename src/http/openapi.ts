@@ -47,7 +47,8 @@ type Operation = { security?: Record<string, string[]>[]; responses?: Record<str
 /**
  * Authentication and rate limiting are app-wide hooks (src/http/tenant.ts, security.ts), not part
  * of any route's schema, so their contract is added here from the same predicates the hooks use:
- * the bearer scheme and a 401 on every route that is not public, a 429 on every rate-limited one.
+ * the bearer scheme and a 401 on every route that is not public, a 429 on every rate-limited one,
+ * and the 503 that the error handler gives every API route when the database is unreachable.
  * Deriving it keeps a new route documented as protected without anyone remembering to say so.
  */
 function addSecurity(doc: OpenApiDoc): OpenApiDoc {
@@ -75,6 +76,17 @@ function addSecurity(doc: OpenApiDoc): OpenApiDoc {
         responses['401'] = {
           description: 'No API key, or one that is unknown, revoked or malformed (code unauthorized).',
           headers: { 'WWW-Authenticate': { description: '`Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented.', schema: { type: 'string' } } },
+          content: { 'application/problem+json': { schema: problemRef } },
+        };
+      }
+      if (url.startsWith('/v1/')) {
+        // Every API route reads or writes the database; when it cannot be reached (PostgreSQL down,
+        // a connection terminated mid-request) the answer is a retryable 503 (src/http/error-handler.ts).
+        const unavailable = 'The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is.';
+        const own = responses['503'] as { description?: string } | undefined;
+        responses['503'] = {
+          description: own?.description ? `${own.description} ${unavailable}` : unavailable,
+          headers: { 'Retry-After': { description: 'Seconds to wait before retrying (database_unavailable).', schema: { type: 'integer' } } },
           content: { 'application/problem+json': { schema: problemRef } },
         };
       }

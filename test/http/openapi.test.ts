@@ -68,6 +68,25 @@ describe('OpenAPI', () => {
     }
   });
 
+  it('lists the retryable 503 database_unavailable on every API route, keeping a route\'s own 503 text', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, Operation & { responses: Record<string, { description?: string; headers?: Record<string, unknown> }> }>> };
+    const api = Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'));
+    expect(api.length).toBeGreaterThan(10);
+    for (const [p, methods] of api) {
+      for (const [m, op] of Object.entries(methods)) {
+        const r = op.responses['503'];
+        expect(r?.description, `${m} ${p}`).toMatch(/database_unavailable/);
+        expect(r?.headers?.['Retry-After'], `${m} ${p}`).toBeDefined();
+        expect(Object.keys(r?.content ?? {}), `${m} ${p}`).toEqual(['application/problem+json']);
+      }
+    }
+    // The suggestions route documents its own 503 causes too (engine_error, concurrent_update).
+    expect(doc.paths['/v1/studies/{study_id}/suggestions']!.get!.responses['503']!.description).toMatch(/engine_error.*database_unavailable/s);
+    // Probes are not API routes: /healthz has no 503, /readyz keeps its not_ready one.
+    expect(doc.paths['/healthz']!.get!.responses['503']).toBeUndefined();
+    expect(doc.paths['/readyz']!.get!.responses['503']!.description).toMatch(/not_ready/);
+  });
+
   it('serves Swagger UI at /docs', async () => {
     const res = await app.inject({ method: 'GET', url: '/docs/' });
     expect(res.statusCode).toBe(200);

@@ -243,6 +243,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -428,6 +439,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -499,6 +521,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -550,6 +583,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -648,6 +692,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -768,6 +823,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -845,6 +911,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -958,6 +1035,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1110,6 +1198,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1228,6 +1327,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1294,6 +1404,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1379,6 +1500,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1508,9 +1640,11 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description The optimiser failed to compute points (engine_error), or the study kept changing (concurrent_update); retry. */
+                /** @description The optimiser failed to compute points (engine_error), or the study kept changing (concurrent_update); retry. The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
                 503: {
                     headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1692,6 +1826,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1790,6 +1935,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
@@ -1905,6 +2061,17 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2003,6 +2170,17 @@ export interface paths {
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
                         "Retry-After"?: number;
                         [name: string]: unknown;
                     };
