@@ -16,7 +16,9 @@
  * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir,
  * --variants 0,2 (only those variants, by position), --seed-offset 100 (seeds 100 … 114: a second sample).
  * Prints a markdown table of ln(mean regret) at the end of the budget, best-queried-point scoring
- * (mean scoring in parentheses), and writes every run to <out>/<ablation>.jsonl.
+ * (mean scoring in parentheses), and writes every run to <out>/<ablation>.jsonl (each line with its
+ * provenance: commit, dirty flag, command) and the table with its command and commit to <out>/<ablation>.md.
+ * Published ablations live in bench-results/published/ablations/ as <ablation>.jsonl.gz and <ablation>.md.
  */
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,6 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import type { MethodName, Options } from '../src/engine/index.js';
+import { currentProvenance, describeProvenance, type Provenance } from './lib/provenance.js';
 import { runOne } from './lib/run.js';
 
 interface Variant {
@@ -109,6 +112,10 @@ const variants = v.variants ? v.variants.split(',').map((i) => ab.variants[Numbe
 const seedOffset = Number(v['seed-offset'] ?? 0);
 const jobs: Job[] = variants.flatMap((variant) => methods.flatMap((method) => fns.flatMap(({ fn, dim }) => Array.from({ length: seeds }, (_, k) => ({ variant, method, fn, dim, seed: seedOffset + k })))));
 
+/** The command as typed; the shards, which re-run this file with other flags, get it from their parent. */
+const COMMAND = process.env.ABLATION_COMMAND ?? `npm run bench:ablations -- ${process.argv.slice(2).join(' ')}`;
+const PROVENANCE: Provenance = currentProvenance(COMMAND);
+
 function runJob(j: Job): Record<string, unknown> {
   const q = j.variant.batch ?? 3;
   const p = j.variant.prior ?? ab.setting?.prior ?? { mean: -1, std: 1 };
@@ -123,7 +130,7 @@ function runJob(j: Job): Record<string, unknown> {
   });
   const best = Math.max(0, Math.min(...r.values) - r.optimum);
   const mean = Math.max(0, Math.min(...r.mean_values) - r.optimum);
-  return { label: j.variant.label, method: j.method, fn: `${j.fn}:${j.dim}`, seed: j.seed, best, mean, msPerGen: r.timings.total_ms / r.timings.updates };
+  return { label: j.variant.label, method: j.method, fn: `${j.fn}:${j.dim}`, seed: j.seed, best, mean, msPerGen: r.timings.total_ms / r.timings.updates, provenance: PROVENANCE };
 }
 
 const TARGETS = Array.from({ length: 11 }, (_, i) => 10 ** (2 - i));
@@ -184,13 +191,14 @@ async function main(): Promise<void> {
   const passthrough = process.argv.slice(2).filter((a, i, all) => !['--workers', '--out'].includes(a) && !['--workers', '--out'].includes(all[i - 1]));
   await Promise.all(
     files.map((f, k) => new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', self, ...passthrough, '--shard', `${k}/${workers}`, '--jsonl', f], { stdio: 'inherit' });
+      const child = spawn(process.execPath, ['--import', 'tsx', self, ...passthrough, '--shard', `${k}/${workers}`, '--jsonl', f], { stdio: 'inherit', env: { ...process.env, ABLATION_COMMAND: COMMAND } });
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`shard ${k} exited with ${code}`))));
     })),
   );
   const rows = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
   writeFileSync(join(out, `${tag}.jsonl`), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const md = report(rows);
+  const origin = `Command: \`${COMMAND}\`\n${describeProvenance(rows.map((r) => r.provenance as Provenance | undefined))}`;
+  const md = `${report(rows)}\n\n${origin}`;
   writeFileSync(join(out, `${tag}.md`), `${md}\n`);
   console.log(md);
 }
