@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { call, fmt, HttpError, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
+import { currentProvenance, describeProvenance } from './lib/provenance.js';
 
 const DEFAULT_METHODS = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'xnes', 'snes', 'random'];
 
@@ -202,6 +203,8 @@ async function main(): Promise<void> {
     const load0 = os.loadavg();
     console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.history ? `, ${cfg.history} external observations per study first` : ''}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
     console.log(`# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process`);
+    const provenance = currentProvenance(`npm run bench:load -- ${process.argv.slice(2).join(' ')}`);
+    console.log(`# ${provenance.command}; ${describeProvenance([provenance])}`);
     console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
     const studies = await createStudies(server.base);
     const db0 = cfg.storage === 'postgres' ? await Promise.all(servers.map(dbFigures)) : null;
