@@ -29,7 +29,8 @@ const ROWS: Record<string, [string, number]> = {
 };
 
 function publishedRuns(): { dir: string; runs: (RunRecord & { provenance?: { command: string } })[] }[] {
-  return fs.readdirSync(PUBLISHED).map((dir) => ({
+  // Directories of other layouts (the ablations' <name>.jsonl.gz files) hold no paper-protocol runs.
+  return fs.readdirSync(PUBLISHED).filter((dir) => fs.existsSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).map((dir) => ({
     dir,
     runs: zlib.gunzipSync(fs.readFileSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)),
   }));
