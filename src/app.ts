@@ -11,6 +11,8 @@ import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } fr
 import type { EngineRunner } from './domain/pool/engine-pool.js';
 import { InlineEngineRunner, LoopService, Operations } from './domain/index.js';
 import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
+// Studies first: the OpenAPI components are listed in the order their schemas are first imported.
+import { studyRoutes } from './http/routes/studies.js';
 import { observationRoutes } from './http/routes/observations.js';
 import { suggestionRoutes } from './http/routes/suggestions.js';
 import { trialActionRoutes } from './http/routes/trial-actions.js';
@@ -21,7 +23,6 @@ import { reportRoutes } from './http/routes/reports.js';
 import { IMPORT_BODY_LIMIT, studyTransferRoutes } from './http/routes/study-transfer.js';
 import { trialReadRoutes } from './http/routes/trials.js';
 import { uiRoutes } from './http/routes/ui.js';
-import { studyRoutes } from './http/routes/studies.js';
 import { registerTenant } from './http/tenant.js';
 import { registerSecurity } from './http/security.js';
 import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';

@@ -7,8 +7,8 @@
  * Also the direction's sign: every strategy minimises y, and y = value when the study minimises,
  * y = −value when it maximises. Nothing else in the server flips a sign for the direction.
  */
-import { getStrategy, isMethodName, type BaseState, type MethodName } from '../engine/index.js';
-import type { JsonValue, StudyRecord } from '../storage/index.js';
+import { getStrategy, isMethodName, type BaseState, type MethodName, type Options } from '../engine/index.js';
+import type { JsonObject, JsonValue, StudyRecord } from '../storage/index.js';
 import { DomainError } from './errors.js';
 import type { Study } from './studies/studies.js';
 import type { EffectivePrior, ParameterSpec } from './studies/study-spec.js';
@@ -35,7 +35,20 @@ export class StoredDataError extends DomainError {
 /** A study record with its JSON fields read back as the types the service wrote. */
 export function readStudy(r: StudyRecord): Study {
   if (!isMethodName(r.method)) throw new StoredDataError(r.id, `its method ${JSON.stringify(r.method)} is not one this server knows`);
-  return { ...r, method: r.method, parameters: r.parameters as unknown as ParameterSpec[], prior: r.prior as unknown as EffectivePrior };
+  return { ...r, method: r.method, parameters: r.parameters as unknown as ParameterSpec[], prior: r.prior as unknown as EffectivePrior, options: r.options as Options };
+}
+
+/**
+ * A value the service checked to be plain JSON (a validated request or document: finite numbers,
+ * strings, booleans, null, arrays and objects of them) as storage types it.
+ */
+export function writeJson(v: unknown): JsonValue {
+  return v as JsonValue;
+}
+
+/** A checked JSON object (metadata) as storage types it. */
+export function writeJsonObject(v: Record<string, unknown>): JsonObject {
+  return v as JsonObject;
 }
 
 /** An engine state as stored, checked to be one the study's strategy wrote in the version it reads. */

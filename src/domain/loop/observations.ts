@@ -20,10 +20,10 @@ import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } f
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
 import { toInternal, vectorFromNamed, type SearchSpace } from '../transforms.js';
+import type { ObservationInput } from './observation-request.js';
 
-export type ObservationInput =
-  | { trial_id: number; value: number; stderr?: number | null }
-  | { parameters: Record<string, number>; value: number; stderr?: number | null };
+export type { ObservationInput } from './observation-request.js';
+
 
 const byTrial = (o: ObservationInput): o is Extract<ObservationInput, { trial_id: number }> => 'trial_id' in o;
 

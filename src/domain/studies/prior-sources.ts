@@ -6,27 +6,11 @@
 import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../errors.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
-import type { JointPriorInput, ParameterInput, ParameterSpec, StudySpecInput } from './study-spec.js';
+import type { JointPriorInput, ParameterSpec } from './study-spec.js';
+import type { CreateStudyInput, ParameterInput, PriorInput, PriorSource } from './study-request.js';
 
-export interface FromPointsInput {
-  from_points: Record<string, number>[];
-  weights?: number[] | null;
-}
-export interface FromStudyInput {
-  from_study: { study_id: string; top_fraction: number; include_observations: boolean; alpha: number };
-}
-export type PriorInput = JointPriorInput | FromPointsInput | FromStudyInput;
-
-/** The create request as a transport hands it over: the prior in any of its three forms. */
-export type CreateStudyInput = Omit<StudySpecInput, 'prior'> & { prior?: PriorInput | null };
-
-/** Where a fitted prior came from; stored inside the effective prior. */
-export type PriorSource =
-  | { from: 'points'; points: number; shrinkage: number }
-  | { from: 'study'; study_id: string; top_fraction: number; alpha: number; points: number; include_observations: boolean; observations_copied: number };
-
-export const isFromPoints = (p: PriorInput | null | undefined): p is FromPointsInput => !!p && 'from_points' in p;
-export const isFromStudy = (p: PriorInput | null | undefined): p is FromStudyInput => !!p && 'from_study' in p;
+/** The `from_study` form of the request's prior. */
+export type FromStudy = NonNullable<PriorInput['from_study']>;
 
 const T = (p: { scale: string }, x: number) => (p.scale === 'log' ? Math.log(x) : x);
 
@@ -52,12 +36,11 @@ function inBounds(p: ParameterInput, v: number): boolean {
   return !p.bounds || (v >= p.bounds[0] && v <= p.bounds[1]);
 }
 
-/** `from_points`: every problem at its JSON pointer, then the shrunk fit (prior-fit.ts). */
-export function resolveFromPoints(input: CreateStudyInput, prior: FromPointsInput): { prior: JointPriorInput; source: PriorSource } {
+/** `from_points` (with its optional `weights`): every problem at its JSON pointer, then the shrunk fit (prior-fit.ts). */
+export function resolveFromPoints(input: CreateStudyInput, pts: Record<string, number>[], weights: number[] | undefined): { prior: JointPriorInput; source: PriorSource } {
   const errors: FieldError[] = [];
   const params = input.parameters;
   const names = new Set(params.map((p) => p.name));
-  const pts = prior.from_points;
   if (pts.length < 2) errors.push({ path: '/prior/from_points', message: `give at least 2 points (got ${pts.length})` });
   pts.forEach((pt, k) => {
     for (const name of Object.keys(pt)) {
@@ -71,10 +54,10 @@ export function resolveFromPoints(input: CreateStudyInput, prior: FromPointsInpu
       else if (!inBounds(p, v)) errors.push({ path: at, message: p.bounds ? `must lie within the bounds [${p.bounds[0]}, ${p.bounds[1]}]` : 'must be > 0 (log scale)' });
     });
   });
-  const w = prior.weights ?? pts.map(() => 1);
-  if (prior.weights) {
-    if (prior.weights.length !== pts.length) errors.push({ path: '/prior/weights', message: `must have one weight per point (${pts.length}), got ${prior.weights.length}` });
-    prior.weights.forEach((v, k) => {
+  const w = weights ?? pts.map(() => 1);
+  if (weights) {
+    if (weights.length !== pts.length) errors.push({ path: '/prior/weights', message: `must have one weight per point (${pts.length}), got ${weights.length}` });
+    weights.forEach((v, k) => {
       if (!(Number.isFinite(v) && v > 0)) errors.push({ path: pointer(['prior', 'weights', k]), message: 'must be a positive finite number' });
     });
   }
@@ -126,9 +109,9 @@ export interface WarmStart {
  * projected onto this study's bounds for the fit. Parameters without bounds are scaled by four
  * source prior standard deviations (the width a default prior's ±2σ would span).
  */
-export function resolveFromStudy(input: CreateStudyInput, prior: FromStudyInput, source: SourceStudy): WarmStart {
+export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, source: SourceStudy): WarmStart {
   const errors = matchParameters(input, source);
-  const { top_fraction: gamma, alpha } = prior.from_study;
+  const { top_fraction: gamma, alpha } = from;
   const valued = source.completed.filter((t) => t.value !== null && Number.isFinite(t.value));
   if (valued.length < 2) errors.push({ path: '/prior/from_study/study_id', message: `the source study has ${valued.length} completed trials; at least 2 are needed` });
   if (errors.length > 0) throw new ValidationError(errors);
@@ -140,10 +123,10 @@ export function resolveFromStudy(input: CreateStudyInput, prior: FromStudyInput,
   const top = ranked.slice(0, k).map((t) => params.map((p) => T(p, clip(p, t.parameters[p.name]!))));
   const srcStd = new Map(source.parameters.map((p) => [p.name, p.prior.std]));
   const fit = warmStartFit(top, scaleOf(params, (j) => 4 * srcStd.get(params[j]!.name)!), alpha);
-  const observations = prior.from_study.include_observations ? valued.filter((t) => params.every((p) => inBounds(p, t.parameters[p.name]!))) : [];
+  const observations = from.include_observations ? valued.filter((t) => params.every((p) => inBounds(p, t.parameters[p.name]!))) : [];
   return {
     prior: fit,
-    source: { from: 'study', study_id: source.id, top_fraction: gamma, alpha, points: k, include_observations: prior.from_study.include_observations, observations_copied: observations.length },
+    source: { from: 'study', study_id: source.id, top_fraction: gamma, alpha, points: k, include_observations: from.include_observations, observations_copied: observations.length },
     observations,
   };
 }

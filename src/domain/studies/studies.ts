@@ -3,28 +3,25 @@
  * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { resolveOptions, type MethodName } from '../../engine/index.js';
-import type { JsonObject, JsonValue, Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
+import { resolveOptions, type MethodName, type Options } from '../../engine/index.js';
+import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from '../engine-ops.js';
 import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from '../errors.js';
 import { PageTokens } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
-import { isFromPoints, isFromStudy, resolveFromPoints, resolveFromStudy, type CreateStudyInput, type PriorSource } from './prior-sources.js';
+import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
+import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
 import { searchSpace, toInternal } from '../transforms.js';
-import { readStudy, writeEngineState } from '../codec.js';
+import { readStudy, writeEngineState, writeJson, writeJsonObject } from '../codec.js';
 
 /** A study as the service hands it out: the stored record with its JSON fields narrowed. */
-export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prior'> {
+export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prior' | 'options'> {
   method: MethodName;
   parameters: ParameterSpec[];
   prior: EffectivePrior;
-}
-
-export interface StudyPatchInput {
-  name?: string;
-  metadata?: Record<string, unknown>;
-  state?: StudyState;
+  /** Effective options, defaults filled in. */
+  options: Options;
 }
 
 export interface StudyServiceDeps {
@@ -37,9 +34,6 @@ export interface StudyServiceDeps {
   /** Where engine calls run (a worker pool in the server); inline when absent. */
   engine?: EngineRunner;
 }
-
-/** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
-export const MAX_SEED = 2 ** 31 - 1;
 
 /** Allowed PATCH transitions; COMPLETED is final (its trials and history stay readable). */
 const TRANSITIONS: Record<StudyState, readonly StudyState[]> = {
@@ -73,7 +67,7 @@ export class StudyService {
     const seed = input.seed ?? this.newSeed();
     // The engine starts before the study exists and is written with it: if init fails there is no study.
     const space = searchSpace(parameters, prior);
-    const spec = initSpec(input.method as MethodName, input.batch_size, options, space);
+    const spec = initSpec(input.method, input.batch_size, options, space);
     const engine = await initialState(this.engine, input.method, spec, seed);
     const createdAt = this.now().toISOString();
     const study = {
@@ -81,8 +75,8 @@ export class StudyService {
       tenantId,
       name: input.name,
       direction: input.direction,
-      parameters: parameters as unknown as JsonValue,
-      prior: (source ? { ...prior, source } : prior) as unknown as JsonValue,
+      parameters: writeJson(parameters),
+      prior: writeJson(source ? { ...prior, source } : prior),
       method: input.method,
       batchSize: input.batch_size,
       options,
@@ -90,7 +84,7 @@ export class StudyService {
       maxTrials: input.max_trials ?? null,
       leaseSeconds: input.lease_seconds,
       knownOptimum: input.known_optimum ?? null,
-      metadata: input.metadata as JsonObject,
+      metadata: writeJsonObject(input.metadata),
       state: 'ACTIVE' as const,
       reason: null,
       createdAt,
@@ -113,19 +107,20 @@ export class StudyService {
 
   /** The prior's data-informed forms become a joint prior here (prior-sources.ts); the others pass through. */
   private async resolvePrior(tenantId: string, request: CreateStudyInput): Promise<{ input: StudySpecInput; source: PriorSource | null; observations: TrialRecord[] }> {
-    const prior = request.prior;
-    if (isFromPoints(prior)) {
-      const r = resolveFromPoints(request, prior);
+    // The schema lets through exactly one form: {mean, covariance}, {from_points[, weights]} or {from_study}.
+    const { mean, covariance, from_points, weights, from_study } = request.prior ?? {};
+    if (from_points) {
+      const r = resolveFromPoints(request, from_points, weights);
       return { input: { ...request, prior: r.prior }, source: r.source, observations: [] };
     }
-    if (isFromStudy(prior)) {
+    if (from_study) {
       // Another tenant's study is as absent as a missing one (404), as on every route.
-      const src = await this.get(tenantId, prior.from_study.study_id);
+      const src = await this.get(tenantId, from_study.study_id);
       const completed = await this.storage.listCompletedTrials(src.id);
-      const r = resolveFromStudy(request, prior, { id: src.id, direction: src.direction, parameters: src.parameters, completed });
+      const r = resolveFromStudy(request, from_study, { id: src.id, direction: src.direction, parameters: src.parameters, completed });
       return { input: { ...request, prior: r.prior }, source: r.source, observations: r.observations };
     }
-    return { input: { ...request, prior: prior ?? null }, source: null, observations: [] };
+    return { input: { ...request, prior: mean && covariance ? { mean, covariance } : null }, source: null, observations: [] };
   }
 
   async get(tenantId: string, studyId: string): Promise<Study> {
@@ -150,7 +145,7 @@ export class StudyService {
     }
     const record = await this.storage.updateStudy(tenantId, studyId, {
       name: patch.name,
-      metadata: patch.metadata as JsonObject | undefined,
+      metadata: patch.metadata === undefined ? undefined : writeJsonObject(patch.metadata),
       state: changesState ? patch.state : undefined,
       reason: changesState ? REASON_BY_STATE[patch.state!] : undefined,
       updatedAt: this.now().toISOString(),

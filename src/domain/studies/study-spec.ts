@@ -9,43 +9,22 @@
  * middle of its transformed bounds with std = (transformed width)/4, so the bounds sit at ±2σ
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
  */
-import { fromRows, getStrategy, tryCholesky, type MethodName } from '../../engine/index.js';
+import { fromRows, getStrategy, tryCholesky } from '../../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from '../cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../errors.js';
-import type { PriorSource } from './prior-sources.js';
+import type { CreateStudyInput, ParameterInput, PriorSource } from './study-request.js';
 
 export type ParameterType = 'float' | 'int';
 export type Scale = 'linear' | 'log';
 
-/** What a client may send for one parameter (already structurally valid). */
-export interface ParameterInput {
-  name: string;
-  type: ParameterType;
-  scale: Scale;
-  bounds?: [number, number] | null;
-  prior?: { mean: number; std: number } | null;
-}
-
+/** A joint prior typed in or fitted: mean and covariance in the transformed scale. */
 export interface JointPriorInput {
   mean: number[];
   covariance: number[][];
 }
 
-/** The create request after structural validation (types, ranges, defaults of simple fields). */
-export interface StudySpecInput {
-  name: string;
-  direction: 'minimize' | 'maximize';
-  parameters: ParameterInput[];
-  prior?: JointPriorInput | null;
-  method: MethodName;
-  batch_size: number;
-  options: Record<string, number | string | boolean>;
-  seed?: number | null;
-  max_trials?: number | null;
-  lease_seconds: number;
-  known_optimum?: number | null;
-  metadata: Record<string, unknown>;
-}
+/** The create request once its prior is a joint prior (prior-sources.ts resolves the fitted forms). */
+export type StudySpecInput = Omit<CreateStudyInput, 'prior'> & { prior?: JointPriorInput | null };
 
 /** A parameter as stored and returned: its effective marginal prior filled in. */
 export interface ParameterSpec {

@@ -8,7 +8,7 @@ import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/
 import { pointer, ValidationError, type FieldError } from '../errors.js';
 import type { StudyDocument } from './study-document.js';
 import { searchSpace, toInternal } from '../transforms.js';
-import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type MethodName, type Observation, type RngState } from '../../engine/index.js';
+import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState } from '../../engine/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../cholesky.js';
 import { userDistribution } from '../distribution.js';
@@ -137,6 +137,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const generations = new Set<number>();
   const revisions = new Set<number>();
   const isVec = (v: unknown): v is number[] => Array.isArray(v) && v.length === d && v.every((x) => typeof x === 'number');
+  const isSquare = (v: unknown): v is number[][] => Array.isArray(v) && v.length === d && v.every(isVec);
   doc.engine_states.forEach((e, i) => {
     const at = (...rest: (string | number)[]) => pointer(['engine_states', i, ...rest]);
     if (generations.has(e.generation)) errors.push({ path: at('generation'), message: 'duplicates another snapshot\'s generation' });
@@ -154,11 +155,11 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     if (st.dim !== d) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${d})` });
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
     if (!isRngState(st.rng)) errors.push({ path: at('state', 'rng'), message: 'must be a random generator state: {kind: "xoroshiro128plus", words: four 32-bit integers, not all zero}' });
-    const isMatrix = Array.isArray(st.cov) && st.cov.length === d && st.cov.every(isVec);
+    const isMatrix = isSquare(st.cov);
     if (!isMatrix) errors.push({ path: at('state', 'cov'), message: `must be a ${d}×${d} matrix` });
     const before = errors.length;
     walkFinite(st, ['engine_states', i, 'state'], 0, errors);
-    if (isMatrix && isVec(st.mean) && errors.length === before) checkDistribution(space, st.mean, st.cov as number[][], at, errors);
+    if (isSquare(st.cov) && isVec(st.mean) && errors.length === before) checkDistribution(space, st.mean, st.cov, at, errors);
   });
   // Later generations were committed later: the loop resumes from the highest revision, which must
   // therefore be the latest generation's.
@@ -189,7 +190,7 @@ async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: 
   const history: Observation[] = doc.trials
     .filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null)
     .map((t) => ({ x: t.point!, y: engineY(doc.study.direction, t.value!) }));
-  const method = doc.study.method as MethodName;
+  const method = doc.study.method;
   const state = () => structuredClone(doc.engine_states[k]!.state) as unknown as BaseState;
   let problem: string | null = null;
   try {

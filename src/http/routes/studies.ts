@@ -1,7 +1,7 @@
 /** /v1/studies: thin routes over the study service. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { CreateStudyInput, Study, StudyService } from '../../domain/index.js';
+import type { Study, StudyService } from '../../domain/index.js';
 import { PageQuery, problemResponse, StudyIdParams } from '../schemas/common.js';
 import { CreateStudyBody, PatchStudyBody, StudyListSchema, StudySchema, type StudyResource } from '../schemas/study.js';
 
@@ -12,9 +12,9 @@ export function toStudyResource(s: Study): StudyResource {
     direction: s.direction,
     parameters: s.parameters,
     prior: s.prior,
-    method: s.method as StudyResource['method'],
+    method: s.method,
     batch_size: s.batchSize,
-    options: s.options as StudyResource['options'],
+    options: s.options,
     seed: s.seed,
     max_trials: s.maxTrials,
     lease_seconds: s.leaseSeconds,
@@ -43,7 +43,7 @@ export const studyRoutes: FastifyPluginAsyncZod<{ studies: StudyService }> = asy
       response: { 201: StudySchema, 400: invalid, 413: problemResponse('Body larger than BODY_LIMIT.'), 415: problemResponse('Body is not JSON.') },
     },
     handler: async (req, reply) => {
-      const study = await studies.create(req.tenantId, req.body as CreateStudyInput);
+      const study = await studies.create(req.tenantId, req.body);
       return reply.code(201).header('location', `/v1/studies/${encodeURIComponent(study.id)}`).send(toStudyResource(study));
     },
   });

@@ -1,12 +1,7 @@
 /** Schemas of the suggest/observe loop and the trial actions (API.md "The suggest/observe loop"). */
 import { z } from 'zod';
-import { STUDY_STATES, type ObservationInput } from '../../domain/index.js';
-import { LIMITS, PARAMETER_NAME } from './study.js';
+import { LIMITS, ObservationsRequest, STUDY_STATES, wellFormed } from '../../domain/index.js';
 import { TrialSchema } from './trial.js';
-import { wellFormed, type SameShape } from './common.js';
-
-/** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
-export const MAX_OBSERVATIONS = 1000;
 
 const ClientId = z
   .string()
@@ -50,40 +45,17 @@ export const SuggestionsSchema = z
   })
   .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3 }] });
 
-const Value = z.number().describe('The objective value (finite).');
-const Stderr = z.number().min(0).nullish().describe('Standard error of the value, if known (recorded, not used by the model).');
-
-const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr });
-const ByParameters = z.strictObject({
-  parameters: z
-    .record(z.string().regex(PARAMETER_NAME), z.number())
-    .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral.'),
-  value: Value,
-  stderr: Stderr,
+export const ObservationsBody = ObservationsRequest.meta({
+  examples: [
+    {
+      observations: [
+        { trial_id: 12, value: 0.731 },
+        { trial_id: 13, value: 0.52, stderr: 0.01 },
+        { parameters: { log_lr: -4, dropout: 0.1, width: 64 }, value: 0.9 },
+      ],
+    },
+  ],
 });
-
-export const ObservationsBody = z
-  .strictObject({
-    observations: z
-      .array(z.union([ByTrial, ByParameters]))
-      .min(1)
-      .max(MAX_OBSERVATIONS)
-      .describe(`1–${MAX_OBSERVATIONS} results; by trial_id for suggested points, by parameters for points evaluated elsewhere.`),
-  })
-  .meta({
-    examples: [
-      {
-        observations: [
-          { trial_id: 12, value: 0.731 },
-          { trial_id: 13, value: 0.52, stderr: 0.01 },
-          { parameters: { log_lr: -4, dropout: 0.1, width: 64 }, value: 0.9 },
-        ],
-      },
-    ],
-  });
-
-/** The domain's ObservationInput is exactly one entry of this schema's output (see SameShape). */
-const _observationShape: SameShape<z.output<typeof ObservationsBody>['observations'][number], ObservationInput> = true;
 
 export const ObservationsSchema = z
   .object({

@@ -1,7 +1,7 @@
 /** Trial resource and listing schemas (API.md "Resources"). */
 import { z } from 'zod';
-import { TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
-import { PageQuery, StudyIdParams, Timestamp } from './common.js';
+import { Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
+import { PageQuery, StudyIdParams } from './common.js';
 
 const exampleTrial = {
   trial_id: 12,
@@ -59,20 +59,5 @@ export const TrialParams = StudyIdParams.extend({
 
 export type TrialResource = z.output<typeof TrialSchema>;
 
-export function toTrialResource(t: TrialRecord): TrialResource {
-  return {
-    trial_id: t.trialId,
-    state: t.state,
-    parameters: t.parameters,
-    generation: t.generation,
-    client_id: t.clientId,
-    lease_expires_at: t.leaseExpiresAt,
-    value: t.value,
-    stderr: t.stderr,
-    failure_reason: t.failureReason,
-    late: t.late,
-    source: t.source,
-    created_at: t.createdAt,
-    completed_at: t.completedAt,
-  };
-}
+/** The domain's trial fields (src/domain/trial-fields.ts, shared with the study document) are exactly the resource. */
+export const toTrialResource: (t: TrialRecord) => TrialResource = trialFields;

@@ -1,8 +1,9 @@
 /**
  * Per-method option schemas, built from each strategy's descriptor (the single description of what
  * each method accepts): every option optional, types and ranges enforced, unknown keys rejected.
+ * The create request and the study document check their `options` against them (`addOptionIssues`).
  */
-import { z } from 'zod';
+import { z, type RefinementCtx } from 'zod';
 import { METHOD_NAMES, STRATEGIES, type MethodName, type OptionSpec } from '../../engine/index.js';
 
 function optionSchema(spec: OptionSpec): z.ZodType {
@@ -30,6 +31,22 @@ export function optionsSchemaFor(method: MethodName): z.ZodType {
     cache.set(method, s);
   }
   return s;
+}
+
+/**
+ * The problems of `options` for `method` as issues of the enclosing object, each at
+ * `options/<key>`: an unknown key is named as not an option of the method.
+ */
+export function addOptionIssues(method: MethodName, options: Record<string, unknown>, ctx: RefinementCtx): void {
+  const res = optionsSchemaFor(method).safeParse(options);
+  if (res.success) return;
+  for (const issue of res.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) ctx.addIssue({ code: 'custom', path: ['options', key], message: `not an option of method ${method}` });
+    } else {
+      ctx.addIssue({ code: 'custom', path: ['options', ...issue.path.map((p) => String(p))], message: issue.message });
+    }
+  }
 }
 
 function describeSpec(spec: OptionSpec): string {

@@ -1,0 +1,33 @@
+/**
+ * The observations request: a batch of results, by trial id for suggested points or by parameters
+ * for points evaluated elsewhere. Its structure is checked here; everything that depends on the
+ * study (bounds, duplicates, trial states) is observations.ts's. The loop accepts this schema's output.
+ */
+import { z } from 'zod';
+import { PARAMETER_NAME } from '../studies/study-request.js';
+
+/** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
+export const MAX_OBSERVATIONS = 1000;
+
+const Value = z.number().describe('The objective value (finite).');
+const Stderr = z.number().min(0).nullish().describe('Standard error of the value, if known (recorded, not used by the model).');
+
+const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr });
+const ByParameters = z.strictObject({
+  parameters: z
+    .record(z.string().regex(PARAMETER_NAME), z.number())
+    .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral.'),
+  value: Value,
+  stderr: Stderr,
+});
+
+export const ObservationsRequest = z.strictObject({
+  observations: z
+    .array(z.union([ByTrial, ByParameters]))
+    .min(1)
+    .max(MAX_OBSERVATIONS)
+    .describe(`1–${MAX_OBSERVATIONS} results; by trial_id for suggested points, by parameters for points evaluated elsewhere.`),
+});
+
+/** One result of the batch. */
+export type ObservationInput = z.output<typeof ObservationsRequest>['observations'][number];
