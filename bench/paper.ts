@@ -15,9 +15,9 @@ import { expandJobs, parseConfig, UsageError } from './lib/args.js';
 import { runPool } from './lib/pool.js';
 import { currentProvenance, describeProvenance, type Provenance } from './lib/provenance.js';
 import { Progress } from './lib/progress.js';
-import { openRunLog } from './lib/run-log.js';
+import { openRunLog, replyCollector } from './lib/run-log.js';
 import { renderReport } from './lib/report.js';
-import type { RunRecord } from './lib/run.js';
+import type { RunRecord, RunSpec } from './lib/run.js';
 import { renderFigure } from './lib/svg.js';
 
 async function main(): Promise<void> {
@@ -31,20 +31,13 @@ async function main(): Promise<void> {
   writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, provenance, ...config }, null, 2)}\n`);
   process.stderr.write(`${jobs.length} runs (${config.methods.join(', ')} × ${config.tasks.length} tasks × ${config.seeds} seeds) on ${config.workers} workers → ${config.out}\n`);
   const records: (RunRecord & { provenance?: Provenance })[] = [...kept];
-  let failures = 0;
   const progress = new Progress(jobs.length);
-  await runPool(jobs, config.workers, (reply) => {
-    if (reply.ok) {
-      const record = { ...reply.record, provenance };
-      records.push(record);
-      log.append(record);
-    } else {
-      failures++;
-      log.append({ method: reply.spec.method, function: reply.spec.fn, dim: reply.spec.dim, seed: reply.spec.seed, error: reply.error, provenance });
-      process.stderr.write(`\nrun failed: ${reply.spec.method} ${reply.spec.fn} ${reply.spec.dim}-D seed ${reply.spec.seed}: ${reply.error.split('\n')[0]}\n`);
-    }
-    progress.tick(reply.ok);
-  });
+  const collector = replyCollector(log, records, provenance, (spec: RunSpec) => ({
+    ids: { method: spec.method, function: spec.fn, dim: spec.dim, seed: spec.seed },
+    label: `${spec.method} ${spec.fn} ${spec.dim}-D seed ${spec.seed}`,
+  }), (ok) => progress.tick(ok));
+  await runPool(jobs, config.workers, collector.take);
+  const failures = collector.failures();
 
   const groups = aggregate(records);
   const md = renderReport(groups, {

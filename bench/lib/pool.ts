@@ -12,12 +12,15 @@ import { Worker } from 'node:worker_threads';
 import type { RunSpec } from './run.js';
 import type { WorkerReply } from './worker.js';
 
-export async function runPool(jobs: readonly RunSpec[], workers: number, onReply: (r: WorkerReply) => void): Promise<void> {
+export async function runPool(jobs: readonly RunSpec[], workers: number, onReply: (r: WorkerReply) => void): Promise<void>;
+/** The same pool over another worker module (`entry`, a .ts file that answers each job with one reply). */
+export async function runPool<J, R>(jobs: readonly J[], workers: number, onReply: (r: R) => void, entry: URL): Promise<void>;
+export async function runPool<J, R>(jobs: readonly J[], workers: number, onReply: (r: R) => void, entry = new URL('./worker.ts', import.meta.url)): Promise<void> {
   const queue = [...jobs];
   const n = Math.max(1, Math.min(workers, queue.length));
   const bootstrap = [
     `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})`,
-    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(new URL('./worker.ts', import.meta.url).href)}); })`,
+    `.then((tsx) => { tsx.register(); return import(${JSON.stringify(entry.href)}); })`,
     `.catch((e) => { throw e; });`,
   ].join('');
   await Promise.all(
@@ -29,7 +32,7 @@ export async function runPool(jobs: readonly RunSpec[], workers: number, onReply
           if (job) w.postMessage(job);
           else void w.terminate().then(() => resolve());
         };
-        w.on('message', (r: WorkerReply) => {
+        w.on('message', (r: R) => {
           onReply(r);
           next();
         });

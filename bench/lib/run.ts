@@ -61,20 +61,29 @@ export function optionsFor(method: MethodName, given: Options): Options {
   return Object.fromEntries(Object.entries(given).filter(([k]) => k in known));
 }
 
-export function runOne(spec: RunSpec): RunRecord {
-  const t0 = performance.now();
-  const bench = getBenchmark(spec.fn, spec.dim, spec.instance);
-  const { priorMean: m, priorStd: s, dim: d } = spec;
-  if (m.length !== d || s.length !== d) throw new RangeError('prior mean/std must have the task dimension');
-  const project = (x: number[]): number[] =>
-    spec.clip ? x.map((v, i) => Math.min(bench.bounds.upper[i], Math.max(bench.bounds.lower[i], v))) : x;
-  const toX = (u: readonly number[]): number[] => project(u.map((v, i) => m[i] + s[i] * v));
-  const toU = (x: readonly number[]): number[] => x.map((v, i) => (v - m[i]) / s[i]);
+/** What the loop needs of a job: the method, its seed and the protocol (budget, batch, options, box in u). */
+export type LoopSpec = Pick<RunSpec, 'method' | 'dim' | 'seed' | 'budget' | 'batch' | 'options'> & {
+  box: { lower: number[]; upper: number[] } | null;
+};
 
+/**
+ * The objective in the strategy's coordinates u: the value to minimise and the point the strategy is
+ * told was evaluated (u itself, or the u of the projected point: ALGORITHM.md §0).
+ */
+export type Evaluate = (u: readonly number[]) => { y: number; told: number[] };
+
+export type LoopResult = Pick<RunRecord, 'values' | 'mean_values' | 'timings' | 'elapsed_ms' | 'generation_ends'>;
+
+/**
+ * The ask/tell loop of ALGORITHM.md §7 over any objective: one generation per ask until the budget is
+ * spent; after each update `valueAtMean(μ_k)` is recorded outside the budget, never shown to the strategy.
+ */
+export function runLoop(spec: LoopSpec, evaluate: Evaluate, valueAtMean: (u: readonly number[]) => number): LoopResult {
+  const t0 = performance.now();
+  const d = spec.dim;
   const strategy = getStrategy(spec.method);
   const options = resolveOptions(spec.method, d, optionsFor(spec.method, spec.options));
-  const box = spec.box ? { lower: toU(spec.box.lower), upper: toU(spec.box.upper) } : null;
-  let state = strategy.init({ dim: d, batchSize: spec.batch, options, box }, Rng.fromSeed(spec.seed));
+  let state = strategy.init({ dim: d, batchSize: spec.batch, options, box: spec.box }, Rng.fromSeed(spec.seed));
 
   const history: Observation[] = [];
   const values: number[] = [];
@@ -89,20 +98,45 @@ export function runOne(spec: RunSpec): RunRecord {
     askMs += performance.now() - t;
     state = asked.state;
     const batch: Observation[] = asked.points.map((u) => {
-      const x = toX(u);
-      const y = bench.f(x);
+      const { y, told } = evaluate(u);
       values.push(y);
-      // The strategy is told the point actually evaluated (after projection), ALGORITHM.md §0.
-      return { x: spec.clip ? toU(x) : [...u], y };
+      return { x: told, y };
     });
     history.push(...batch);
     t = performance.now();
     state = strategy.tell(state, { batch, history: [...history] });
     tellMs += performance.now() - t;
-    meanValues.push(bench.f(toX(state.mean))); // outside the budget, never shown to the strategy
+    meanValues.push(valueAtMean(state.mean));
     elapsed.push(performance.now() - t0);
     ends.push(values.length);
   }
+  return {
+    values,
+    mean_values: meanValues,
+    timings: { total_ms: performance.now() - t0, ask_ms: askMs, tell_ms: tellMs, updates: meanValues.length },
+    elapsed_ms: elapsed,
+    generation_ends: ends,
+  };
+}
+
+export function runOne(spec: RunSpec): RunRecord {
+  const bench = getBenchmark(spec.fn, spec.dim, spec.instance);
+  const { priorMean: m, priorStd: s, dim: d } = spec;
+  if (m.length !== d || s.length !== d) throw new RangeError('prior mean/std must have the task dimension');
+  const project = (x: number[]): number[] =>
+    spec.clip ? x.map((v, i) => Math.min(bench.bounds.upper[i], Math.max(bench.bounds.lower[i], v))) : x;
+  const toX = (u: readonly number[]): number[] => project(u.map((v, i) => m[i] + s[i] * v));
+  const toU = (x: readonly number[]): number[] => x.map((v, i) => (v - m[i]) / s[i]);
+  const box = spec.box ? { lower: toU(spec.box.lower), upper: toU(spec.box.upper) } : null;
+  const result = runLoop(
+    { ...spec, box },
+    (u) => {
+      const x = toX(u);
+      // The strategy is told the point actually evaluated (after projection), ALGORITHM.md §0.
+      return { y: bench.f(x), told: spec.clip ? toU(x) : [...u] };
+    },
+    (mean) => bench.f(toX(mean)),
+  );
   return {
     method: spec.method,
     function: spec.fn,
@@ -110,11 +144,7 @@ export function runOne(spec: RunSpec): RunRecord {
     seed: spec.seed,
     batch: spec.batch,
     optimum: bench.optimum,
-    values,
-    mean_values: meanValues,
-    timings: { total_ms: performance.now() - t0, ask_ms: askMs, tell_ms: tellMs, updates: meanValues.length },
-    elapsed_ms: elapsed,
-    generation_ends: ends,
+    ...result,
     ...(spec.instance === undefined ? {} : { instance: spec.instance }),
     ...(spec.tag === undefined ? {} : { tag: spec.tag }),
   };

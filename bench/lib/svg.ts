@@ -38,11 +38,24 @@ function ticks(lo: number, hi: number, count = 5): number[] {
   return out;
 }
 
+/** One line of a panel: a method's points (n evaluations → y, with the band [lo, hi]). */
+export interface PanelSeries {
+  method: MethodName;
+  pts: { n: number; y: number; lo: number; hi: number }[];
+}
+
 function panel(groups: readonly Group[], title: string, scoring: FigureScoring, ox: number, oy: number): string {
-  const series = groups.map((g) => ({ g, pts: curveOf(g, scoring).map((s, i) => ({ n: i + 1, ...lnBand(s) })).filter((p) => !Number.isNaN(p.ln)) }));
+  const series = groups.map((g) => ({
+    method: g.method,
+    pts: curveOf(g, scoring).map((s, i) => { const b = lnBand(s); return { n: i + 1, y: b.ln, lo: b.lo, hi: b.hi }; }).filter((p) => !Number.isNaN(p.y)),
+  }));
   const all = series.flatMap((s) => s.pts.flatMap((p) => [p.lo, p.hi]));
-  const yLo = Math.floor(Math.min(...all, 0)), yHi = Math.ceil(Math.max(...all, 1));
-  const xHi = Math.max(...groups.map((g) => g.budget));
+  // ln regret: whole nats, always showing 0 and 1.
+  return drawPanel(series, title, [Math.floor(Math.min(...all, 0)), Math.ceil(Math.max(...all, 1))], Math.max(...groups.map((g) => g.budget)), ox, oy);
+}
+
+/** A framed panel at (ox, oy): y range [yLo, yHi], x from 0 to xHi evaluations, a band and a line per series. */
+function drawPanel(series: readonly PanelSeries[], title: string, [yLo, yHi]: [number, number], xHi: number, ox: number, oy: number): string {
   const w = PANEL_W - PAD_L - PAD_R, h = PANEL_H - PAD_T - PAD_B;
   const X = (n: number): number => ox + PAD_L + (w * n) / xHi;
   const Y = (v: number): number => oy + PAD_T + (h * (yHi - v)) / (yHi - yLo || 1);
@@ -53,34 +66,57 @@ function panel(groups: readonly Group[], title: string, scoring: FigureScoring, 
     parts.push(`<text x="${num(X(0) - 4)}" y="${num(Y(t) + 4)}" text-anchor="end">${t}</text>`);
   }
   for (const t of ticks(0, xHi, 3)) parts.push(`<text x="${num(X(t))}" y="${num(Y(yLo) + 14)}" text-anchor="middle">${t}</text>`);
-  for (const { g, pts } of series) {
+  for (const { method, pts } of series) {
     if (pts.length === 0) continue;
-    const c = COLORS[g.method] ?? '#000';
+    const c = COLORS[method] ?? '#000';
     const upper = pts.map((p) => `${num(X(p.n))},${num(Y(p.hi))}`);
     const lower = pts.map((p) => `${num(X(p.n))},${num(Y(p.lo))}`).reverse();
     parts.push(`<polygon points="${[...upper, ...lower].join(' ')}" fill="${c}" fill-opacity="0.15" stroke="none"/>`);
-    parts.push(`<polyline points="${pts.map((p) => `${num(X(p.n))},${num(Y(p.ln))}`).join(' ')}" fill="none" stroke="${c}" stroke-width="1.5"/>`);
+    parts.push(`<polyline points="${pts.map((p) => `${num(X(p.n))},${num(Y(p.y))}`).join(' ')}" fill="none" stroke="${c}" stroke-width="1.5"/>`);
   }
   return parts.join('\n');
 }
 
-export function renderFigure(groups: readonly Group[], scoring: FigureScoring): string {
-  const tasks = [...new Set(groups.map((g) => taskLabel(g.fn, g.dim)))].sort();
-  const methods = [...new Set(groups.map((g) => g.method))];
-  const rows = Math.ceil(tasks.length / COLS);
-  const W = PANEL_W * Math.min(COLS, tasks.length), H = LEGEND_H + PANEL_H * rows + 20;
+/** The legend row and the page around panels laid out COLS to a row, with a caption at the bottom. */
+function page(methods: readonly MethodName[], panels: readonly ((ox: number, oy: number) => string)[], caption: string): string {
+  const rows = Math.ceil(panels.length / COLS);
+  const W = PANEL_W * Math.min(COLS, panels.length), H = LEGEND_H + PANEL_H * rows + 20;
   const body: string[] = [];
   methods.forEach((m, i) => {
     const x = 10 + i * 100;
     body.push(`<line x1="${x}" x2="${x + 20}" y1="15" y2="15" stroke="${COLORS[m] ?? '#000'}" stroke-width="3"/><text x="${x + 24}" y="19">${esc(m)}</text>`);
   });
-  tasks.forEach((t, i) => {
-    const ox = PANEL_W * (i % COLS), oy = LEGEND_H + PANEL_H * Math.floor(i / COLS);
-    body.push(panel(groups.filter((g) => taskLabel(g.fn, g.dim) === t), t, scoring, ox, oy));
-  });
-  const caption = scoring === 'best' ? 'best queried point, all methods' : 'paper scoring: distribution mean for ES/ProbNES, best point for BO/πBO/random';
-  body.push(`<text x="10" y="${H - 6}">ln(mean regret) vs evaluations; 95% bands from the seed spread; ${esc(caption)}</text>`);
+  panels.forEach((draw, i) => body.push(draw(PANEL_W * (i % COLS), LEGEND_H + PANEL_H * Math.floor(i / COLS))));
+  body.push(`<text x="10" y="${H - 6}">${esc(caption)}</text>`);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n${body.join('\n')}\n</svg>\n`;
+}
+
+/**
+ * Panels of values on a linear scale (e.g. the best surrogate value found): one panel per title, each
+ * series with its band, the y range fitted to the data of the panel.
+ */
+export function renderValueFigure(panels: readonly { title: string; budget: number; series: PanelSeries[] }[], caption: string): string {
+  const methods = [...new Set(panels.flatMap((p) => p.series.map((s) => s.method)))];
+  return page(
+    methods,
+    panels.map((p) => (ox: number, oy: number) => {
+      const all = p.series.flatMap((s) => s.pts.flatMap((q) => [q.lo, q.hi])).filter(Number.isFinite);
+      const lo = Math.min(...all), hi = Math.max(...all), pad = 0.05 * (hi - lo || Math.abs(hi) || 1);
+      return drawPanel(p.series, p.title, [lo - pad, hi + pad], p.budget, ox, oy);
+    }),
+    caption,
+  );
+}
+
+export function renderFigure(groups: readonly Group[], scoring: FigureScoring): string {
+  const tasks = [...new Set(groups.map((g) => taskLabel(g.fn, g.dim)))].sort();
+  const methods = [...new Set(groups.map((g) => g.method))];
+  const caption = scoring === 'best' ? 'best queried point, all methods' : 'paper scoring: distribution mean for ES/ProbNES, best point for BO/πBO/random';
+  return page(
+    methods,
+    tasks.map((t) => (ox: number, oy: number) => panel(groups.filter((g) => taskLabel(g.fn, g.dim) === t), t, scoring, ox, oy)),
+    `ln(mean regret) vs evaluations; 95% bands from the seed spread; ${caption}`,
+  );
 }
 
 /** One ECDF line: a method variant's points (evaluations/d, share of (run, target) pairs reached). */
