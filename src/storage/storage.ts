@@ -103,6 +103,28 @@ export interface NewTrial {
   completedAt?: string | null;
 }
 
+/** The record a NewTrial becomes when inserted as trial `trialId` at `now`: what every backend's insert stores. */
+export function newTrialRecord(studyId: string, trialId: number, t: NewTrial, now: string): TrialRecord {
+  return {
+    studyId,
+    trialId,
+    state: t.state,
+    generation: t.generation,
+    clientId: t.clientId ?? null,
+    leaseExpiresAt: t.leaseExpiresAt ?? null,
+    parameters: t.parameters,
+    point: t.point,
+    value: t.value ?? null,
+    stderr: t.stderr ?? null,
+    failureReason: null,
+    late: false,
+    source: t.source,
+    createdAt: now,
+    completedAt: t.completedAt ?? null,
+    updatedAt: now,
+  };
+}
+
 export interface EngineStateRecord {
   studyId: string;
   generation: number;

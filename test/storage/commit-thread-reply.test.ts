@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SqliteStorage, type NewTrial } from '../../src/storage/index.js';
+import { newTrialRecord, SqliteStorage, type NewTrial } from '../../src/storage/index.js';
 import { study } from './contract.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-reply-'));
@@ -33,24 +33,7 @@ describe('writer thread replies', () => {
     const res = await s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials, now: NOW });
     expect(res).toEqual({ committed: true, revision: 1, trialIds: [1, 2, 3, 4] });
     for (const [i, t] of newTrials.entries()) {
-      expect(await s.getTrial('a', i + 1)).toEqual({
-        studyId: 'a',
-        trialId: i + 1,
-        state: t.state,
-        generation: t.generation,
-        clientId: t.clientId ?? null,
-        leaseExpiresAt: t.leaseExpiresAt ?? null,
-        parameters: t.parameters,
-        point: t.point,
-        value: t.value ?? null,
-        stderr: t.stderr ?? null,
-        failureReason: null,
-        late: false,
-        source: t.source,
-        createdAt: NOW,
-        completedAt: t.completedAt ?? null,
-        updatedAt: NOW,
-      });
+      expect(await s.getTrial('a', i + 1)).toEqual(newTrialRecord('a', i + 1, t, NOW));
     }
   });
 

@@ -7,7 +7,7 @@
  * engine call needs it (through the per-study cache, see study-cache.ts).
  */
 import { generationSize, type BaseState, type Observation } from '../../engine/index.js';
-import type { NewTrial, Storage, StudyState, TrialCounts, TrialRecord, TrialState, TrialUpdate } from '../../storage/index.js';
+import { newTrialRecord, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../errors.js';
 import { engineY, readEngineState, readStudy } from '../codec.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache } from './study-cache.js';
@@ -123,24 +123,7 @@ export class StudySnapshot {
 
   /** A new trial, visible to the rest of this request at once (history, pending, counts). */
   add(t: NewTrial, now: string): TrialRecord {
-    const record: TrialRecord = {
-      studyId: this.study.id,
-      trialId: this.nextId++,
-      state: t.state,
-      generation: t.generation,
-      clientId: t.clientId ?? null,
-      leaseExpiresAt: t.leaseExpiresAt ?? null,
-      parameters: t.parameters,
-      point: t.point,
-      value: t.value ?? null,
-      stderr: t.stderr ?? null,
-      failureReason: null,
-      late: false,
-      source: t.source,
-      createdAt: now,
-      completedAt: t.completedAt ?? null,
-      updatedAt: now,
-    };
+    const record = newTrialRecord(this.study.id, this.nextId++, t, now);
     this.trials.push(record);
     this.byId.set(record.trialId, record);
     this.added.add(record.trialId);

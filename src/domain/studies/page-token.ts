@@ -5,7 +5,8 @@
  * every replica sharing the database.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { InvalidPageTokenError } from '../errors.js';
+import type { Page, Storage } from '../../storage/index.js';
+import { DomainError, InvalidPageTokenError } from '../errors.js';
 
 interface TokenBody {
   v: 1;
@@ -42,5 +43,32 @@ export class PageTokens {
   private sign(body: string): string {
     // 128 bits of the HMAC is ample against forgery and keeps tokens short.
     return createHmac('sha256', this.secret).update(body).digest().subarray(0, 16).toString('base64url');
+  }
+}
+
+/**
+ * Cursor pagination over storage for the services that list (studies, trials): the secret is read
+ * on first use and kept (it never changes once the database is migrated).
+ */
+export class Paginator {
+  private tokens: PageTokens | null = null;
+
+  constructor(private readonly storage: Pick<Storage, 'getSetting'>) {}
+
+  /** One page of the listing `scope`: the client's token back to a storage cursor, the next cursor out as a token. */
+  async page<T>(scope: string, pageToken: string | null | undefined, read: (after: string | null) => Promise<Page<T>>): Promise<{ items: T[]; nextPageToken: string | null }> {
+    const tokens = await this.pageTokens();
+    const after = pageToken ? tokens.decode(scope, pageToken) : null;
+    const page = await read(after);
+    return { items: page.items, nextPageToken: page.next === null ? null : tokens.encode(scope, page.next) };
+  }
+
+  private async pageTokens(): Promise<PageTokens> {
+    if (!this.tokens) {
+      const secret = await this.storage.getSetting('page_token_secret');
+      if (!secret) throw new DomainError('unavailable', 'storage_not_ready', 'the database has no pagination secret; is it migrated?');
+      this.tokens = new PageTokens(secret);
+    }
+    return this.tokens;
   }
 }

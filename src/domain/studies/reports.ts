@@ -9,8 +9,8 @@ import type { Study } from './studies.js';
 import type { ParameterSpec } from './study-spec.js';
 import { internalDistribution, userDistribution } from '../distribution.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
-import { DomainError, StudyNotFoundError, TrialNotFoundError } from '../errors.js';
-import { PageTokens } from './page-token.js';
+import { StudyNotFoundError, TrialNotFoundError } from '../errors.js';
+import { Paginator } from './page-token.js';
 import { materialize, searchSpace, type SearchSpace } from '../transforms.js';
 
 export interface ReportsServiceDeps {
@@ -61,21 +61,20 @@ function byCompletion(a: TrialRecord, b: TrialRecord): number {
 export class ReportsService {
   private readonly storage: Storage;
   private readonly engine: EngineRunner | null;
-  private tokens: PageTokens | null = null;
+  private readonly pages: Paginator;
 
   constructor(deps: ReportsServiceDeps) {
     this.storage = deps.storage;
     this.engine = deps.engine ?? null;
+    this.pages = new Paginator(deps.storage);
   }
 
   async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: TrialRecord[]; nextPageToken: string | null }> {
     await this.study(tenantId, studyId);
-    const tokens = await this.pageTokens();
     // The filter is part of the scope: a token from one listing cannot continue another.
     const scope = `trials:${studyId}:${q.state ?? '*'}`;
-    const after = q.pageToken ? tokens.decode(scope, q.pageToken) : null;
-    const page = await this.storage.listTrials(studyId, { after, limit: q.pageSize, ...(q.state ? { state: q.state } : {}) });
-    return { trials: page.items, nextPageToken: page.next === null ? null : tokens.encode(scope, page.next) };
+    const page = await this.pages.page(scope, q.pageToken, (after) => this.storage.listTrials(studyId, { after, limit: q.pageSize, ...(q.state ? { state: q.state } : {}) }));
+    return { trials: page.items, nextPageToken: page.nextPageToken };
   }
 
   async getTrial(tenantId: string, studyId: string, trialId: number): Promise<TrialRecord> {
@@ -164,15 +163,6 @@ export class ReportsService {
     const study = await this.storage.getStudy(tenantId, studyId);
     if (!study) throw new StudyNotFoundError(studyId);
     return readStudy(study);
-  }
-
-  private async pageTokens(): Promise<PageTokens> {
-    if (!this.tokens) {
-      const secret = await this.storage.getSetting('page_token_secret');
-      if (!secret) throw new DomainError('unavailable', 'storage_not_ready', 'the database has no pagination secret; is it migrated?');
-      this.tokens = new PageTokens(secret);
-    }
-    return this.tokens;
   }
 }
 

@@ -7,8 +7,8 @@ import { resolveOptions, type MethodName, type Options } from '../../engine/inde
 import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from '../engine-ops.js';
-import { DomainError, InvalidStateTransitionError, StudyNotFoundError } from '../errors.js';
-import { PageTokens } from './page-token.js';
+import { InvalidStateTransitionError, StudyNotFoundError } from '../errors.js';
+import { Paginator } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
 import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
@@ -49,7 +49,7 @@ export class StudyService {
   private readonly newId: () => string;
   private readonly newSeed: () => number;
   private readonly engine: EngineRunner;
-  private tokens: PageTokens | null = null;
+  private readonly pages: Paginator;
 
   constructor(deps: StudyServiceDeps) {
     this.storage = deps.storage;
@@ -57,6 +57,7 @@ export class StudyService {
     this.newId = deps.newId ?? (() => randomUUID());
     this.newSeed = deps.newSeed ?? (() => randomInt(0, MAX_SEED));
     this.engine = deps.engine ?? new InlineEngineRunner();
+    this.pages = new Paginator(deps.storage);
   }
 
   async create(tenantId: string, request: CreateStudyInput): Promise<Study> {
@@ -130,11 +131,8 @@ export class StudyService {
   }
 
   async list(tenantId: string, page: { pageSize: number; pageToken?: string | null }): Promise<{ studies: Study[]; nextPageToken: string | null }> {
-    const tokens = await this.pageTokens();
-    const scope = `studies:${tenantId}`;
-    const after = page.pageToken ? tokens.decode(scope, page.pageToken) : null;
-    const res = await this.storage.listStudies(tenantId, { after, limit: page.pageSize });
-    return { studies: res.items.map(readStudy), nextPageToken: res.next === null ? null : tokens.encode(scope, res.next) };
+    const res = await this.pages.page(`studies:${tenantId}`, page.pageToken, (after) => this.storage.listStudies(tenantId, { after, limit: page.pageSize }));
+    return { studies: res.items.map(readStudy), nextPageToken: res.nextPageToken };
   }
 
   async update(tenantId: string, studyId: string, patch: StudyPatchInput): Promise<Study> {
@@ -157,14 +155,5 @@ export class StudyService {
 
   async delete(tenantId: string, studyId: string): Promise<void> {
     if (!(await this.storage.deleteStudy(tenantId, studyId))) throw new StudyNotFoundError(studyId);
-  }
-
-  private async pageTokens(): Promise<PageTokens> {
-    if (!this.tokens) {
-      const secret = await this.storage.getSetting('page_token_secret');
-      if (!secret) throw new DomainError('unavailable', 'storage_not_ready', 'the database has no pagination secret; is it migrated?');
-      this.tokens = new PageTokens(secret);
-    }
-    return this.tokens;
   }
 }

@@ -39,7 +39,7 @@ export class StudyTransfer {
     return toDocument(readStudy(dump.study), dump.trials, dump.engineStates, this.now().toISOString());
   }
 
-  /** A structurally valid document (the HTTP schema) → the new study; ValidationError if inconsistent. */
+  /** A structurally valid document (document-schema.ts) → the new study; ValidationError if inconsistent. */
   async import(tenantId: string, doc: StudyDocument): Promise<Study> {
     await checkDocument(doc, this.engine);
     const copy = fromDocument(doc, { id: this.newId(), tenantId, now: this.now().toISOString() });

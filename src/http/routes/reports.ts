@@ -1,11 +1,10 @@
 /** /best, /history and /distribution: what a study has found and where its search stands. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ReportsService } from '../../domain/index.js';
-import { problemResponse, StudyIdParams } from '../schemas/common.js';
+import { StudyIdParams, studyNotFound as notFound } from '../schemas/common.js';
 import { BestSchema, DistributionSchema, HistorySchema } from '../schemas/reports.js';
 
 const tags = ['results'];
-const notFound = problemResponse('No such study (or it belongs to another tenant).');
 
 export const reportRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }> = async (app, { reports }) => {
   app.get('/v1/studies/:study_id/best', {

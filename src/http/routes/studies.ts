@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Study, StudyService } from '../../domain/index.js';
-import { PageQuery, problemResponse, StudyIdParams } from '../schemas/common.js';
+import { PageQuery, problemResponse, StudyIdParams, studyNotFound as notFound } from '../schemas/common.js';
 import { CreateStudyBody, PatchStudyBody, StudyListSchema, StudySchema, type StudyResource } from '../schemas/study.js';
 
 export function toStudyResource(s: Study): StudyResource {
@@ -31,7 +31,6 @@ export function toStudyResource(s: Study): StudyResource {
 
 const tags = ['studies'];
 const invalid = problemResponse('Invalid request: `errors` lists every issue with its JSON pointer.');
-const notFound = problemResponse('No such study (or it belongs to another tenant).');
 
 export const studyRoutes: FastifyPluginAsyncZod<{ studies: StudyService }> = async (app, { studies }) => {
   app.post('/v1/studies', {

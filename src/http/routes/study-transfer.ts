@@ -1,7 +1,7 @@
 /** GET /v1/studies/{id}/export and POST /v1/studies/import: a whole study as one JSON document. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { StudyTransfer } from '../../domain/index.js';
-import { problemResponse, StudyIdParams } from '../schemas/common.js';
+import { problemResponse, StudyIdParams, studyNotFound } from '../schemas/common.js';
 import { StudyDocumentSchema } from '../schemas/study-document.js';
 import { StudySchema } from '../schemas/study.js';
 import { toStudyResource } from './studies.js';
@@ -18,7 +18,7 @@ export const studyTransferRoutes: FastifyPluginAsyncZod<{ transfer: StudyTransfe
       description: 'The study with every trial (internal points included) and every engine-state snapshot, as one document that POST /v1/studies/import accepts.',
       tags,
       params: StudyIdParams,
-      response: { 200: StudyDocumentSchema, 404: problemResponse('No such study (or it belongs to another tenant).') },
+      response: { 200: StudyDocumentSchema, 404: studyNotFound },
     },
     handler: async (req) => transfer.export(req.tenantId, req.params.study_id),
   });

@@ -38,6 +38,9 @@ export function problemResponse(description: string) {
   return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
 }
 
+/** The 404 of every route under /v1/studies/{study_id}. */
+export const studyNotFound = problemResponse('No such study (or it belongs to another tenant).');
+
 export const StudyIdParams = z.object({
   study_id: z.string().min(1).max(128).describe('The id returned when the study was created.'),
 });

@@ -1,19 +1,7 @@
 /** All SQL for tenants and API keys. Synchronous (better-sqlite3); SqliteStorage wraps it in Promises. */
 import type { SqliteDatabase } from './connection.js';
 import type { ApiKeyRecord, NewApiKeyRecord } from '../storage.js';
-
-interface KeyRow {
-  id: string;
-  tenant_id: string;
-  key_hash: string;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-function toRecord(r: KeyRow): ApiKeyRecord {
-  return { id: r.id, tenantId: r.tenant_id, keyHash: r.key_hash, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at };
-}
+import { toKey, type KeyRow } from './rows.js';
 
 export class KeysRepo {
   private readonly ensureTenantStmt;
@@ -46,17 +34,17 @@ export class KeysRepo {
     return this.db.transaction(() => {
       this.ensureTenant(key.tenantId, key.createdAt);
       this.insertStmt.run(key.id, key.tenantId, key.keyHash, key.label, key.createdAt);
-      return toRecord(this.byIdStmt.get(key.id)!);
+      return toKey(this.byIdStmt.get(key.id)!);
     }).immediate();
   }
 
   activeByHash(keyHash: string): ApiKeyRecord | null {
     const row = this.byHashStmt.get(keyHash);
-    return row ? toRecord(row) : null;
+    return row ? toKey(row) : null;
   }
 
   list(): ApiKeyRecord[] {
-    return this.listStmt.all().map(toRecord);
+    return this.listStmt.all().map(toKey);
   }
 
   /** False when there is no such key or it was already revoked. */

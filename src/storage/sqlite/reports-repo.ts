@@ -5,7 +5,7 @@
 import type { SqliteDatabase } from './connection.js';
 import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, StudyRecord, TrialRecord } from '../storage.js';
 import type { StudiesRepo } from './studies-repo.js';
-import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './trials-repo.js';
+import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
 
 export class ReportsRepo {
   private readonly allTrialsStmt;

@@ -1,34 +1,7 @@
 /** All SQL for studies. Synchronous (better-sqlite3); SqliteStorage wraps it in Promises. */
 import type { SqliteDatabase } from './connection.js';
-import type { JsonObject, JsonValue, NewStudyRecord, Page, PageRequest, StudyPatch, StudyRecord, TrialCounts } from '../storage.js';
-import { TRIAL_STATES } from '../storage.js';
-
-interface StudyRow {
-  seq: number;
-  id: string;
-  tenant_id: string;
-  name: string;
-  direction: 'minimize' | 'maximize';
-  parameters: string;
-  prior: string;
-  method: string;
-  batch_size: number;
-  options: string;
-  seed: number;
-  max_trials: number | null;
-  lease_seconds: number;
-  known_optimum: number | null;
-  metadata: string;
-  state: StudyRecord['state'];
-  reason: string | null;
-  generation: number;
-  created_at: string;
-  updated_at: string;
-}
-
-function emptyCounts(): TrialCounts {
-  return Object.fromEntries(TRIAL_STATES.map((s) => [s, 0])) as TrialCounts;
-}
+import type { NewStudyRecord, Page, PageRequest, StudyPatch, StudyRecord, TrialCounts } from '../storage.js';
+import { toStudy, type StudyRow } from './rows.js';
 
 export class StudiesRepo {
   private readonly insertStmt;
@@ -106,29 +79,6 @@ export class StudiesRepo {
   }
 
   private toRecord(row: StudyRow): StudyRecord {
-    const trialCounts = emptyCounts();
-    for (const c of this.countsStmt.all(row.id)) trialCounts[c.state] = c.n;
-    return {
-      id: row.id,
-      tenantId: row.tenant_id,
-      name: row.name,
-      direction: row.direction,
-      parameters: JSON.parse(row.parameters) as JsonValue,
-      prior: JSON.parse(row.prior) as JsonValue,
-      method: row.method,
-      batchSize: row.batch_size,
-      options: JSON.parse(row.options) as JsonObject,
-      seed: row.seed,
-      maxTrials: row.max_trials,
-      leaseSeconds: row.lease_seconds,
-      knownOptimum: row.known_optimum,
-      metadata: JSON.parse(row.metadata) as JsonObject,
-      state: row.state,
-      reason: row.reason,
-      generation: row.generation,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-      trialCounts,
-    };
+    return toStudy(row, Object.fromEntries(this.countsStmt.all(row.id).map((c) => [c.state, c.n])));
   }
 }

@@ -1,60 +1,7 @@
 /** All SQL for trials and engine-state snapshots, including the "commit a generation" unit of work. */
 import type { SqliteDatabase } from './connection.js';
-import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, JsonValue, NewTrial, Page, PageRequest, TrialRecord, TrialState, TrialUpdate } from '../storage.js';
-
-export interface TrialRow {
-  study_id: string;
-  trial_id: number;
-  state: TrialState;
-  generation: number;
-  client_id: string | null;
-  lease_expires_at: string | null;
-  parameters: string;
-  point: string | null;
-  value: number | null;
-  stderr: number | null;
-  failure_reason: string | null;
-  /** 0 or 1 (SQLite has no boolean). */
-  late: number;
-  source: 'suggested' | 'external';
-  created_at: string;
-  completed_at: string | null;
-  updated_at: string;
-}
-
-export interface EngineStateRow {
-  study_id: string;
-  generation: number;
-  revision: number;
-  version: number;
-  state: string;
-  created_at: string;
-}
-
-export function toTrial(r: TrialRow): TrialRecord {
-  return {
-    studyId: r.study_id,
-    trialId: r.trial_id,
-    state: r.state,
-    generation: r.generation,
-    clientId: r.client_id,
-    leaseExpiresAt: r.lease_expires_at,
-    parameters: JSON.parse(r.parameters) as Record<string, number>,
-    point: r.point === null ? null : (JSON.parse(r.point) as number[]),
-    value: r.value,
-    stderr: r.stderr,
-    failureReason: r.failure_reason,
-    late: r.late === 1,
-    source: r.source,
-    createdAt: r.created_at,
-    completedAt: r.completed_at,
-    updatedAt: r.updated_at,
-  };
-}
-
-export function toEngineState(r: EngineStateRow): EngineStateRecord {
-  return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: JSON.parse(r.state) as JsonValue, createdAt: r.created_at };
-}
+import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, NewTrial, Page, PageRequest, TrialRecord, TrialState, TrialUpdate } from '../storage.js';
+import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
 
 /** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
 class TrialConflict extends Error {}

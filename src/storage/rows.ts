@@ -1,0 +1,129 @@
+/**
+ * Table rows to storage records, for both backends. The tables have the same columns in SQLite and
+ * PostgreSQL; what differs is how the driver hands back a JSON column (better-sqlite3: the text;
+ * node-postgres: already parsed) and a boolean (SQLite has none: 0 or 1). A backend passes those
+ * two readings as its `Columns`; everything else is mapped here once.
+ */
+import { TRIAL_STATES, type ApiKeyRecord, type EngineStateRecord, type JsonObject, type JsonValue, type StudyRecord, type TrialCounts, type TrialRecord, type TrialState } from './storage.js';
+
+/** How one driver returns a JSON column (stored as J) and a boolean (stored as B). */
+export interface Columns<J, B> {
+  json(v: J): JsonValue;
+  bool(v: B): boolean;
+}
+
+export interface StudyRow<J> {
+  seq: number;
+  id: string;
+  tenant_id: string;
+  name: string;
+  direction: 'minimize' | 'maximize';
+  parameters: J;
+  prior: J;
+  method: string;
+  batch_size: number;
+  options: J;
+  seed: number;
+  max_trials: number | null;
+  lease_seconds: number;
+  known_optimum: number | null;
+  metadata: J;
+  state: StudyRecord['state'];
+  reason: string | null;
+  generation: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** `counts`: trials by state as the study_trial_counts table keeps them (a state without trials may be absent). */
+export function studyFromRow<J>(r: StudyRow<J>, counts: Partial<Record<TrialState, number>> | null, c: Columns<J, unknown>): StudyRecord {
+  const trialCounts = Object.fromEntries(TRIAL_STATES.map((st) => [st, counts?.[st] ?? 0])) as TrialCounts;
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    name: r.name,
+    direction: r.direction,
+    parameters: c.json(r.parameters),
+    prior: c.json(r.prior),
+    method: r.method,
+    batchSize: r.batch_size,
+    options: c.json(r.options) as JsonObject,
+    seed: r.seed,
+    maxTrials: r.max_trials,
+    leaseSeconds: r.lease_seconds,
+    knownOptimum: r.known_optimum,
+    metadata: c.json(r.metadata) as JsonObject,
+    state: r.state,
+    reason: r.reason,
+    generation: r.generation,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    trialCounts,
+  };
+}
+
+export interface TrialRow<J, B> {
+  study_id: string;
+  trial_id: number;
+  state: TrialState;
+  generation: number;
+  client_id: string | null;
+  lease_expires_at: string | null;
+  parameters: J;
+  point: J | null;
+  value: number | null;
+  stderr: number | null;
+  failure_reason: string | null;
+  late: B;
+  source: 'suggested' | 'external';
+  created_at: string;
+  completed_at: string | null;
+  updated_at: string;
+}
+
+export function trialFromRow<J, B>(r: TrialRow<J, B>, c: Columns<J, B>): TrialRecord {
+  return {
+    studyId: r.study_id,
+    trialId: r.trial_id,
+    state: r.state,
+    generation: r.generation,
+    clientId: r.client_id,
+    leaseExpiresAt: r.lease_expires_at,
+    parameters: c.json(r.parameters) as Record<string, number>,
+    point: r.point === null ? null : (c.json(r.point) as number[]),
+    value: r.value,
+    stderr: r.stderr,
+    failureReason: r.failure_reason,
+    late: c.bool(r.late),
+    source: r.source,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+export interface EngineStateRow<J> {
+  study_id: string;
+  generation: number;
+  revision: number;
+  version: number;
+  state: J;
+  created_at: string;
+}
+
+export function engineStateFromRow<J>(r: EngineStateRow<J>, c: Columns<J, unknown>): EngineStateRecord {
+  return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: c.json(r.state), createdAt: r.created_at };
+}
+
+export interface KeyRow {
+  id: string;
+  tenant_id: string;
+  key_hash: string;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export function keyFromRow(r: KeyRow): ApiKeyRecord {
+  return { id: r.id, tenantId: r.tenant_id, keyHash: r.key_hash, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at };
+}

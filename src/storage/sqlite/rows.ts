@@ -1,0 +1,15 @@
+/** Rows as better-sqlite3 returns them (JSON columns as text, booleans as 0 or 1) to storage records (../rows.ts). */
+import { engineStateFromRow, studyFromRow, trialFromRow, type Columns, type EngineStateRow as Engine, type StudyRow as Study, type TrialRow as Trial } from '../rows.js';
+import type { JsonValue, TrialState } from '../storage.js';
+
+export { keyFromRow as toKey, type KeyRow } from '../rows.js';
+
+const columns: Columns<string, number> = { json: (v) => JSON.parse(v) as JsonValue, bool: (v) => v === 1 };
+
+export type StudyRow = Study<string>;
+export type TrialRow = Trial<string, number>;
+export type EngineStateRow = Engine<string>;
+
+export const toStudy = (r: StudyRow, counts: Partial<Record<TrialState, number>>) => studyFromRow(r, counts, columns);
+export const toTrial = (r: TrialRow) => trialFromRow(r, columns);
+export const toEngineState = (r: EngineStateRow) => engineStateFromRow(r, columns);
