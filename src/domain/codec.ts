@@ -1,8 +1,9 @@
 /**
- * Stored JSON into typed values, in one place. Storage hands back its own JSON types; the service
- * wrote those values, and here they are read back: a study's parameters, prior and method, and
- * engine states, which are checked for their method and version so that a state another release
- * wrote is refused with a clear error instead of being fed to a strategy that would misread it.
+ * Stored JSON into typed values and back, in one place. Storage hands back its own JSON types; the
+ * service wrote those values, and here they are read back: a study's parameters, prior, method and
+ * options, and engine states, which are checked for their method and version so that a state
+ * another release wrote is refused with a clear error instead of being fed to a strategy that would
+ * misread it. The way in (checked values typed as storage's JSON) is here too.
  *
  * Also the direction's sign: every strategy minimises y, and y = value when the study minimises,
  * y = −value when it maximises. Nothing else in the server flips a sign for the direction.

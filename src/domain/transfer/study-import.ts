@@ -1,7 +1,7 @@
 /**
  * The consistency checks of an imported study document, beyond its structure (which its schema,
- * document-schema.ts, checks): the specification is a valid study, every trial and engine state fits it and
- * each other, and every number is finite. All problems are reported at once, each at its JSON
+ * document-schema.ts, checks): the specification is a valid study, every trial and engine state
+ * fits it and each other, and every number is finite. All problems are reported at once, each at its JSON
  * pointer inside the document, because a rejected import is rewritten by hand or by a script.
  */
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/study-spec.js';
