@@ -45,6 +45,9 @@ export const StudyIdParams = z.object({
   study_id: z.string().min(1).max(128).describe('The id returned when the study was created.'),
 });
 
+/** The cursor a listing answers with, next to its items. */
+export const NextPageToken = z.string().nullable().describe('Pass as page_token for the next page; null on the last page.');
+
 export const PageQuery = z.object({
   page_size: z.coerce.number().int().min(1).max(1000).default(50).describe('Items per page (1–1000, default 50).'),
   page_token: z.string().min(1).max(4096).optional().describe('The `next_page_token` of the previous page.'),

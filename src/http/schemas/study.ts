@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { METHOD_NAMES } from '../../engine/index.js';
 import { CreateStudyRequest, PatchStudyRequest, PriorSourceSchema, STUDY_STATES, Timestamp, TRIAL_STATES } from '../../domain/index.js';
+import { NextPageToken } from './common.js';
 
 const createExample = {
   name: 'resnet-lr',
@@ -107,7 +108,7 @@ export const StudySchema = z
 export const StudyListSchema = z
   .object({
     studies: z.array(StudySchema),
-    next_page_token: z.string().nullable().describe('Pass as page_token for the next page; null on the last page.'),
+    next_page_token: NextPageToken,
   })
   .meta({ examples: [{ studies: [exampleStudy], next_page_token: null }] });
 

@@ -1,7 +1,7 @@
 /** Trial resource and listing schemas (API.md "Resources"). */
 import { z } from 'zod';
 import { Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
-import { PageQuery, StudyIdParams } from './common.js';
+import { NextPageToken, PageQuery, StudyIdParams } from './common.js';
 
 const exampleTrial = {
   trial_id: 12,
@@ -45,7 +45,7 @@ export const TrialSchema = z
 export const TrialListSchema = z
   .object({
     trials: z.array(TrialSchema),
-    next_page_token: z.string().nullable().describe('Pass as page_token for the next page; null on the last page.'),
+    next_page_token: NextPageToken,
   })
   .meta({ examples: [{ trials: [exampleTrial], next_page_token: null }] });
 
