@@ -9,8 +9,9 @@ import { DomainError } from './errors.js';
 import { internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
 export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace): InitSpec {
-  // Methods that search inside a box get it; the others get the bounds by projection (handOut).
-  const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? 3)) : null;
+  // Methods that use a box get it (an unbounded parameter: ±box_std for BO/πBO, ±∞ for a method
+  // without box_std); all get the bounds by projection (handOut).
+  const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? Infinity)) : null;
   return { dim: space.parameters.length, batchSize, options, box };
 }
 

@@ -4,7 +4,7 @@
  * is c − ½A⁻¹b, the gradient at μ = c is b, so the Newton step from c must land on it exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { limitCovGradient, meanStep } from '../../src/engine/strategies/probnes-step.js';
+import { clampToBounds, limitCovGradient, meanStep } from '../../src/engine/strategies/probnes-step.js';
 
 const A = [[-2, 0.5], [0.5, -1]];
 const b = [1, -0.5];
@@ -57,5 +57,14 @@ describe('covariance step limit', () => {
     expect(out[0][1] / out[0][0]).toBeCloseTo(G[0][1] / G[0][0], 12);
     const small = [[0.01, 0], [0, 0.02]];
     expect(limitCovGradient(cov, small, 1, 3)).toBe(small);
+  });
+});
+
+describe('mean bounds', () => {
+  it('projects each coordinate onto [lower, upper]; null is no bound on that side', () => {
+    const bounds = { lower: [-1, null, 0], upper: [1, 2, null] };
+    expect(clampToBounds([3, -50, -0.5], bounds)).toEqual([1, -50, 0]);
+    expect(clampToBounds([-3, 5, 7], bounds)).toEqual([-1, 2, 7]);
+    expect(clampToBounds([0.25, 1.5, 0.5], bounds)).toEqual([0.25, 1.5, 0.5]);
   });
 });

@@ -177,6 +177,41 @@ describe('ProbNES updates inside the loop', () => {
     }
   });
 
+  it('mean_in_bounds: on a slope whose minimum is on the boundary μ stays in the box; unbounded it walks out', () => {
+    // f decreases without bound towards +x₀ and −x₁; the box is [−1, 1] × [−1, ∞) (x₁ unbounded above).
+    const f = (x: number[]) => -2 * x[0] + x[1];
+    const box = { lower: [-1, -1], upper: [1, Infinity] };
+    const strat = STRATS['prob-cmaes'];
+    const go = (given: Record<string, boolean>) => {
+      let s = strat.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { candidates: 30, ...given }), box }, Rng.fromSeed(4));
+      const history: Observation[] = [];
+      const means: number[][] = [];
+      for (let g = 0; g < 15; g++) {
+        const a = strat.ask(s, { history, pending: [] }, 3);
+        // Points projected onto the box, as the service hands them out.
+        const batch = a.points.map((x) => {
+          const p = x.map((v, i) => Math.min(box.upper[i], Math.max(box.lower[i], v)));
+          return { x: p, y: f(p) };
+        });
+        history.push(...batch);
+        s = strat.tell(a.state, { batch, history: history.slice() });
+        means.push(s.mean);
+      }
+      return { s, means };
+    };
+    const bounded = go({});
+    // The unbounded side (+∞) is stored as null: the state is plain JSON.
+    expect(bounded.s.bounds).toEqual({ lower: [-1, -1], upper: [1, null] });
+    for (const m of bounded.means) {
+      expect(m[0]).toBeGreaterThanOrEqual(-1);
+      expect(m[0]).toBeLessThanOrEqual(1);
+      expect(m[1]).toBeGreaterThanOrEqual(-1);
+    }
+    expect(bounded.means.at(-1)![0]).toBe(1); // pushed onto the face x₀ = 1 and held there
+    const free = go({ mean_in_bounds: false });
+    expect(Math.max(...free.means.map((m) => m[0]))).toBeGreaterThan(1);
+  });
+
   it('the mean moves against the slope of a linear function (sign check: we minimise y)', () => {
     const { states } = run('prob-cmaes', (x) => 3 * x[0] - x[1], 1, start('prob-cmaes', 2, 3, { profile: 'paper' }, 8));
     // The step must have a positive component along −∇f = (−3, 1).

@@ -41,6 +41,7 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   mean_step: { kind: 'enum', values: ['natural', 'line', 'newton'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, or the model\'s Newton step; the last two stay within trust_radius.' },
   trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of mean_step line/newton, in Mahalanobis units of the current search distribution.' },
   cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
+  mean_in_bounds: { kind: 'boolean', description: 'Keep the distribution mean inside the parameter bounds (projected after each update; unbounded parameters are not limited).' },
   learning_rate_cov_quadratic: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise).' },
 };
 
@@ -70,6 +71,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     trust_radius: 2,
     cov_step_limit: 3,
     learning_rate_cov_quadratic: paper ? learningRateCov : 1,
+    mean_in_bounds: !paper,
   };
 }
 

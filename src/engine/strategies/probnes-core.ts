@@ -40,7 +40,7 @@ import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './registry.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
-import { type MeanStep, limitCovGradient, meanStep } from './probnes-step.js';
+import { type Bounds, type MeanStep, clampToBounds, limitCovGradient, meanStep } from './probnes-step.js';
 
 export const PROBNES_STATE_VERSION = 1;
 
@@ -73,6 +73,11 @@ export interface ProbnesState extends BaseState {
   gp: StoredGp | null;
   /** ‖Σ g_μ‖ and ‖Σ G Σ‖_F of the last update (diagnosis of stalled gradients). */
   lastStep: { mean: number; cov: number } | null;
+  /**
+   * The study's bounds in internal coordinates (InitSpec.box; null for an unbounded coordinate, so
+   * the state stays plain JSON), which bound μ with option mean_in_bounds. Absent: no bounds known.
+   */
+  bounds?: Bounds | null;
 }
 
 function opt<T extends number | string | boolean>(state: BaseState, key: string): T {
@@ -112,6 +117,7 @@ function init(method: MethodName, spec: InitSpec, rng: Rng): ProbnesState {
     meanAsked: false,
     gp: null,
     lastStep: null,
+    bounds: spec.box ? { lower: spec.box.lower.map(finiteOrNull), upper: spec.box.upper.map(finiteOrNull) } : null,
   };
 }
 
@@ -192,10 +198,12 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const quadratic = fit.basis === 'diagonal' || fit.basis === 'full';
   const etaCov = opt<number>(state, quadratic ? 'learning_rate_cov_quadratic' : 'learning_rate_cov');
   const stepKind = optOr<string>(state, 'mean_step', 'natural') as MeanStep;
-  const mean =
+  const stepped =
     quadratic && stepKind !== 'natural'
       ? meanStep(stepKind, state.mean, state.cov, grad.gMean, fit.quad!.A, opt<number>(state, 'learning_rate_mean'), opt<number>(state, 'trust_radius'))
       : updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
+  // Default profile: μ stays inside the study's bounds (ALGORITHM-default.md §I).
+  const mean = optOr(state, 'mean_in_bounds', false) && state.bounds ? clampToBounds(stepped, state.bounds) : stepped;
   const gCov = quadratic ? limitCovGradient(state.cov, grad.gCov, etaCov, opt<number>(state, 'cov_step_limit')) : grad.gCov;
   const cov = updateCov(covFormOf(method, state), state.cov, gCov, etaCov);
   // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
@@ -265,7 +273,8 @@ export function makeProbnesStrategy(
     options: { ...PROBNES_OPTIONS, ...own.options },
     defaults: (_d, profile) => ({ ...probnesDefaults(profile, own.learningRateCov), ...own.defaults?.(profile) }),
     minBatch: 1,
-    usesBox: false,
+    // The box bounds μ (option mean_in_bounds); points are still projected onto the bounds.
+    usesBox: true,
     stateVersion: PROBNES_STATE_VERSION,
     init: (spec, rng) => init(method, spec, rng),
     ask,

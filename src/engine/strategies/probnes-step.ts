@@ -82,3 +82,22 @@ export function limitCovGradient(cov: number[][], gCov: number[][], etaCov: numb
   const f = kappa / rho;
   return gCov.map((row) => row.map((v) => v * f));
 }
+
+/** Bounds per coordinate in internal coordinates; null: unbounded on that side. */
+export interface Bounds {
+  lower: (number | null)[];
+  upper: (number | null)[];
+}
+
+/**
+ * μ projected onto the study's box (option `mean_in_bounds`; docs/ALGORITHM-default.md §I). A
+ * linear or weakly curved fitted mean extrapolates: on a slope whose minimum is on the boundary the
+ * mean step walks μ arbitrarily far outside, every point drawn is then projected onto the same face,
+ * and the model, fitted on projected points, stops informing the search.
+ */
+export function clampToBounds(mean: number[], bounds: Bounds): number[] {
+  return mean.map((m, i) => {
+    const lo = bounds.lower[i], hi = bounds.upper[i];
+    return Math.min(hi ?? Infinity, Math.max(lo ?? -Infinity, m));
+  });
+}

@@ -19,8 +19,9 @@ export interface InitSpec {
   /** Effective options for this method (resolveOptions already applied). */
   options: Options;
   /**
-   * Search box in internal coordinates, if the study has bounds (BO/πBO search inside it; the
-   * evolution strategies ignore it, the domain projects points onto the bounds).
+   * Search box in internal coordinates, if the study has bounds (BO/πBO search inside it, the
+   * ProbNES methods keep μ in it; the other evolution strategies ignore it; the domain projects
+   * points onto the bounds). A bound may be ±∞ (an unbounded parameter of a method without box_std).
    */
   box?: { lower: number[]; upper: number[] } | null;
 }
@@ -112,7 +113,10 @@ export interface StrategyDescriptor<S extends BaseState = BaseState> extends Str
   defaults(d: number, profile: string): Options;
   /** The smallest batch_size the method accepts (2 for methods that rank a generation's points). */
   readonly minBatch: number;
-  /** Searches inside a box (BO, πBO): InitSpec.box is given; otherwise points are projected onto bounds. */
+  /**
+   * Uses a box (BO, πBO search inside it; the ProbNES methods keep their mean in it): InitSpec.box
+   * is given. Points are projected onto bounds either way.
+   */
   readonly usesBox: boolean;
   /** The `version` of the states it writes; a stored state of another version is refused on load. */
   readonly stateVersion: number;
