@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParameterSpec } from '../../src/domain/studies/study-spec.js';
+import { initSpec } from '../../src/domain/engine-ops.js';
+import { resolveOptions } from '../../src/engine/index.js';
 import { internalBox, legalize, materialize, searchSpace, toInternal, toUserRaw } from '../../src/domain/transforms.js';
 
 /** A random parameter with bounds and a prior inside them (log-scaled ones have positive bounds). */
@@ -89,6 +91,15 @@ describe('parameter transforms (property tests)', () => {
     expect(box.lower[0]).toBeCloseTo((Math.log(1e-5) - Math.log(1e-3)) / 2, 12);
     expect(box.upper[0]).toBeCloseTo((0 - Math.log(1e-3)) / 2, 12);
     expect([box.lower[1], box.upper[1]]).toEqual([-3, 3]);
+    // What the engine gets (initSpec): BO its box_std on the unbounded side, ProbNES no bound there
+    // (it keeps μ inside the bounds only), CMA-ES no box at all.
+    const bo = initSpec('bo', 2, resolveOptions('bo', 2), space).box!;
+    expect([bo.lower[1], bo.upper[1]]).toEqual([-3, 3]);
+    const probnes = initSpec('prob-cmaes', 2, resolveOptions('prob-cmaes', 2), space).box!;
+    expect(probnes.lower[0]).toBe(box.lower[0]);
+    expect(probnes.upper[0]).toBe(box.upper[0]);
+    expect([probnes.lower[1], probnes.upper[1]]).toEqual([-Infinity, Infinity]);
+    expect(initSpec('cmaes', 2, resolveOptions('cmaes', 2), space).box).toBeNull();
   });
 
   it('legalize clamps non-finite values into the bounds', () => {
