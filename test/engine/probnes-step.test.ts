@@ -42,6 +42,19 @@ describe('mean step', () => {
     expect(meanStep('newton', [1, 1], cov, [0.1, 0.2], null, 0.5, 10)).toEqual([1.1, 1.1]);
     expect(meanStep('natural', [0, 0], cov, [10, 0], A, 1, 1)).toEqual([20, 0]);
   });
+
+  it('cauchy: the line step where the model is concave along Σg, else Σg scaled to Mahalanobis length ρ', () => {
+    // Concave along s = Σ g (here Σ = I): the line step's maximiser, inside the region.
+    expect(meanStep('cauchy', [0, 0], [[1, 0], [0, 1]], b, A, 1, 10)).toEqual(meanStep('line', [0, 0], [[1, 0], [0, 1]], b, A, 1, 10));
+    // A = 0 (a linear mean) or convex along s: on the boundary, ‖L⁻¹δ‖ = ρ, along s = Σ g = (0.8, 0.2).
+    const cov = [[4, 0], [0, 1]];
+    for (const M of [[[0, 0], [0, 0]], [[1, 0], [0, 3]]]) {
+      const mu = meanStep('cauchy', [1, -1], cov, [0.2, 0.2], M, 1, 1.5);
+      const delta = [mu[0] - 1, mu[1] + 1];
+      expect(Math.hypot(delta[0] / 2, delta[1])).toBeCloseTo(1.5, 12);
+      expect(delta[0] / delta[1]).toBeCloseTo(0.8 / 0.2, 12);
+    }
+  });
 });
 
 describe('covariance step limit', () => {

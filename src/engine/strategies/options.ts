@@ -38,7 +38,8 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   gp_restarts: { kind: 'number', min: 0, max: 20, integer: true, description: 'Extra GP fit restarts from prior draws (beyond the default and warm starts).' },
   mean_function: { kind: 'enum', values: ['constant', 'quadratic'], description: 'GP mean: a learned constant, or explicit basis functions (the richest of constant, linear, diagonal and full quadratic with at least 1.5 points per coefficient), fitted by generalised least squares under the restricted likelihood.' },
   active_set_floor: { kind: 'boolean', description: 'Top the active set up with the nearest points to ⌈1.5·p⌉, p the size of the full quadratic basis, so the quadratic mean stays usable as Σ shrinks.' },
-  mean_step: { kind: 'enum', values: ['natural', 'line', 'newton'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, or the model\'s Newton step; the last two stay within trust_radius.' },
+  mean_step: { kind: 'enum', values: ['natural', 'line', 'newton', 'cauchy'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, the model\'s Newton step, or the trust-region Cauchy point (the best step along Σg_μ, to the trust region\'s boundary when the model is not concave along it); all but the first stay within trust_radius.' },
+  mean_step_linear: { kind: 'boolean', description: 'Also take mean_step (with no curvature: the natural step, or for cauchy the step to the trust radius) in generations whose GP mean is linear.' },
   trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of mean_step line/newton, in Mahalanobis units of the current search distribution.' },
   cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
   mean_in_bounds: { kind: 'boolean', description: 'Keep the distribution mean inside the parameter bounds (projected after each update; unbounded parameters are not limited).' },
@@ -72,6 +73,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     cov_step_limit: 3,
     learning_rate_cov_quadratic: paper ? learningRateCov : 1,
     mean_in_bounds: !paper,
+    mean_step_linear: false,
   };
 }
 

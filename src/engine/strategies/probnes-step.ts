@@ -8,21 +8,28 @@
  * - "line": along s = Σ g_μ, the step t·s maximising the model's quadratic along that line,
  *   t* = −(g_μᵀs)/(2 sᵀAs) when sᵀAs < 0 (longer or shorter than the natural step);
  * - "newton": δ = −½ A⁻¹ g_μ (the quadratic part's Hessian of E_ν is 2A) when A is negative
- *   definite, else the natural step.
+ *   definite, else the natural step;
+ * - "cauchy": the trust-region Cauchy point (Nocedal & Wright 2006, §4.1): the line step when the
+ *   model is concave along s, else the step along s to the region's boundary, t = ρ/‖L_Σ⁻¹s‖.
  * Glossary: d dimension; mean μ (d), cov Σ (d×d); g_μ (d) the full expected gradient (basis part +
  * residual GP), A (d×d) the basis mean's quadratic coefficient (gp/basis.ts), maximised (z = −ỹ).
  */
 import { NonFiniteError } from '../errors.js';
 import { cholesky, cholSolve, fromRows, matMul, matVec, solveLower, symEig, transpose, tryCholesky } from '../linalg/index.js';
 
-export type MeanStep = 'natural' | 'line' | 'newton';
+export type MeanStep = 'natural' | 'line' | 'newton' | 'cauchy';
+
+/** ‖L_Σ⁻¹δ‖: the Mahalanobis length of δ under Σ. */
+function mahalanobis(delta: ArrayLike<number>, cov: number[][]): number {
+  const z = solveLower(cholesky(fromRows(cov)).L, Float64Array.from(delta));
+  let n2 = 0;
+  for (let i = 0; i < z.length; i++) n2 += z[i] * z[i];
+  return Math.sqrt(n2);
+}
 
 /** Scales δ down so that ‖L_Σ⁻¹δ‖ ≤ ρ. */
 function clipToRegion(delta: Float64Array, cov: number[][], radius: number): Float64Array {
-  const z = solveLower(cholesky(fromRows(cov)).L, delta);
-  let n2 = 0;
-  for (let i = 0; i < z.length; i++) n2 += z[i] * z[i];
-  const norm = Math.sqrt(n2);
+  const norm = mahalanobis(delta, cov);
   if (norm <= radius) return delta;
   const f = radius / norm;
   return delta.map((v) => v * f);
@@ -40,7 +47,7 @@ export function meanStep(
   const d = mean.length;
   const s = matVec(fromRows(cov), gMean); // natural step direction Σ g_μ
   let delta: Float64Array = Float64Array.from(s, (v) => etaMean * v);
-  if (A && kind === 'line') {
+  if (A && (kind === 'line' || kind === 'cauchy')) {
     let gs = 0, sAs = 0;
     for (let i = 0; i < d; i++) {
       gs += gMean[i] * s[i];
@@ -50,6 +57,10 @@ export function meanStep(
     }
     if (sAs < 0 && gs > 0) {
       const t = -gs / (2 * sAs);
+      delta = Float64Array.from(s, (v) => t * v);
+    } else if (kind === 'cauchy' && gs > 0) {
+      // Not concave along s: the model rises up to the region's boundary, where the step ends.
+      const t = radius / mahalanobis(s, cov);
       delta = Float64Array.from(s, (v) => t * v);
     }
   } else if (A && kind === 'newton') {
