@@ -61,7 +61,9 @@ const STEP_VARIANTS: Variant[] = [
   { label: 'line step', options: { mean_step: 'line' } },
   { label: 'trust radius 1', options: { trust_radius: 1 } },
   { label: 'cauchy step', options: { mean_step: 'cauchy' } },
-  { label: 'cauchy step, also linear', options: { mean_step: 'cauchy', mean_step_linear: true } },
+  { label: 'cauchy step, linear step', options: { mean_step: 'cauchy', mean_step_linear: true } },
+  { label: 'line step, linear step', options: { mean_step: 'line', mean_step_linear: true } },
+  { label: 'newton step, linear step', options: { mean_step_linear: true } },
 ];
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
 interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }

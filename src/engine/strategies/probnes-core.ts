@@ -198,11 +198,12 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const quadratic = fit.basis === 'diagonal' || fit.basis === 'full';
   const etaCov = opt<number>(state, quadratic ? 'learning_rate_cov_quadratic' : 'learning_rate_cov');
   const stepKind = optOr<string>(state, 'mean_step', 'natural') as MeanStep;
-  // The step of §E once the mean is quadratic; with mean_step_linear also once it is linear (A = 0).
-  const stepsByModel = quadratic || (fit.basis === 'linear' && optOr(state, 'mean_step_linear', false));
+  // §E's step once the mean is quadratic; once it is linear, with mean_step_linear, the step along
+  // Σg_μ to the trust radius (the Cauchy point of a model without curvature, A = 0).
+  const linearStep = fit.basis === 'linear' && optOr(state, 'mean_step_linear', false);
   const stepped =
-    stepsByModel && stepKind !== 'natural'
-      ? meanStep(stepKind, state.mean, state.cov, grad.gMean, fit.quad!.A, opt<number>(state, 'learning_rate_mean'), opt<number>(state, 'trust_radius'))
+    (quadratic && stepKind !== 'natural') || linearStep
+      ? meanStep(linearStep ? 'cauchy' : stepKind, state.mean, state.cov, grad.gMean, fit.quad!.A, opt<number>(state, 'learning_rate_mean'), opt<number>(state, 'trust_radius'))
       : updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
   // Default profile: μ stays inside the study's bounds (ALGORITHM-default.md §I).
   const mean = optOr(state, 'mean_in_bounds', false) && state.bounds ? clampToBounds(stepped, state.bounds) : stepped;
