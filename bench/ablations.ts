@@ -64,6 +64,8 @@ const STEP_VARIANTS: Variant[] = [
   { label: 'cauchy step, linear step', options: { mean_step: 'cauchy', mean_step_linear: true } },
   { label: 'line step, linear step', options: { mean_step: 'line', mean_step_linear: true } },
   { label: 'newton step, linear step', options: { mean_step_linear: true } },
+  { label: 'newton-cauchy step', options: { mean_step: 'newton-cauchy' } },
+  { label: 'newton-cauchy step, linear step', options: { mean_step: 'newton-cauchy', mean_step_linear: true } },
 ];
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
 interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }

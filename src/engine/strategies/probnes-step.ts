@@ -10,14 +10,15 @@
  * - "newton": δ = −½ A⁻¹ g_μ (the quadratic part's Hessian of E_ν is 2A) when A is negative
  *   definite, else the natural step;
  * - "cauchy": the trust-region Cauchy point (Nocedal & Wright 2006, §4.1): the line step when the
- *   model is concave along s, else the step along s to the region's boundary, t = ρ/‖L_Σ⁻¹s‖.
+ *   model is concave along s, else the step along s to the region's boundary, t = ρ/‖L_Σ⁻¹s‖;
+ * - "newton-cauchy": the Newton step when A is negative definite, else the Cauchy point.
  * Glossary: d dimension; mean μ (d), cov Σ (d×d); g_μ (d) the full expected gradient (basis part +
  * residual GP), A (d×d) the basis mean's quadratic coefficient (gp/basis.ts), maximised (z = −ỹ).
  */
 import { NonFiniteError } from '../errors.js';
 import { cholesky, cholSolve, fromRows, matMul, matVec, solveLower, symEig, transpose, tryCholesky } from '../linalg/index.js';
 
-export type MeanStep = 'natural' | 'line' | 'newton' | 'cauchy';
+export type MeanStep = 'natural' | 'line' | 'newton' | 'cauchy' | 'newton-cauchy';
 
 /** ‖L_Σ⁻¹δ‖: the Mahalanobis length of δ under Σ. */
 function mahalanobis(delta: ArrayLike<number>, cov: number[][]): number {
@@ -47,7 +48,8 @@ export function meanStep(
   const d = mean.length;
   const s = matVec(fromRows(cov), gMean); // natural step direction Σ g_μ
   let delta: Float64Array = Float64Array.from(s, (v) => etaMean * v);
-  if (A && (kind === 'line' || kind === 'cauchy')) {
+  const concave = A !== null && tryCholesky(fromRows(A.map((row) => row.map((v) => -v))));
+  if (A && (kind === 'line' || kind === 'cauchy' || (kind === 'newton-cauchy' && !concave))) {
     let gs = 0, sAs = 0;
     for (let i = 0; i < d; i++) {
       gs += gMean[i] * s[i];
@@ -58,17 +60,14 @@ export function meanStep(
     if (sAs < 0 && gs > 0) {
       const t = -gs / (2 * sAs);
       delta = Float64Array.from(s, (v) => t * v);
-    } else if (kind === 'cauchy' && gs > 0) {
+    } else if (kind !== 'line' && gs > 0) {
       // Not concave along s: the model rises up to the region's boundary, where the step ends.
       const t = radius / mahalanobis(s, cov);
       delta = Float64Array.from(s, (v) => t * v);
     }
-  } else if (A && kind === 'newton') {
-    const negA = fromRows(A.map((row) => row.map((v) => -v)));
-    if (tryCholesky(negA)) {
-      const x = cholSolve(cholesky(negA).L, gMean); // (−A)⁻¹ g
-      delta = Float64Array.from(x, (v) => 0.5 * v);
-    }
+  } else if (A && concave && (kind === 'newton' || kind === 'newton-cauchy')) {
+    const x = cholSolve(cholesky(fromRows(A.map((row) => row.map((v) => -v)))).L, gMean); // (−A)⁻¹ g
+    delta = Float64Array.from(x, (v) => 0.5 * v);
   }
   if (kind !== 'natural' && A) delta = clipToRegion(delta, cov, radius);
   const out = mean.map((m, i) => m + delta[i]);
