@@ -55,6 +55,15 @@ describe('mean step', () => {
       expect(delta[0] / delta[1]).toBeCloseTo(0.8 / 0.2, 12);
     }
   });
+
+  it('newton-cauchy: the Newton step where A is negative definite, the Cauchy point where it is not', () => {
+    expect(meanStep('newton-cauchy', [0, 0], [[1, 0], [0, 1]], b, A, 1, 10)).toEqual(meanStep('newton', [0, 0], [[1, 0], [0, 1]], b, A, 1, 10));
+    const cov = [[4, 0], [0, 1]];
+    const indefinite = [[-1, 0], [0, 1]];
+    expect(meanStep('newton-cauchy', [1, -1], cov, [0.2, 0.2], indefinite, 1, 1.5)).toEqual(meanStep('cauchy', [1, -1], cov, [0.2, 0.2], indefinite, 1, 1.5));
+    // …where Newton would fall back to the (shorter) natural step.
+    expect(meanStep('newton', [1, -1], cov, [0.2, 0.2], indefinite, 1, 1.5)).toEqual([1.8, -0.8]);
+  });
 });
 
 describe('covariance step limit', () => {
