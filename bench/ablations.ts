@@ -54,16 +54,19 @@ const QUADRATIC_VARIANTS: Variant[] = [
   { label: 'default', options: {} },
   { label: 'default, line step', options: { mean_step: 'line' } },
 ];
-/** The mean's bounds and step (ALGORITHM-default.md §E, §I), each against the default. */
+/**
+ * The mean's bounds and step (ALGORITHM-default.md §E, §I). Every variant names its step, so the list
+ * does not depend on the default (line step, mean in bounds); the first is the default before them.
+ */
 const STEP_VARIANTS: Variant[] = [
-  { label: 'μ unbounded', options: { mean_in_bounds: false } },
-  { label: 'default', options: {} },
+  { label: 'newton step, μ unbounded', options: { mean_step: 'newton', mean_in_bounds: false } },
+  { label: 'newton step', options: { mean_step: 'newton' } },
   { label: 'line step', options: { mean_step: 'line' } },
-  { label: 'trust radius 1', options: { trust_radius: 1 } },
+  { label: 'newton step, trust radius 1', options: { mean_step: 'newton', trust_radius: 1 } },
   { label: 'cauchy step', options: { mean_step: 'cauchy' } },
   { label: 'cauchy step, linear step', options: { mean_step: 'cauchy', mean_step_linear: true } },
   { label: 'line step, linear step', options: { mean_step: 'line', mean_step_linear: true } },
-  { label: 'newton step, linear step', options: { mean_step_linear: true } },
+  { label: 'newton step, linear step', options: { mean_step: 'newton', mean_step_linear: true } },
   { label: 'newton-cauchy step', options: { mean_step: 'newton-cauchy' } },
   { label: 'newton-cauchy step, linear step', options: { mean_step: 'newton-cauchy', mean_step_linear: true } },
 ];

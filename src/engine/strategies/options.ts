@@ -15,7 +15,7 @@ export type OptionValue = number | string | boolean;
 export type Options = Record<string, OptionValue>;
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-const profile: OptionSpec = { kind: 'enum', values: ['default', 'paper'], description: '`default` (ours: warm-started GP fit, distribution mean inside each batch, natural SNES form, a quadratic GP mean with an active-set floor, a Newton mean step and a covariance step limit once the mean is quadratic) or `paper` (the published algorithm).' };
+const profile: OptionSpec = { kind: 'enum', values: ['default', 'paper'], description: '`default` (ours: warm-started GP fit, distribution mean inside each batch, natural SNES form, a quadratic GP mean with an active-set floor, a model-based mean step and a covariance step limit once the mean is quadratic, the mean kept inside the bounds) or `paper` (the published algorithm).' };
 export const etaMean: OptionSpec = { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_μ, step size of the mean update.' };
 export const etaCov: OptionSpec = { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ, step size of the covariance update.' };
 
@@ -40,7 +40,7 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   active_set_floor: { kind: 'boolean', description: 'Top the active set up with the nearest points to ⌈1.5·p⌉, p the size of the full quadratic basis, so the quadratic mean stays usable as Σ shrinks.' },
   mean_step: { kind: 'enum', values: ['natural', 'line', 'newton', 'cauchy', 'newton-cauchy'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, the model\'s Newton step (the natural step where the model is not concave), the trust-region Cauchy point (the best step along Σg_μ, to the trust region\'s boundary when the model is not concave along it), or the Newton step where the model is concave and the Cauchy point elsewhere; all but the first stay within trust_radius.' },
   mean_step_linear: { kind: 'boolean', description: 'In generations whose GP mean is linear, step along Σg_μ to trust_radius (the model has no curvature to stop it; with mean_in_bounds the bounds do).' },
-  trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of mean_step line/newton, in Mahalanobis units of the current search distribution.' },
+  trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of every mean_step but natural (and of mean_step_linear), in Mahalanobis units of the current search distribution.' },
   cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
   mean_in_bounds: { kind: 'boolean', description: 'Keep the distribution mean inside the parameter bounds (projected after each update; unbounded parameters are not limited).' },
   learning_rate_cov_quadratic: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise).' },
@@ -68,7 +68,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     // docs/ALGORITHM-default.md §A–§F; inert in the paper profile (the mean stays constant).
     mean_function: paper ? 'constant' : 'quadratic',
     active_set_floor: !paper,
-    mean_step: paper ? 'natural' : 'newton',
+    mean_step: paper ? 'natural' : 'line',
     trust_radius: 2,
     cov_step_limit: 3,
     learning_rate_cov_quadratic: paper ? learningRateCov : 1,
