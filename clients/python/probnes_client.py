@@ -352,7 +352,7 @@ class _Optimizer:
         self.by_client: Dict[str, int] = {}
         self.stopped_reason: Optional[str] = None
         self.best: Optional[float] = None
-        self.inflight = 0  # points being evaluated right now, across workers
+        self.inflight = 0  # workers asking for or evaluating a point right now
         self.sign = 1.0
         self.t0 = time.monotonic()
 
@@ -381,27 +381,32 @@ class _Optimizer:
     def _worker(self, client_id: str) -> None:
         try:
             while self._reserve():
-                got = self.c.suggest(self.study_id, 1, client_id)
-                if not got["trials"]:
-                    self._release()
-                    reason = got.get("reason") or "no_trials"
-                    with self.lock:
-                        others_busy = self.inflight > 0
-                    if reason == "max_trials_reached" and others_busy and not self.stop.is_set():
-                        # Another worker's point may still fail, which frees its slot: wait for it.
-                        time.sleep(0.05)
-                        continue
-                    with self.lock:
-                        self.stopped_reason = self.stopped_reason or reason
-                    self.stop.set()
-                    return
                 with self.lock:
+                    results_before = self.completed + self.failed
+                    # Busy from the ask on: the server counts a point against max_trials from the moment
+                    # it hands it out, before this thread has it.
                     self.inflight += 1
                 try:
-                    self._evaluate(client_id, got["trials"][0])
+                    got = self.c.suggest(self.study_id, 1, client_id)
+                    if got["trials"]:
+                        self._evaluate(client_id, got["trials"][0])
+                        continue
                 finally:
                     with self.lock:
                         self.inflight -= 1
+                self._release()
+                reason = got.get("reason") or "no_trials"
+                with self.lock:
+                    # Another worker is asking or evaluating, or a point failed while we asked (its
+                    # slot was freed after the server counted it): its outcome may free a slot.
+                    others_busy = self.inflight > 0 or self.completed + self.failed != results_before
+                if reason == "max_trials_reached" and others_busy and not self.stop.is_set():
+                    time.sleep(0.05)
+                    continue
+                with self.lock:
+                    self.stopped_reason = self.stopped_reason or reason
+                self.stop.set()
+                return
         except BaseException:
             self.stop.set()  # a permanent error: the other workers finish their current point and stop
             raise

@@ -527,32 +527,39 @@ class Optimizer {
       // One event loop: the counters below change only between awaits, so they need no lock.
       while (!this.stopped && this.reserved < this.opts.budget) {
         this.reserved++;
-        // Not cancelled by an abort: the server may lease a point to this client id, which the
-        // check below then abandons instead of leaving it leased until it expires.
-        const got = await this.c.suggest(studyId, { count: 1, clientId });
-        const trial = got.trials[0];
-        if (!trial) {
-          this.reserved--;
-          const reason = got.reason ?? 'no_trials';
-          if (reason === 'max_trials_reached' && this.inflight > 0 && !this.stopped) {
-            // Another worker's point may still fail, which frees its slot: wait for it.
-            await sleep(50, this.abort.signal);
+        const resultsBefore = this.completed + this.failed;
+        // Busy from the ask on: the server counts a point against max_trials from the moment it
+        // hands it out, before this worker's continuation runs.
+        this.inflight++;
+        let got: Awaited<ReturnType<ProbnesClient['suggest']>>;
+        try {
+          // Not cancelled by an abort: the server may lease a point to this client id, which the
+          // check below then abandons instead of leaving it leased until it expires.
+          got = await this.c.suggest(studyId, { count: 1, clientId });
+          const trial = got.trials[0];
+          if (trial && this.stopped) {
+            // Aborted while the suggestion was on its way: give the point back.
+            await this.c.abandonTrial(studyId, trial.trial_id, clientId).catch(() => undefined);
+            return;
+          }
+          if (trial) {
+            await this.evaluate(studyId, clientId, trial, heartbeatSeconds);
             continue;
           }
-          this.stop(reason);
-          return;
-        }
-        if (this.stopped) {
-          // Aborted while the suggestion was on its way: give the point back.
-          await this.c.abandonTrial(studyId, trial.trial_id, clientId).catch(() => undefined);
-          return;
-        }
-        this.inflight++;
-        try {
-          await this.evaluate(studyId, clientId, trial, heartbeatSeconds);
         } finally {
           this.inflight--;
         }
+        this.reserved--;
+        const reason = got.reason ?? 'no_trials';
+        // Another worker is asking or evaluating, or a point failed while we asked (its slot was
+        // freed after the server counted it): its outcome may free a slot, so wait for it.
+        const othersBusy = this.inflight > 0 || this.completed + this.failed !== resultsBefore;
+        if (reason === 'max_trials_reached' && othersBusy && !this.stopped) {
+          await sleep(50, this.abort.signal);
+          continue;
+        }
+        this.stop(reason);
+        return;
       }
     } catch (err) {
       if (this.abort.signal.aborted && err === this.abort.signal.reason) return;
