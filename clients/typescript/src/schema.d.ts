@@ -1535,7 +1535,7 @@ export interface paths {
         };
         /**
          * Get points to evaluate
-         * @description Leases `count` trials to `client_id` for lease_seconds. Trials the client already holds come back first, so a retried request never creates work. While the study is ACTIVE the answer is never empty: when the generation's points are all handed out, more are drawn from the current distribution, conditioned on the pending ones. `reason` says why fewer than `count` came back.
+         * @description Leases `count` trials to `client_id` for lease_seconds. Trials the client already holds come back first, so a retried request never creates work. While the study is ACTIVE the answer is never empty: when the generation's points are all handed out, more are drawn from the current distribution, conditioned on the pending ones. `reason` says why fewer than `count` came back; `extras`, when points beyond the generation were handed out.
          */
         get: {
             parameters: {
@@ -1585,7 +1585,8 @@ export interface paths {
                          *       ],
                          *       "reason": null,
                          *       "generation": 4,
-                         *       "generation_size": 3
+                         *       "generation_size": 3,
+                         *       "extras": null
                          *     }
                          */
                         "application/json": {
@@ -1597,6 +1598,13 @@ export interface paths {
                             generation: number;
                             /** @description How many results of this generation the next update waits for: batch_size, except for lq-cmaes, whose surrogate decides per generation how many of its candidates are truly evaluated (a client evaluating one generation per request asks for this many). */
                             generation_size: number;
+                            /** @description Non-null when some of `trials` are extras: points beyond the current generation's generation_size, drawn from the same search distribution because more were asked for (one request or several clients) than the generation has. Their results do not move the distribution (it is updated once per generation_size results), so more workers than batch_size slow the search per evaluation: give the study batch_size ≥ the number of workers. Null otherwise. */
+                            extras: {
+                                /** @description How many of `trials` go beyond the generation_size points the update waits for. */
+                                count: number;
+                                /** @description Why that matters, for people reading the answer. */
+                                reason: string;
+                            } | null;
                         };
                     };
                 };

@@ -115,6 +115,19 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
     .slice(0, need);
 }
 
+/**
+ * How many of `trials` are extras of the current generation: beyond its first generationSize live
+ * points (failed or abandoned ones do not count: a point handed out in place of a failed one is
+ * still waited for). The update is made from generationSize results of the generation, so with
+ * generationSize + e points out, e results miss it whichever come last: they never move the
+ * distribution and only join the data a model learns from (ProbNES's GP), as late results do.
+ */
+export function extrasAmong(snap: StudySnapshot, trials: readonly TrialRecord[]): number {
+  const live = snap.generationTrials().filter((t) => t.state !== 'FAILED' && t.state !== 'ABANDONED');
+  const beyond = new Set(live.slice(snap.generationSize).map((t) => t.trialId));
+  return trials.filter((t) => beyond.has(t.trialId)).length;
+}
+
 /** When max_trials results are in the study is COMPLETED; points nobody holds are abandoned. */
 export function completeIfDone(snap: StudySnapshot): void {
   const { study } = snap;

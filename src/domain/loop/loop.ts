@@ -14,7 +14,7 @@ import type { CommitResult, Storage, StudyState, TrialRecord } from '../../stora
 import { CommitGroups, type Outcome } from './commit-group.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError, StudyNotFoundError } from '../errors.js';
-import { advanceIfDue, askMore, completeIfDone, givenUp, type LoopContext, type LoopLogger } from './generation.js';
+import { advanceIfDue, askMore, completeIfDone, extrasAmong, givenUp, type LoopContext, type LoopLogger } from './generation.js';
 import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import { applyObservations, type ObservationInput } from './observations.js';
@@ -32,6 +32,11 @@ export interface Suggestions {
   generation: number;
   /** Results the generation's update waits for (batch_size, or the engine's choice for lq-cmaes). */
   generationSize: number;
+  /**
+   * How many of `trials` are extras: points of the current generation beyond its generationSize,
+   * drawn from the same distribution because more were asked for than the generation has.
+   */
+  extras: number;
 }
 
 export interface ObservationResult {
@@ -76,7 +81,13 @@ export class LoopService {
   /** The client's held trials first (retries never create work), then REQUESTED ones, then new ones. */
   suggest(tenantId: string, studyId: string, count: number, clientId: string = DEFAULT_CLIENT): Promise<Suggestions> {
     return this.mutate(tenantId, studyId, [], async (snap, ctx) => {
-      const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({ trials, reason, generation: snap.generation, generationSize: snap.generationSize });
+      const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({
+        trials,
+        reason,
+        generation: snap.generation,
+        generationSize: snap.generationSize,
+        extras: extrasAmong(snap, trials),
+      });
       if (snap.study.state === 'COMPLETED') return done([], 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.
       const out = heldBy(snap, clientId).slice(0, count).map((t) => leaseTo(snap, t, clientId, ctx.now));

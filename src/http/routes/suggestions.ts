@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { LoopService } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
-import { SuggestionsQuery, SuggestionsSchema } from '../schemas/loop.js';
+import { extrasNote, SuggestionsQuery, SuggestionsSchema } from '../schemas/loop.js';
 import { toTrialResource } from '../schemas/trial.js';
 
 export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = async (app, { loop }) => {
@@ -12,7 +12,7 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
       description:
         'Leases `count` trials to `client_id` for lease_seconds. Trials the client already holds come back first, so a retried request never creates work. ' +
         'While the study is ACTIVE the answer is never empty: when the generation\'s points are all handed out, more are drawn from the current distribution, conditioned on the pending ones. ' +
-        '`reason` says why fewer than `count` came back.',
+        '`reason` says why fewer than `count` came back; `extras`, when points beyond the generation were handed out.',
       tags: ['loop'],
       params: StudyIdParams,
       querystring: SuggestionsQuery,
@@ -25,7 +25,13 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
     },
     handler: async (req) => {
       const s = await loop.suggest(req.tenantId, req.params.study_id, req.query.count, req.query.client_id);
-      return { trials: s.trials.map(toTrialResource), reason: s.reason, generation: s.generation, generation_size: s.generationSize };
+      return {
+        trials: s.trials.map(toTrialResource),
+        reason: s.reason,
+        generation: s.generation,
+        generation_size: s.generationSize,
+        extras: extrasNote(s.extras, s.generationSize),
+      };
     },
   });
 };

@@ -42,8 +42,30 @@ export const SuggestionsSchema = z
       .describe(
         'How many results of this generation the next update waits for: batch_size, except for lq-cmaes, whose surrogate decides per generation how many of its candidates are truly evaluated (a client evaluating one generation per request asks for this many).',
       ),
+    extras: z
+      .object({
+        count: z.int().min(1).describe('How many of `trials` go beyond the generation_size points the update waits for.'),
+        reason: z.string().describe('Why that matters, for people reading the answer.'),
+      })
+      .nullable()
+      .describe(
+        'Non-null when some of `trials` are extras: points beyond the current generation\'s generation_size, drawn from the same search distribution because more were asked for (one request or several clients) than the generation has. ' +
+          'Their results do not move the distribution (it is updated once per generation_size results), so more workers than batch_size slow the search per evaluation: give the study batch_size ≥ the number of workers. Null otherwise.',
+      ),
   })
-  .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3 }] });
+  .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3, extras: null }] });
+
+/** The `extras` field of a suggestions answer: null when every point belongs to the generation. */
+export function extrasNote(count: number, generationSize: number): z.output<typeof SuggestionsSchema>['extras'] {
+  if (count === 0) return null;
+  return {
+    count,
+    reason:
+      `${count} of these points go beyond the ${generationSize} that this generation's update waits for (generation_size): ` +
+      'they are drawn from the current search distribution and their results do not move it, since it is updated once per generation_size results. ' +
+      'More workers than batch_size slow the search per evaluation; create the study with batch_size ≥ the number of workers.',
+  };
+}
 
 export const ObservationsBody = ObservationsRequest.meta({
   examples: [
