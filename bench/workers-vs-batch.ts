@@ -2,20 +2,25 @@
  * More workers than the batch. W workers that ask the server for W points at once (one request,
  * `count=W`) on a study whose batch_size is the method's default get generation_size points of the
  * generation and W − generation_size extras drawn from the same distribution, so the distribution
- * moves once per W evaluations. Three ways to run W workers, at a fixed budget of evaluations:
+ * moves once per W evaluations. Ways to run W workers, at a fixed budget of evaluations:
  *
- *   extras   default batch_size, count = W            (every worker busy, few updates)
- *   matched  batch_size = max(W, the method's minimum), count = W   (every worker busy)
- *   one-gen  default batch_size, count = generation_size   (one generation per request: W − 3 workers idle)
+ *   extras         default batch_size (3), count = W        (every worker busy, few updates)
+ *   matched        batch_size = max(W, the method's minimum), count = W   (every worker busy)
+ *   one-gen        default batch_size, count = generation_size   (one generation per request: W − 3 workers idle)
+ *   async-default  W asynchronous workers as the clients' optimize() runs them: each asks one point
+ *                  (its own client_id), evaluates it in a random 1–8 ms, reports it, asks again;
+ *                  default batch_size
+ *   async-matched  the same with batch_size = W;  async-double: batch_size = 2W (at most 100)
  *
  * on COCO's BBOB functions (src/engine/benchmarks/bbob.ts: random x_opt and f_opt per instance,
  * domain [−5, 5]^d), instance k with study seed k. The loop runs in process over HTTP (app.inject,
- * in-memory SQLite, engine inline): per round one suggestions request, all points evaluated, one
- * observations request. Printed: final regret f_best − f_opt, median [min, max] over instances,
- * and the rounds (requests) the budget took, i.e. the wall time in units of one evaluation.
+ * in-memory SQLite, engine inline). Printed: final regret f_best − f_opt, median [min, max] over
+ * instances; for the synchronous modes the rounds (requests) the budget took, i.e. the wall time in
+ * units of one evaluation; and the share of evaluations the server counted as extras (`extras` in
+ * the suggestions answers).
  *
  * Run: npm run bench:workers -- [--methods cmaes,prob-cmaes] [--functions 1,2,8,10] [--dim 5]
- *        [--workers 4,16,64] [--instances 3] [--budget 250] [--modes extras,matched,one-gen]
+ *        [--workers 4,16,64] [--instances 3] [--budget 250] [--modes extras,matched,one-gen,async-default,async-matched,async-double]
  */
 import { loadavg } from 'node:os';
 import { buildApp } from '../src/app.js';
@@ -37,12 +42,62 @@ const INSTANCES = Number(arg('instances', '3'));
 const BUDGET = Number(arg('budget', '250'));
 const MODES = list('modes', 'extras,matched,one-gen') as Mode[];
 const DEFAULT_BATCH = 3;
+/** The server's largest batch_size. */
+const MAX_BATCH = 100;
 
-type Mode = 'extras' | 'matched' | 'one-gen';
+type Mode = 'extras' | 'matched' | 'one-gen' | 'async-default' | 'async-matched' | 'async-double';
 
 interface Run {
   regret: number;
+  /** Requests for points (synchronous modes: one per round of W evaluations). */
   rounds: number;
+  /** Points the suggestions answers counted as extras (their `extras.count`). */
+  extras: number;
+  evaluations: number;
+}
+
+interface Loop {
+  problem: ReturnType<typeof getBenchmark>;
+  inject: (opts: { method: 'GET' | 'POST'; url: string; payload?: object }) => Promise<{ statusCode: number; body: string; json: () => any }>;
+  id: string;
+  run: Run;
+  best: number;
+}
+
+function batchFor(method: MethodName, workers: number, mode: Mode): number {
+  const min = getStrategy(method).minBatch;
+  if (mode === 'matched' || mode === 'async-matched') return Math.max(workers, min);
+  if (mode === 'async-double') return Math.min(MAX_BATCH, Math.max(2 * workers, min));
+  return DEFAULT_BATCH;
+}
+
+/** One suggestions request, its points evaluated, one observations request. */
+async function round(loop: Loop, count: number, clientId: string, delayMs: () => number): Promise<number> {
+  const got = (await loop.inject({ method: 'GET', url: `/v1/studies/${loop.id}/suggestions?count=${count}&client_id=${clientId}` })).json();
+  loop.run.rounds++;
+  loop.run.extras += got.extras?.count ?? 0;
+  const observations = got.trials.map((t: { trial_id: number; parameters: Record<string, number> }) => {
+    const value = loop.problem.f(Array.from({ length: D }, (_, i) => t.parameters[`x${i}`]!));
+    loop.best = Math.min(loop.best, value);
+    return { trial_id: t.trial_id, value };
+  });
+  const wait = delayMs();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  loop.run.evaluations += observations.length;
+  const res = await loop.inject({ method: 'POST', url: `/v1/studies/${loop.id}/observations`, payload: { observations } });
+  if (res.statusCode !== 200) throw new Error(res.body);
+  return got.generation_size;
+}
+
+/** xorshift32: the asynchronous workers' evaluation times, the same sequence for every run of a seed. */
+function delays(seed: number): () => number {
+  let x = seed * 2654435761 || 1;
+  return () => {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    return 1 + ((x >>> 0) % 8);
+  };
 }
 
 async function run(method: MethodName, fn: number, instance: number, workers: number, mode: Mode): Promise<Run> {
@@ -50,37 +105,35 @@ async function run(method: MethodName, fn: number, instance: number, workers: nu
   const storage = SqliteStorage.open(':memory:');
   const app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 0, rateLimitPerMinute: 0 }, storage });
   try {
-    const batch = mode === 'matched' ? Math.max(workers, getStrategy(method).minBatch) : DEFAULT_BATCH;
     const body = {
       name: `${problem.name}-${D}d`,
       method,
       seed: instance,
-      batch_size: batch,
+      batch_size: batchFor(method, workers, mode),
       parameters: Array.from({ length: D }, (_, i) => ({ name: `x${i}`, bounds: [problem.bounds.lower[i]!, problem.bounds.upper[i]!] })),
     };
     const created = await app.inject({ method: 'POST', url: '/v1/studies', payload: body });
     if (created.statusCode !== 201) throw new Error(created.body);
-    const id = created.json().id as string;
-    let used = 0;
-    let rounds = 0;
-    let best = Infinity;
-    let generationSize = batch;
-    while (used < BUDGET) {
-      const want = mode === 'one-gen' ? generationSize : workers;
-      const count = Math.min(want, BUDGET - used);
-      const got = (await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=${count}` })).json();
-      generationSize = got.generation_size;
-      const obs = got.trials.map((t: { trial_id: number; parameters: Record<string, number> }) => {
-        const value = problem.f(Array.from({ length: D }, (_, i) => t.parameters[`x${i}`]!));
-        best = Math.min(best, value);
-        return { trial_id: t.trial_id, value };
-      });
-      used += obs.length;
-      rounds++;
-      const res = await app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: obs } });
-      if (res.statusCode !== 200) throw new Error(res.body);
+    const loop: Loop = { problem, inject: (o) => app.inject(o), id: created.json().id, run: { regret: 0, rounds: 0, extras: 0, evaluations: 0 }, best: Infinity };
+    if (mode.startsWith('async')) {
+      // W workers, each: one point, a random evaluation time of 1–8 ms, its result; like optimize().
+      let reserved = 0;
+      const worker = async (w: number) => {
+        const delay = delays(instance * 1000 + w);
+        while (reserved < BUDGET) {
+          reserved++;
+          await round(loop, 1, `w${w}`, delay);
+        }
+      };
+      await Promise.all(Array.from({ length: workers }, (_, w) => worker(w)));
+    } else {
+      let generationSize = body.batch_size;
+      while (loop.run.evaluations < BUDGET) {
+        const want = mode === 'one-gen' ? generationSize : workers;
+        generationSize = await round(loop, Math.min(want, BUDGET - loop.run.evaluations), 'farm', () => 0);
+      }
     }
-    return { regret: Math.max(0, best - problem.optimum), rounds };
+    return { ...loop.run, regret: Math.max(0, loop.best - problem.optimum) };
   } finally {
     await app.close();
     await storage.close();
@@ -92,7 +145,9 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 function cell(runs: Run[]): string {
   const r = runs.map((x) => x.regret).sort((a, b) => a - b);
-  return `${fmt(median(r))} [${fmt(r[0]!)}, ${fmt(r[r.length - 1]!)}] · ${median(runs.map((x) => x.rounds))} rounds`;
+  const extras = runs.reduce((a, x) => a + x.extras, 0) / runs.reduce((a, x) => a + x.evaluations, 0);
+  const rounds = runs[0]!.rounds === runs[0]!.evaluations ? '' : ` · ${median(runs.map((x) => x.rounds))} rounds`;
+  return `${fmt(median(r))} [${fmt(r[0]!)}, ${fmt(r[r.length - 1]!)}]${rounds} · ${(100 * extras).toFixed(0)}% extras`;
 }
 
 async function main(): Promise<void> {
