@@ -11,7 +11,7 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ProbnesClient, ProbnesError, parseRetryAfter, type Progress, type StudySpec } from '../../clients/typescript/src/index.js';
+import { batchForWorkers, ProbnesClient, ProbnesError, parseRetryAfter, type Progress, type StudySpec } from '../../clients/typescript/src/index.js';
 import { freePort } from '../helpers/free-port.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -267,6 +267,37 @@ describe('against the real server', () => {
     // 350 ms at one beat per 100 ms: about 3 per evaluation, at least 1 however loose the timers.
     for (const t of [1, 2]) expect(beatsOf(t)).toBeGreaterThanOrEqual(1);
     for (const [handedOut, now] of leases) expect(Date.parse(now)).toBeGreaterThan(Date.parse(handedOut));
+  });
+
+  it('optimize(): a study it creates gets batch_size = workers; a study whose batch_size is below workers gets one warning naming both', async () => {
+    const c = client();
+    const warnings: string[] = [];
+    const onWarning = (m: string) => warnings.push(m);
+    const objective = (p: Record<string, number>) => branin(p);
+    const created = await c.optimize(objective, { ...BRANIN, name: 'six-workers' }, { budget: 12, workers: 6, onWarning });
+    expect(created.study.batch_size).toBe(6);
+    expect(created.completed).toBe(12);
+    expect(warnings).toEqual([]);
+
+    // A batch_size the caller chose is kept, and warned about once for the whole run.
+    const chosen = await c.optimize(objective, { ...BRANIN, name: 'chosen', batch_size: 2 }, { budget: 12, workers: 4, onWarning });
+    expect(chosen.study.batch_size).toBe(2);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`study ${chosen.study.id} has batch_size 2 but optimize() runs 4 workers`);
+
+    const existing = await c.createStudy({ ...BRANIN, name: 'existing' }); // the server's default batch_size, 3
+    await c.optimize(objective, existing.id, { budget: 12, workers: 5, onWarning });
+    expect(warnings).toHaveLength(2);
+    expect(warnings[1]).toContain('has batch_size 3 but optimize() runs 5 workers');
+    await c.optimize(objective, existing.id, { budget: 3, workers: 3, onWarning });
+    expect(warnings).toHaveLength(2);
+  });
+
+  it('batchForWorkers(): only a specification without batch_size and with more workers than the default 3 changes, up to the server\'s 100', () => {
+    expect(batchForWorkers(BRANIN, 3)).toBe(BRANIN);
+    expect(batchForWorkers(BRANIN, 16).batch_size).toBe(16);
+    expect(batchForWorkers(BRANIN, 500).batch_size).toBe(100);
+    expect(batchForWorkers({ ...BRANIN, batch_size: 8 }, 16).batch_size).toBe(8);
   });
 
   it('optimize(): an abort stops the workers and abandons the points being evaluated', async () => {
