@@ -24,9 +24,10 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 
 __all__ = [
     "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
@@ -43,6 +44,40 @@ def prior_from_points(points: List[Mapping[str, float]], weights: Optional[List[
     if weights is not None:
         prior["weights"] = list(weights)
     return prior
+
+
+# The server's batch_size when a specification gives none, and its largest.
+_SERVER_DEFAULT_BATCH = 3
+_MAX_BATCH = 100
+
+
+class BatchSizeWarning(UserWarning):
+    """optimize() runs more workers than the study's batch_size (see batch_warning)."""
+
+
+def batch_for_workers(spec: Mapping[str, Any], workers: int) -> Json:
+    """A study specification to create for `workers` workers.
+
+    Without a batch_size of its own it gets batch_size = workers (at most the server's 100) when that
+    is more than the server's default 3, so a generation has a point for every worker; with fewer,
+    the workers beyond batch_size get extras drawn from the same distribution, whose results do not
+    move it. A batch_size the caller chose is kept (optimize() warns when it is below workers).
+    """
+    out = dict(spec)
+    if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH:
+        out["batch_size"] = min(workers, _MAX_BATCH)
+    return out
+
+
+def batch_warning(study: Mapping[str, Any], workers: int) -> Optional[str]:
+    """The warning optimize() gives once when the study's batch_size is below the number of workers."""
+    batch = study["batch_size"]
+    if batch >= workers:
+        return None
+    return (f"probnes-client: study {study['id']} has batch_size {batch} but optimize() runs {workers} workers: "
+            "the workers beyond the generation get extras drawn from the same search distribution, whose results do "
+            f"not move it, so the search slows per evaluation. Create the study with batch_size >= {workers} "
+            f"(optimize() does when it creates the study), or run {batch} workers.")
 
 
 def prior_from_study(study_id: str, top_fraction: float = 0.1, include_observations: bool = False, alpha: float = 0.1) -> Json:
@@ -293,10 +328,14 @@ class Client:
 
     # -- parallel optimisation --
 
-    def optimize(self, objective: Callable[[Dict[str, float]], float], study_id: str, budget: int,
+    def optimize(self, objective: Callable[[Dict[str, float]], float], study: Union[str, Mapping[str, Any]], budget: int,
                  workers: int = 4, client_prefix: str = "worker", heartbeat_seconds: Optional[float] = None,
                  progress: Any = None) -> "OptimizeResult":
         """Evaluate up to `budget` points with `workers` threads, each with its own client id.
+
+        `study` is a study id, or a specification to create first: without a batch_size it gets
+        batch_size = workers when that is above the default (batch_for_workers). A study whose
+        batch_size is below `workers` gets one BatchSizeWarning (warnings.warn) naming both.
 
         Each worker: suggest (one point) → objective(parameters) → observe. An objective that raises,
         or returns a non-finite value, marks the trial FAILED with the reason (it still uses budget,
@@ -304,7 +343,13 @@ class Client:
         lease alive. `progress`: a callable taking a Progress, or True to print a line per result.
         Stops early when the server hands out no more points (study completed, paused, max_trials).
         """
-        return _Optimizer(self, objective, study_id, budget, workers, client_prefix, heartbeat_seconds, progress).run()
+        if budget < 0 or workers < 1:
+            raise ValueError("budget must be >= 0 and workers >= 1")
+        found = self.get_study(study) if isinstance(study, str) else self.create_study(batch_for_workers(study, workers))
+        message = batch_warning(found, workers)
+        if message:
+            warnings.warn(message, BatchSizeWarning, stacklevel=2)
+        return _Optimizer(self, objective, found, budget, workers, client_prefix, heartbeat_seconds, progress).run()
 
 
 def _q(s: str) -> str:
@@ -330,6 +375,7 @@ class Progress:
 
 @dataclass
 class OptimizeResult:
+    study_id: str
     completed: int
     failed: int
     stopped_reason: Optional[str]  # None: budget used; else the server's reason
@@ -339,10 +385,8 @@ class OptimizeResult:
 
 
 class _Optimizer:
-    def __init__(self, client: Client, objective, study_id, budget, workers, prefix, heartbeat_seconds, progress):
-        if budget < 0 or workers < 1:
-            raise ValueError("budget must be >= 0 and workers >= 1")
-        self.c, self.objective, self.study_id = client, objective, study_id
+    def __init__(self, client: Client, objective, study: Json, budget, workers, prefix, heartbeat_seconds, progress):
+        self.c, self.objective, self.study_id = client, objective, study["id"]
         self.budget, self.workers, self.prefix = budget, workers, prefix
         self.heartbeat_seconds = heartbeat_seconds
         self.progress = _printer if progress is True else progress
@@ -353,18 +397,17 @@ class _Optimizer:
         self.stopped_reason: Optional[str] = None
         self.best: Optional[float] = None
         self.inflight = 0  # workers asking for or evaluating a point right now
-        self.sign = 1.0
+        self.sign = -1.0 if study.get("direction") == "maximize" else 1.0
         self.t0 = time.monotonic()
 
     def run(self) -> OptimizeResult:
-        self.sign = -1.0 if self.c.get_study(self.study_id).get("direction") == "maximize" else 1.0
         with ThreadPoolExecutor(max_workers=self.workers, thread_name_prefix=self.prefix) as pool:
             futures = [pool.submit(self._worker, f"{self.prefix}-{i}") for i in range(self.workers)]
             errors = [f.exception() for f in futures]
         first = next((e for e in errors if e is not None), None)
         if first is not None:
             raise first
-        return OptimizeResult(self.completed, self.failed, self.stopped_reason, self.c.best(self.study_id),
+        return OptimizeResult(self.study_id, self.completed, self.failed, self.stopped_reason, self.c.best(self.study_id),
                               time.monotonic() - self.t0, dict(self.by_client))
 
     def _reserve(self) -> bool:

@@ -16,9 +16,10 @@ import threading
 import time
 import unittest
 import urllib.request
+import warnings
 
 import probnes_client
-from probnes_client import (prior_from_points, prior_from_study, BadRequestError, Client, ConflictError, ConnectionFailed,
+from probnes_client import (batch_for_workers, prior_from_points, prior_from_study, BadRequestError, BatchSizeWarning, Client, ConflictError, ConnectionFailed,
                             NotFoundError, Progress, RateLimitedError, ServerError, UnauthorizedError, UnavailableError)
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -175,6 +176,34 @@ class RealServer(unittest.TestCase):
         self.assertEqual(min(p.best for p in seen), result.best["observed"]["value"])
         # Nothing left leased to these workers.
         self.assertEqual(self.c.get_study(sid)["trial_counts"]["ACTIVE"], 0)
+
+    def test_optimize_matches_batch_size_to_workers_and_warns_once_below(self):
+        spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            created = self.c.optimize(branin, dict(spec, name="six-workers"), budget=12, workers=6)
+            self.assertEqual(self.c.get_study(created.study_id)["batch_size"], 6)
+            self.assertEqual(created.completed, 12)
+            self.assertEqual(caught, [])
+
+            existing = self.c.create_study(dict(spec, name="existing"))  # the server's default batch_size, 3
+            self.c.optimize(branin, existing["id"], budget=12, workers=5)
+            self.assertEqual([w.category for w in caught], [BatchSizeWarning])
+            self.assertIn(f"study {existing['id']} has batch_size 3 but optimize() runs 5 workers", str(caught[0].message))
+
+            # A batch_size the caller chose is kept, and warned about.
+            chosen = self.c.optimize(branin, dict(spec, name="chosen", batch_size=2), budget=4, workers=4)
+            self.assertEqual(self.c.get_study(chosen.study_id)["batch_size"], 2)
+            self.assertEqual(len(caught), 2)
+            self.assertIn("has batch_size 2 but optimize() runs 4 workers", str(caught[1].message))
+
+    def test_batch_for_workers_changes_only_a_spec_without_batch_size_and_more_workers_than_3(self):
+        spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}
+        self.assertNotIn("batch_size", batch_for_workers(spec, 3))
+        self.assertEqual(batch_for_workers(spec, 16)["batch_size"], 16)
+        self.assertEqual(batch_for_workers(spec, 500)["batch_size"], 100)
+        self.assertEqual(batch_for_workers(BRANIN, 16)["batch_size"], 4)
+        self.assertNotIn("batch_size", spec)  # the caller's dict is not changed
 
     def test_optimize_fails_crashing_evaluations_and_stops_at_max_trials(self):
         sid = self.c.create_study(dict(BRANIN, name="max", max_trials=10))["id"]
