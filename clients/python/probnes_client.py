@@ -60,8 +60,8 @@ def batch_for_workers(spec: Mapping[str, Any], workers: int) -> Json:
 
     Without a batch_size of its own it gets batch_size = workers (at most the server's 100) when that
     is more than the server's default 3, so a generation has a point for every worker; with fewer,
-    the workers beyond batch_size get extras drawn from the same distribution, whose results do not
-    move it. A batch_size the caller chose is kept (optimize() warns when it is below workers).
+    the workers beyond batch_size get extras drawn from the same distribution, which moves once per
+    batch_size results. A batch_size the caller chose is kept (optimize() warns when it is below workers).
     """
     out = dict(spec)
     if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH:
@@ -75,8 +75,8 @@ def batch_warning(study: Mapping[str, Any], workers: int) -> Optional[str]:
     if batch >= workers:
         return None
     return (f"probnes-client: study {study['id']} has batch_size {batch} but optimize() runs {workers} workers: "
-            "the workers beyond the generation get extras drawn from the same search distribution, whose results do "
-            f"not move it, so the search slows per evaluation. Create the study with batch_size >= {workers} "
+            "the workers beyond the generation get extras drawn from the same search distribution, which moves once per "
+            f"batch_size results, so the search gets fewer updates per evaluation. Create the study with batch_size >= {workers} "
             f"(optimize() does when it creates the study), or run {batch} workers.")
 
 

@@ -46,8 +46,8 @@ async function observe(id: string, answer: Answer): Promise<void> {
 function expectExtras(answer: Answer, count: number): void {
   expect(answer.extras).not.toBeNull();
   expect(answer.extras!.count).toBe(count);
-  expect(answer.extras!.reason).toContain(`beyond the ${answer.generation_size} that this generation's update waits for`);
-  expect(answer.extras!.reason).toContain('batch_size ≥ the number of workers');
+  expect(answer.extras!.reason).toContain(`${count} of these points go beyond the ${answer.generation_size} results this generation's update waits for`);
+  expect(answer.extras!.reason).toContain('batch_size ≥ the number of workers.');
 }
 
 describe.each<MethodName>(['prob-cmaes', 'cmaes'])('%s: generation_size = batch_size', (method) => {

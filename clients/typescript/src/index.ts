@@ -460,9 +460,9 @@ const MAX_BATCH = 100;
  * A specification to create for `workers` workers: without a batch_size of its own it gets
  * batch_size = workers (at most the server's 100) when that is more than the server's default 3.
  * A generation then has a point for every worker; with fewer, the workers beyond batch_size get
- * extras, drawn from the same distribution, whose results do not move it (README, "Parallel
- * workers and batch_size": at a fixed budget, final regret 10–30× worse with 16 workers).
- * A batch_size the caller chose is kept (optimize() warns when it is below workers).
+ * extras drawn from the same distribution, which moves once per batch_size results (the main
+ * README's "Parallel workers and batch_size" measures what that costs). A batch_size the caller
+ * chose is kept (optimize() warns when it is below workers).
  */
 export function batchForWorkers(spec: StudySpec, workers: number): StudySpec {
   if (spec.batch_size !== undefined || workers <= SERVER_DEFAULT_BATCH) return spec;
@@ -474,8 +474,8 @@ export function batchWarning(study: Pick<Study, 'id' | 'batch_size'>, workers: n
   if (study.batch_size >= workers) return null;
   return (
     `probnes-client: study ${study.id} has batch_size ${study.batch_size} but optimize() runs ${workers} workers: ` +
-    `the workers beyond the generation get extras drawn from the same search distribution, whose results do not move it, ` +
-    `so the search slows per evaluation. Create the study with batch_size >= ${workers} (optimize() does when it creates the study), or run ${study.batch_size} workers.`
+    `the workers beyond the generation get extras drawn from the same search distribution, which moves once per batch_size results, ` +
+    `so the search gets fewer updates per evaluation. Create the study with batch_size >= ${workers} (optimize() does when it creates the study), or run ${study.batch_size} workers.`
   );
 }
 

@@ -1598,11 +1598,11 @@ export interface paths {
                             generation: number;
                             /** @description How many results of this generation the next update waits for: batch_size, except for lq-cmaes, whose surrogate decides per generation how many of its candidates are truly evaluated (a client evaluating one generation per request asks for this many). */
                             generation_size: number;
-                            /** @description Non-null when some of `trials` are extras: points beyond the current generation's generation_size, drawn from the same search distribution because more were asked for (one request or several clients) than the generation has. Their results do not move the distribution (it is updated once per generation_size results), so more workers than batch_size slow the search per evaluation: give the study batch_size ≥ the number of workers. Null otherwise. */
+                            /** @description Non-null when some of `trials` are extras: points beyond the generation_size results the current generation's update waits for, handed out because more were asked for (by one request or by several clients) than the generation has. They come from the same search distribution, which moves once per generation_size results, so more points out at once than that (more workers than batch_size) mean fewer updates per evaluation; cmaes, xnes and snes update from generation_size results and use none of the others, while the ProbNES methods, bo and lq-cmaes's surrogate learn from every result. Give the study batch_size ≥ the number of workers. Null otherwise. */
                             extras: {
-                                /** @description How many of `trials` go beyond the generation_size points the update waits for. */
+                                /** @description How many of `trials` go beyond the generation_size results the update waits for. */
                                 count: number;
-                                /** @description Why that matters, for people reading the answer. */
+                                /** @description What that costs and what to do, for people reading the answer. */
                                 reason: string;
                             } | null;
                         };

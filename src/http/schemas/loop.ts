@@ -44,13 +44,14 @@ export const SuggestionsSchema = z
       ),
     extras: z
       .object({
-        count: z.int().min(1).describe('How many of `trials` go beyond the generation_size points the update waits for.'),
-        reason: z.string().describe('Why that matters, for people reading the answer.'),
+        count: z.int().min(1).describe('How many of `trials` go beyond the generation_size results the update waits for.'),
+        reason: z.string().describe('What that costs and what to do, for people reading the answer.'),
       })
       .nullable()
       .describe(
-        'Non-null when some of `trials` are extras: points beyond the current generation\'s generation_size, drawn from the same search distribution because more were asked for (one request or several clients) than the generation has. ' +
-          'Their results do not move the distribution (it is updated once per generation_size results), so more workers than batch_size slow the search per evaluation: give the study batch_size ≥ the number of workers. Null otherwise.',
+        'Non-null when some of `trials` are extras: points beyond the generation_size results the current generation\'s update waits for, handed out because more were asked for (by one request or by several clients) than the generation has. ' +
+          'They come from the same search distribution, which moves once per generation_size results, so more points out at once than that (more workers than batch_size) mean fewer updates per evaluation; ' +
+          'cmaes, xnes and snes update from generation_size results and use none of the others, while the ProbNES methods, bo and lq-cmaes\'s surrogate learn from every result. Give the study batch_size ≥ the number of workers. Null otherwise.',
       ),
   })
   .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3, extras: null }] });
@@ -61,9 +62,11 @@ export function extrasNote(count: number, generationSize: number): z.output<type
   return {
     count,
     reason:
-      `${count} of these points go beyond the ${generationSize} that this generation's update waits for (generation_size): ` +
-      'they are drawn from the current search distribution and their results do not move it, since it is updated once per generation_size results. ' +
-      'More workers than batch_size slow the search per evaluation; create the study with batch_size ≥ the number of workers.',
+      `${count} of these points go beyond the ${generationSize} results this generation's update waits for (generation_size). ` +
+      'They are drawn from the current search distribution, which moves once per generation_size results, so more points out at once than that ' +
+      '(more workers than batch_size) mean fewer updates per evaluation; cmaes, xnes and snes update from generation_size results and use none of the others, ' +
+      'while the ProbNES methods, bo and lq-cmaes\'s surrogate learn from every result. ' +
+      'Give the study batch_size ≥ the number of workers.',
   };
 }
 
