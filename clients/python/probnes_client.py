@@ -49,34 +49,40 @@ def prior_from_points(points: List[Mapping[str, float]], weights: Optional[List[
 # The server's batch_size when a specification gives none, and its largest.
 _SERVER_DEFAULT_BATCH = 3
 _MAX_BATCH = 100
+# The methods that rank a generation and update from its batch_size results only (the server's minimum
+# batch_size for them is 2): points handed out beyond the generation are lost to them. The others (the
+# ProbNES methods, BO, random) learn from every result.
+_RANKING_METHODS = ("cmaes", "lq-cmaes", "xnes", "snes")
 
 
 class BatchSizeWarning(UserWarning):
-    """optimize() runs more workers than the study's batch_size (see batch_warning)."""
+    """optimize() runs more workers than the batch_size of a study that ranks its generations (see batch_warning)."""
 
 
 def batch_for_workers(spec: Mapping[str, Any], workers: int) -> Json:
     """A study specification to create for `workers` workers.
 
-    Without a batch_size of its own it gets batch_size = workers (at most the server's 100) when that
-    is more than the server's default 3, so a generation has a point for every worker; with fewer,
-    the workers beyond batch_size get extras drawn from the same distribution, which moves once per
-    batch_size results. A batch_size the caller chose is kept (optimize() warns when it is below workers).
+    For a method that ranks a generation (cmaes, lq-cmaes, xnes, snes) without a batch_size of its own:
+    batch_size = workers (at most the server's 100) when that is more than the server's default 3, so
+    every worker has a point of the generation instead of an extra whose result the update never uses.
+    ProbNES (the default method) learns from every result and, with asynchronous workers, did better with
+    the default batch_size than with batch_size = workers, so its specification is left as it is; so is
+    a batch_size the caller chose. (The main README's "Parallel workers and batch_size" has the figures.)
     """
     out = dict(spec)
-    if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH:
+    if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH and out.get("method") in _RANKING_METHODS:
         out["batch_size"] = min(workers, _MAX_BATCH)
     return out
 
 
 def batch_warning(study: Mapping[str, Any], workers: int) -> Optional[str]:
-    """The warning optimize() gives once when the study's batch_size is below the number of workers."""
-    batch = study["batch_size"]
-    if batch >= workers:
+    """The warning optimize() gives once when a study of a method that ranks a generation has a batch_size below workers."""
+    batch, method = study["batch_size"], study.get("method")
+    if batch >= workers or method not in _RANKING_METHODS:
         return None
-    return (f"probnes-client: study {study['id']} has batch_size {batch} but optimize() runs {workers} workers: "
-            "the workers beyond the generation get extras drawn from the same search distribution, which moves once per "
-            f"batch_size results, so the search gets fewer updates per evaluation. Create the study with batch_size >= {workers} "
+    return (f"probnes-client: study {study['id']} ({method}) has batch_size {batch} but optimize() runs {workers} workers: "
+            f"the workers beyond the generation get extras from the same search distribution, and {method} updates from "
+            f"batch_size results only, so the extras' evaluations are wasted. Create the study with batch_size >= {workers} "
             f"(optimize() does when it creates the study), or run {batch} workers.")
 
 
@@ -333,9 +339,10 @@ class Client:
                  progress: Any = None) -> "OptimizeResult":
         """Evaluate up to `budget` points with `workers` threads, each with its own client id.
 
-        `study` is a study id, or a specification to create first: without a batch_size it gets
-        batch_size = workers when that is above the default (batch_for_workers). A study whose
-        batch_size is below `workers` gets one BatchSizeWarning (warnings.warn) naming both.
+        `study` is a study id, or a specification to create first: for cmaes, lq-cmaes, xnes and snes
+        without a batch_size it gets batch_size = workers when that is above the default
+        (batch_for_workers). A study of those methods whose batch_size is below `workers` gets one
+        BatchSizeWarning (warnings.warn) naming both.
 
         Each worker: suggest (one point) → objective(parameters) → observe. An objective that raises,
         or returns a non-finite value, marks the trial FAILED with the reason (it still uses budget,

@@ -177,8 +177,8 @@ class RealServer(unittest.TestCase):
         # Nothing left leased to these workers.
         self.assertEqual(self.c.get_study(sid)["trial_counts"]["ACTIVE"], 0)
 
-    def test_optimize_matches_batch_size_to_workers_and_warns_once_below(self):
-        spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}
+    def test_optimize_matches_batch_size_to_workers_for_cmaes_and_warns_once_below(self):
+        spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}  # method cmaes
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             created = self.c.optimize(branin, dict(spec, name="six-workers"), budget=12, workers=6)
@@ -189,7 +189,7 @@ class RealServer(unittest.TestCase):
             existing = self.c.create_study(dict(spec, name="existing"))  # the server's default batch_size, 3
             self.c.optimize(branin, existing["id"], budget=12, workers=5)
             self.assertEqual([w.category for w in caught], [BatchSizeWarning])
-            self.assertIn(f"study {existing['id']} has batch_size 3 but optimize() runs 5 workers", str(caught[0].message))
+            self.assertIn(f"study {existing['id']} (cmaes) has batch_size 3 but optimize() runs 5 workers", str(caught[0].message))
 
             # A batch_size the caller chose is kept, and warned about.
             chosen = self.c.optimize(branin, dict(spec, name="chosen", batch_size=2), budget=4, workers=4)
@@ -197,12 +197,19 @@ class RealServer(unittest.TestCase):
             self.assertEqual(len(caught), 2)
             self.assertIn("has batch_size 2 but optimize() runs 4 workers", str(caught[1].message))
 
-    def test_batch_for_workers_changes_only_a_spec_without_batch_size_and_more_workers_than_3(self):
-        spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}
+            # prob-cmaes learns from every result: its default batch_size stays, unwarned.
+            probnes = self.c.optimize(branin, dict(spec, name="probnes", method="prob-cmaes"), budget=6, workers=6)
+            self.assertEqual(self.c.get_study(probnes.study_id)["batch_size"], 3)
+            self.assertEqual(len(caught), 2)
+
+    def test_batch_for_workers_changes_only_a_ranking_method_spec_without_batch_size_and_more_workers_than_3(self):
+        spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}  # method cmaes
         self.assertNotIn("batch_size", batch_for_workers(spec, 3))
         self.assertEqual(batch_for_workers(spec, 16)["batch_size"], 16)
         self.assertEqual(batch_for_workers(spec, 500)["batch_size"], 100)
         self.assertEqual(batch_for_workers(BRANIN, 16)["batch_size"], 4)
+        self.assertNotIn("batch_size", batch_for_workers(dict(spec, method="prob-cmaes"), 16))
+        self.assertNotIn("batch_size", batch_for_workers({k: v for k, v in spec.items() if k != "method"}, 16))
         self.assertNotIn("batch_size", spec)  # the caller's dict is not changed
 
     def test_optimize_fails_crashing_evaluations_and_stops_at_max_trials(self):

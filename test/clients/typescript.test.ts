@@ -269,35 +269,45 @@ describe('against the real server', () => {
     for (const [handedOut, now] of leases) expect(Date.parse(now)).toBeGreaterThan(Date.parse(handedOut));
   });
 
-  it('optimize(): a study it creates gets batch_size = workers; a study whose batch_size is below workers gets one warning naming both', async () => {
+  it('optimize(): a cmaes study it creates gets batch_size = workers; one whose batch_size is below workers gets one warning naming both; ProbNES is left alone', async () => {
     const c = client();
     const warnings: string[] = [];
     const onWarning = (m: string) => warnings.push(m);
     const objective = (p: Record<string, number>) => branin(p);
-    const created = await c.optimize(objective, { ...BRANIN, name: 'six-workers' }, { budget: 12, workers: 6, onWarning });
+    const CMAES: StudySpec = { ...BRANIN, method: 'cmaes' };
+    const created = await c.optimize(objective, { ...CMAES, name: 'six-workers' }, { budget: 12, workers: 6, onWarning });
     expect(created.study.batch_size).toBe(6);
     expect(created.completed).toBe(12);
     expect(warnings).toEqual([]);
 
     // A batch_size the caller chose is kept, and warned about once for the whole run.
-    const chosen = await c.optimize(objective, { ...BRANIN, name: 'chosen', batch_size: 2 }, { budget: 12, workers: 4, onWarning });
+    const chosen = await c.optimize(objective, { ...CMAES, name: 'chosen', batch_size: 2 }, { budget: 12, workers: 4, onWarning });
     expect(chosen.study.batch_size).toBe(2);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`study ${chosen.study.id} has batch_size 2 but optimize() runs 4 workers`);
+    expect(warnings[0]).toContain(`study ${chosen.study.id} (cmaes) has batch_size 2 but optimize() runs 4 workers`);
 
-    const existing = await c.createStudy({ ...BRANIN, name: 'existing' }); // the server's default batch_size, 3
+    const existing = await c.createStudy({ ...CMAES, name: 'existing' }); // the server's default batch_size, 3
     await c.optimize(objective, existing.id, { budget: 12, workers: 5, onWarning });
     expect(warnings).toHaveLength(2);
     expect(warnings[1]).toContain('has batch_size 3 but optimize() runs 5 workers');
     await c.optimize(objective, existing.id, { budget: 3, workers: 3, onWarning });
     expect(warnings).toHaveLength(2);
+
+    // prob-cmaes (the default method) learns from every result: its default batch_size stays, unwarned.
+    const probnes = await c.optimize(objective, { ...BRANIN, name: 'probnes' }, { budget: 6, workers: 6, onWarning });
+    expect(probnes.study.batch_size).toBe(3);
+    expect(warnings).toHaveLength(2);
   });
 
-  it('batchForWorkers(): only a specification without batch_size and with more workers than the default 3 changes, up to the server\'s 100', () => {
-    expect(batchForWorkers(BRANIN, 3)).toBe(BRANIN);
-    expect(batchForWorkers(BRANIN, 16).batch_size).toBe(16);
-    expect(batchForWorkers(BRANIN, 500).batch_size).toBe(100);
-    expect(batchForWorkers({ ...BRANIN, batch_size: 8 }, 16).batch_size).toBe(8);
+  it('batchForWorkers(): only a cmaes-like specification without batch_size and with more workers than the default 3 changes, up to the server\'s 100', () => {
+    const CMAES: StudySpec = { ...BRANIN, method: 'cmaes' };
+    expect(batchForWorkers(CMAES, 3)).toBe(CMAES);
+    expect(batchForWorkers(CMAES, 16).batch_size).toBe(16);
+    expect(batchForWorkers({ ...BRANIN, method: 'snes' }, 16).batch_size).toBe(16);
+    expect(batchForWorkers(CMAES, 500).batch_size).toBe(100);
+    expect(batchForWorkers({ ...CMAES, batch_size: 8 }, 16).batch_size).toBe(8);
+    expect(batchForWorkers(BRANIN, 16)).toBe(BRANIN);
+    expect(batchForWorkers({ ...BRANIN, method: 'prob-xnes' }, 16).batch_size).toBeUndefined();
   });
 
   it('optimize(): an abort stops the workers and abandons the points being evaluated', async () => {

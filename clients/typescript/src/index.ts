@@ -393,9 +393,9 @@ export class ProbnesClient {
   /**
    * Evaluate up to `budget` points with `workers` concurrent workers, each with its own client id
    * (`<clientIdPrefix>-<i>`): suggest one point → objective(parameters) → observe. `study` is an id,
-   * or a specification to create first (without a batch_size, it gets batch_size = workers when
-   * that is above the default, see batchForWorkers); a study whose batch_size is below `workers`
-   * gets one warning (`onWarning`, default console.warn). An objective that throws, or returns a non-finite value,
+   * or a specification to create first (for cmaes, lq-cmaes, xnes and snes without a batch_size, it
+   * gets batch_size = workers when that is above the default, see batchForWorkers); a study of those
+   * methods whose batch_size is below `workers` gets one warning (`onWarning`, default console.warn). An objective that throws, or returns a non-finite value,
    * marks the trial FAILED with the reason (it still uses budget, so an always-failing objective
    * ends). While an evaluation runs its lease is extended by heartbeats (the objective must yield to
    * the event loop for them to be sent: an async objective, or one that runs elsewhere). Stops early
@@ -447,7 +447,7 @@ export interface OptimizeOptions {
   /** Lease extension period; default a third of the study's lease_seconds; 0 disables. */
   heartbeatSeconds?: number;
   onProgress?: (p: Progress) => void;
-  /** Where the one warning about a batch_size below `workers` goes (default console.warn). */
+  /** Where the one warning about a batch_size below `workers` (see batchWarning) goes (default console.warn). */
   onWarning?: (message: string) => void;
   signal?: AbortSignal;
 }
@@ -455,27 +455,37 @@ export interface OptimizeOptions {
 /** The server's batch_size when a specification gives none, and its largest. */
 const SERVER_DEFAULT_BATCH = 3;
 const MAX_BATCH = 100;
+/**
+ * The methods that rank a generation and update from its batch_size results only (the server's
+ * minimum batch_size for them is 2): points handed out beyond the generation are lost to them. The
+ * others (the ProbNES methods, BO, random) learn from every result.
+ */
+const RANKING_METHODS: readonly string[] = ['cmaes', 'lq-cmaes', 'xnes', 'snes'];
 
 /**
- * A specification to create for `workers` workers: without a batch_size of its own it gets
- * batch_size = workers (at most the server's 100) when that is more than the server's default 3.
- * A generation then has a point for every worker; with fewer, the workers beyond batch_size get
- * extras drawn from the same distribution, which moves once per batch_size results (the main
- * README's "Parallel workers and batch_size" measures what that costs). A batch_size the caller
- * chose is kept (optimize() warns when it is below workers).
+ * A specification to create for `workers` workers. For a method that ranks a generation (cmaes,
+ * lq-cmaes, xnes, snes) without a batch_size of its own: batch_size = workers (at most the server's
+ * 100) when that is more than the server's default 3, so every worker has a point of the generation
+ * instead of an extra whose result the update never uses. ProbNES (the default method) learns from
+ * every result and, with asynchronous workers, did better with the default batch_size than with
+ * batch_size = workers, so its specification is left as it is; so is a batch_size the caller chose.
+ * (The main README's "Parallel workers and batch_size" has the figures.)
  */
 export function batchForWorkers(spec: StudySpec, workers: number): StudySpec {
-  if (spec.batch_size !== undefined || workers <= SERVER_DEFAULT_BATCH) return spec;
+  if (spec.batch_size !== undefined || workers <= SERVER_DEFAULT_BATCH || !RANKING_METHODS.includes(spec.method ?? '')) return spec;
   return { ...spec, batch_size: Math.min(workers, MAX_BATCH) };
 }
 
-/** The warning optimize() gives once when the study's batch_size is below the number of workers; null when it is not. */
-export function batchWarning(study: Pick<Study, 'id' | 'batch_size'>, workers: number): string | null {
-  if (study.batch_size >= workers) return null;
+/**
+ * The warning optimize() gives once when a study of a method that ranks a generation has a
+ * batch_size below the number of workers; null otherwise.
+ */
+export function batchWarning(study: Pick<Study, 'id' | 'method' | 'batch_size'>, workers: number): string | null {
+  if (study.batch_size >= workers || !RANKING_METHODS.includes(study.method)) return null;
   return (
-    `probnes-client: study ${study.id} has batch_size ${study.batch_size} but optimize() runs ${workers} workers: ` +
-    `the workers beyond the generation get extras drawn from the same search distribution, which moves once per batch_size results, ` +
-    `so the search gets fewer updates per evaluation. Create the study with batch_size >= ${workers} (optimize() does when it creates the study), or run ${study.batch_size} workers.`
+    `probnes-client: study ${study.id} (${study.method}) has batch_size ${study.batch_size} but optimize() runs ${workers} workers: ` +
+    `the workers beyond the generation get extras from the same search distribution, and ${study.method} updates from batch_size results only, ` +
+    `so the extras' evaluations are wasted. Create the study with batch_size >= ${workers} (optimize() does when it creates the study), or run ${study.batch_size} workers.`
   );
 }
 

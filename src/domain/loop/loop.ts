@@ -22,6 +22,7 @@ import { KeyedMutex } from './study-lock.js';
 import { StudyCache } from './study-cache.js';
 import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
 import { writeEngineState } from '../codec.js';
+import { getStrategy } from '../../engine/index.js';
 
 export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached';
 
@@ -37,6 +38,12 @@ export interface Suggestions {
    * drawn from the same distribution because more were asked for than the generation has.
    */
   extras: number;
+  /**
+   * The method ranks a generation (cmaes, lq-cmaes, xnes, snes: those needing batch_size ≥ 2) and
+   * updates from generationSize results only, so extras' results are lost to it; the others (ProbNES,
+   * BO, random) use every result.
+   */
+  ranksGeneration: boolean;
 }
 
 export interface ObservationResult {
@@ -87,6 +94,7 @@ export class LoopService {
         generation: snap.generation,
         generationSize: snap.generationSize,
         extras: extrasAmong(snap, trials),
+        ranksGeneration: getStrategy(snap.study.method).minBatch > 1,
       });
       if (snap.study.state === 'COMPLETED') return done([], 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.

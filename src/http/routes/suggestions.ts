@@ -30,7 +30,7 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
         reason: s.reason,
         generation: s.generation,
         generation_size: s.generationSize,
-        extras: extrasNote(s.extras, s.generationSize),
+        extras: extrasNote(s.extras, s.generationSize, s.ranksGeneration),
       };
     },
   });

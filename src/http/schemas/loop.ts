@@ -50,24 +50,27 @@ export const SuggestionsSchema = z
       .nullable()
       .describe(
         'Non-null when some of `trials` are extras: points beyond the generation_size results the current generation\'s update waits for, handed out because more were asked for (by one request or by several clients) than the generation has. ' +
-          'They come from the same search distribution, which moves once per generation_size results, so more points out at once than that (more workers than batch_size) mean fewer updates per evaluation; ' +
-          'cmaes, xnes and snes update from generation_size results and use none of the others, while the ProbNES methods, bo and lq-cmaes\'s surrogate learn from every result. Give the study batch_size ≥ the number of workers. Null otherwise.',
+          'They come from the same search distribution, which moves once per generation_size results. cmaes, lq-cmaes, xnes and snes rank generation_size results and never use the others: give such a study batch_size ≥ the number of workers. ' +
+          'The ProbNES methods and BO learn from every result, so extras cost them nothing. Null otherwise.',
       ),
   })
   .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3, extras: null }] });
 
-/** The `extras` field of a suggestions answer: null when every point belongs to the generation. */
-export function extrasNote(count: number, generationSize: number): z.output<typeof SuggestionsSchema>['extras'] {
+/**
+ * The `extras` field of a suggestions answer: null when every point belongs to the generation.
+ * The advice depends on the method (measured by bench/workers-vs-batch.ts, docs/BENCHMARKS.md):
+ * a method that ranks a generation loses the extras' results, so batch_size ≥ workers helps it;
+ * ProbNES uses them all and, with asynchronous workers, did better with a small batch_size.
+ */
+export function extrasNote(count: number, generationSize: number, ranksGeneration: boolean): z.output<typeof SuggestionsSchema>['extras'] {
   if (count === 0) return null;
-  return {
-    count,
-    reason:
-      `${count} of these points go beyond the ${generationSize} results this generation's update waits for (generation_size). ` +
-      'They are drawn from the current search distribution, which moves once per generation_size results, so more points out at once than that ' +
-      '(more workers than batch_size) mean fewer updates per evaluation; cmaes, xnes and snes update from generation_size results and use none of the others, ' +
-      'while the ProbNES methods, bo and lq-cmaes\'s surrogate learn from every result. ' +
-      'Give the study batch_size ≥ the number of workers.',
-  };
+  const what =
+    `${count} of these points go beyond the ${generationSize} results this generation's update waits for (generation_size). ` +
+    'They are drawn from the current search distribution, which moves once per generation_size results. ';
+  const advice = ranksGeneration
+    ? 'This method ranks generation_size results and never uses the others, so more workers than batch_size waste evaluations: give the study batch_size ≥ the number of workers.'
+    : 'This method learns from every result, so extras cost it nothing; with asynchronous workers a small batch_size keeps its updates frequent.';
+  return { count, reason: what + advice };
 }
 
 export const ObservationsBody = ObservationsRequest.meta({
