@@ -3,10 +3,10 @@
  * test-function experiment (ALGORITHM.md §7).
  */
 import { parseArgs } from 'node:util';
-import { BENCHMARKS } from '../../src/engine/benchmarks/index.js';
 import { isMethodName, type MethodName, type Options } from '../../src/engine/index.js';
 import { registeredMethods } from '../../src/engine/strategies/registry.js';
 import type { RunSpec } from './run.js';
+import { BENCH_TASKS } from './tasks.js';
 
 /** The paper's tasks; Rastrigin runs in 1-D (the figure) and 2-D (the text). */
 export const PAPER_FUNCTIONS = ['ackley:2', 'rastrigin:1', 'rastrigin:2', 'branin', 'griewank:2', 'levy:2', 'shekel', 'styblinski-tang:2', 'three-hump-camel'];
@@ -32,7 +32,7 @@ export interface BenchConfig {
 
 export const USAGE = `usage: npm run bench:paper -- [options]
   --methods a,b          methods (default: every registered method)
-  --functions f[:d],…    tasks (default: ${PAPER_FUNCTIONS.join(',')}); known: ${Object.keys(BENCHMARKS).join(', ')}
+  --functions f[:d],…    tasks (default: ${PAPER_FUNCTIONS.join(',')}); known: ${Object.keys(BENCH_TASKS).join(', ')}
   --dims 2,5             dimensions for any-dimension tasks given without :d
   --seeds 15 --budget 153 --batch 3
   --prior-mean -1 --prior-std 1   prior N(m, s²I) in x (default: −1, 1; tasks with their own prior use it)
@@ -70,7 +70,7 @@ export function parseConfig(argv: string[]): BenchConfig {
   const dims = list(v.dims)?.map(Number) ?? null;
   const tasks = (list(v.functions) ?? PAPER_FUNCTIONS).flatMap((spec) => {
     const [fn, d] = spec.split(':');
-    const def = BENCHMARKS[fn];
+    const def = BENCH_TASKS[fn];
     if (!def) throw new UsageError(`unknown function ${fn}`);
     const ds = d ? [Number(d)] : def.dim === 'any' ? (dims ?? [def.defaultDim]) : [def.dim];
     return ds.map((dim) => (def.make(dim), { fn, dim })); // make() validates the dimension
@@ -107,7 +107,7 @@ export class UsageError extends Error {}
 export function expandJobs(c: BenchConfig): RunSpec[] {
   const jobs: RunSpec[] = [];
   for (const { fn, dim } of c.tasks) {
-    const bench = BENCHMARKS[fn].make(dim);
+    const bench = BENCH_TASKS[fn].make(dim);
     // A task with its own prior (CartPole, GP-mll) keeps it, its bounds as BO box and clipping,
     // unless the command line says otherwise; the test functions use the paper's N(−1, I), [−3, 3].
     const own = bench.prior && c.priorMean === null && c.priorStd === null ? bench.prior : null;

@@ -7,11 +7,11 @@
  * (ALGORITHM.md §0); the objective is evaluated at x = priorMean + priorStd·u.
  */
 import { performance } from 'node:perf_hooks';
-import { getBenchmark } from '../../src/engine/benchmarks/index.js';
 import { STRATEGIES, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy } from '../../src/engine/strategies/registry.js';
 import { generationSize, type Observation } from '../../src/engine/strategies/types.js';
+import { getTask } from './tasks.js';
 
 export interface RunSpec {
   method: MethodName;
@@ -120,7 +120,7 @@ export function runLoop(spec: LoopSpec, evaluate: Evaluate, valueAtMean: (u: rea
 }
 
 export function runOne(spec: RunSpec): RunRecord {
-  const bench = getBenchmark(spec.fn, spec.dim, spec.instance);
+  const bench = getTask(spec.fn, spec.dim, spec.instance);
   const { priorMean: m, priorStd: s, dim: d } = spec;
   if (m.length !== d || s.length !== d) throw new RangeError('prior mean/std must have the task dimension');
   const project = (x: number[]): number[] =>

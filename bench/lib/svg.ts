@@ -161,3 +161,47 @@ export function renderEcdf(series: readonly EcdfSeries[], title: string, maxPerD
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
 }
+
+/** One method's curve for renderLinearFigure: statistics over seeds at n = 1, 2, … evaluations. */
+export interface LinearSeries {
+  method: MethodName;
+  stats: readonly SeedStats[];
+}
+
+/**
+ * One panel on a linear y axis (for tasks scored by a value such as a return, not by regret): the
+ * mean over seeds against evaluations with its 95% band (mean ± 1.96·se), a legend on the right.
+ */
+export function renderLinearFigure(series: readonly LinearSeries[], title: string, yLabel: string, caption: string): string {
+  const W = 640, H = 400, L = 60, R = 120, T = 30, B = 56;
+  const pts = series.map((s) => ({
+    s,
+    p: s.stats.map((st, i) => ({ n: i + 1, m: st.mean, lo: st.mean - 1.96 * st.se, hi: st.mean + 1.96 * st.se })).filter((q) => !Number.isNaN(q.m)),
+  }));
+  const all = pts.flatMap((x) => x.p.flatMap((q) => [q.lo, q.hi]));
+  const yt = ticks(Math.min(...all, 0), Math.max(...all, 1));
+  const yLo = Math.min(yt[0], ...all), yHi = Math.max(yt.at(-1)!, ...all);
+  const xHi = Math.max(1, ...series.map((s) => s.stats.length));
+  const X = (n: number): number => L + ((W - L - R) * n) / xHi;
+  const Y = (v: number): number => T + ((H - T - B) * (yHi - v)) / (yHi - yLo || 1);
+  const parts: string[] = [`<text x="${num((L + W - R) / 2)}" y="18" text-anchor="middle" font-weight="bold">${esc(title)}</text>`];
+  parts.push(`<rect x="${L}" y="${T}" width="${W - L - R}" height="${H - T - B}" fill="none" stroke="#333"/>`);
+  for (const t of yt) {
+    parts.push(`<line x1="${L}" x2="${W - R}" y1="${num(Y(t))}" y2="${num(Y(t))}" stroke="#ddd"/><text x="${L - 4}" y="${num(Y(t) + 4)}" text-anchor="end">${t}</text>`);
+  }
+  for (const t of ticks(0, xHi, 5)) parts.push(`<text x="${num(X(t))}" y="${H - B + 14}" text-anchor="middle">${t}</text>`);
+  parts.push(`<text x="${num((L + W - R) / 2)}" y="${H - B + 30}" text-anchor="middle">evaluations</text>`);
+  parts.push(`<text transform="translate(14 ${num((T + H - B) / 2)}) rotate(-90)" text-anchor="middle">${esc(yLabel)}</text>`);
+  pts.forEach(({ s, p }, i) => {
+    const c = COLORS[s.method] ?? '#000';
+    if (p.length > 0) {
+      const upper = p.map((q) => `${num(X(q.n))},${num(Y(q.hi))}`);
+      const lower = p.map((q) => `${num(X(q.n))},${num(Y(q.lo))}`).reverse();
+      parts.push(`<polygon points="${[...upper, ...lower].join(' ')}" fill="${c}" fill-opacity="0.15" stroke="none"/>`);
+      parts.push(`<polyline points="${p.map((q) => `${num(X(q.n))},${num(Y(q.m))}`).join(' ')}" fill="none" stroke="${c}" stroke-width="1.5"/>`);
+    }
+    parts.push(`<line x1="${W - R + 10}" x2="${W - R + 30}" y1="${T + 10 + 16 * i}" y2="${T + 10 + 16 * i}" stroke="${c}" stroke-width="3"/><text x="${W - R + 34}" y="${T + 14 + 16 * i}">${esc(s.method)}</text>`);
+  });
+  parts.push(`<text x="10" y="${H - 6}">${esc(caption)}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="sans-serif" font-size="11">\n<rect width="100%" height="100%" fill="white"/>\n${parts.join('\n')}\n</svg>\n`;
+}
