@@ -1,10 +1,11 @@
 /**
- * External programs some test files need (Chromium, python3). Where one is missing the file's tests
+ * External programs some test files need (Chromium, python3, MuJoCo with a C compiler). Where one is missing the file's tests
  * skip with a warning, so `npm test` runs on a bare machine; with CI=true they never skip: CI installs
  * every such program (.ci/run), so a missing one fails the run instead of hiding its tests.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import { MUJOCO_PACKAGE, mujocoInstalled } from '../../bench/swimmer/build.js';
 
 /** True when the program is here; otherwise a warning (false), or with CI=true an error that fails the file. */
 export function required(what: string, present: boolean, install: string): boolean {
@@ -23,4 +24,9 @@ export function chromiumPresent(): boolean {
 
 export function pythonPresent(): boolean {
   return required('python3', spawnSync('python3', ['--version']).status === 0, 'apt-get install -y python3 python3-venv');
+}
+
+/** Debian's MuJoCo headers and library, and cc to build bench/swimmer/rollout.c against them. */
+export function mujocoPresent(): boolean {
+  return required(`MuJoCo (Debian ${MUJOCO_PACKAGE}) and a C compiler`, mujocoInstalled(), `apt-get install -y ${MUJOCO_PACKAGE} gcc libc6-dev`);
 }
