@@ -8,7 +8,7 @@ import type { MethodName } from '../../src/engine/index.js';
 import { isDistributionMethod } from '../lib/paper-reference.js';
 import type { RunRecord } from '../lib/run.js';
 import { bestSoFar, meanScoreCurve, seedStats, type SeedStats } from '../lib/scoring.js';
-import { renderLinearFigure, type LinearSeries } from '../lib/svg.js';
+import { renderValueFigure, type PanelSeries } from '../lib/svg.js';
 
 export interface ReturnGroup {
   method: MethodName;
@@ -90,14 +90,21 @@ export function renderSwimmerReport(groups: readonly ReturnGroup[], meta: Swimme
   return out.join('\n');
 }
 
-export function renderSwimmerFigure(groups: readonly ReturnGroup[], scoring: 'best' | 'paper'): string {
-  const series: LinearSeries[] = groups.map((g) => ({
-    method: g.method,
-    stats: scoring === 'paper' && isDistributionMethod(g.method) ? g.mean : g.best,
-  }));
-  const caption =
-    scoring === 'best'
-      ? 'best return among the evaluations so far, all methods'
-      : 'paper scoring: best return of the search mean for ES/ProbNES, best point for BO/πBO/random';
-  return renderLinearFigure(series, 'Swimmer 16-D (MuJoCo)', 'return (higher is better)', `mean over seeds with 95% bands; ${caption}`);
+/** Two panels: the best return queried so far, and the paper's scoring (the search mean for ES/ProbNES). */
+export function renderSwimmerFigure(groups: readonly ReturnGroup[]): string {
+  const series = (scoring: 'best' | 'paper'): PanelSeries[] =>
+    groups.map((g) => ({
+      method: g.method,
+      pts: (scoring === 'paper' && isDistributionMethod(g.method) ? g.mean : g.best)
+        .map((s, i) => ({ n: i + 1, y: s.mean, lo: s.mean - 1.96 * s.se, hi: s.mean + 1.96 * s.se }))
+        .filter((p) => !Number.isNaN(p.y)),
+    }));
+  const budget = Math.max(...groups.map((g) => g.budget));
+  return renderValueFigure(
+    [
+      { title: 'Swimmer 16-D: best return queried', budget, series: series('best') },
+      { title: 'paper scoring (search mean for ES/ProbNES)', budget, series: series('paper') },
+    ],
+    'return (higher is better) vs evaluations, mean over seeds with 95% bands',
+  );
 }
