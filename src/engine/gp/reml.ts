@@ -18,7 +18,19 @@
  * Why REML: with a quadratic basis p grows to (d+1)(d+2)/2; ML then underestimates the residual
  * variance (it does not count the p degrees of freedom spent on β) and drives σ²_n and s down.
  */
-import { type Mat, type Vec, cholesky, choleskyInto, cholInverseSymInto, cholSolve, cholSolveMat, logDetFromChol, solveLower, solveLowerMat } from '../linalg/index.js';
+import {
+  type Mat,
+  type Vec,
+  cholesky,
+  choleskyInto,
+  cholInverseSymInto,
+  cholSolve,
+  logDetFromChol,
+  solveLower,
+  solveLowerRowsInto,
+  solveLowerTRowsInto,
+  transposeInto,
+} from '../linalg/index.js';
 import { kernelMatrixInto } from './kernel.js';
 import { type MapObjectiveEvaluator, logPrior, mllGradientFrom, unpackHyper } from './mll.js';
 import type { GpHyper, GpModel, GpPriors } from './types.js';
@@ -34,23 +46,47 @@ interface Gls {
   r: Vec;
 }
 
-/** GLS for β given the factor L of K: M = VᵀV with V = L⁻¹H, β̂ = M⁻¹ Vᵀ L⁻¹ y. */
-function gls(L: Mat, H: Mat, y: ArrayLike<number>): Gls {
+/**
+ * GLS for β given the factor L of K: V = L⁻¹H, M = VᵀV, β̂ = M⁻¹ Vᵀ L⁻¹ y. `Ht` is Hᵀ (p×n) and
+ * `Vt` (p×n) receives Vᵀ: with the basis functions as rows, the p solves and the p(p+1)/2 entries of
+ * M are contiguous dot products (linalg/triangular.ts), four at a time.
+ */
+function gls(L: Mat, H: Mat, Ht: Float64Array, y: ArrayLike<number>, Vt: Float64Array): Gls {
   const n = H.rows, p = H.cols;
-  const V = solveLowerMat(L, H);
+  solveLowerRowsInto(L.data, n, Ht, p, Vt);
   const w = solveLower(L, y);
   const M: Mat = { rows: p, cols: p, data: new Float64Array(p * p) };
+  const m = M.data;
   const rhs = new Float64Array(p);
-  for (let k = 0; k < n; k++) {
-    const vk = k * p;
-    for (let a = 0; a < p; a++) {
-      const va = V.data[vk + a];
-      if (va === 0) continue;
-      rhs[a] += va * w[k];
-      for (let b = a; b < p; b++) M.data[a * p + b] += va * V.data[vk + b];
+  for (let a = 0; a < p; a++) {
+    const va = a * n;
+    let t = 0;
+    for (let k = 0; k < n; k++) t += Vt[va + k] * w[k];
+    rhs[a] = t;
+    let b = a;
+    for (; b + 3 < p; b += 4) {
+      const v0 = b * n, v1 = v0 + n, v2 = v1 + n, v3 = v2 + n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let k = 0; k < n; k++) {
+        const x = Vt[va + k];
+        s0 += x * Vt[v0 + k];
+        s1 += x * Vt[v1 + k];
+        s2 += x * Vt[v2 + k];
+        s3 += x * Vt[v3 + k];
+      }
+      m[a * p + b] = s0;
+      m[a * p + b + 1] = s1;
+      m[a * p + b + 2] = s2;
+      m[a * p + b + 3] = s3;
+    }
+    for (; b < p; b++) {
+      const vb = b * n;
+      let s = 0;
+      for (let k = 0; k < n; k++) s += Vt[va + k] * Vt[vb + k];
+      m[a * p + b] = s;
     }
   }
-  for (let a = 0; a < p; a++) for (let b = 0; b < a; b++) M.data[a * p + b] = M.data[b * p + a];
+  for (let a = 0; a < p; a++) for (let b = 0; b < a; b++) m[a * p + b] = m[b * p + a];
   const { L: LM } = cholesky(M, { maxJitterRatio: GLS_MAX_JITTER });
   const beta = cholSolve(LM, rhs);
   const r = new Float64Array(n);
@@ -62,13 +98,97 @@ function gls(L: Mat, H: Mat, y: ArrayLike<number>): Gls {
   return { LM, beta, r };
 }
 
-/** The restricted MAP objective of one data set, evaluated many times with shared buffers (cf. mll.ts). */
+/** Hᵀ (p×n) of H (n×p). */
+function transposed(H: Mat): Float64Array {
+  const Ht = new Float64Array(H.rows * H.cols);
+  transposeInto(H.data, H.rows, H.cols, Ht);
+  return Ht;
+}
+
+/**
+ * C = B L_M⁻ᵀ (n×p) from Bᵀ = (K⁻¹H)ᵀ (p×n): row i of C solves L_M c = (row i of B) by forward
+ * substitution (as `solveLower`: dividing by the pivot), four rows at a time sharing L_M's loads.
+ */
+function glsProjector(Bt: Float64Array, n: number, LM: Mat, C: Float64Array): void {
+  const p = LM.rows, lm = LM.data;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    const c0 = i * p, c1 = c0 + p, c2 = c1 + p, c3 = c2 + p;
+    for (let a = 0; a < p; a++) {
+      const la = a * p;
+      let s0 = Bt[a * n + i], s1 = Bt[a * n + i + 1], s2 = Bt[a * n + i + 2], s3 = Bt[a * n + i + 3];
+      for (let b = 0; b < a; b++) {
+        const lab = lm[la + b];
+        s0 -= lab * C[c0 + b];
+        s1 -= lab * C[c1 + b];
+        s2 -= lab * C[c2 + b];
+        s3 -= lab * C[c3 + b];
+      }
+      const piv = lm[la + a];
+      C[c0 + a] = s0 / piv;
+      C[c1 + a] = s1 / piv;
+      C[c2 + a] = s2 / piv;
+      C[c3 + a] = s3 / piv;
+    }
+  }
+  for (; i < n; i++) {
+    const ci = i * p;
+    for (let a = 0; a < p; a++) {
+      let s = Bt[a * n + i];
+      for (let b = 0; b < a; b++) s -= lm[a * p + b] * C[ci + b];
+      C[ci + a] = s / lm[a * p + a];
+    }
+  }
+}
+
+/** P −= C Cᵀ (n×n, symmetric; C n×p): entry (i, j ≥ i) takes Σ_a c_ia c_ja (a ascending), four j at a time. */
+function subtractGram(P: Float64Array, n: number, C: Float64Array, p: number): void {
+  for (let i = 0; i < n; i++) {
+    const ci = i * p;
+    let j = i;
+    for (; j + 3 < n; j += 4) {
+      const c0 = j * p, c1 = c0 + p, c2 = c1 + p, c3 = c2 + p;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let a = 0; a < p; a++) {
+        const x = C[ci + a];
+        s0 += x * C[c0 + a];
+        s1 += x * C[c1 + a];
+        s2 += x * C[c2 + a];
+        s3 += x * C[c3 + a];
+      }
+      P[i * n + j] -= s0;
+      P[i * n + j + 1] -= s1;
+      P[i * n + j + 2] -= s2;
+      P[i * n + j + 3] -= s3;
+      if (j !== i) P[j * n + i] -= s0;
+      P[(j + 1) * n + i] -= s1;
+      P[(j + 2) * n + i] -= s2;
+      P[(j + 3) * n + i] -= s3;
+    }
+    for (; j < n; j++) {
+      const cj = j * p;
+      let s = 0;
+      for (let a = 0; a < p; a++) s += C[ci + a] * C[cj + a];
+      P[i * n + j] -= s;
+      if (j !== i) P[j * n + i] -= s;
+    }
+  }
+}
+
+/**
+ * The restricted MAP objective of one data set, evaluated many times with shared buffers (cf. mll.ts).
+ * The gradient reuses the value's V = L⁻¹H: K⁻¹H = L⁻ᵀV is one more triangular solve, not two.
+ */
 export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, priors: GpPriors): MapObjectiveEvaluator {
   const n = X.rows, nn = n * n, p = H.cols;
   const K = { rows: n, cols: n, data: new Float64Array(nn) };
   const L = { rows: n, cols: n, data: new Float64Array(nn) };
   const P = new Float64Array(nn);
   const scratch = new Float64Array(nn);
+  const Ht = transposed(H);
+  const Vt = new Float64Array(n * p);
+  const Bt = new Float64Array(n * p);
+  const C = new Float64Array(n * p);
   const scale = Math.max(n, 1);
   let hyper: GpHyper | null = null;
   let fit: Gls | null = null;
@@ -80,7 +200,7 @@ export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, pri
       const h = { ...unpackHyper(phi, X.cols), constant: 0 };
       kernelMatrixInto(X, h, K.data);
       choleskyInto(K.data, n, L.data, scratch);
-      fit = gls(L, H, y);
+      fit = gls(L, H, Ht, y, Vt);
       alpha = cholSolve(L, fit.r);
       let quad = 0;
       for (let i = 0; i < n; i++) quad += fit.r[i] * alpha[i];
@@ -93,18 +213,10 @@ export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, pri
     gradient() {
       if (!hyper || !fit) throw new Error('remlObjectiveEvaluator: gradient() needs a successful value() first');
       cholInverseSymInto(L.data, n, P, scratch);
-      // P = K⁻¹ − C Cᵀ with C = K⁻¹H L_M⁻ᵀ (row i of C is L_M⁻¹ applied to row i of K⁻¹H).
-      const B = cholSolveMat(L, H);
-      const C = new Float64Array(n * p);
-      for (let i = 0; i < n; i++) C.set(solveLower(fit.LM, B.data.subarray(i * p, (i + 1) * p)), i * p);
-      for (let i = 0; i < n; i++) {
-        for (let j = i; j < n; j++) {
-          let s = 0;
-          for (let a = 0; a < p; a++) s += C[i * p + a] * C[j * p + a];
-          P[i * n + j] -= s;
-          if (j !== i) P[j * n + i] -= s;
-        }
-      }
+      // P = K⁻¹ − C Cᵀ with C = K⁻¹H L_M⁻ᵀ; (K⁻¹H)ᵀ = rows of L⁻ᵀ V.
+      solveLowerTRowsInto(L.data, n, Vt, p, Bt);
+      glsProjector(Bt, n, fit.LM, C);
+      subtractGram(P, n, C, p);
       const g = mllGradientFrom(X, hyper, K.data, P, alpha);
       g[X.cols + 2] = 0; // c is not a parameter (the constant is a basis function)
       for (let i = 0; i < g.length; i++) g[i] = (g[i] + priorGrad[i]) / scale;
@@ -119,7 +231,7 @@ export function restrictedLogLikelihood(X: Mat, y: ArrayLike<number>, H: Mat, hy
   const K = { rows: n, cols: n, data: new Float64Array(n * n) };
   kernelMatrixInto(X, { ...hyper, constant: 0 }, K.data);
   const { L } = cholesky(K);
-  const f = gls(L, H, y);
+  const f = gls(L, H, transposed(H), y, new Float64Array(n * p));
   const alpha = cholSolve(L, f.r);
   let quad = 0;
   for (let i = 0; i < n; i++) quad += f.r[i] * alpha[i];
@@ -139,6 +251,6 @@ export function buildBasisModel(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpH
   const K = { rows: n, cols: n, data: new Float64Array(n * n) };
   kernelMatrixInto(X, h, K.data);
   const { L, jitter } = cholesky(K);
-  const f = gls(L, H, y);
+  const f = gls(L, H, transposed(H), y, new Float64Array(n * H.cols));
   return { model: { hyper: h, X, y: f.r, L, alpha: cholSolve(L, f.r), jitter }, beta: f.beta };
 }

@@ -9,6 +9,7 @@
  */
 import { NotPositiveDefinite } from '../errors.js';
 import { type Mat, type Vec, zeros } from './matrix.js';
+import { solveLowerRowsInto, solveLowerTRowsInto, transposeInto } from './triangular.js';
 
 /**
  * Lower-triangular L with A = L Lᵀ, or null when A (as given, no jitter) is not positive definite.
@@ -169,41 +170,26 @@ export function cholSolve(L: Mat, b: ArrayLike<number>): Vec {
   return solveLowerT(L, solveLower(L, b));
 }
 
-/** Solves L X = B column by column (B is n×m). */
+/** Solves L X = B (B is n×m, a right-hand side per column), through the row kernels of triangular.ts. */
 export function solveLowerMat(L: Mat, B: Mat): Mat {
   const n = L.rows, m = B.cols;
-  const X = { rows: n, cols: m, data: B.data.slice() };
-  const l = L.data, x = X.data;
-  for (let i = 0; i < n; i++) {
-    const ri = i * n, xi = i * m;
-    for (let k = 0; k < i; k++) {
-      const lik = l[ri + k];
-      if (lik === 0) continue;
-      const xk = k * m;
-      for (let j = 0; j < m; j++) x[xi + j] -= lik * x[xk + j];
-    }
-    const inv = 1 / l[ri + i];
-    for (let j = 0; j < m; j++) x[xi + j] *= inv;
-  }
+  const t = new Float64Array(n * m);
+  transposeInto(B.data, n, m, t);
+  solveLowerRowsInto(L.data, n, t, m, t);
+  const X = zeros(n, m);
+  transposeInto(t, m, n, X.data);
   return X;
 }
 
-/** (L Lᵀ)⁻¹ B. */
+/** (L Lᵀ)⁻¹ B (B is n×m), through the row kernels of triangular.ts. */
 export function cholSolveMat(L: Mat, B: Mat): Mat {
-  const Y = solveLowerMat(L, B);
   const n = L.rows, m = B.cols;
-  const l = L.data, y = Y.data;
-  for (let i = n - 1; i >= 0; i--) {
-    const inv = 1 / l[i * n + i];
-    const yi = i * m;
-    for (let j = 0; j < m; j++) y[yi + j] *= inv;
-    for (let k = 0; k < i; k++) {
-      const lik = l[i * n + k];
-      if (lik === 0) continue;
-      const yk = k * m;
-      for (let j = 0; j < m; j++) y[yk + j] -= lik * y[yi + j];
-    }
-  }
+  const t = new Float64Array(n * m);
+  transposeInto(B.data, n, m, t);
+  solveLowerRowsInto(L.data, n, t, m, t);
+  solveLowerTRowsInto(L.data, n, t, m, t);
+  const Y = zeros(n, m);
+  transposeInto(t, m, n, Y.data);
   return Y;
 }
 

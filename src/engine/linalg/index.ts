@@ -1,4 +1,5 @@
 export * from './matrix.js';
 export * from './cholesky.js';
 export * from './cholesky-inverse.js';
+export * from './triangular.js';
 export * from './eigen.js';
