@@ -56,6 +56,15 @@ function arg(name: string, dflt: string): string {
   return i >= 0 ? process.argv[i + 1] : dflt;
 }
 const has = (name: string) => process.argv.includes(`--${name}`);
+/** --set key=value,… : options applied on top of every timed generation's (e.g. --set gp_cold_start_every=1). */
+function optionOverrides(): Record<string, number | string | boolean> {
+  const out: Record<string, number | string | boolean> = {};
+  for (const kv of arg('set', '').split(',').filter(Boolean)) {
+    const [k, v] = kv.split('=');
+    out[k] = v === 'true' ? true : v === 'false' ? false : Number.isFinite(Number(v)) ? Number(v) : v;
+  }
+  return out;
+}
 
 const ackley = (x: number[]) => {
   const d = x.length;
@@ -87,7 +96,7 @@ interface GenTimes {
  */
 function generation(d: number, n: number, q: number, seed: number, profile: string, extra: Record<string, number> = {}): GenTimes {
   const strategy = getStrategy('prob-cmaes');
-  const options = { ...resolveOptions('prob-cmaes', d, { profile }), ...extra };
+  const options = { ...resolveOptions('prob-cmaes', d, { profile }), ...extra, ...optionOverrides() };
   const rng = Rng.fromSeed(seed);
   const mean = new Array(d).fill(0);
   const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));

@@ -195,6 +195,30 @@ describe('fitGp', () => {
     expect(fitGp(X, y, { priors: probnesPriors(1) }).model.hyper).toEqual(cold.model.hyper);
   });
 
+  it('coldStart: false drops the default start only when a warm start is given', () => {
+    // The bimodal data of the test above: the default start ends in the smooth mode (objective −1.26).
+    const rng = Rng.fromSeed(12);
+    const X = Array.from({ length: 20 }, () => [rng.uniform() * 4 - 2]);
+    const y = standardise(X.map((x) => Math.sin(11 * x[0]) + 0.5 * x[0] ** 2));
+    const priors = probnesPriors(1);
+    const cold = fitGp(X, y, { priors });
+    // No warm start: the default start is made anyway, the same fit bit for bit.
+    const noWarm = fitGp(X, y, { priors, coldStart: false });
+    expect(noWarm.model.hyper).toEqual(cold.model.hyper);
+    expect(noWarm.evaluations).toEqual(cold.evaluations);
+    // A warm start near the wiggly mode: with the default start too, the better (wiggly) mode wins
+    // either way; without it, the same mode for the warm start's evaluations alone.
+    const near = { lengthscales: [0.1], outputscale: 1, noise: 1e-2, constant: 0 };
+    const both = fitGp(X, y, { priors, warmStart: near });
+    const warmOnly = fitGp(X, y, { priors, warmStart: near, coldStart: false });
+    expect(warmOnly.model.hyper).toEqual(both.model.hyper);
+    expect(warmOnly.evaluations.values).toBe(both.evaluations.values - cold.evaluations.values);
+    // A warm start in the smooth mode stays there: without the default start nothing else is tried.
+    const smooth = fitGp(X, y, { priors, warmStart: cold.model.hyper, coldStart: false });
+    expect(Math.abs(smooth.objective - cold.objective)).toBeLessThan(1e-6);
+    expect(smooth.evaluations.values).toBeLessThan(cold.evaluations.values);
+  });
+
   it('predict and posteriorJoint agree, interpolate the data and revert to the prior far away', () => {
     const rng = Rng.fromSeed(9);
     const X = randomPoints(rng, 30, 2);

@@ -19,12 +19,16 @@ import {
   matMul,
   matMulT,
   solveLower,
+  solveLowerMat,
+  solveLowerRowsInto,
   solveLowerT,
+  solveLowerTRowsInto,
   symEig,
   symExpm,
   symSqrtm,
   toRows,
   transpose,
+  transposeInto,
   tryCholesky,
   tryCholeskyInto,
 } from '../../src/engine/linalg/index.js';
@@ -236,5 +240,71 @@ describe('unrolled factorisation and inverse (the GP fit\'s hot loops)', () => {
     expect(jitter).toBeGreaterThan(0);
     expect(Array.from(l)).toEqual(Array.from(L.data));
     expect(() => choleskyInto(fromRows([[-1, 0], [0, -1]]).data, 2, new Float64Array(4), new Float64Array(4))).toThrow(NotPositiveDefinite);
+  });
+});
+
+/**
+ * The column-layout forward and back substitutions as they were written before the row kernels of
+ * triangular.ts (Golub & Van Loan, Matrix Computations, 4th ed., Alg. 3.1.1 and 3.1.2, column by
+ * column, multiplying by 1/l_ii): the kernels must give the same numbers bit for bit.
+ */
+function plainSolveLowerMat(l: Float64Array, n: number, b: Float64Array, m: number): Float64Array {
+  const x = b.slice();
+  for (let i = 0; i < n; i++) {
+    for (let k = 0; k < i; k++) {
+      const lik = l[i * n + k];
+      if (lik === 0) continue;
+      for (let j = 0; j < m; j++) x[i * m + j] -= lik * x[k * m + j];
+    }
+    const inv = 1 / l[i * n + i];
+    for (let j = 0; j < m; j++) x[i * m + j] *= inv;
+  }
+  return x;
+}
+
+function plainSolveLowerTMat(l: Float64Array, n: number, b: Float64Array, m: number): Float64Array {
+  const y = b.slice();
+  for (let i = n - 1; i >= 0; i--) {
+    const inv = 1 / l[i * n + i];
+    for (let j = 0; j < m; j++) y[i * m + j] *= inv;
+    for (let k = 0; k < i; k++) {
+      const lik = l[i * n + k];
+      if (lik === 0) continue;
+      for (let j = 0; j < m; j++) y[k * m + j] -= lik * y[i * m + j];
+    }
+  }
+  return y;
+}
+
+describe('triangular solves with the right-hand sides as rows (triangular.ts)', () => {
+  const rng = Rng.fromSeed(12);
+
+  it('solveLowerRowsInto / solveLowerTRowsInto equal the plain column loops bit for bit, in place or not', () => {
+    // m around the four-at-a-time width, n odd and even.
+    for (const [n, m] of [[1, 1], [5, 3], [8, 4], [13, 7], [30, 66]]) {
+      const { L } = cholesky(randomSpd(rng, n, 0.1));
+      const B = fromRows(Array.from({ length: n }, () => Array.from(rng.normals(m))));
+      const Bt = new Float64Array(n * m);
+      transposeInto(B.data, n, m, Bt);
+      const fwd = new Float64Array(n * m), back = new Float64Array(n * m).fill(5);
+      solveLowerRowsInto(L.data, n, Bt, m, fwd);
+      solveLowerTRowsInto(L.data, n, Bt, m, back);
+      const asColumns = (t: Float64Array) => {
+        const out = new Float64Array(n * m);
+        transposeInto(t, m, n, out);
+        return Array.from(out);
+      };
+      expect(asColumns(fwd)).toEqual(Array.from(plainSolveLowerMat(L.data, n, B.data, m)));
+      expect(asColumns(back)).toEqual(Array.from(plainSolveLowerTMat(L.data, n, B.data, m)));
+      const inPlace = Bt.slice();
+      solveLowerRowsInto(L.data, n, inPlace, m, inPlace);
+      solveLowerTRowsInto(L.data, n, inPlace, m, inPlace);
+      expect(asColumns(inPlace)).toEqual(Array.from(cholSolveMat(L, B).data));
+      expect(asColumns(inPlace)).toEqual(Array.from(plainSolveLowerTMat(L.data, n, plainSolveLowerMat(L.data, n, B.data, m), m)));
+      expect(Array.from(solveLowerMat(L, B).data)).toEqual(Array.from(plainSolveLowerMat(L.data, n, B.data, m)));
+      // And they solve: L X = B and Lᵀ X = B (ml-matrix products).
+      expect(maxAbsDiff(flat(ml(L).mmul(new Matrix(toRows({ rows: n, cols: m, data: Float64Array.from(asColumns(fwd)) })))), B.data)).toBeLessThan(1e-9);
+      expect(maxAbsDiff(flat(ml(transpose(L)).mmul(new Matrix(toRows({ rows: n, cols: m, data: Float64Array.from(asColumns(back)) })))), B.data)).toBeLessThan(1e-9);
+    }
   });
 });

@@ -3,7 +3,8 @@
  *
  * Glossary: n points, d dimension. X: n×d, y: n (already standardised by the caller, §1 step 2).
  * φ = [log ℓ, log s, ρ, c] as in mll.ts. Starts, in order:
- *   1. the default start ℓ_i = s = ln 2 (GPyTorch's softplus(0), not a prior mode), σ²_n = 2, c = 0;
+ *   1. the default start ℓ_i = s = ln 2 (GPyTorch's softplus(0), not a prior mode), σ²_n = 2, c = 0,
+ *      unless a warm start is given with `coldStart: false`;
  *   2. the warm start (previous MAP) when given — the better MAP objective wins;
  *   3. draws from the priors: `restarts` of them always, and up to 5 more only when every start
  *      above failed (an exception or a non-finite objective).
@@ -116,8 +117,10 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
   if (H && H.rows !== Xm.rows) throw new InvalidInputError(`fitGp: ${Xm.rows} points but a basis of ${H.rows} rows`);
   const ev = H ? remlObjectiveEvaluator(Xm, yv, H, opts.priors) : mapObjectiveEvaluator(Xm, yv, opts.priors);
   const count = { values: 0, gradients: 0 };
-  const results: (StartResult | null)[] = [runStart(ev, d, defaultStartHyper(d), count)];
-  if (validHyper(opts.warmStart, d)) results.push(runStart(ev, d, opts.warmStart, count));
+  const warm = validHyper(opts.warmStart, d) ? opts.warmStart : null;
+  const results: (StartResult | null)[] = [];
+  if (!warm || opts.coldStart !== false) results.push(runStart(ev, d, defaultStartHyper(d), count));
+  if (warm) results.push(runStart(ev, d, warm, count));
   for (let i = 0; i < (opts.restarts ?? 0); i++) results.push(runStart(ev, d, drawStart(), count));
   for (let i = 0; i < FAILURE_RESTARTS && !bestOf(results); i++) results.push(runStart(ev, d, drawStart(), count));
   const best = bestOf(results);

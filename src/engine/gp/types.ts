@@ -52,6 +52,11 @@ export interface GpFitOptions {
   priors: GpPriors;
   /** Previous MAP hyperparameters: an extra start (ALGORITHM.md §1 default profile). */
   warmStart?: GpHyper | null;
+  /**
+   * Also start from the default hyperparameters (default true). Ignored without a valid warm start:
+   * the default start is then always made.
+   */
+  coldStart?: boolean;
   /** Extra starts from prior draws (used only when starts fail, plus this many more). */
   restarts?: number;
   /**

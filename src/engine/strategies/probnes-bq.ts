@@ -80,19 +80,19 @@ export function quadraticFloor(d: number): number {
 export function fitModel(
   X: number[][],
   negYTilde: number[],
-  opts: { warmStart: GpHyper | null; restarts: number; rng: Rng; mean?: MeanSpec },
+  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; mean?: MeanSpec },
 ): FitOutcome {
   const d = X[0].length;
   const priors = probnesPriors(d);
   const basis: BasisKind = opts.mean?.kind === 'quadratic' ? chooseBasis(X.length, d) : 'constant';
   if (basis === 'constant' || !opts.mean) {
-    const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng });
+    const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng });
     return { model: fit.model, quad: null, basis: 'constant', objective: fit.objective, fallbackReason: fit.fallbackReason };
   }
   const W = lowerInverse(cholesky(fromRows(opts.mean.cov)).L);
   const Xm = toMat(X);
   const H = basisMatrix(basis, Xm, opts.mean.centre, W);
-  const fit = fitGp(Xm, negYTilde, { priors, warmStart: opts.warmStart, restarts: opts.restarts, rng: opts.rng, basis: H });
+  const fit = fitGp(Xm, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng, basis: H });
   const quad = quadraticFromBasis(basis, fit.beta!, opts.mean.centre, W);
   return { model: fit.model, quad, basis, objective: fit.objective, fallbackReason: fit.fallbackReason };
 }

@@ -186,9 +186,12 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const negYTilde = st.yTilde.map((v) => -v);
   // §1 step 3 / §2: MAP fit; the default profile adds a warm start from the previous MAP.
   const warm = opt<boolean>(state, 'gp_warm_start') && state.gp ? state.gp.hyper : null;
+  // With a warm start, the default start runs in every k-th generation only (option absent in older states: every one).
+  const every = optOr(state, 'gp_cold_start_every', 1);
+  const coldStart = !warm || (every > 0 && state.generation % every === 0);
   // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM-default.md §A).
   const meanSpec = optOr<string>(state, 'mean_function', 'constant') === 'quadratic' ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov } : undefined;
-  const fit = fitModel(X, negYTilde, { warmStart: warm, restarts: opt<number>(state, 'gp_restarts'), rng, mean: meanSpec });
+  const fit = fitModel(X, negYTilde, { warmStart: warm, coldStart, restarts: opt<number>(state, 'gp_restarts'), rng, mean: meanSpec });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
   const grad =
     opt<string>(state, 'gradient') === 'sampled'
