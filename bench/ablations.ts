@@ -14,7 +14,7 @@
  *   npx tsx bench/ablations.ts quadratic-bbob   # the same on BBOB f1–f24 at d = 5 (prior N(0, 4 I), box [−5, 5]^d, 50·d evaluations)
  *   npx tsx bench/ablations.ts step             # the mean's bounds and step (ALGORITHM-default.md §E, §I) against the default
  *   npx tsx bench/ablations.ts step-bbob        # the same on BBOB f1–f24 at d = 5
- *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only (+ cap 50)
+ *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *
  * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir,
@@ -72,12 +72,13 @@ const STEP_VARIANTS: Variant[] = [
   { label: 'newton-cauchy step', options: { mean_step: 'newton-cauchy' } },
   { label: 'newton-cauchy step, linear step', options: { mean_step: 'newton-cauchy', mean_step_linear: true } },
 ];
-/** The GP fit's starts once a warm start exists (option gp_cold_start_every), and a smaller active-set cap. */
+/** The GP fit's cost levers: its starts once a warm start exists (option gp_cold_start_every), and a smaller active-set cap. */
 const FIT_START_VARIANTS: Variant[] = [
   { label: 'default start every generation', options: { gp_cold_start_every: 1 } },
   { label: 'default start every 10th', options: { gp_cold_start_every: 10 } },
   { label: 'warm start only', options: { gp_cold_start_every: 0 } },
   { label: 'warm start only, cap 50', options: { gp_cold_start_every: 0, active_set_cap: 50 } },
+  { label: 'cap 50', options: { active_set_cap: 50 } },
 ];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');

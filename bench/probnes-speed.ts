@@ -3,7 +3,7 @@
  * acquisition), at a fixed number of active points; and a trajectory recorder that proves a speed
  * change did not change results.
  *
- *   npx tsx bench/probnes-speed.ts [--cases 2:150,10:500] [--profiles default,paper] [--q 3] [--reps 11]
+ *   npx tsx bench/probnes-speed.ts [--cases 2:150,10:500] [--profiles default,paper] [--q 3] [--reps 11] [--no-uncapped] [--set k=v,…]
  *   npx tsx bench/probnes-speed.ts --growing [--dims 2,10] [--ns 100,200,400,800] [--uncapped-max 400]
  *   npx tsx bench/probnes-speed.ts --record FILE[.gz] [--gens 20] [--seeds 1,2,3] [--profiles default,paper]
  *   npx tsx bench/probnes-speed.ts --check [FILE] [--profiles …] [--tol 1e-9]
@@ -128,7 +128,9 @@ function timing(): void {
     ['paper', 'paper', {}],
   ];
   const wanted = arg('profiles', 'default,paper').split(',');
-  for (const [label, profile, extra] of variants.filter(([, p]) => wanted.includes(p))) {
+  // --no-uncapped: skip "default, no pool or cap" (d = 10 with 500 points takes seconds per generation).
+  const chosen = variants.filter(([label, p]) => wanted.includes(p) && !(has('no-uncapped') && label !== p));
+  for (const [label, profile, extra] of chosen) {
     for (const [d, n] of cases) {
       const rows = Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, profile, extra));
       const med = (f: (t: GenTimes) => number) => median(rows.map(f)).toFixed(1);
