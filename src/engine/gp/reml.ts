@@ -25,7 +25,9 @@ import {
   choleskyInto,
   cholInverseSymInto,
   cholSolve,
+  addGramInto,
   logDetFromChol,
+  rowDotsSymInto,
   solveLower,
   solveLowerRowsInto,
   solveLowerTRowsInto,
@@ -49,44 +51,20 @@ interface Gls {
 /**
  * GLS for β given the factor L of K: V = L⁻¹H, M = VᵀV, β̂ = M⁻¹ Vᵀ L⁻¹ y. `Ht` is Hᵀ (p×n) and
  * `Vt` (p×n) receives Vᵀ: with the basis functions as rows, the p solves and the p(p+1)/2 entries of
- * M are contiguous dot products (linalg/triangular.ts), four at a time.
+ * M are contiguous dot products (linalg/triangular.ts, linalg/gram.ts), four at a time.
  */
 function gls(L: Mat, H: Mat, Ht: Float64Array, y: ArrayLike<number>, Vt: Float64Array): Gls {
   const n = H.rows, p = H.cols;
   solveLowerRowsInto(L.data, n, Ht, p, Vt);
   const w = solveLower(L, y);
   const M: Mat = { rows: p, cols: p, data: new Float64Array(p * p) };
-  const m = M.data;
   const rhs = new Float64Array(p);
   for (let a = 0; a < p; a++) {
-    const va = a * n;
     let t = 0;
-    for (let k = 0; k < n; k++) t += Vt[va + k] * w[k];
+    for (let k = 0; k < n; k++) t += Vt[a * n + k] * w[k];
     rhs[a] = t;
-    let b = a;
-    for (; b + 3 < p; b += 4) {
-      const v0 = b * n, v1 = v0 + n, v2 = v1 + n, v3 = v2 + n;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let k = 0; k < n; k++) {
-        const x = Vt[va + k];
-        s0 += x * Vt[v0 + k];
-        s1 += x * Vt[v1 + k];
-        s2 += x * Vt[v2 + k];
-        s3 += x * Vt[v3 + k];
-      }
-      m[a * p + b] = s0;
-      m[a * p + b + 1] = s1;
-      m[a * p + b + 2] = s2;
-      m[a * p + b + 3] = s3;
-    }
-    for (; b < p; b++) {
-      const vb = b * n;
-      let s = 0;
-      for (let k = 0; k < n; k++) s += Vt[va + k] * Vt[vb + k];
-      m[a * p + b] = s;
-    }
   }
-  for (let a = 0; a < p; a++) for (let b = 0; b < a; b++) m[a * p + b] = m[b * p + a];
+  rowDotsSymInto(Vt, Vt, p, n, M.data);
   const { L: LM } = cholesky(M, { maxJitterRatio: GLS_MAX_JITTER });
   const beta = cholSolve(LM, rhs);
   const r = new Float64Array(n);
@@ -141,40 +119,6 @@ function glsProjector(Bt: Float64Array, n: number, LM: Mat, C: Float64Array): vo
   }
 }
 
-/** P −= C Cᵀ (n×n, symmetric; C n×p): entry (i, j ≥ i) takes Σ_a c_ia c_ja (a ascending), four j at a time. */
-function subtractGram(P: Float64Array, n: number, C: Float64Array, p: number): void {
-  for (let i = 0; i < n; i++) {
-    const ci = i * p;
-    let j = i;
-    for (; j + 3 < n; j += 4) {
-      const c0 = j * p, c1 = c0 + p, c2 = c1 + p, c3 = c2 + p;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let a = 0; a < p; a++) {
-        const x = C[ci + a];
-        s0 += x * C[c0 + a];
-        s1 += x * C[c1 + a];
-        s2 += x * C[c2 + a];
-        s3 += x * C[c3 + a];
-      }
-      P[i * n + j] -= s0;
-      P[i * n + j + 1] -= s1;
-      P[i * n + j + 2] -= s2;
-      P[i * n + j + 3] -= s3;
-      if (j !== i) P[j * n + i] -= s0;
-      P[(j + 1) * n + i] -= s1;
-      P[(j + 2) * n + i] -= s2;
-      P[(j + 3) * n + i] -= s3;
-    }
-    for (; j < n; j++) {
-      const cj = j * p;
-      let s = 0;
-      for (let a = 0; a < p; a++) s += C[ci + a] * C[cj + a];
-      P[i * n + j] -= s;
-      if (j !== i) P[j * n + i] -= s;
-    }
-  }
-}
-
 /**
  * The restricted MAP objective of one data set, evaluated many times with shared buffers (cf. mll.ts).
  * The gradient reuses the value's V = L⁻¹H: K⁻¹H = L⁻ᵀV is one more triangular solve, not two.
@@ -216,7 +160,7 @@ export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, pri
       // P = K⁻¹ − C Cᵀ with C = K⁻¹H L_M⁻ᵀ; (K⁻¹H)ᵀ = rows of L⁻ᵀ V.
       solveLowerTRowsInto(L.data, n, Vt, p, Bt);
       glsProjector(Bt, n, fit.LM, C);
-      subtractGram(P, n, C, p);
+      addGramInto(P, n, C, p, -1);
       const g = mllGradientFrom(X, hyper, K.data, P, alpha);
       g[X.cols + 2] = 0; // c is not a parameter (the constant is a basis function)
       for (let i = 0; i < g.length; i++) g[i] = (g[i] + priorGrad[i]) / scale;
