@@ -24,6 +24,7 @@ import {
   type GpHyper,
 } from '../../src/engine/gp/index.js';
 import { cholesky, cholSolve, fromRows } from '../../src/engine/linalg/index.js';
+import { contrastBasis, contrastIsCheaper } from '../../src/engine/gp/reml-contrast.js';
 import { bqIntegral, quadraticMoments } from '../../src/engine/quadrature/index.js';
 import { expectedGradientRows as expectedGradient, integralMoments, fitModel, predictAt } from '../../src/engine/strategies/probnes-bq.js';
 import { kernelMatrix as gpKernel } from '../../src/engine/gp/kernel.js';
@@ -114,6 +115,59 @@ describe('restricted likelihood', () => {
       expect(Math.abs(fd - g[k])).toBeLessThan(1e-6 * Math.max(1, Math.abs(g[k])));
     }
     expect(g[d + 2]).toBe(0); // c is not a parameter
+  });
+});
+
+describe('restricted likelihood by error contrasts (reml-contrast.ts)', () => {
+  // Harville (1974): for H of full column rank both routes are the same function of φ; expected
+  // values come from the GLS route (itself checked above against the constant-mean likelihood and
+  // finite differences). n and p around the four-at-a-time widths, and the d = 10 floor case n = 1.5p.
+  it.each([[3, 25, 'full'], [2, 13, 'full'], [4, 23, 'diagonal'], [10, 99, 'full']] as const)('d = %i, n = %i, %s basis: value and gradient equal the GLS route to 1e-9', (d, n, kind) => {
+    const rng = Rng.fromSeed(40 + n);
+    const U = points(n, d, rng);
+    const y = U.map((u) => Math.sin(2 * u[0]) + u[1] * u[1] - 0.5 * u[d - 1] + 0.3 * u[0] * u[d - 1]);
+    const X = toMat(U);
+    const W = lowerInverse(cholesky(fromRows(randomCov(d, rng))).L);
+    const H = basisMatrix(kind, X, Array.from(rng.normals(d), (v) => 0.2 * v), W);
+    expect(contrastBasis(H)).not.toBeNull();
+    const gls = remlObjectiveEvaluator(X, y, H, probnesPriors(d), 'gls');
+    const con = remlObjectiveEvaluator(X, y, H, probnesPriors(d), 'contrast');
+    for (const h of [
+      { lengthscales: new Array(d).fill(1.1), outputscale: 1.4, noise: 0.05, constant: 0 },
+      { lengthscales: Array.from({ length: d }, (_, i) => 0.5 + 0.3 * i), outputscale: 0.7, noise: 1e-3, constant: 0 },
+    ]) {
+      const phi = packHyper(h);
+      const a = gls.value(phi), b = con.value(phi);
+      expect(Math.abs(a - b)).toBeLessThan(1e-9 * Math.max(1, Math.abs(a)));
+      const ga = gls.gradient(), gb = con.gradient();
+      for (let k = 0; k < ga.length; k++) expect(Math.abs(ga[k] - gb[k])).toBeLessThan(1e-9 * Math.max(1, Math.abs(ga[k])));
+    }
+  });
+
+  it('F is orthonormal and orthogonal to H; a rank-deficient H has no contrast basis (the GLS route is used)', () => {
+    const rng = Rng.fromSeed(44);
+    const X = toMat(points(17, 3, rng));
+    const H = basisMatrix('full', X, [0, 0, 0], lowerInverse(cholesky(fromRows(randomCov(3, rng))).L));
+    const cb = contrastBasis(H)!;
+    const n = 17, p = H.cols, m = n - p;
+    expect(cb.m).toBe(m);
+    for (let a = 0; a < m; a++) {
+      for (let b = 0; b < m; b++) {
+        let s = 0;
+        for (let i = 0; i < n; i++) s += cb.Ft[a * n + i] * cb.Ft[b * n + i];
+        expect(Math.abs(s - (a === b ? 1 : 0))).toBeLessThan(1e-12);
+      }
+      for (let k = 0; k < p; k++) {
+        let s = 0;
+        for (let i = 0; i < n; i++) s += cb.Ft[a * n + i] * H.data[i * p + k];
+        expect(Math.abs(s)).toBeLessThan(1e-12);
+      }
+    }
+    // Two equal columns: rank p − 1.
+    const D = toMat(Array.from({ length: n }, (_, i) => [1, H.data[i * p + 1], H.data[i * p + 1]]));
+    expect(contrastBasis(D)).toBeNull();
+    expect(contrastIsCheaper(100, 66)).toBe(true); // d = 10 at the floor
+    expect(contrastIsCheaper(100, 6)).toBe(false); // d = 2
   });
 });
 

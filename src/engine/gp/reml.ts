@@ -34,6 +34,7 @@ import {
   transposeInto,
 } from '../linalg/index.js';
 import { kernelMatrixInto } from './kernel.js';
+import { contrastBasis, contrastIsCheaper, contrastObjectiveEvaluator } from './reml-contrast.js';
 import { type MapObjectiveEvaluator, logPrior, mllGradientFrom, unpackHyper } from './mll.js';
 import type { GpHyper, GpModel, GpPriors } from './types.js';
 
@@ -119,12 +120,20 @@ function glsProjector(Bt: Float64Array, n: number, LM: Mat, C: Float64Array): vo
   }
 }
 
+/** How the restricted objective is computed: GLS through K's factor (below), error contrasts (reml-contrast.ts), or the cheaper. */
+export type RemlRoute = 'auto' | 'gls' | 'contrast';
+
 /**
  * The restricted MAP objective of one data set, evaluated many times with shared buffers (cf. mll.ts).
- * The gradient reuses the value's V = L⁻¹H: K⁻¹H = L⁻ᵀV is one more triangular solve, not two.
+ * 'auto' takes the contrast route when it is cheaper for this n and p and H has full column rank.
+ * The GLS route's gradient reuses the value's V = L⁻¹H: K⁻¹H = L⁻ᵀV is one more triangular solve.
  */
-export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, priors: GpPriors): MapObjectiveEvaluator {
+export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, priors: GpPriors, route: RemlRoute = 'auto'): MapObjectiveEvaluator {
   const n = X.rows, nn = n * n, p = H.cols;
+  if (route === 'contrast' || (route === 'auto' && contrastIsCheaper(n, p))) {
+    const cb = contrastBasis(H);
+    if (cb) return contrastObjectiveEvaluator(X, y, cb, priors);
+  }
   const K = { rows: n, cols: n, data: new Float64Array(nn) };
   const L = { rows: n, cols: n, data: new Float64Array(nn) };
   const P = new Float64Array(nn);

@@ -62,7 +62,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     pool_selection: 'random-batches',
     active_set: true,
     active_set_quantile: 0.9973,
-    active_set_cap: paper ? 0 : 100,
+    active_set_cap: paper ? 0 : 50,
     include_mean: !paper,
     gp_warm_start: !paper,
     gp_restarts: 0,
