@@ -3,6 +3,7 @@ import { CholeskyDecomposition, EigenvalueDecomposition, Matrix, determinant, in
 import { NonFiniteError, NotPositiveDefinite } from '../../src/engine/errors.js';
 import {
   type Mat,
+  addGramInto,
   cholesky,
   cholInverse,
   cholInverseSym,
@@ -18,6 +19,7 @@ import {
   mahalanobisSq,
   matMul,
   matMulT,
+  rowDotsSymInto,
   solveLower,
   solveLowerMat,
   solveLowerRowsInto,
@@ -305,6 +307,31 @@ describe('triangular solves with the right-hand sides as rows (triangular.ts)', 
       // And they solve: L X = B and Lᵀ X = B (ml-matrix products).
       expect(maxAbsDiff(flat(ml(L).mmul(new Matrix(toRows({ rows: n, cols: m, data: Float64Array.from(asColumns(fwd)) })))), B.data)).toBeLessThan(1e-9);
       expect(maxAbsDiff(flat(ml(transpose(L)).mmul(new Matrix(toRows({ rows: n, cols: m, data: Float64Array.from(asColumns(back)) })))), B.data)).toBeLessThan(1e-9);
+    }
+  });
+});
+
+describe('Gram products of the REML fit (gram.ts)', () => {
+  it('rowDotsSymInto and addGramInto equal plain dot-product loops bit for bit (sizes around the width of 4)', () => {
+    const rng = Rng.fromSeed(13);
+    for (const [rows, len] of [[1, 3], [4, 5], [7, 2], [10, 9]]) {
+      const x = Float64Array.from(rng.normals(rows * len)), y = Float64Array.from(rng.normals(rows * len));
+      const out = new Float64Array(rows * rows);
+      rowDotsSymInto(x, y, rows, len, out);
+      const P = Float64Array.from(rng.normals(rows * rows)), Q = P.slice();
+      addGramInto(Q, rows, x, len, -1);
+      for (let a = 0; a < rows; a++) {
+        for (let b = 0; b < rows; b++) {
+          const [i, j] = a <= b ? [a, b] : [b, a];
+          let s = 0, g = 0;
+          for (let k = 0; k < len; k++) {
+            s += x[i * len + k] * y[j * len + k];
+            g += x[i * len + k] * x[j * len + k];
+          }
+          expect(out[a * rows + b]).toBe(s);
+          expect(Q[a * rows + b]).toBe(P[a * rows + b] - g);
+        }
+      }
     }
   });
 });
