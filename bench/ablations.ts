@@ -71,6 +71,7 @@ const STEP_VARIANTS: Variant[] = [
   { label: 'newton step, linear step', options: { mean_step: 'newton', mean_step_linear: true } },
   { label: 'newton-cauchy step', options: { mean_step: 'newton-cauchy' } },
   { label: 'newton-cauchy step, linear step', options: { mean_step: 'newton-cauchy', mean_step_linear: true } },
+  { label: 'line step, free coordinates', options: { mean_step: 'line', mean_step_free: true } },
 ];
 /** The GP fit's cost levers: its starts once a warm start exists (option gp_cold_start_every), and a smaller active-set cap. */
 const FIT_START_VARIANTS: Variant[] = [

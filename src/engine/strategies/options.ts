@@ -40,6 +40,7 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   mean_function: { kind: 'enum', values: ['constant', 'quadratic'], description: 'GP mean: a learned constant, or explicit basis functions (the richest of constant, linear, diagonal and full quadratic with at least 1.5 points per coefficient), fitted by generalised least squares under the restricted likelihood.' },
   active_set_floor: { kind: 'boolean', description: 'Top the active set up with the nearest points to ⌈1.5·p⌉, p the size of the full quadratic basis, so the quadratic mean stays usable as Σ shrinks.' },
   mean_step: { kind: 'enum', values: ['natural', 'line', 'newton', 'cauchy', 'newton-cauchy'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, the model\'s Newton step (the natural step where the model is not concave), the trust-region Cauchy point (the best step along Σg_μ, to the trust region\'s boundary when the model is not concave along it), or the Newton step where the model is concave and the Cauchy point elsewhere; all but the first stay within trust_radius.' },
+  mean_step_free: { kind: 'boolean', description: 'With mean_in_bounds: coordinates of the mean that sit on a bound the step pushes against are held there and the step is taken in the others (projected gradient), instead of stepping in all and projecting.' },
   mean_step_linear: { kind: 'boolean', description: 'In generations whose GP mean is linear, step along Σg_μ to trust_radius (the model has no curvature to stop it; with mean_in_bounds the bounds do).' },
   trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of every mean_step but natural (and of mean_step_linear), in Mahalanobis units of the current search distribution.' },
   cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
@@ -76,6 +77,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     learning_rate_cov_quadratic: paper ? learningRateCov : 1,
     mean_in_bounds: !paper,
     mean_step_linear: false,
+    mean_step_free: false,
   };
 }
 

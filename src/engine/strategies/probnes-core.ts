@@ -40,7 +40,7 @@ import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './registry.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
-import { type Bounds, type MeanStep, clampToBounds, limitCovGradient, meanStep } from './probnes-step.js';
+import { type Bounds, type MeanStep, type Stepper, limitCovGradient, meanStep, stepInBounds } from './probnes-step.js';
 
 export const PROBNES_STATE_VERSION = 1;
 
@@ -204,12 +204,16 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   // §E's step once the mean is quadratic; once it is linear, with mean_step_linear, the step along
   // Σg_μ to the trust radius (the Cauchy point of a model without curvature, A = 0).
   const linearStep = fit.basis === 'linear' && optOr(state, 'mean_step_linear', false);
-  const stepped =
+  const etaMean = opt<number>(state, 'learning_rate_mean');
+  const step: Stepper =
     (quadratic && stepKind !== 'natural') || linearStep
-      ? meanStep(linearStep ? 'cauchy' : stepKind, state.mean, state.cov, grad.gMean, fit.quad!.A, opt<number>(state, 'learning_rate_mean'), opt<number>(state, 'trust_radius'))
-      : updateMean(state.mean, state.cov, grad.gMean, opt<number>(state, 'learning_rate_mean'));
+      ? (m, c, g, A) => meanStep(linearStep ? 'cauchy' : stepKind, m, c, g, A, etaMean, opt<number>(state, 'trust_radius'))
+      : (m, c, g) => updateMean(m, c, g, etaMean);
   // Default profile: μ stays inside the study's bounds (ALGORITHM-default.md §I).
-  const mean = optOr(state, 'mean_in_bounds', false) && state.bounds ? clampToBounds(stepped, state.bounds) : stepped;
+  const mean =
+    optOr(state, 'mean_in_bounds', false) && state.bounds
+      ? stepInBounds(step, state.mean, state.cov, grad.gMean, fit.quad?.A ?? null, state.bounds, optOr(state, 'mean_step_free', false))
+      : step(state.mean, state.cov, grad.gMean, fit.quad?.A ?? null);
   const gCov = quadratic ? limitCovGradient(state.cov, grad.gCov, etaCov, opt<number>(state, 'cov_step_limit')) : grad.gCov;
   const cov = updateCov(covFormOf(method, state), state.cov, gCov, etaCov);
   // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.

@@ -111,3 +111,30 @@ export function clampToBounds(mean: number[], bounds: Bounds): number[] {
     return Math.min(hi ?? Infinity, Math.max(lo ?? -Infinity, m));
   });
 }
+
+/** A mean step from (μ, Σ, g_μ, A): one of meanStep's, or the natural step. */
+export type Stepper = (mean: number[], cov: number[][], gMean: number[], A: number[][] | null) => number[];
+
+/**
+ * The mean step with μ kept inside the bounds (options `mean_in_bounds`, `mean_step_free`;
+ * docs/ALGORITHM-default.md §I). With `free`, a coordinate of μ that sits on a bound which the
+ * natural direction s = Σg_μ pushes against (μ_i ≥ u_i and s_i > 0, or μ_i ≤ l_i and s_i < 0) is held
+ * there, and the step is taken in the other coordinates only — the projected-gradient method's
+ * active set (Bertsekas 1982): on the restricted problem (μ_F, Σ_FF, g_F, A_FF). Without it, the step
+ * of all coordinates is taken and then projected; its length is spent on the blocked coordinates and
+ * the free ones crawl (BBOB f5: the steep coordinate on its bound, the shallow one moving 0.1 per
+ * generation). Either way the result is projected onto the bounds.
+ */
+export function stepInBounds(step: Stepper, mean: number[], cov: number[][], gMean: number[], A: number[][] | null, bounds: Bounds, free: boolean): number[] {
+  const d = mean.length;
+  const s = matVec(fromRows(cov), gMean);
+  const held = (i: number) =>
+    free && ((bounds.upper[i] !== null && mean[i] >= bounds.upper[i]! && s[i] > 0) || (bounds.lower[i] !== null && mean[i] <= bounds.lower[i]! && s[i] < 0));
+  const F = Array.from({ length: d }, (_, i) => i).filter((i) => !held(i));
+  if (F.length === d) return clampToBounds(step(mean, cov, gMean, A), bounds);
+  if (F.length === 0) return mean.slice();
+  const sub = step(F.map((i) => mean[i]), F.map((i) => F.map((j) => cov[i][j])), F.map((i) => gMean[i]), A ? F.map((i) => F.map((j) => A[i][j])) : null);
+  const out = mean.slice();
+  F.forEach((i, k) => (out[i] = sub[k]));
+  return clampToBounds(out, bounds);
+}
