@@ -4,7 +4,7 @@
  * is c − ½A⁻¹b, the gradient at μ = c is b, so the Newton step from c must land on it exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { clampToBounds, limitCovGradient, meanStep } from '../../src/engine/strategies/probnes-step.js';
+import { clampToBounds, limitCovGradient, meanStep, stepInBounds } from '../../src/engine/strategies/probnes-step.js';
 
 const A = [[-2, 0.5], [0.5, -1]];
 const b = [1, -0.5];
@@ -88,5 +88,27 @@ describe('mean bounds', () => {
     expect(clampToBounds([3, -50, -0.5], bounds)).toEqual([1, -50, 0]);
     expect(clampToBounds([-3, 5, 7], bounds)).toEqual([-1, 2, 7]);
     expect(clampToBounds([0.25, 1.5, 0.5], bounds)).toEqual([0.25, 1.5, 0.5]);
+  });
+});
+
+describe('mean step inside the bounds', () => {
+  // Natural step μ + Σg with Σ = diag(1, 1), g = (3, 0.5): μ₀ sits on its upper bound 1 and is pushed outwards.
+  const natural = (m: number[], c: number[][], g: number[]) => m.map((v, i) => v + c[i].reduce((t, cij, j) => t + cij * g[j], 0));
+  const bounds = { lower: [-1, -1], upper: [1, 1] };
+  const cov = [[1, 0.5], [0.5, 1]];
+  const g = [3, 0.5];
+
+  it('free: a coordinate held on the bound it is pushed against is left out; the rest steps on (μ_F, Σ_FF, g_F)', () => {
+    // Held: μ₀ = 1 and s₀ = (Σg)₀ = 3.25 > 0. The free coordinate steps by Σ₁₁ g₁ = 0.5 (not (Σg)₁ = 2).
+    expect(stepInBounds(natural, [1, 0], cov, g, null, bounds, true)).toEqual([1, 0.5]);
+    // Not free: the full step (3.25, 2) then projected: the free coordinate overshoots to its bound.
+    expect(stepInBounds(natural, [1, 0], cov, g, null, bounds, false)).toEqual([1, 1]);
+  });
+
+  it('nothing held (interior μ, or the step points inwards): the step of all coordinates, projected', () => {
+    expect(stepInBounds(natural, [0, 0], cov, g, null, bounds, true)).toEqual(clampToBounds(natural([0, 0], cov, g), bounds));
+    expect(stepInBounds(natural, [1, 0], cov, [-0.3, -0.05], null, bounds, true)).toEqual(natural([1, 0], cov, [-0.3, -0.05]));
+    // Every coordinate held: μ stays.
+    expect(stepInBounds(natural, [1, 1], cov, g, null, bounds, true)).toEqual([1, 1]);
   });
 });
