@@ -127,7 +127,11 @@ export function runOne(spec: RunSpec): RunRecord {
     spec.clip ? x.map((v, i) => Math.min(bench.bounds.upper[i], Math.max(bench.bounds.lower[i], v))) : x;
   const toX = (u: readonly number[]): number[] => project(u.map((v, i) => m[i] + s[i] * v));
   const toU = (x: readonly number[]): number[] => x.map((v, i) => (v - m[i]) / s[i]);
-  const box = spec.box ? { lower: toU(spec.box.lower), upper: toU(spec.box.upper) } : null;
+  // The box is the task's bounds when points are projected onto it (clip), and every method that uses
+  // a box gets it, as the service gives a study's bounds. Otherwise it is only BO/πBO's search region
+  // (the methods with a box_std for unbounded parameters), not bounds: ProbNES would keep μ inside it.
+  const boxIsBounds = spec.clip || 'box_std' in getStrategy(spec.method).options;
+  const box = spec.box && boxIsBounds ? { lower: toU(spec.box.lower), upper: toU(spec.box.upper) } : null;
   const result = runLoop(
     { ...spec, box },
     (u) => {
