@@ -77,7 +77,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     learning_rate_cov_quadratic: paper ? learningRateCov : 1,
     mean_in_bounds: !paper,
     mean_step_linear: false,
-    mean_step_free: false,
+    mean_step_free: !paper,
   };
 }
 
