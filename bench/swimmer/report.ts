@@ -102,8 +102,8 @@ export function renderSwimmerFigure(groups: readonly ReturnGroup[]): string {
   const budget = Math.max(...groups.map((g) => g.budget));
   return renderValueFigure(
     [
-      { title: 'Swimmer 16-D: best return queried', budget, series: series('best') },
-      { title: 'paper scoring (search mean for ES/ProbNES)', budget, series: series('paper') },
+      { title: 'Swimmer 16-D: best queried', budget, series: series('best') },
+      { title: 'paper scoring (μ for ES/ProbNES)', budget, series: series('paper') },
     ],
     'return (higher is better) vs evaluations, mean over seeds with 95% bands',
   );
