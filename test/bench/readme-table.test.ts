@@ -62,6 +62,6 @@ describe("README: 'Which method when' table", () => {
         checked.add(col);
       });
     }
-    for (const col of ['Prob-CMAES (default)', 'CMA-ES', 'SNES', 'BO', 'random']) expect(checked).toContain(col);
+    for (const col of ['Prob-CMAES (default)', 'CMA-ES', 'SNES', 'BO', 'πBO', 'random']) expect(checked).toContain(col);
   });
 });
