@@ -15,6 +15,7 @@
  * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
  *        [--dim 2] [--batch 4] [--options '{"candidates":64}'] [--storage sqlite|postgres]
  *        [--replicas 1] [--engine-workers N] [--history 0] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
+ *        [--cpu-prof DIR]
  *
  * `--history N` gives every study N external observations (uniform points in the box) before the
  * timed phase, so its generations cost what a long-running study's do: with a few hundred points the
@@ -25,7 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
+import { processCpuSeconds, processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { call, fmt, HttpError, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
 import { currentProvenance, describeProvenance } from './lib/provenance.js';
 
@@ -45,6 +46,7 @@ const { values: v } = parseArgs({
     'engine-workers': { type: 'string' },
     history: { type: 'string', default: '0' },
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const positive = (name: string, s: string) => {
@@ -65,6 +67,8 @@ const cfg = {
   engineWorkers: v['engine-workers'],
   history: v.history === '0' ? 0 : positive('history', v.history),
   databaseUrl: v['database-url'],
+  /** A directory for the servers' V8 CPU profiles (node --cpu-prof), written when they exit; scripts/cpu-profile-summary.ts reads them. */
+  cpuProf: v['cpu-prof'],
 };
 if (cfg.storage === 'sqlite' && cfg.replicas > 1) throw new Error('--replicas > 1 needs --storage postgres (several processes cannot share one SQLite file)');
 
@@ -157,13 +161,37 @@ async function dbFigures(server: ServerProcess): Promise<{ statements: number; c
   return { statements: metric('probnes_db_statements'), commits: metric('probnes_db_commits'), lockSum: metric('probnes_db_commit_lock_seconds_sum'), lockMax: metric('probnes_db_commit_lock_seconds_max') };
 }
 
+interface CpuSample {
+  servers: number;
+  /** CPU seconds per database backend pid (backends come and go with pooled connections). */
+  backends: Map<number, number>;
+  client: number;
+}
+
+/** CPU seconds used so far by the server processes (worker threads included), this run's database backends, and this process. */
+async function cpuNow(servers: ServerProcess[], backends: () => Promise<number[]>): Promise<CpuSample> {
+  const perServer = await Promise.all(servers.map((s) => processCpuSeconds(s.pid)));
+  const pids = await backends();
+  const perBackend = await Promise.all(pids.map(async (p) => [p, (await processCpuSeconds(p)) ?? 0] as const));
+  const u = process.cpuUsage();
+  return { servers: perServer.reduce<number>((a, x) => a + (x ?? 0), 0), backends: new Map(perBackend), client: (u.user + u.system) / 1e6 };
+}
+
+/** CPU seconds between two samples; a backend first seen in the second sample counts from zero. */
+function cpuSpent(a: CpuSample, b: CpuSample): { servers: number; database: number; client: number } {
+  let database = 0;
+  for (const [pid, s] of b.backends) database += s - (a.backends.get(pid) ?? 0);
+  return { servers: b.servers - a.servers, database, client: b.client - a.client };
+}
+
 /** The servers of the run: one SQLite process, or N replicas on a fresh PostgreSQL database (dropped by `cleanup`). */
-async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; cleanup: () => Promise<void> }> {
+async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; backends: () => Promise<number[]>; cleanup: () => Promise<void> }> {
   // No rate limit: 32 clients on one (open) tenant send far more than one key's per-minute quota.
   const env: Record<string, string> = { RATE_LIMIT_PER_MINUTE: '0', ...(cfg.engineWorkers ? { ENGINE_WORKERS: cfg.engineWorkers } : {}) };
+  const nodeArgs = cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(cfg.cpuProf)] : [];
   if (cfg.storage === 'sqlite') {
-    const server = await startServer(path.join(tmp, 'load.db'), { env, stderr: 'inherit' });
-    return { servers: [server], cleanup: async () => void (await server.stop('SIGTERM')) };
+    const server = await startServer(path.join(tmp, 'load.db'), { env, stderr: 'inherit', nodeArgs });
+    return { servers: [server], backends: async () => [], cleanup: async () => void (await server.stop('SIGTERM')) };
   }
   const name = `probnes_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: cfg.databaseUrl });
@@ -171,7 +199,7 @@ async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; cl
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(cfg.databaseUrl);
   url.pathname = `/${name}`;
-  const start = () => startServer(path.join(tmp, 'unused.db'), { env: { ...env, DATABASE_URL: url.toString() }, stderr: 'inherit', readyTimeoutMs: 60_000 });
+  const start = () => startServer(path.join(tmp, 'unused.db'), { env: { ...env, DATABASE_URL: url.toString() }, stderr: 'inherit', readyTimeoutMs: 60_000, nodeArgs });
   const servers: ServerProcess[] = [];
   try {
     servers.push(await start()); // the first migrates
@@ -184,6 +212,8 @@ async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; cl
   }
   return {
     servers,
+    // The database server's processes that serve this run (one backend per pooled connection).
+    backends: async () => (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map((r) => r.pid),
     cleanup: async () => {
       await Promise.all(servers.map((s) => s.stop('SIGTERM')));
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -194,7 +224,7 @@ async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; cl
 
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-load-'));
-  const { servers, cleanup } = await startServers(tmp);
+  const { servers, backends, cleanup } = await startServers(tmp);
   const server = servers[0]!;
   const bases = servers.map((x) => x.base);
   const stats: Stats = { latency: new Map(), errors: new Map(), observations: 0, suggested: 0 };
@@ -216,10 +246,12 @@ async function main(): Promise<void> {
         () => {},
       );
     }, 1000);
+    const cpu0 = await cpuNow(servers, backends);
     const t0 = process.hrtime.bigint();
     const end = Date.now() + cfg.seconds * 1000;
     await Promise.all(Array.from({ length: cfg.clients }, (_, c) => client(bases, studies, c, end, stats)));
     const seconds = ms(t0) / 1000;
+    const cpu1 = await cpuNow(servers, backends);
     const db1 = db0 ? await Promise.all(servers.map(dbFigures)) : null;
     let generations = 0;
     for (const st of studies) generations += (await call(server.base, 'GET', `/v1/studies/${st.id}`)).generation as number;
@@ -248,6 +280,13 @@ async function main(): Promise<void> {
           `row lock held ${fmt((lock / Math.max(1, commits)) * 1000)} ms per commit on average (longest ${fmt(Math.max(...db1.map((d) => d.lockMax)) * 1000)} ms)`,
       );
     }
+    const cpu = cpuSpent(cpu0, cpu1);
+    const perRequest = (s: number) => `${fmt((s * 1000) / Math.max(1, requests))} ms`;
+    console.log(
+      `CPU per request: server${servers.length > 1 ? 's' : ''} ${perRequest(cpu.servers)}` +
+        (cfg.storage === 'postgres' ? `, database backends ${perRequest(cpu.database)}` : '') +
+        `, load generator ${perRequest(cpu.client)}; machine-wide ${fmt((cpu.servers + cpu.database + cpu.client) / seconds)} cores busy with the run`,
+    );
     console.log(`errors: ${errors}${errors ? ` — ${[...stats.errors].map(([k, n]) => `${k}: ${n}`).join('; ')}` : ''}`);
     const mem = (m: Memory) => `RSS ${fmt(m.rssMiB)} MiB, heap used ${fmt(m.heapUsedMiB)} MiB`;
     console.log(`server memory: start ${mem(start)}; peak ${mem(peak)} (sampled each second${hwm ? `; kernel high-water RSS ${fmt(hwm)} MiB` : ''}); end ${mem(last)}`);

@@ -90,7 +90,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
-  const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log });
+  // Warm snapshots where a load is a database round trip (several replicas check them at commit).
+  const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres' });
   await app.withTypeProvider<ZodTypeProvider>().register(suggestionRoutes, { loop });
   await app.withTypeProvider<ZodTypeProvider>().register(observationRoutes, { loop });
   await app.withTypeProvider<ZodTypeProvider>().register(trialActionRoutes, { loop });

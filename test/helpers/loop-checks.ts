@@ -6,7 +6,7 @@
 import { expect } from 'vitest';
 import { branin } from './loop.js';
 
-export type Call = (method: 'GET' | 'POST', url: string, body?: unknown) => Promise<{ status: number; json: any }>;
+export type Call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) => Promise<{ status: number; json: any }>;
 
 /**
  * CLIENTS workers, ROUNDS rounds each: ask one point, evaluate, report. With several `calls`

@@ -30,7 +30,7 @@ async function replica(url: string, opts: { connectTimeoutMs?: number } = {}): P
   });
   const call: Call = async (method, url, body) => {
     const res = await app.inject({ method, url, ...(body ? { payload: body as object } : {}) });
-    return { status: res.statusCode, json: res.json() };
+    return { status: res.statusCode, json: res.body ? res.json() : null };
   };
   const metrics = async () => (await app.inject({ method: 'GET', url: '/metrics' })).body;
   return { call, storage, metrics };
@@ -120,6 +120,64 @@ describe.skipIf(!server)('the loop on PostgreSQL (two apps sharing one database)
     const replicated = await run([a.call, b.call]);
     expect(reference.generation).toBe(5);
     expect(replicated).toEqual(reference);
+  });
+
+  it('a replica serving a study alone starts each request from its last commit (one statement per request) and follows the SQLite trajectory', async () => {
+    const sqlite = await loopApp();
+    cleanups.push(() => sqlite.app.close());
+    const local: Call = async (method, url, body) => {
+      const res = await sqlite.app.inject({ method, url, ...(body ? { payload: body as object } : {}) });
+      return { status: res.statusCode, json: res.json() };
+    };
+    const a = await replica(db.url);
+    const statements = () => a.storage.poolStats()!.statements;
+    const run = async (call: Call, counted: boolean) => {
+      const body = braninStudy('prob-cmaes', { batch_size: 3, seed: 12, options: fastOptions('prob-cmaes') });
+      const study = (await call('POST', '/v1/studies', body)).json;
+      const points: Record<string, number>[] = [];
+      let perRequest: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const s0 = counted ? statements() : 0;
+        const s = await call('GET', `/v1/studies/${study.id}/suggestions?count=1&client_id=c`);
+        const s1 = counted ? statements() : 0;
+        const t = s.json.trials[0];
+        points.push(t.parameters);
+        const o = await call('POST', `/v1/studies/${study.id}/observations`, { observations: [{ trial_id: t.trial_id, value: branin(t.parameters) }] });
+        expect(o.status, JSON.stringify(o.json)).toBe(200);
+        if (counted) perRequest.push(s1 - s0, statements() - s1);
+      }
+      // The first request loads; a generation's update reads the completed history once more when
+      // the per-study cache of it is cold (the first update). Every other request: the commit alone.
+      perRequest = perRequest.slice(1);
+      return { points, generation: (await call('GET', `/v1/studies/${study.id}`)).json.generation, perRequest };
+    };
+    const reference = await run(local, false);
+    const warm = await run(a.call, true);
+    expect(warm.points).toEqual(reference.points);
+    expect(warm.generation).toBe(reference.generation);
+    expect(warm.perRequest.filter((n) => n !== 1).length, JSON.stringify(warm.perRequest)).toBeLessThanOrEqual(1);
+  });
+
+  it('a warm replica sees what other replicas changed: a pause, a resume, a deletion', async () => {
+    const a = await replica(db.url);
+    const b = await replica(db.url);
+    const study = (await a.call('POST', '/v1/studies', braninStudy('cmaes', { batch_size: 4 }))).json;
+    const url = `/v1/studies/${study.id}`;
+    const t1 = (await a.call('GET', `${url}/suggestions?count=1&client_id=c1`)).json.trials[0];
+    // Paused on B: A's cached state (ACTIVE) must not hand out a new point.
+    expect((await b.call('PATCH', url, { state: 'PAUSED' })).status).toBe(200);
+    const paused = await a.call('GET', `${url}/suggestions?count=1&client_id=c2`);
+    expect(paused.json).toMatchObject({ trials: [], reason: 'study_paused' });
+    // A commits while paused (a result), so its cached state says PAUSED; resumed on B, A must hand out points again.
+    expect((await a.call('POST', `${url}/observations`, { observations: [{ trial_id: t1.trial_id, value: branin(t1.parameters) }] })).status).toBe(200);
+    expect((await b.call('PATCH', url, { state: 'ACTIVE' })).status).toBe(200);
+    const resumed = await a.call('GET', `${url}/suggestions?count=1&client_id=c3`);
+    expect(resumed.status).toBe(200);
+    expect(resumed.json.trials).toHaveLength(1);
+    expect(resumed.json.reason).toBeNull();
+    // Deleted on B: A answers 404, not from its cache.
+    expect((await b.call('DELETE', url)).status).toBe(204);
+    expect((await a.call('GET', `${url}/suggestions?count=1&client_id=c3`)).status).toBe(404);
   });
 
   it('/readyz is 503 while the database is unreachable; requests fail with a retryable 503; the pool reconnects by itself', async () => {

@@ -12,10 +12,16 @@
  *   which never change) by the study's creation time, so a study that reappeared under the same id
  *   is not mistaken for the old one.
  *
+ * - optionally (LoopService's `warmSnapshots`), the whole snapshot this process's last commit left
+ *   (what the next load would read if nobody else wrote), so that the next request of the study can
+ *   skip the load: its commit checks the study's commit count, which every other write changes, so
+ *   a stale entry costs one refused commit and a reload, never a wrong write.
+ *
  * Bounded: the least recently used studies are forgotten first.
  */
 import type { BaseState } from '../../engine/index.js';
 import type { SearchSpace } from '../transforms.js';
+import type { WarmSnapshot } from './study-snapshot.js';
 
 /** What history needs of a completed trial. */
 export interface CompletedPoint {
@@ -47,6 +53,7 @@ interface Entry {
   engine: { revision: number; state: BaseState } | null;
   completed: readonly CompletedPoint[] | null;
   space: { createdAt: string; value: SearchSpace } | null;
+  warm: WarmSnapshot | null;
 }
 
 export class StudyCache {
@@ -60,7 +67,7 @@ export class StudyCache {
       // Most recently used last, so eviction takes the first key.
       this.entries.delete(studyId);
     } else {
-      e = { engine: null, completed: null, space: null };
+      e = { engine: null, completed: null, space: null, warm: null };
       if (this.entries.size >= this.maxStudies) this.entries.delete(this.entries.keys().next().value!);
     }
     this.entries.set(studyId, e);
@@ -104,6 +111,17 @@ export class StudyCache {
     const e = this.entry(studyId);
     if (e.space?.createdAt !== createdAt) e.space = { createdAt, value: build() };
     return e.space.value;
+  }
+
+  /** What this process's last commit on the study left, if it belongs to `tenantId`. */
+  warm(studyId: string, tenantId: string): WarmSnapshot | null {
+    const w = this.entries.get(studyId)?.warm;
+    return w && w.tenantId === tenantId ? w : null;
+  }
+
+  setWarm(studyId: string, warm: WarmSnapshot | null): void {
+    if (warm === null && !this.entries.has(studyId)) return;
+    this.entry(studyId).warm = warm;
   }
 
   forget(studyId: string): void {

@@ -22,6 +22,33 @@ export class StaleSnapshotError extends Error {}
 
 const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value! });
 
+/**
+ * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the
+ * next load would read it (see StudyCache.warm). `tenantId` is the owner, checked before use.
+ */
+export interface WarmSnapshot {
+  tenantId: string;
+  study: Study;
+  revision: number;
+  engine: BaseState;
+  /** By ascending trial id, as a load returns them: REQUESTED or ACTIVE, or suggested in the current generation. */
+  trials: readonly TrialRecord[];
+  counts: TrialCounts;
+  nextTrialId: number;
+  commitSeq: number;
+}
+
+/** The study's `count` COMPLETED trials in completion order: from the cache when it has exactly those, else read (and cached). */
+function completedTrials(storage: Storage, cache: StudyCache, studyId: string, count: number): () => Promise<readonly CompletedPoint[]> {
+  return async () => {
+    const cached = cache.completed(studyId, count);
+    if (cached) return cached;
+    const fresh = (await storage.listCompletedTrials(studyId)).map(toPoint);
+    if (fresh.length === count) cache.setCompleted(studyId, fresh);
+    return fresh;
+  };
+}
+
 export interface SnapshotInit {
   study: Study;
   space: SearchSpace;
@@ -91,14 +118,6 @@ export class StudySnapshot {
     const engine = loaded.engineState ? readEngineState(studyId, study.method, loaded.engineState) : cache.engine(studyId, loaded.revision);
     if (!engine) throw new Error(`study ${studyId}: engine state of revision ${loaded.revision} neither read nor cached`);
     if (loaded.engineState) cache.setEngine(studyId, loaded.revision, engine);
-    const count = loaded.study.trialCounts.COMPLETED;
-    const completed = async () => {
-      const cached = cache.completed(studyId, count);
-      if (cached) return cached;
-      const fresh = (await storage.listCompletedTrials(studyId)).map(toPoint);
-      if (fresh.length === count) cache.setCompleted(studyId, fresh);
-      return fresh;
-    };
     return new StudySnapshot({
       study,
       space: cache.space(studyId, study.createdAt, () => searchSpace(study.parameters, study.prior)),
@@ -108,7 +127,47 @@ export class StudySnapshot {
       counts: loaded.study.trialCounts,
       nextTrialId: loaded.nextTrialId,
       commitSeq: loaded.commitSeq,
-      completed,
+      completed: completedTrials(storage, cache, studyId, loaded.study.trialCounts.COMPLETED),
+    });
+  }
+
+  /**
+   * The snapshot as it stands after this request's commit, which moved the study from `commitSeq`
+   * to `commitSeq + 1` (and the engine state to `revision`): exactly what a load right after it
+   * would read, as long as nobody else commits (the next commit's check says whether they did).
+   */
+  afterCommit(tenantId: string, revision: number): WarmSnapshot {
+    const generation = this.generation;
+    const study = this.studyState ? { ...this.study, state: this.studyState.state, reason: this.studyState.reason } : this.study;
+    return {
+      tenantId,
+      study,
+      revision,
+      engine: this.engine,
+      // Copies: the cache must not share records with a snapshot that later requests may not see.
+      trials: this.trials
+        .filter((t) => t.state === 'REQUESTED' || t.state === 'ACTIVE' || (t.source === 'suggested' && t.generation === generation))
+        .sort((a, b) => a.trialId - b.trialId)
+        .map((t) => ({ ...t })),
+      counts: { ...this.counts },
+      nextTrialId: this.nextId,
+      commitSeq: this.commitSeq + 1,
+    };
+  }
+
+  /** A snapshot from what this process's last commit left (no storage read); `completed` as in load. */
+  static fromWarm(storage: Storage, cache: StudyCache, warm: WarmSnapshot): StudySnapshot {
+    const studyId = warm.study.id;
+    return new StudySnapshot({
+      study: warm.study,
+      space: cache.space(studyId, warm.study.createdAt, () => searchSpace(warm.study.parameters, warm.study.prior)),
+      revision: warm.revision,
+      engine: warm.engine,
+      trials: [...warm.trials],
+      counts: warm.counts,
+      nextTrialId: warm.nextTrialId,
+      commitSeq: warm.commitSeq,
+      completed: completedTrials(storage, cache, studyId, warm.counts.COMPLETED),
     });
   }
 

@@ -238,7 +238,9 @@ export class PostgresStorage implements Storage {
 
   async updateStudy(tenantId: string, studyId: string, patch: StudyPatch): Promise<StudyRecord | null> {
     const values: unknown[] = [tenantId, studyId, patch.updatedAt];
-    const sets = ['updated_at = $3'];
+    // A change of the study is a commit too: a loop request that loaded (or cached, LoopService's
+    // warmSnapshots) the study before it must not commit on top of it (a PATCH to PAUSED, say).
+    const sets = ['updated_at = $3', 'commit_seq = commit_seq + 1'];
     // Column names come from this fixed list, never from input.
     const fields: [keyof StudyPatch, string, (v: never) => unknown][] = [
       ['name', 'name', (v) => v],
@@ -394,7 +396,14 @@ export class PostgresStorage implements Storage {
       }
       // Trial ids continue after the highest imported one, as they would have in the original.
       const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
-      const row = (await c.query<StudyRow>(`UPDATE studies s SET next_trial_id = $2 WHERE s.id = $1 RETURNING s.*, ${COUNTS_SQL}`, [s.id, nextTrialId])).rows[0]!;
+      // The commit count starts at the time in microseconds, not 0: a study imported under the id of
+      // a deleted one must not match a count that a replica cached for the deleted one (warm snapshots).
+      const row = (
+        await c.query<StudyRow>(`UPDATE studies s SET next_trial_id = $2, commit_seq = (extract(epoch FROM clock_timestamp()) * 1000000)::bigint WHERE s.id = $1 RETURNING s.*, ${COUNTS_SQL}`, [
+          s.id,
+          nextTrialId,
+        ])
+      ).rows[0]!;
       return toStudy(row);
     });
   }
