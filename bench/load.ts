@@ -7,15 +7,20 @@
  * start, the peak and the end. Exits 1 on any error (5xx, an unexpected 4xx, a dropped connection).
  *
  * With `--storage postgres` the server runs on PostgreSQL (a database created for the run and dropped
- * after it, on the server at --database-url), as `--replicas N` processes sharing it; each client
- * sends its requests to the replicas in turn. Also prints generations/s (engine updates, summed over
+ * after it, on the server at --database-url), as `--replicas N` processes sharing it. With
+ * `--routing study` (the default) every request of a study goes to one replica, chosen by
+ * rendezvous hashing of the study id as the deployment's Caddy does (docker/Caddyfile.scale; the
+ * same policy, hashed here in the load generator rather than through a Caddy process that would
+ * take CPU from the two cores); with `--routing round-robin` each client sends its requests to the
+ * replicas in turn, so that a study's requests alternate between them (the worst case for the
+ * replicas' caches). Also prints generations/s (engine updates, summed over
  * the studies) and, for PostgreSQL, the statements (round trips) per request and how long commits
  * held their study's row lock, from the replicas' /metrics.
  *
  * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
  *        [--dim 2] [--batch 4] [--options '{"candidates":64}'] [--storage sqlite|postgres]
  *        [--replicas 1] [--engine-workers N] [--history 0] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
- *        [--cpu-prof DIR]
+ *        [--routing study|round-robin] [--cpu-prof DIR]
  *
  * `--history N` gives every study N external observations (uniform points in the box) before the
  * timed phase, so its generations cost what a long-running study's do: with a few hundred points the
@@ -47,6 +52,7 @@ const { values: v } = parseArgs({
     history: { type: 'string', default: '0' },
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'cpu-prof': { type: 'string' },
+    routing: { type: 'string', default: 'study' },
   },
 });
 const positive = (name: string, s: string) => {
@@ -69,6 +75,7 @@ const cfg = {
   databaseUrl: v['database-url'],
   /** A directory for the servers' V8 CPU profiles (node --cpu-prof), written when they exit; scripts/cpu-profile-summary.ts reads them. */
   cpuProf: v['cpu-prof'],
+  routing: v.routing === 'study' || v.routing === 'round-robin' ? v.routing : (() => { throw new Error(`--routing takes study or round-robin, not ${v.routing}`); })(),
 };
 if (cfg.storage === 'sqlite' && cfg.replicas > 1) throw new Error('--replicas > 1 needs --storage postgres (several processes cannot share one SQLite file)');
 
@@ -109,14 +116,32 @@ async function createStudies(base: string): Promise<{ id: string; method: string
   return out;
 }
 
+/** FNV-1a, 32 bits: a cheap, well-spread hash of a short string. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** The replica a study's requests go to: highest hash of (replica, study id), as Caddy's header policy picks one. */
+function replicaFor(studyId: string, bases: readonly string[]): string {
+  let best = bases[0]!;
+  let bestHash = -1;
+  for (const b of bases) {
+    const h = fnv1a(`${b}${studyId}`);
+    if (h > bestHash) [best, bestHash] = [b, h];
+  }
+  return best;
+}
+
 /** One client: suggest → evaluate → observe, a different study each round. */
 async function client(bases: string[], studies: { id: string }[], c: number, end: number, stats: Stats): Promise<void> {
   const rnd = lcg(1000 + c);
   for (let round = 0; Date.now() < end; round++) {
-    // Replicas in turn: one study's suggestion and observation usually land on different ones.
-    let sent = c + round;
-    const base = () => bases[sent++ % bases.length]!;
     const id = studies[(c + round * cfg.clients + Math.floor(rnd() * 3)) % studies.length]!.id;
+    // Round robin: replicas in turn, so one study's suggestion and observation usually land on different ones.
+    let sent = c + round;
+    const base = cfg.routing === 'study' ? () => replicaFor(id, bases) : () => bases[sent++ % bases.length]!;
     let t0 = process.hrtime.bigint();
     let trials: { trial_id: number; parameters: Record<string, number> }[];
     try {
@@ -232,7 +257,10 @@ async function main(): Promise<void> {
   try {
     const load0 = os.loadavg();
     console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.history ? `, ${cfg.history} external observations per study first` : ''}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
-    console.log(`# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process`);
+    console.log(
+      `# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process` +
+        (cfg.replicas > 1 ? `, ${cfg.routing === 'study' ? "requests routed by study (each study's to one replica, by a hash of its id)" : 'requests sent to the replicas in turn'}` : ''),
+    );
     const provenance = currentProvenance(`npm run bench:load -- ${process.argv.slice(2).join(' ')}`);
     console.log(`# ${provenance.command}; ${describeProvenance([provenance])}`);
     console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);

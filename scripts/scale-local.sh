@@ -9,7 +9,8 @@
 # The database in DATABASE_URL (default postgres://postgres@127.0.0.1:5432/probnes_scale) is created if
 # missing; the replicas migrate it. Logs go to $LOG_DIR (default ./data/scale-logs). --smoke runs a
 # study through Caddy, kills one replica with SIGKILL, checks that requests keep being answered,
-# restarts it and checks that it is back in rotation.
+# restarts it and checks that it is back in rotation, and checks the study affinity: all requests of
+# one study go to one replica (the studies of the killed one move to the others meanwhile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,41 +79,65 @@ if ! $SMOKE; then
 fi
 
 base="http://$LISTEN"
-# Rounds of the loop through Caddy with three clients: ask one point, report x² + y².
-rounds() { # count
+# Rounds of the loop through Caddy on every study given: ask one point, report x² + y².
+rounds() { # rounds-per-study id...
   node -e '
-    const [base, id, n] = process.argv.slice(1);
+    const [base, n, ...ids] = process.argv.slice(1);
     const json = { "content-type": "application/json" };
     (async () => {
       for (let i = 0; i < Number(n); i++) {
-        const client = `c${i % 3}`;
-        const s = await fetch(`${base}/v1/studies/${id}/suggestions?count=1&client_id=${client}`).then((r) => r.json());
-        const t = s.trials[0];
-        const body = JSON.stringify({ observations: [{ trial_id: t.trial_id, value: t.parameters.x ** 2 + t.parameters.y ** 2 }] });
-        const o = await fetch(`${base}/v1/studies/${id}/observations`, { method: "POST", headers: json, body });
-        if (!o.ok) throw new Error(`observation: ${o.status} ${await o.text()}`);
+        await Promise.all(ids.map(async (id) => {
+          const s = await fetch(`${base}/v1/studies/${id}/suggestions?count=1&client_id=c${i % 3}`).then((r) => r.json());
+          const t = s.trials[0];
+          const body = JSON.stringify({ observations: [{ trial_id: t.trial_id, value: t.parameters.x ** 2 + t.parameters.y ** 2 }] });
+          const o = await fetch(`${base}/v1/studies/${id}/observations`, { method: "POST", headers: json, body });
+          if (!o.ok) throw new Error(`observation: ${o.status} ${await o.text()}`);
+        }));
       }
     })().catch((e) => { console.error(e.message); process.exit(1); });
-  ' "$base" "$id" "$1"
+  ' "$base" "$@"
 }
-id=$(curl -fsS -H 'content-type: application/json' -d '{"name":"smoke","method":"cmaes","batch_size":4,"seed":3,"parameters":[{"name":"x","bounds":[-5,5]},{"name":"y","bounds":[-5,5]}]}' "$base/v1/studies" | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')
-rounds 12
-echo "12 rounds through Caddy: ok"
+# The replicas whose log shows requests of a study (the log has each request's URL).
+served_by() { # study-id
+  for i in $(seq 0 $((REPLICAS - 1))); do if grep -q "/v1/studies/$1/" "$LOG_DIR/replica-$i.log"; then echo "$i"; fi; done
+}
+# 24 studies: enough that every replica gets some of them under the hash (all but certainly).
+ids=()
+for k in $(seq 1 24); do
+  ids+=("$(curl -fsS -H 'content-type: application/json' -d "{\"name\":\"smoke-$k\",\"method\":\"cmaes\",\"batch_size\":4,\"seed\":$k,\"parameters\":[{\"name\":\"x\",\"bounds\":[-5,5]},{\"name\":\"y\",\"bounds\":[-5,5]}]}" "$base/v1/studies" | node -pe 'JSON.parse(require("fs").readFileSync(0)).id')")
+done
+rounds 4 "${ids[@]}"
+# Study affinity (docker/Caddyfile.scale): each study's requests all went to one replica.
+declare -A owner
+for id in "${ids[@]}"; do
+  who=$(served_by "$id" | tr '\n' ' ')
+  [ "$(echo $who | wc -w)" = 1 ] || { echo "study $id was served by replicas [$who]; expected one" >&2; exit 1; }
+  owner[$id]=${who% }
+done
+owners=$(printf '%s\n' "${owner[@]}" | sort -u | tr '\n' ' ')
+echo "4 rounds on 24 studies through Caddy: ok; each study served by one replica (replicas used: $owners)"
+[ "$(echo $owners | wc -w)" -ge 2 ] || { echo "all studies on one replica: the hash is not spreading them" >&2; exit 1; }
+moved=()
+for id in "${ids[@]}"; do [ "${owner[$id]}" = 1 ] && moved+=("$id"); done
 kill -9 "${pids[1]}"
-rounds 12
-echo "12 more rounds with replica 1 killed: ok"
+rounds 4 "${ids[@]}"
+echo "4 more rounds with replica 1 killed: ok (its ${#moved[@]} studies served by the others)"
 start_replica 1
 wait_ready "http://127.0.0.1:$((FIRST_PORT + 1))"
-sleep 3 # one active health-check interval (2 s) and some
+sleep 11 # the passive fail_duration (10 s) of the failures while it was down, and some
 served=$(grep -c '"request completed"' "$LOG_DIR/replica-1.log" || true)
-rounds 12
+rounds 4 "${ids[@]}"
 served_after=$(grep -c '"request completed"' "$LOG_DIR/replica-1.log" || true)
-curl -fsS "$base/v1/studies/$id" | node -e '
-  const s = JSON.parse(require("fs").readFileSync(0));
-  console.log(`study ${s.id}: generation ${s.generation}, trial counts ${JSON.stringify(s.trial_counts)}`);
-  if (s.trial_counts.COMPLETED !== 36) { console.error("expected 36 completed trials"); process.exit(1); }
-'
-# Its own log counts the requests it served (health checks included, so compare with the rounds' share).
-[ "$served_after" -gt "$((served + 4))" ] || { echo "the restarted replica served $((served_after - served)) requests of the last rounds; expected its share" >&2; exit 1; }
-echo "restarted replica back in rotation: served $((served_after - served)) requests of the last 12 rounds (health checks included)"
+for id in "${ids[@]}"; do
+  curl -fsS "$base/v1/studies/$id" | node -e '
+    const s = JSON.parse(require("fs").readFileSync(0));
+    if (s.trial_counts.COMPLETED !== 12) { console.error(`study ${s.id}: ${JSON.stringify(s.trial_counts)}; expected 12 completed trials`); process.exit(1); }
+  '
+done
+echo "every study: 12 completed trials, none lost or duplicated"
+# Its own log counts the requests it served (health checks included): its studies came back to it.
+if [ "${#moved[@]}" -gt 0 ]; then
+  [ "$served_after" -gt "$((served + 4 * ${#moved[@]}))" ] || { echo "the restarted replica served $((served_after - served)) requests of the last rounds; expected its ${#moved[@]} studies' 8 each" >&2; exit 1; }
+fi
+echo "restarted replica back in rotation: served $((served_after - served)) requests of the last rounds (its ${#moved[@]} studies, health checks included)"
 echo "smoke: ok"
