@@ -27,6 +27,7 @@
  * engine, not HTTP or the database, is what limits generations per second (the engine-bound runs).
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -116,6 +117,36 @@ async function createStudies(base: string): Promise<{ id: string; method: string
   return out;
 }
 
+/**
+ * The timed phase's requests: node:http on kept-alive connections rather than fetch, whose per
+ * request CPU (about 1.3 ms here) was a quarter of the machine's work per request on two shared
+ * cores; the load generator is not the system under test. Same contract as `call`.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+function send(base: string, method: 'GET' | 'POST', url: string, body?: unknown): Promise<any> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(base + url, { method, agent, headers: payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const status = res.statusCode ?? 0;
+        let out: unknown = null;
+        try {
+          out = status === 204 ? null : JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch (err) {
+          return reject(err);
+        }
+        if (status < 200 || status >= 300) reject(new HttpError(status, out, `${method} ${url}`));
+        else resolve(out);
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
 /** FNV-1a, 32 bits: a cheap, well-spread hash of a short string. */
 function fnv1a(s: string): number {
   let h = 0x811c9dc5;
@@ -145,7 +176,7 @@ async function client(bases: string[], studies: { id: string }[], c: number, end
     let t0 = process.hrtime.bigint();
     let trials: { trial_id: number; parameters: Record<string, number> }[];
     try {
-      trials = (await call(base(), 'GET', `/v1/studies/${id}/suggestions?count=1&client_id=load-${c}`)).trials;
+      trials = (await send(base(), 'GET', `/v1/studies/${id}/suggestions?count=1&client_id=load-${c}`)).trials;
       record(stats, 'GET suggestions', t0);
     } catch (err) {
       fail(stats, 'GET suggestions', err);
@@ -156,7 +187,7 @@ async function client(bases: string[], studies: { id: string }[], c: number, end
     const observations = trials.map((t) => ({ trial_id: t.trial_id, value: objective(t.parameters) }));
     t0 = process.hrtime.bigint();
     try {
-      await call(base(), 'POST', `/v1/studies/${id}/observations`, { observations });
+      await send(base(), 'POST', `/v1/studies/${id}/observations`, { observations });
       record(stats, 'POST observations', t0);
       stats.observations += observations.length;
     } catch (err) {
@@ -207,6 +238,14 @@ function cpuSpent(a: CpuSample, b: CpuSample): { servers: number; database: numb
   let database = 0;
   for (const [pid, s] of b.backends) database += s - (a.backends.get(pid) ?? 0);
   return { servers: b.servers - a.servers, database, client: b.client - a.client };
+}
+
+/** Engine compute seconds so far (the workers' own time per call, summed over methods and operations), from one server's /metrics. */
+async function engineSeconds(server: ServerProcess): Promise<number> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  let sum = 0;
+  for (const m of text.matchAll(/^probnes_engine_compute_seconds_sum\{[^}]*\} ([0-9.e+-]+)$/gm)) sum += Number(m[1]);
+  return sum;
 }
 
 /** The servers of the run: one SQLite process, or N replicas on a fresh PostgreSQL database (dropped by `cleanup`). */
@@ -274,14 +313,19 @@ async function main(): Promise<void> {
         () => {},
       );
     }, 1000);
+    // Generations the set-up made (none unless --history moved a generation on), not counted.
+    let generations0 = 0;
+    for (const st of studies) generations0 += (await call(server.base, 'GET', `/v1/studies/${st.id}`)).generation as number;
+    const engine0 = await Promise.all(servers.map(engineSeconds));
     const cpu0 = await cpuNow(servers, backends);
     const t0 = process.hrtime.bigint();
     const end = Date.now() + cfg.seconds * 1000;
     await Promise.all(Array.from({ length: cfg.clients }, (_, c) => client(bases, studies, c, end, stats)));
     const seconds = ms(t0) / 1000;
     const cpu1 = await cpuNow(servers, backends);
+    const engine1 = await Promise.all(servers.map(engineSeconds));
     const db1 = db0 ? await Promise.all(servers.map(dbFigures)) : null;
-    let generations = 0;
+    let generations = -generations0;
     for (const st of studies) generations += (await call(server.base, 'GET', `/v1/studies/${st.id}`)).generation as number;
     clearInterval(sampler);
     const last = await memory(server);
@@ -296,7 +340,11 @@ async function main(): Promise<void> {
     }
     console.log(rows.join('\n'));
     console.log(`\n**${fmt((requests + errors) / seconds)} requests/s, ${fmt(stats.observations / seconds)} observations/s** (${stats.observations} observations, ${stats.suggested} trials suggested in ${fmt(seconds)} s)`);
-    console.log(`**${fmt(generations / seconds)} generations/s** (${generations} engine updates over ${studies.length} studies)`);
+    const engineBusy = engine1.reduce((a, x) => a + x, 0) - engine0.reduce((a, x) => a + x, 0);
+    console.log(
+      `**${fmt(generations / seconds)} generations/s** (${generations} engine updates over ${studies.length} studies); engine workers busy ${fmt(engineBusy / seconds)} s/s, ` +
+        `${fmt((engineBusy * 1000) / Math.max(1, requests))} ms per request (their own time per call, waits for a core included)`,
+    );
     if (db0 && db1) {
       type Db = Awaited<ReturnType<typeof dbFigures>>;
       const sum = (f: (d: Db) => number, xs: Db[]) => xs.reduce((acc, d) => acc + f(d), 0);
