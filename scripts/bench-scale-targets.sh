@@ -5,28 +5,30 @@
 #   3. engine-bound (50 prob-cmaes studies, ENGINE_WORKERS=1 per replica), one replica against two:
 #      generations/s (target: two ≥ 1.6× one)
 #   4. errors in all four runs (target: 0)
-# Run with the machine otherwise idle; about 4 minutes at DIM=10 (the default), 5 at DIM=30.
+# The engine-bound pair runs once per dimension in DIMS (default "10 30"): at d = 10 the requests
+# around an engine update cost more CPU than the update itself, so on two cores a second replica has
+# little to add; at d = 30 the update dominates (docs/BENCHMARKS.md, "Storage"). Run with the machine
+# otherwise idle; about 7 minutes with the defaults.
 #
 #   scripts/bench-scale-targets.sh                   # outputs in ./data/bench-scale-targets/
-#   DIM=30 SECONDS_ENGINE=40 OUT=/tmp/x scripts/bench-scale-targets.sh
+#   DIMS=30 SECONDS_ENGINE=40 OUT=/tmp/x scripts/bench-scale-targets.sh
 #
-# DIM and HISTORY set the engine-bound studies (d, external observations each before the timed phase);
-# the more the engine costs per generation against the requests around it, the more a second
-# replica (a second engine worker) can add on two cores. DATABASE_URL: the PostgreSQL server to use.
+# HISTORY: external observations per engine-bound study before the timed phase (default 300).
+# DATABASE_URL: the PostgreSQL server to use (default postgres://postgres@127.0.0.1:5432/postgres).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 OUT="${OUT:-./data/bench-scale-targets}"
-DIM="${DIM:-10}"
+DIMS="${DIMS:-10 30}"
 HISTORY="${HISTORY:-300}"
 SECONDS_STORAGE="${SECONDS_STORAGE:-20}"
-SECONDS_ENGINE="${SECONDS_ENGINE:-25}"
+SECONDS_ENGINE="${SECONDS_ENGINE:-30}"
 DB=()
 [ -n "${DATABASE_URL:-}" ] && DB=(--database-url "$DATABASE_URL")
 mkdir -p "$OUT"
 
 storage=(--methods random --studies 20 --clients 16 --seconds "$SECONDS_STORAGE" --engine-workers 1)
-engine=(--methods prob-cmaes --studies 50 --clients 32 --seconds "$SECONDS_ENGINE" --engine-workers 1 --dim "$DIM" --history "$HISTORY")
+engine=(--methods prob-cmaes --studies 50 --clients 32 --seconds "$SECONDS_ENGINE" --engine-workers 1 --history "$HISTORY")
 
 run() { # name args...
   local name=$1
@@ -36,12 +38,14 @@ run() { # name args...
 }
 run sqlite-storage --storage sqlite "${storage[@]}"
 run postgres-storage --storage postgres --replicas 1 "${storage[@]}" "${DB[@]}"
-run postgres-engine-1 --storage postgres --replicas 1 "${engine[@]}" "${DB[@]}"
-run postgres-engine-2 --storage postgres --replicas 2 "${engine[@]}" "${DB[@]}"
+for d in $DIMS; do
+  run "postgres-engine-d$d-1" --storage postgres --replicas 1 "${engine[@]}" --dim "$d" "${DB[@]}"
+  run "postgres-engine-d$d-2" --storage postgres --replicas 2 "${engine[@]}" --dim "$d" "${DB[@]}"
+done
 
-node - "$OUT" <<'EOF'
+node - "$OUT" $DIMS <<'EOF'
 const fs = require('node:fs');
-const dir = process.argv[2];
+const [dir, ...dims] = process.argv.slice(2);
 const read = (n) => fs.readFileSync(`${dir}/${n}.md`, 'utf8');
 const num = (text, re) => { const m = re.exec(text); return m ? Number(m[1]) : NaN; };
 const obs = (t) => num(t, /([0-9.]+) observations\/s\*\*/);
@@ -49,15 +53,20 @@ const gens = (t) => num(t, /\*\*([0-9.]+) generations\/s\*\*/);
 const p99 = (t) => num(t, /^\| GET suggestions \| \d+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| ([0-9.]+) \|/m);
 const errors = (t) => num(t, /^errors: (\d+)/m);
 const load = (t) => `${/load average at start ([0-9. ]+)/.exec(t)?.[1]?.trim()} → ${/load average at end ([0-9. ]+)/.exec(t)?.[1]?.trim()}`;
-const [sq, pg, e1, e2] = ['sqlite-storage', 'postgres-storage', 'postgres-engine-1', 'postgres-engine-2'].map(read);
+const [sq, pg] = ['sqlite-storage', 'postgres-storage'].map(read);
+const engine = dims.map((d) => ({ d, one: read(`postgres-engine-d${d}-1`), two: read(`postgres-engine-d${d}-2`) }));
 const ok = (b) => (b ? 'met' : 'NOT met');
-const r1 = obs(pg) / obs(sq), r2 = p99(pg) / p99(sq), r3 = gens(e2) / gens(e1);
-const errs = [sq, pg, e1, e2].map(errors);
+const r1 = obs(pg) / obs(sq), r2 = p99(pg) / p99(sq);
+const all = [sq, pg, ...engine.flatMap((e) => [e.one, e.two])];
+const errs = all.map(errors);
 console.log(`| target | figure | |\n|---|---|---|`);
 console.log(`| PostgreSQL ≥ 50 % of SQLite's observations/s (storage-bound) | ${obs(pg)} / ${obs(sq)} = ${(100 * r1).toFixed(0)} % | ${ok(r1 >= 0.5)} |`);
 console.log(`| GET suggestions p99 ≤ 2× SQLite's | ${p99(pg)} / ${p99(sq)} ms = ${r2.toFixed(2)}× | ${ok(r2 <= 2)} |`);
-console.log(`| two replicas ≥ 1.6× one, generations/s (engine-bound) | ${gens(e2)} / ${gens(e1)} = ${r3.toFixed(2)}× | ${ok(r3 >= 1.6)} |`);
+for (const e of engine) {
+  const r = gens(e.two) / gens(e.one);
+  console.log(`| two replicas ≥ 1.6× one, generations/s (engine-bound, d = ${e.d}) | ${gens(e.two)} / ${gens(e.one)} = ${r.toFixed(2)}× | ${ok(r >= 1.6)} |`);
+}
 console.log(`| 0 errors | ${errs.join(', ')} | ${ok(errs.every((e) => e === 0))} |`);
-console.log(`\nload average (1, 5, 15 min) at start → end of each run: ${[sq, pg, e1, e2].map(load).join('; ')}`);
-console.log(`outputs: ${dir}/{sqlite-storage,postgres-storage,postgres-engine-1,postgres-engine-2}.md`);
+console.log(`\nload average (1, 5, 15 min) at start → end of each run: ${all.map(load).join('; ')}`);
+console.log(`outputs: ${dir}/*.md`);
 EOF
