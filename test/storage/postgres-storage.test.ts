@@ -99,6 +99,54 @@ describe.skipIf(!server)('PostgresStorage', () => {
     expect(await s.getTrial('guard', 1)).toMatchObject({ state: 'REQUESTED' });
   });
 
+  it('commits that queue behind one in flight go out as one batch, each with its own checks and outcome', async () => {
+    const s = await connect();
+    const ids = ['b1', 'b2', 'b3', 'b4', 'b5'];
+    for (const id of ids) await s.createStudy(study(id), { version: 1, state: { g: 0 } });
+    // One suggested trial in each, REQUESTED (lone commits: nothing else is in flight).
+    const ask = { expectedRevision: 1, generation: 0, engineState: null, now: '2025-01-01T00:00:01.000Z' };
+    for (const id of ids) expect((await s.commitGeneration(id, { ...ask, newTrials: [{ state: 'REQUESTED', generation: 0, parameters: { x: 0.5 }, point: [0], source: 'suggested' }] })).committed).toBe(true);
+    const seq = async (id: string) => (await s.loadLoopState('default', id, { trialIds: [], knownRevision: 1 }))!.commitSeq;
+    const seqs = Object.fromEntries(await Promise.all(ids.map(async (id) => [id, await seq(id)] as const)));
+    const complete = (expectedState: 'REQUESTED' | 'ACTIVE') => ({ trialId: 1, expectedState, state: 'COMPLETED' as const, clientId: null, leaseExpiresAt: null, value: 2, stderr: null, failureReason: null, late: false, completedAt: '2025-01-01T00:00:02.000Z' });
+    const tell = { generation: 1, engineState: { version: 1, state: { g: 1 } }, now: '2025-01-01T00:00:02.000Z' };
+    const statements0 = s.poolStats()!.statements;
+    const results = await Promise.all([
+      // b1: a result and two new trials (goes out alone; the others queue behind it and form the batch).
+      s.commitGeneration('b1', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b1, trialUpdates: [complete('REQUESTED')], newTrials: [0.1, 0.2].map((x) => ({ state: 'REQUESTED' as const, generation: 1, parameters: { x }, point: [x], source: 'suggested' as const })) }),
+      // b2: the same in the batch.
+      s.commitGeneration('b2', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b2, trialUpdates: [complete('REQUESTED')], newTrials: [{ state: 'REQUESTED', generation: 1, parameters: { x: 0.3 }, point: [0.3], source: 'suggested' }] }),
+      // b3: a stale commit count: refused, nothing written.
+      s.commitGeneration('b3', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b3 - 1, trialUpdates: [complete('REQUESTED')], newTrials: [] }),
+      // b4: a guarded update that finds another state: rolled back alone.
+      s.commitGeneration('b4', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b4, trialUpdates: [complete('ACTIVE')], newTrials: [{ state: 'REQUESTED', generation: 1, parameters: { x: 0.4 }, point: [0.4], source: 'suggested' }] }),
+      // A study that does not exist.
+      s.commitGeneration('nope', { ...tell, expectedRevision: 1, newTrials: [] }),
+      // b5 itself: only new trials.
+      s.commitGeneration('b5', { ...ask, expectedCommitSeq: seqs.b5, newTrials: [{ state: 'REQUESTED', generation: 0, parameters: { x: 0.6 }, point: [0.6], source: 'suggested' }] }),
+    ]);
+    expect(results).toEqual([
+      { committed: true, revision: 2, trialIds: [2, 3] },
+      { committed: true, revision: 2, trialIds: [2] },
+      { committed: false, reason: 'revision_conflict' },
+      { committed: false, reason: 'trial_conflict' },
+      { committed: false, reason: 'study_not_found' },
+      { committed: true, revision: 1, trialIds: [2] },
+    ]);
+    // Two statements: the first commit alone, the five queued behind it together.
+    expect(s.poolStats()!.statements - statements0).toBe(2);
+    const trials = async (id: string) => (await s.listAllTrials(id)).map((t) => [t.trialId, t.state]);
+    expect(await trials('b1')).toEqual([[1, 'COMPLETED'], [2, 'REQUESTED'], [3, 'REQUESTED']]);
+    expect(await trials('b2')).toEqual([[1, 'COMPLETED'], [2, 'REQUESTED']]);
+    expect(await trials('b3')).toEqual([[1, 'REQUESTED']]);
+    expect(await trials('b4')).toEqual([[1, 'REQUESTED']]);
+    expect(await trials('b5')).toEqual([[1, 'REQUESTED'], [2, 'REQUESTED']]);
+    for (const [id, revision] of [['b1', 2], ['b2', 2], ['b3', 1], ['b4', 1], ['b5', 1]] as const) expect(await s.getEngineState(id)).toMatchObject({ revision });
+    expect(await seq('b2')).toBe(seqs.b2 + 1);
+    expect(await seq('b3')).toBe(seqs.b3);
+    expect(await seq('b4')).toBe(seqs.b4);
+  });
+
   it('reports the pool and answers unhealthy, not an exception, when the server is unreachable', async () => {
     const s = await connect();
     expect(s.poolStats()).toMatchObject({ max: 4 });

@@ -54,6 +54,48 @@ export interface PostgresStorageOptions extends PostgresOptions {
 
 const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
+/** Most commits in one probnes_commit_batch statement (bounds its time and its row locks). */
+const MAX_BATCH = 64;
+
+interface PendingCommit {
+  studyId: string;
+  c: GenerationCommit;
+  resolve: (r: CommitResult) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Guarded trial updates as the commit functions' ten u_ arrays. */
+function updateColumns(u: NonNullable<GenerationCommit['trialUpdates']>): unknown[] {
+  return [
+    u.map((x) => x.trialId),
+    u.map((x) => x.expectedState),
+    u.map((x) => x.state),
+    u.map((x) => x.clientId),
+    u.map((x) => x.leaseExpiresAt),
+    u.map((x) => x.value),
+    u.map((x) => x.stderr),
+    u.map((x) => x.failureReason),
+    u.map((x) => x.late),
+    u.map((x) => x.completedAt),
+  ];
+}
+
+/** New trials as the commit functions' ten n_ arrays. */
+function newTrialColumns(n: GenerationCommit['newTrials']): unknown[] {
+  return [
+    n.map((t) => t.state),
+    n.map((t) => t.generation),
+    n.map((t) => t.clientId ?? null),
+    n.map((t) => t.leaseExpiresAt ?? null),
+    n.map((t) => json(t.parameters)),
+    n.map((t) => json(t.point)),
+    n.map((t) => t.value ?? null),
+    n.map((t) => t.stderr ?? null),
+    n.map((t) => t.source),
+    n.map((t) => t.completedAt ?? null),
+  ];
+}
+
 /** What probnes_commit answers. */
 interface CommitRow {
   outcome: 'committed' | 'study_not_found' | 'revision_conflict';
@@ -133,6 +175,9 @@ export class PostgresStorage implements Storage {
   private connectionErrors = 0;
   private readonly counts = { statements: 0, commits: 0, lockHeldMsSum: 0, lockHeldMsMax: 0 };
   private readonly countStatement = () => void this.counts.statements++;
+  /** Loop commits waiting for the one in flight (see commitGeneration). */
+  private readonly pendingCommits: PendingCommit[] = [];
+  private commitInFlight = false;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -270,12 +315,60 @@ export class PostgresStorage implements Storage {
   }
 
   /**
-   * One statement (probnes_commit of migration postgres/002, as 003 redefines it): the row lock, the revision and
-   * commit-count checks and every write happen inside the server, so the lock is never held across
-   * a network round trip. Its lock time (grant to the function's end) goes to /metrics; the
-   * statement's COMMIT, which also holds it, adds one WAL flush.
+   * The loop's commit. A commit that finds no other of this process's commits in flight goes out at
+   * once, as one statement (probnes_commit of migration postgres/002, as 003 redefines it): the row
+   * lock, the revision and commit-count checks and every write happen inside the server, so the lock
+   * is never held across a network round trip. The commits that arrive while one is in flight queue,
+   * and go out together when it returns, as one statement and one transaction
+   * (probnes_commit_batch, migration 004): one round trip and one WAL flush for all of them, each
+   * with its own checks and outcome, as SQLite's writer thread groups its queued commits. Every
+   * commit is answered only after the transaction containing it has committed. Its lock time (grant
+   * to the function's end, or the batch's) goes to /metrics; the COMMIT's WAL flush adds to it.
    */
-  async commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
+  commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
+    return new Promise<CommitResult>((resolve, reject) => {
+      this.pendingCommits.push({ studyId, c, resolve, reject });
+      this.sendCommits();
+    });
+  }
+
+  private sendCommits(): void {
+    if (this.commitInFlight || this.pendingCommits.length === 0) return;
+    // At most one commit per study in a batch (the loop's per-study lock makes a second one rare);
+    // a later one waits for the next batch, so that it sees the first one's result.
+    const batch: PendingCommit[] = [];
+    const studies = new Set<string>();
+    for (let i = 0; i < this.pendingCommits.length && batch.length < MAX_BATCH; ) {
+      const p = this.pendingCommits[i]!;
+      if (studies.has(p.studyId)) {
+        i++;
+        continue;
+      }
+      studies.add(p.studyId);
+      batch.push(p);
+      this.pendingCommits.splice(i, 1);
+    }
+    this.commitInFlight = true;
+    const sent = batch.length === 1 ? this.commitOne(batch[0]!) : this.commitBatch(batch);
+    void sent.finally(() => {
+      this.commitInFlight = false;
+      this.sendCommits();
+    });
+  }
+
+  private countCommit(lockMs: number | null): void {
+    if (lockMs === null) return;
+    this.counts.commits++;
+    this.counts.lockHeldMsSum += lockMs;
+    this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, lockMs);
+  }
+
+  private static result(row: CommitRow, n: number): CommitResult {
+    if (row.outcome !== 'committed') return { committed: false, reason: row.outcome };
+    return { committed: true, revision: row.revision!, trialIds: Array.from({ length: n }, (_, i) => row.first_trial_id! + i) };
+  }
+
+  private async commitOne({ studyId, c, resolve, reject }: PendingCommit): Promise<void> {
     const u = c.trialUpdates ?? [];
     const n = c.newTrials;
     let row: CommitRow | undefined;
@@ -290,26 +383,8 @@ export class PostgresStorage implements Storage {
           c.engineState?.version ?? null,
           c.engineState ? json(c.engineState.state) : null,
           c.now,
-          u.map((x) => x.trialId),
-          u.map((x) => x.expectedState),
-          u.map((x) => x.state),
-          u.map((x) => x.clientId),
-          u.map((x) => x.leaseExpiresAt),
-          u.map((x) => x.value),
-          u.map((x) => x.stderr),
-          u.map((x) => x.failureReason),
-          u.map((x) => x.late),
-          u.map((x) => x.completedAt),
-          n.map((t) => t.state),
-          n.map((t) => t.generation),
-          n.map((t) => t.clientId ?? null),
-          n.map((t) => t.leaseExpiresAt ?? null),
-          n.map((t) => json(t.parameters)),
-          n.map((t) => json(t.point)),
-          n.map((t) => t.value ?? null),
-          n.map((t) => t.stderr ?? null),
-          n.map((t) => t.source),
-          n.map((t) => t.completedAt ?? null),
+          ...updateColumns(u),
+          ...newTrialColumns(n),
           c.studyState?.state ?? null,
           c.studyState?.reason ?? null,
         ],
@@ -317,17 +392,60 @@ export class PostgresStorage implements Storage {
       );
     } catch (err) {
       // Another writer moved one of the updated trials on; the whole statement was rolled back.
-      if ((err as { code?: string }).code === 'PNTC1') return { committed: false, reason: 'trial_conflict' };
-      throw err;
+      if ((err as { code?: string }).code === 'PNTC1') return resolve({ committed: false, reason: 'trial_conflict' });
+      return reject(err);
     }
-    if (!row) throw new Error('probnes_commit returned no row');
-    if (row.lock_ms !== null) {
-      this.counts.commits++;
-      this.counts.lockHeldMsSum += row.lock_ms;
-      this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, row.lock_ms);
+    if (!row) return reject(new Error('probnes_commit returned no row'));
+    this.countCommit(row.lock_ms);
+    resolve(PostgresStorage.result(row, n.length));
+  }
+
+  private async commitBatch(batch: PendingCommit[]): Promise<void> {
+    // Study order: every batch locks its studies' rows in the same order, so two never deadlock.
+    batch.sort((a, b) => (a.studyId < b.studyId ? -1 : a.studyId > b.studyId ? 1 : 0));
+    const per = <T>(f: (p: PendingCommit) => T) => batch.map(f);
+    const spans = (lengths: number[]) => {
+      let from = 1;
+      return lengths.map((len) => [(from += len) - len, len] as const);
+    };
+    const u = batch.map((p) => p.c.trialUpdates ?? []);
+    const n = batch.map((p) => p.c.newTrials);
+    const uSpans = spans(u.map((x) => x.length));
+    const nSpans = spans(n.map((x) => x.length));
+    let rows: (CommitRow & { i: number })[];
+    try {
+      rows = await this.rows<CommitRow & { i: number }>(
+        `SELECT * FROM probnes_commit_batch(${Array.from({ length: 33 }, (_, i) => `$${i + 1}`).join(', ')})`,
+        [
+          per((p) => p.studyId),
+          per((p) => p.c.expectedRevision),
+          per((p) => p.c.expectedCommitSeq ?? null),
+          per((p) => p.c.generation),
+          per((p) => p.c.engineState?.version ?? null),
+          per((p) => (p.c.engineState ? json(p.c.engineState.state) : null)),
+          per((p) => p.c.now),
+          per((p) => p.c.studyState?.state ?? null),
+          per((p) => p.c.studyState?.reason ?? null),
+          uSpans.map(([from]) => from),
+          uSpans.map(([, len]) => len),
+          ...updateColumns(u.flat()),
+          nSpans.map(([from]) => from),
+          nSpans.map(([, len]) => len),
+          ...newTrialColumns(n.flat()),
+        ],
+        'probnes_commit_batch',
+      );
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+      return;
     }
-    if (row.outcome !== 'committed') return { committed: false, reason: row.outcome };
-    return { committed: true, revision: row.revision!, trialIds: n.map((_, i) => row.first_trial_id! + i) };
+    const byIndex = new Map(rows.map((r) => [r.i, r]));
+    batch.forEach((p, k) => {
+      const row = byIndex.get(k + 1);
+      if (!row) return p.reject(new Error('probnes_commit_batch returned no row for a commit'));
+      this.countCommit(row.lock_ms);
+      p.resolve(PostgresStorage.result(row, n[k]!.length));
+    });
   }
 
   async getTrial(studyId: string, trialId: number): Promise<TrialRecord | null> {
