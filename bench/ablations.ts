@@ -14,6 +14,7 @@
  *   npx tsx bench/ablations.ts quadratic-bbob   # the same on BBOB f1–f24 at d = 5 (prior N(0, 4 I), box [−5, 5]^d, 50·d evaluations)
  *   npx tsx bench/ablations.ts step             # the mean's bounds and step (ALGORITHM-default.md §E, §I) against the default
  *   npx tsx bench/ablations.ts step-bbob        # the same on BBOB f1–f24 at d = 5
+ *   npx tsx bench/ablations.ts points-bbob --seeds 5   # the model's optimum as a batch point (ALGORITHM-default.md §K), BBOB d = 2, 5
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *
@@ -73,6 +74,20 @@ const STEP_VARIANTS: Variant[] = [
   { label: 'newton-cauchy step, linear step', options: { mean_step: 'newton-cauchy', mean_step_linear: true } },
   { label: 'line step, free coordinates', options: { mean_step: 'line', mean_step_free: true } },
 ];
+/**
+ * How the batch's points are chosen once the mean is quadratic (ALGORITHM-default.md §K): the model's
+ * trust-region optimum as one point of the batch, at three trust radii.
+ */
+const POINT_VARIANTS: Variant[] = [
+  { label: 'no injected optimum', options: { inject_optimum: 'off' } },
+  { label: 'basis optimum, radius 1', options: { inject_optimum: 'basis', optimum_radius: 1 } },
+  { label: 'basis optimum, radius 2', options: { inject_optimum: 'basis', optimum_radius: 2 } },
+  { label: 'basis optimum, radius 4', options: { inject_optimum: 'basis', optimum_radius: 4 } },
+  { label: 'weighted optimum, radius 1', options: { inject_optimum: 'weighted', optimum_radius: 1 } },
+  { label: 'weighted optimum, radius 2', options: { inject_optimum: 'weighted', optimum_radius: 2 } },
+  { label: 'weighted optimum, radius 4', options: { inject_optimum: 'weighted', optimum_radius: 4 } },
+  { label: 'weighted optimum, radius 100', options: { inject_optimum: 'weighted', optimum_radius: 100 } },
+];
 /** The GP fit's cost levers: its starts once a warm start exists (option gp_cold_start_every), and a smaller active-set cap. */
 const FIT_START_VARIANTS: Variant[] = [
   { label: 'default start every generation', options: { gp_cold_start_every: 1 } },
@@ -92,6 +107,8 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setti
   'fit-starts-bbob': { variants: FIT_START_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'quadratic-bbob': { variants: QUADRATIC_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   step: { variants: STEP_VARIANTS },
+  points: { variants: POINT_VARIANTS },
+  'points-bbob': { variants: POINT_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'step-bbob': { variants: STEP_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   acquisition: { variants: [{ label: 'batch-bq', options: {} }, { label: 'none', options: { acquisition: 'none' } }] },
   'active-set': { variants: [{ label: 'active set on', options: {} }, { label: 'active set off', options: { active_set: false } }] },

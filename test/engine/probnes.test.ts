@@ -91,7 +91,8 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
   });
 
   it('default profile with a candidate pool: the BQ points are pool draws, each the argmax of a(B) given μ and the ones before', () => {
-    const s0 = start('prob-cmaes', 2, 4, { candidate_pool: 30, pool_selection: 'greedy' }, 8);
+    // Without the model's optimum (§K), every point after μ is a BQ point: that selection is what is tested.
+    const s0 = start('prob-cmaes', 2, 4, { candidate_pool: 30, pool_selection: 'greedy', inject_optimum: 'off' }, 8);
     const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
     const out = probCmaes.ask(state, { history, pending: [] }, 4);
     expect(out.points[0]).toEqual(state.mean);

@@ -15,7 +15,7 @@ export type OptionValue = number | string | boolean;
 export type Options = Record<string, OptionValue>;
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-const profile: OptionSpec = { kind: 'enum', values: ['default', 'paper'], description: '`default` (ours: warm-started GP fit, distribution mean inside each batch, natural SNES form, a quadratic GP mean with an active-set floor, a model-based mean step and a covariance step limit once the mean is quadratic, the mean kept inside the bounds) or `paper` (the published algorithm).' };
+const profile: OptionSpec = { kind: 'enum', values: ['default', 'paper'], description: '`default` (ours: warm-started GP fit, distribution mean inside each batch, natural SNES form, a quadratic GP mean with an active-set floor, a model-based mean step, a covariance step limit and the model\'s optimum as a batch point once the mean is quadratic, the mean kept inside the bounds) or `paper` (the published algorithm).' };
 export const etaMean: OptionSpec = { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_μ, step size of the mean update.' };
 export const etaCov: OptionSpec = { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ, step size of the covariance update.' };
 
@@ -45,6 +45,8 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   trust_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of every mean_step but natural (and of mean_step_linear), in Mahalanobis units of the current search distribution.' },
   cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
   mean_in_bounds: { kind: 'boolean', description: 'Keep the distribution mean inside the parameter bounds (projected after each update; unbounded parameters are not limited).' },
+  inject_optimum: { kind: 'enum', values: ['off', 'basis', 'weighted'], description: 'Once the GP mean is quadratic, evaluate a model optimum within optimum_radius of the search distribution as one point of each batch that keeps at least one batch-BQ point besides the mean: the maximiser of the GP\'s basis quadratic, or of lq-CMA-ES\'s rank-weighted least-squares quadratic on the recent points (as lq-CMA-ES evaluates its model\'s optimum).' },
+  optimum_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'With inject_optimum: the trust region of the model\'s optimum, in Mahalanobis units of the search distribution.' },
   learning_rate_cov_quadratic: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise).' },
 };
 
@@ -78,6 +80,8 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     mean_in_bounds: !paper,
     mean_step_linear: false,
     mean_step_free: !paper,
+    inject_optimum: paper ? 'off' : 'weighted',
+    optimum_radius: 2,
   };
 }
 

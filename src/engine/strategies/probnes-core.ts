@@ -19,6 +19,7 @@
  * - The state stores the GP inputs U_A and targets −ỹ (plain JSON), so ask/estimate need no history.
  */
 import { InvalidInputError } from '../errors.js';
+import { cholesky, fromRows, solveLower } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
 import type { GpHyper } from '../gp/types.js';
 import {
@@ -41,6 +42,8 @@ import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation,
 import type { MethodName } from './registry.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
 import { type Bounds, type MeanStep, type Stepper, limitCovGradient, meanStep, stepInBounds } from './probnes-step.js';
+import { modelOptimumPoint } from './probnes-optimum.js';
+import { fitModel as fitSurrogate, gradientAndHessian, maxModelSize } from '../surrogate/quadratic.js';
 
 export const PROBNES_STATE_VERSION = 1;
 
@@ -136,6 +139,10 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   const rng = Rng.fromState(state.rng);
   const includeMean = count > 0 && wantsMean(state);
   const points: number[][] = includeMean ? [state.mean.slice()] : [];
+  // Default profile (ALGORITHM-default.md §K): the quadratic model's trust-region optimum as one point,
+  // when the batch keeps at least one point for the BQ selection.
+  const optimum = count - points.length >= 2 ? injectedOptimum(state, ctx.history, points) : null;
+  if (optimum) points.push(optimum);
   const nSelect = count - points.length;
   if (nSelect > 0) {
     const useBq = opt<string>(state, 'acquisition') === 'batch-bq' && state.gp !== null;
@@ -153,6 +160,41 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
     }
   }
   return { points, state: { ...state, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
+}
+
+/**
+ * The model's optimum for this batch (option inject_optimum), or null: no quadratic basis yet, or the
+ * point lies within 0.1 standard deviations of ν (Mahalanobis) of a point already in the batch (μ,
+ * once the model's optimum is μ itself: an evaluation would repeat it).
+ */
+function injectedOptimum(state: ProbnesState, history: readonly Observation[], batch: number[][]): number[] | null {
+  const kind = optOr<string | boolean>(state, 'inject_optimum', 'off');
+  const g = state.gp;
+  if (kind === 'off' || kind === false || !g?.quad || !(g.basis === 'diagonal' || g.basis === 'full')) return null;
+  const quad = kind === 'weighted' ? weightedQuadratic(history, state.dim, state.batchSize) : g.quad;
+  if (!quad) return null;
+  const u = modelOptimumPoint(quad, state.mean, state.cov, opt<number>(state, 'optimum_radius'), optOr(state, 'mean_in_bounds', false) ? (state.bounds ?? null) : null);
+  if (!u.every(Number.isFinite)) return null;
+  const L = cholesky(fromRows(state.cov)).L;
+  for (const p of batch) {
+    const z = solveLower(L, Float64Array.from(u, (v, i) => v - p[i]));
+    if (Math.hypot(...z) < 0.1) return null;
+  }
+  return u;
+}
+
+/**
+ * lq-CMA-ES's model (surrogate/quadratic.ts: rank-weighted least squares on the best three quarters
+ * of the most recent max(q, 2·p_full) points), maximised form as the GP's basis quadratic (−f̂), or
+ * null while it is linear.
+ */
+function weightedQuadratic(history: readonly Observation[], d: number, q: number): QuadraticMean | null {
+  const recent = history.slice(-maxModelSize(d, q));
+  if (recent.length === 0) return null;
+  const model = fitSurrogate(recent, d);
+  if (model.kind === 'linear') return null;
+  const { c, b, H } = gradientAndHessian(model, d);
+  return { centre: model.xBest, a0: -c, b: b.map((v) => -v), A: H.map((row) => row.map((v) => -v)) };
 }
 
 function checkHistory(history: readonly Observation[], d: number): void {
