@@ -168,9 +168,9 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
  * once the model's optimum is μ itself: an evaluation would repeat it).
  */
 function injectedOptimum(state: ProbnesState, history: readonly Observation[], batch: number[][]): number[] | null {
-  const kind = optOr<string | boolean>(state, 'inject_optimum', 'off');
+  const kind = optOr<string>(state, 'inject_optimum', 'off');
   const g = state.gp;
-  if (kind === 'off' || kind === false || !g?.quad || !(g.basis === 'diagonal' || g.basis === 'full')) return null;
+  if (kind === 'off' || !g?.quad || !(g.basis === 'diagonal' || g.basis === 'full')) return null;
   const quad = kind === 'weighted' ? weightedQuadratic(history, state.dim, state.batchSize) : g.quad;
   if (!quad) return null;
   const u = modelOptimumPoint(quad, state.mean, state.cov, opt<number>(state, 'optimum_radius'), optOr(state, 'mean_in_bounds', false) ? (state.bounds ?? null) : null);
