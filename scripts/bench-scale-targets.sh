@@ -8,7 +8,7 @@
 # The engine-bound pair runs once per dimension in DIMS (default "10 30"): at d = 10 the requests
 # around an engine update cost more CPU than the update itself, so on two cores a second replica has
 # little to add; at d = 30 the update dominates (docs/BENCHMARKS.md, "Storage"). Run with the machine
-# otherwise idle; about 7 minutes with the defaults.
+# otherwise idle; about 4.5 minutes with the defaults (4 min 18 s at f006c29 on the shared machine).
 #
 #   scripts/bench-scale-targets.sh                   # outputs in ./data/bench-scale-targets/
 #   DIMS=30 SECONDS_ENGINE=40 OUT=/tmp/x scripts/bench-scale-targets.sh
