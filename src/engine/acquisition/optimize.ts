@@ -11,7 +11,7 @@
  *
  * Glossary: d dimension; x ∈ [0, 1]^d; score(x) = log acquisition (−∞ allowed), to MAXIMISE.
  */
-import { minimizeLbfgs } from '../optim/lbfgs.js';
+import { minimizeLbfgs, type Objective, type SplitObjective } from '../optim/lbfgs.js';
 
 export type Score = (x: Float64Array) => number;
 export type ScoreGrad = (x: Float64Array) => { value: number; grad: Float64Array };
@@ -62,23 +62,46 @@ export function maximizeInBox(
   let bestX = candidates[order[0]];
   let bestV = values[order[0]];
   const h = opts.fdStep ?? 1e-6;
-  const evalGrad: ScoreGrad = scoreGrad ?? ((x) => {
-    const value = score(x);
-    return { value, grad: Number.isFinite(value) ? fdGradient(score, x, value, h) : new Float64Array(x.length) };
-  });
-  const objective = (y: Float64Array) => {
-    const x = project(y);
-    const { value, grad } = evalGrad(x);
+  // ∇g from the score's gradient at x = P(y): outside the box along j the score does not depend
+  // on y_j (it sees P(y)), only the penalty does.
+  const penalised = (y: Float64Array, x: Float64Array, value: number, grad: Float64Array) => {
     const g = new Float64Array(y.length);
     let pen = 0;
     for (let j = 0; j < y.length; j++) {
       const out = y[j] - x[j];
-      // Outside the box along j the score does not depend on y_j (it sees P(y)): only the penalty.
       g[j] = out !== 0 ? 2 * PENALTY * out : -grad[j];
       pen += out * out;
     }
     return { f: -value + PENALTY * pen, grad: g };
   };
+  let objective: Objective | SplitObjective;
+  if (scoreGrad) {
+    objective = (y: Float64Array) => {
+      const x = project(y);
+      const { value, grad } = scoreGrad(x);
+      return penalised(y, x, value, grad);
+    };
+  } else {
+    // Finite differences cost d more scores; the split form (lbfgs.ts) asks for them only where the
+    // line search reads the gradient, not at trial steps that fail the sufficient-decrease test.
+    // The steps and the result are the same as computing them at every trial point.
+    let lastY: Float64Array = new Float64Array(0), lastValue = NaN;
+    objective = {
+      value(y) {
+        lastY = y;
+        const x = project(y);
+        lastValue = score(x);
+        let pen = 0;
+        for (let j = 0; j < y.length; j++) pen += (y[j] - x[j]) * (y[j] - x[j]);
+        return -lastValue + PENALTY * pen;
+      },
+      gradient() {
+        const x = project(lastY);
+        const grad = Number.isFinite(lastValue) ? fdGradient(score, x, lastValue, h) : new Float64Array(x.length);
+        return penalised(lastY, x, lastValue, grad).grad;
+      },
+    };
+  }
   for (const i of order.slice(0, opts.starts ?? 5)) {
     const res = minimizeLbfgs(objective, candidates[i], { maxIterations: opts.maxIterations ?? 50, gradTol: 1e-7, fTol: 1e-10 });
     const x = project(res.x);
