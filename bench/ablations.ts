@@ -15,6 +15,8 @@
  *   npx tsx bench/ablations.ts step             # the mean's bounds and step (ALGORITHM-default.md §E, §I) against the default
  *   npx tsx bench/ablations.ts step-bbob        # the same on BBOB f1–f24 at d = 5
  *   npx tsx bench/ablations.ts points-bbob --seeds 5   # the model's optimum as a batch point (ALGORITHM-default.md §K), BBOB d = 2, 5
+ *   npx tsx bench/ablations.ts mean-basis       # the GP mean's basis by the count rule vs by leave-one-out (ALGORITHM-default.md §L)
+ *   npx tsx bench/ablations.ts mean-basis-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *
@@ -96,6 +98,16 @@ const FIT_START_VARIANTS: Variant[] = [
   { label: 'warm start only, cap 50', options: { gp_cold_start_every: 0, active_set_cap: 50 } },
   { label: 'cap 50', options: { active_set_cap: 50 } },
 ];
+/** How the GP mean's basis is chosen (ALGORITHM-default.md §L): the count rule alone, or the LOO score among the bases it allows. */
+const MEAN_BASIS_VARIANTS: Variant[] = [
+  { label: 'count rule', options: { mean_basis: 'count' } },
+  { label: 'loo', options: { mean_basis: 'loo', mean_basis_se: 0 } },
+  { label: 'loo, 2 SE', options: { mean_basis: 'loo', mean_basis_se: 2 } },
+  { label: 'loo, 2 SE, cap 100', options: { mean_basis: 'loo', mean_basis_se: 2, active_set_cap: 100 } },
+  { label: 'loo-constant, 2 SE', options: { mean_basis: 'loo-constant', mean_basis_se: 2 } },
+  { label: 'loo-constant, 2 SE, cap 100', options: { mean_basis: 'loo-constant', mean_basis_se: 2, active_set_cap: 100 } },
+  { label: 'count rule, cap 100', options: { mean_basis: 'count', active_set_cap: 100 } },
+];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
 interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }
@@ -109,6 +121,8 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setti
   step: { variants: STEP_VARIANTS },
   points: { variants: POINT_VARIANTS },
   'points-bbob': { variants: POINT_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
+  'mean-basis': { variants: MEAN_BASIS_VARIANTS },
+  'mean-basis-bbob': { variants: MEAN_BASIS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'step-bbob': { variants: STEP_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   acquisition: { variants: [{ label: 'batch-bq', options: {} }, { label: 'none', options: { acquisition: 'none' } }] },
   'active-set': { variants: [{ label: 'active set on', options: {} }, { label: 'active set off', options: { active_set: false } }] },

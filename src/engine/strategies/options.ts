@@ -38,6 +38,8 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   gp_restarts: { kind: 'number', min: 0, max: 20, integer: true, description: 'Extra GP fit restarts from prior draws (beyond the default and warm starts).' },
   gp_cold_start_every: { kind: 'number', min: 0, max: 1000, integer: true, description: 'With a warm start, the GP fit also starts from the default hyperparameters in every k-th generation only (1 = every generation, 0 = only when there is no warm start); the warm start alone needs about a third of the evaluations.' },
   mean_function: { kind: 'enum', values: ['constant', 'quadratic'], description: 'GP mean: a learned constant, or explicit basis functions (the richest of constant, linear, diagonal and full quadratic with at least 1.5 points per coefficient), fitted by generalised least squares under the restricted likelihood.' },
+  mean_basis: { kind: 'enum', values: ['count', 'loo', 'loo-constant'], description: 'With mean_function quadratic: the richest basis with at least 1.5 points per coefficient (count); or, among those, the poorest whose GP predicts the points from one another (leave-one-out log likelihood) within mean_basis_se standard errors of the best (loo: every such basis; loo-constant: the richest one and the constant mean only). Each candidate costs one GP fit.' },
+  mean_basis_se: { kind: 'number', min: 0, max: 10, description: 'With mean_basis loo or loo-constant: k of the k-standard-error rule (the standard error of the sum of the pointwise leave-one-out differences to the best basis); 0 = the best score.' },
   active_set_floor: { kind: 'boolean', description: 'Top the active set up with the nearest points to ⌈1.5·p⌉, p the size of the full quadratic basis, so the quadratic mean stays usable as Σ shrinks.' },
   mean_step: { kind: 'enum', values: ['natural', 'line', 'newton', 'cauchy', 'newton-cauchy'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, the model\'s Newton step (the natural step where the model is not concave), the trust-region Cauchy point (the best step along Σg_μ, to the trust region\'s boundary when the model is not concave along it), or the Newton step where the model is concave and the Cauchy point elsewhere; all but the first stay within trust_radius.' },
   mean_step_free: { kind: 'boolean', description: 'With mean_in_bounds: coordinates of the mean that sit on a bound the step pushes against are held there and the step is taken in the others (projected gradient), instead of stepping in all and projecting.' },
@@ -72,6 +74,8 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     gp_cold_start_every: 1,
     // docs/ALGORITHM-default.md §A–§F; inert in the paper profile (the mean stays constant).
     mean_function: paper ? 'constant' : 'quadratic',
+    mean_basis: 'count',
+    mean_basis_se: 2,
     active_set_floor: !paper,
     mean_step: paper ? 'natural' : 'line',
     trust_radius: 2,

@@ -24,6 +24,7 @@ import {
   evalQuadratic,
   fitGp,
   lowerInverse,
+  looPredictive,
   predict,
   probnesPriors,
   quadraticFromBasis,
@@ -65,6 +66,14 @@ export interface MeanSpec {
   /** Centre c and covariance of the whitening (the current ν). */
   centre: number[];
   cov: number[][];
+  /**
+   * How the basis is chosen (option `mean_basis`): 'count' the richest with n ≥ 1.5·p; 'loo' among
+   * those, the poorest whose leave-one-out predictive log likelihood is within `looSe` standard errors
+   * of the best one's (docs/ALGORITHM-default.md §L).
+   */
+  selection?: 'count' | 'loo' | 'loo-constant';
+  /** k of the k-SE rule (option `mean_basis_se`); 0: the best LOO score. */
+  looSe?: number;
 }
 
 /** Points needed for the full quadratic basis under the n ≥ 1.5·p rule (the active-set floor). */
@@ -83,8 +92,60 @@ export function fitModel(
   opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; mean?: MeanSpec },
 ): FitOutcome {
   const d = X[0].length;
+  const richest: BasisKind = opts.mean?.kind === 'quadratic' ? chooseBasis(X.length, d) : 'constant';
+  const sel = opts.mean?.selection ?? 'count';
+  if (!opts.mean || richest === 'constant' || sel === 'count') return fitBasis(X, negYTilde, opts, richest);
+  // Every basis the count rule allows (one per size: at d = 1 the diagonal and full bases coincide),
+  // each with its own MAP fit, scored by the LOO predictive log likelihood on the same targets.
+  const scored: { fit: FitOutcome; total: number; terms: Float64Array | null }[] = [];
+  const seen = new Set<number>();
+  for (const kind of BASES_POOREST_FIRST) {
+    const p = basisSize(kind, d);
+    if (seen.has(p) || X.length < 1.5 * p) continue;
+    // 'loo-constant': only the count rule's basis and the constant mean are candidates.
+    if (sel === 'loo-constant' && kind !== 'constant' && kind !== richest) continue;
+    seen.add(p);
+    const fit = fitBasis(X, negYTilde, opts, kind);
+    const H = basisMatrix(kind, toMat(X), opts.mean.centre, lowerInverse(cholesky(fromRows(opts.mean.cov)).L));
+    const loo = looPredictive(fit.model.L, H, negYTilde);
+    if (loo) scored.push({ fit, total: loo.total, terms: loo.terms });
+    else if (kind === 'constant') scored.push({ fit, total: -Infinity, terms: null });
+  }
+  let best = scored[0];
+  for (const s of scored) if (s.total > best.total) best = s;
+  // The poorest basis whose score is within k standard errors of the best's (the k-SE rule on the
+  // pointwise LOO differences, Vehtari, Gelman & Gabry 2017): a richer mean is used only when the
+  // data show it predicts better, not when the difference is within the LOO estimate's own noise.
+  const k = opts.mean.looSe ?? 0;
+  if (best.terms && k > 0) {
+    const n = best.terms.length;
+    for (const s of scored) {
+      if (s === best) break;
+      if (!s.terms) continue;
+      let m = 0, v = 0;
+      for (let i = 0; i < n; i++) m += (best.terms[i] - s.terms[i]) / n;
+      for (let i = 0; i < n; i++) v += (best.terms[i] - s.terms[i] - m) ** 2;
+      const se = Math.sqrt((n * v) / Math.max(n - 1, 1));
+      if (best.total - s.total <= k * se) {
+        best = s;
+        break;
+      }
+    }
+  }
+  return best.fit;
+}
+
+const BASES_POOREST_FIRST: readonly BasisKind[] = ['constant', 'linear', 'diagonal', 'full'];
+
+/** The MAP fit with one basis: 'constant' is the GP of ALGORITHM.md §2, bit for bit. */
+function fitBasis(
+  X: number[][],
+  negYTilde: number[],
+  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; mean?: MeanSpec },
+  basis: BasisKind,
+): FitOutcome {
+  const d = X[0].length;
   const priors = probnesPriors(d);
-  const basis: BasisKind = opts.mean?.kind === 'quadratic' ? chooseBasis(X.length, d) : 'constant';
   if (basis === 'constant' || !opts.mean) {
     const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng });
     return { model: fit.model, quad: null, basis: 'constant', objective: fit.objective, fallbackReason: fit.fallbackReason };

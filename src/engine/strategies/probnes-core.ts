@@ -232,7 +232,10 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const every = optOr(state, 'gp_cold_start_every', 1);
   const coldStart = !warm || (every > 0 && state.generation % every === 0);
   // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM-default.md §A).
-  const meanSpec = optOr<string>(state, 'mean_function', 'constant') === 'quadratic' ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov } : undefined;
+  const meanSpec =
+    optOr<string>(state, 'mean_function', 'constant') === 'quadratic'
+      ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov, selection: optOr<'count' | 'loo' | 'loo-constant'>(state, 'mean_basis', 'count'), looSe: optOr(state, 'mean_basis_se', 0) }
+      : undefined;
   const fit = fitModel(X, negYTilde, { warmStart: warm, coldStart, restarts: opt<number>(state, 'gp_restarts'), rng, mean: meanSpec });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
   const grad =
