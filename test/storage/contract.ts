@@ -112,6 +112,20 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect((await s.getStudy('default', 'a'))!.trialCounts.REQUESTED).toBe(1);
     });
 
+    it('counts a study update as a commit: a loop commit read before a PATCH is refused', async () => {
+      // A loop request reads the study (and its commit count), computes, then commits. A PATCH to
+      // PAUSED in between must make that commit stale, or the request would hand out points of a
+      // study the user has just paused.
+      await s.createStudy(study('a'));
+      const before = await s.loadLoopState('default', 'a', { trialIds: [], knownRevision: null });
+      await s.updateStudy('default', 'a', { state: 'PAUSED', reason: 'paused_by_client', updatedAt: '2025-01-02T00:00:00.000Z' });
+      const base = { generation: 0, engineState: { version: 1, state: {} }, now: '2025-01-02T00:00:01.000Z' };
+      expect(await s.commitGeneration('a', { ...base, expectedRevision: null, expectedCommitSeq: before!.commitSeq, newTrials: [trial(0, 0.1)] })).toEqual({ committed: false, reason: 'revision_conflict' });
+      expect((await s.getStudy('default', 'a'))!.trialCounts.REQUESTED).toBe(0);
+      const after = await s.loadLoopState('default', 'a', { trialIds: [], knownRevision: null });
+      expect((await s.commitGeneration('a', { ...base, expectedRevision: null, expectedCommitSeq: after!.commitSeq, newTrials: [trial(0, 0.1)] })).committed).toBe(true);
+    });
+
     it('lists and reads trials, filtered by state and paged by trial id', async () => {
       await s.createStudy(study('a'));
       const newTrials = [trial(0, 0.1), trial(0, 0.2, { state: 'COMPLETED', value: 1.5, stderr: 0.1, completedAt: '2025-01-01T00:00:05.000Z' }), trial(0, 0.3), trial(0, 0.4)];

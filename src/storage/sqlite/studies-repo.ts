@@ -70,6 +70,9 @@ export class StudiesRepo {
     if (patch.reason !== undefined) params.reason = patch.reason;
     // Column names come from this fixed list, never from input.
     const sets = ['updated_at', 'name', 'metadata', 'state', 'reason'].filter((c) => c in params).map((c) => `${c} = @${c}`);
+    // A change of the study is a commit too: a loop request that read the study before it (and
+    // computes outside any lock) must find its commit stale, not suggest points of a paused study.
+    sets.push('commit_seq = commit_seq + 1');
     const res = this.db.prepare(`UPDATE studies SET ${sets.join(', ')} WHERE tenant_id = @tenant_id AND id = @id`).run(params);
     return res.changes === 0 ? null : this.get(tenantId, id);
   }
