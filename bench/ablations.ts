@@ -107,6 +107,9 @@ const MEAN_BASIS_VARIANTS: Variant[] = [
   { label: 'loo-constant, 2 SE', options: { mean_basis: 'loo-constant', mean_basis_se: 2 } },
   { label: 'loo-constant, 2 SE, cap 100', options: { mean_basis: 'loo-constant', mean_basis_se: 2, active_set_cap: 100 } },
   { label: 'count rule, cap 100', options: { mean_basis: 'count', active_set_cap: 100 } },
+  { label: 'loo, linear step', options: { mean_basis: 'loo', mean_basis_se: 0, mean_step_linear: true } },
+  { label: 'constant mean', options: { mean_function: 'constant', active_set_floor: false } },
+  { label: 'constant mean, no cap', options: { mean_function: 'constant', active_set_floor: false, active_set_cap: 0 } },
 ];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
