@@ -8,6 +8,13 @@
  *   npx tsx bench/probnes-speed.ts --record FILE[.gz] [--gens 20] [--seeds 1,2,3] [--profiles default,paper]
  *   npx tsx bench/probnes-speed.ts --check [FILE] [--profiles …] [--tol 1e-9]
  *   npx tsx bench/probnes-speed.ts --detail [--dims 10,30]     where the time goes (CPU ms)
+ *   npm run bench:probnes-speed -- --out DIR      the default run (timing, covariance updates, growing
+ *                                                 study), its tables also written to DIR/results.md
+ *
+ * --out DIR: DIR/results.md holds the printed tables with the command, the commit (and whether the
+ * tree was clean), Node, the CPU and the load average (1-minute, read before every case: CPU figures
+ * on a shared machine are inflated by the other processes); DIR/runs.jsonl.gz one line per timed
+ * generation (wall, CPU, tell, ask, active points, the load average then), so every median recomputes.
  *
  * Timing setting: a study of n points drawn from ν = N(0, I) (all inside the χ² ellipsoid), y =
  * Ackley values; one "generation" of Prob-CMAES with the profile's options = active set (capped in
@@ -32,7 +39,9 @@
  * before the speed work: the paper profile must reproduce it bit for bit, whatever the default
  * profile does. With a FILE of your own (--record before a change), it compares both profiles.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
@@ -50,6 +59,7 @@ import { prepareBatchSelection } from '../src/engine/quadrature/index.js';
 import { candidateTerms } from '../src/engine/quadrature/candidates.js';
 import { kernelMeansFor, prepareKernelMeasure } from '../src/engine/quadrature/measure.js';
 import { updateCovCmaes, updateCovSnes, updateCovXnes } from '../src/engine/strategies/probnes-updates.js';
+import { currentProvenance, describeProvenance } from './lib/provenance.js';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -73,6 +83,21 @@ const ackley = (x: number[]) => {
   return -20 * Math.exp(-0.2 * a) - Math.exp(b) + 20 + Math.E;
 };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** What --out writes: the printed lines (results.md) and one record per timed measurement (runs.jsonl.gz). */
+const printed: string[] = [];
+const records: Record<string, unknown>[] = [];
+function emit(line: string): void {
+  printed.push(line);
+  console.log(line);
+}
+/** 1-minute load average, kept with every record: the other processes' share of the cores. */
+const loads: number[] = [];
+function load1(): number {
+  const l = loadavg()[0];
+  loads.push(l);
+  return l;
+}
 
 /** Process CPU time in ms since `c0` (user + system). */
 function cpuSince(c0: NodeJS.CpuUsage): number {
@@ -118,9 +143,10 @@ function timing(): void {
   const q = Number(arg('q', '3'));
   const reps = Number(arg('reps', '11'));
   const cases = arg('cases', '2:150,10:500').split(',').map((c) => c.split(':').map(Number));
-  console.log(`ProbNES (Prob-CMAES) one generation on a study of n points, q = ${q}, ${reps} reps: median wall ms and median CPU ms`);
-  console.log('| profile | d | n in study | active points | wall | CPU | CPU: tell (active set, fit, gradient, update) | CPU: ask (batch BQ) |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  emit(`ProbNES (Prob-CMAES) one generation on a study of n points, q = ${q}, ${reps} reps: median wall ms and median CPU ms`);
+  emit('');
+  emit('| profile | d | n in study | active points | wall | CPU | CPU: tell (active set, fit, gradient, update) | CPU: ask (batch BQ) |');
+  emit('|---|---|---|---|---|---|---|---|');
   // "default, no pool or cap" is the default profile as it was before the candidate pool and the cap.
   const variants: [string, string, Record<string, number>][] = [
     ['default', 'default', {}],
@@ -135,9 +161,14 @@ function timing(): void {
       // One untimed generation first: the first timed case otherwise pays for compiling the engine
       // (process CPU counts V8's background compiler threads), whichever case that is.
       generation(d, n, q, 99, profile, extra);
-      const rows = Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, profile, extra));
+      const rows = Array.from({ length: reps }, (_, r) => {
+        const load = load1();
+        const t = generation(d, n, q, 100 + r, profile, extra);
+        records.push({ table: 'timing', variant: label, d, n, q, seed: 100 + r, wall: t.wall, cpu: t.cpu, tell: t.parts[0], ask: t.parts[1], nActive: t.nActive, load1: load });
+        return t;
+      });
       const med = (f: (t: GenTimes) => number) => median(rows.map(f)).toFixed(1);
-      console.log(`| ${label} | ${d} | ${n} | ${rows[0].nActive} | ${med((t) => t.wall)} | ${med((t) => t.cpu)} | ${[0, 1].map((k) => med((t) => t.parts[k])).join(' | ')} |`);
+      emit(`| ${label} | ${d} | ${n} | ${rows[0].nActive} | ${med((t) => t.wall)} | ${med((t) => t.cpu)} | ${[0, 1].map((k) => med((t) => t.parts[k])).join(' | ')} |`);
     }
   }
   covarianceUpdates(arg('dims', '2,10').split(',').map(Number), reps);
@@ -154,23 +185,32 @@ function growing(): void {
   const ns = arg('ns', '100,200,400,800').split(',').map(Number);
   const uncappedMax = Number(arg('uncapped-max', '400'));
   const cap = Number(resolveOptions('prob-cmaes', 2, {}).active_set_cap);
-  console.log(`\nGrowing study: median CPU ms per generation (${reps} reps), default profile with its cap of ${cap} active points vs no cap (active_set_cap = 0)`);
-  console.log(`| d | ${ns.map((n) => `n = ${n}`).join(' | ')} |`);
-  console.log(`|---|${ns.map(() => '---').join('|')}|`);
+  emit('');
+  emit(`Growing study: median CPU ms per generation (${reps} reps), default profile with its cap of ${cap} active points vs no cap (active_set_cap = 0)`);
+  emit('');
+  emit(`| d | ${ns.map((n) => `n = ${n}`).join(' | ')} |`);
+  emit(`|---|${ns.map(() => '---').join('|')}|`);
   for (const d of arg('dims', '2,10').split(',').map(Number)) {
     const cell = (n: number, extra: Record<string, number>) =>
-      median(Array.from({ length: reps }, (_, r) => generation(d, n, q, 100 + r, 'default', extra).cpu)).toFixed(1);
+      median(Array.from({ length: reps }, (_, r) => {
+        const load = load1();
+        const t = generation(d, n, q, 100 + r, 'default', extra);
+        records.push({ table: 'growing', variant: extra.active_set_cap === 0 ? 'no cap' : `cap ${cap}`, d, n, q, seed: 100 + r, wall: t.wall, cpu: t.cpu, tell: t.parts[0], ask: t.parts[1], nActive: t.nActive, load1: load });
+        return t.cpu;
+      })).toFixed(1);
     generation(d, ns[0], q, 99, 'default', {}); // untimed warm-up, as in the timing table
-    console.log(`| ${d}, cap ${cap} | ${ns.map((n) => cell(n, {})).join(' | ')} |`);
-    console.log(`| ${d}, no cap | ${ns.map((n) => (n <= uncappedMax ? cell(n, { active_set_cap: 0 }) : '–')).join(' | ')} |`);
+    emit(`| ${d}, cap ${cap} | ${ns.map((n) => cell(n, {})).join(' | ')} |`);
+    emit(`| ${d}, no cap | ${ns.map((n) => (n <= uncappedMax ? cell(n, { active_set_cap: 0 }) : '–')).join(' | ')} |`);
   }
 }
 
 /** The three methods differ only in the covariance update (ALGORITHM.md §4): timed apart. */
 function covarianceUpdates(dims: number[], reps: number): void {
-  console.log('\nCovariance update alone, per method (median ms of 50 calls; the rest of a generation is shared by the three)');
-  console.log('| d | Prob-CMAES | Prob-XNES (expm) | Prob-SNES (natural) |');
-  console.log('|---|---|---|---|');
+  emit('');
+  emit('Covariance update alone, per method (median wall ms of 50 calls; the rest of a generation is shared by the three)');
+  emit('');
+  emit('| d | Prob-CMAES | Prob-XNES (expm) | Prob-SNES (natural) |');
+  emit('|---|---|---|---|');
   for (const d of dims) {
     const rows: number[][] = [];
     for (let r = 0; r < reps; r++) {
@@ -186,13 +226,16 @@ function covarianceUpdates(dims: number[], reps: number): void {
         for (let i = 0; i < 50; i++) fn();
         return (performance.now() - s0) / 50;
       };
-      rows.push([
+      const load = load1();
+      const row = [
         per(() => updateCovCmaes(cov, g.gCov, 0.5)),
         per(() => updateCovXnes(cov, g.gCov, 0.5)),
         per(() => updateCovSnes(cov, g.gCov, 1, 'natural')),
-      ]);
+      ];
+      records.push({ table: 'covariance', d, seed: 100 + r, 'prob-cmaes': row[0], 'prob-xnes': row[1], 'prob-snes': row[2], load1: load });
+      rows.push(row);
     }
-    console.log(`| ${d} | ${[0, 1, 2].map((k) => median(rows.map((r) => r[k])).toFixed(3)).join(' | ')} |`);
+    emit(`| ${d} | ${[0, 1, 2].map((k) => median(rows.map((r) => r[k])).toFixed(3)).join(' | ')} |`);
   }
 }
 
@@ -362,6 +405,30 @@ if (has('record')) {
 } else if (has('growing')) {
   growing();
 } else {
+  const command = `npm run bench:probnes-speed -- ${process.argv.slice(2).join(' ')}`.trim();
+  const provenance = currentProvenance(command);
+  const started = new Date();
+  const loadStart = loadavg();
   timing();
   if (!has('no-growing')) growing();
+  if (has('out')) writeOut(arg('out', ''), provenance, started, loadStart);
+}
+
+/** --out: results.md (what was printed, with its origin and the machine's load) and runs.jsonl.gz. */
+function writeOut(dir: string, provenance: ReturnType<typeof currentProvenance>, started: Date, loadStart: number[]): void {
+  mkdirSync(dir, { recursive: true });
+  const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(', ');
+  const header = [
+    '# bench:probnes-speed',
+    '',
+    `Command: \`${provenance.command}\``,
+    describeProvenance([provenance]),
+    `Run: ${started.toISOString()} – ${new Date().toISOString()}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+    `Load average (1, 5, 15 min) at the start: ${fmt(loadStart)}; at the end: ${fmt(loadavg())}; 1-minute load read before each timed generation: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} (median ${median(loads).toFixed(2)}). CPU times include what the other processes' load costs this one (caches, memory bandwidth); wall times include waiting for a core.`,
+    '',
+  ];
+  writeFileSync(join(dir, 'results.md'), `${[...header, ...printed].join('\n')}\n`);
+  const lines = records.map((r) => JSON.stringify({ ...r, provenance })).join('\n');
+  writeFileSync(join(dir, 'runs.jsonl.gz'), gzipSync(Buffer.from(`${lines}\n`), { level: 9 }));
+  console.log(`\nwritten: ${join(dir, 'results.md')}, ${join(dir, 'runs.jsonl.gz')} (${records.length} records)`);
 }

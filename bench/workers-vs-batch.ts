@@ -21,12 +21,20 @@
  *
  * Run: npm run bench:workers -- [--methods cmaes,prob-cmaes] [--functions 1,2,8,10] [--dim 5]
  *        [--workers 4,16,64] [--instances 3] [--budget 250] [--modes extras,matched,one-gen,async-default,async-matched,async-double]
+ *        [--out DIR]
+ *
+ * --out DIR: DIR/results.md gets the printed table (with the command, the commit and the load) and
+ * DIR/runs.jsonl.gz one line per run (method, function, instance, W, mode, batch_size, final regret,
+ * rounds, extras, evaluations, provenance), so every cell recomputes (median, min, max over instances).
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { buildApp } from '../src/app.js';
 import { getBenchmark, getStrategy, type MethodName } from '../src/engine/index.js';
 import { SqliteStorage } from '../src/storage/index.js';
-import { currentProvenance } from './lib/provenance.js';
+import { currentProvenance, describeProvenance } from './lib/provenance.js';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -153,27 +161,50 @@ function cell(runs: Run[]): string {
 async function main(): Promise<void> {
   const started = Date.now();
   const prov = currentProvenance(`npm run bench:workers -- ${process.argv.slice(2).join(' ')}`.trim());
-  console.log(`BBOB f${FUNCTIONS.join(', f')}, d = ${D}, budget ${BUDGET} evaluations, instances 1–${INSTANCES} (study seed = instance).`);
-  console.log(`Cells: final regret f_best − f_opt, median [min, max] over instances · rounds (requests) used.`);
-  console.log(`Commit ${prov.commit ?? '?'}${prov.dirty ? ' (with uncommitted changes)' : ''}; command: ${prov.command}`);
-  console.log('');
-  console.log(`| method | f | W | ${MODES.join(' | ')} |`);
-  console.log(`|---|---|---|${MODES.map(() => '---|').join('')}`);
+  const printed: string[] = [];
+  const emit = (line: string) => {
+    printed.push(line);
+    console.log(line);
+  };
+  const records: Record<string, unknown>[] = [];
+  const loads: number[] = [];
+  const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(1)).join(', ');
+  const loadStart = loadavg();
+  emit(`BBOB f${FUNCTIONS.join(', f')}, d = ${D}, budget ${BUDGET} evaluations, instances 1–${INSTANCES} (study seed = instance).`);
+  emit(`Cells: final regret f_best − f_opt, median [min, max] over instances · rounds (requests) used · share of evaluations handed out as extras.`);
+  emit(`Command: \`${prov.command}\``);
+  emit(describeProvenance([prov]));
+  emit('');
+  emit(`| method | f | W | ${MODES.join(' | ')} |`);
+  emit(`|---|---|---|${MODES.map(() => '---|').join('')}`);
   for (const method of METHODS) {
     for (const fn of FUNCTIONS) {
       for (const w of WORKERS) {
         const cells: string[] = [];
         for (const mode of MODES) {
           const runs: Run[] = [];
-          for (let k = 1; k <= INSTANCES; k++) runs.push(await run(method, fn, k, w, mode));
+          for (let k = 1; k <= INSTANCES; k++) {
+            const load1 = loadavg()[0]!;
+            loads.push(load1);
+            const r = await run(method, fn, k, w, mode);
+            records.push({ method, function: `bbob-f${fn}`, dim: D, instance: k, workers: w, mode, batch_size: batchFor(method, w, mode), budget: BUDGET, ...r, load1, provenance: prov });
+            runs.push(r);
+          }
           cells.push(cell(runs));
         }
-        console.log(`| ${method} | f${fn} | ${w} | ${cells.join(' | ')} |`);
+        emit(`| ${method} | f${fn} | ${w} | ${cells.join(' | ')} |`);
       }
     }
   }
-  console.log('');
-  console.log(`Wall time ${((Date.now() - started) / 1000).toFixed(0)} s; load average at the end (1, 5, 15 min): ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`);
+  emit('');
+  emit(`Wall time ${((Date.now() - started) / 1000).toFixed(0)} s; load average (1, 5, 15 min) at the start ${fmtLoad(loadStart)}, at the end ${fmtLoad(loadavg())}; 1-minute load before each run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}.`);
+  const out = arg('out', '');
+  if (out) {
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'results.md'), `# bench:workers\n\n${printed.join('\n')}\n`);
+    writeFileSync(join(out, 'runs.jsonl.gz'), gzipSync(Buffer.from(`${records.map((r) => JSON.stringify(r)).join('\n')}\n`), { level: 9 }));
+    console.log(`written: ${join(out, 'results.md')}, ${join(out, 'runs.jsonl.gz')} (${records.length} runs)`);
+  }
 }
 
 await main();
