@@ -7,14 +7,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { aggregate, statAt } from '../../bench/lib/aggregate.js';
+import { publishedRunSets, ROOT } from '../../bench/lib/published.js';
 import type { RunRecord } from '../../bench/lib/run.js';
 import { fmtLn, lnFloored } from '../../bench/lib/scoring.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const PUBLISHED = path.join(ROOT, 'bench-results/published');
 const COLUMNS: Record<string, { method: string; profile?: string }> = {
   'Prob-CMAES (default)': { method: 'prob-cmaes', profile: 'default' },
   'CMA-ES': { method: 'cmaes' },
@@ -28,13 +25,9 @@ const ROWS: Record<string, [string, number]> = {
   'Styblinski–Tang 2-D': ['styblinski-tang', 2], 'Rastrigin 2-D': ['rastrigin', 2], 'Shekel 4-D': ['shekel', 4],
 };
 
-function publishedRuns(): { dir: string; runs: (RunRecord & { provenance?: { command: string } })[] }[] {
-  // Directories of other layouts (the ablations' <name>.jsonl.gz files) hold no paper-protocol runs.
-  return fs.readdirSync(PUBLISHED).filter((dir) => fs.existsSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).map((dir) => ({
-    dir,
-    runs: zlib.gunzipSync(fs.readFileSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l)),
-  }));
-}
+type Published = RunRecord & { provenance?: { command: string } };
+/** Paper-protocol runs: records of the other benchmarks' runs.jsonl.gz (BBOB, speed, workers) have no `function`/`values` of these tasks. */
+const publishedRuns = () => publishedRunSets<Published>();
 
 describe("README: 'Which method when' table", () => {
   it('each cell with published runs equals ln mean regret (best scoring, 150 evaluations) recomputed from them', () => {
