@@ -39,10 +39,11 @@ const PARTLY_UNPUBLISHED: Record<string, string> = {
 /** Published directories that are not a benchmark's runs + results, with the reason. */
 const DIR_EXCEPTIONS: Record<string, string> = {
   'load-2026-11-24': 'bench:load measures throughput and latency over seconds; its results.md is its whole output (no per-run records)',
+  'load-2026-11-24-f006c29': 'the same (bench:load, scripts/bench-scale-targets.sh)',
 };
 
 const COMMIT = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/;
-const COMMAND = /npm run (bench|example):|npx tsx bench\//;
+const COMMAND = /npm run (bench|example):|npx tsx bench\/|scripts\/bench-[\w-]+\.sh/;
 /** A published path as the documents write it; placeholders (<name>, *) are skipped. */
 const PUBLISHED_PATH = /bench-results\/published\/[A-Za-z0-9._/-]*[A-Za-z0-9_/-](?![<*A-Za-z0-9_-])/g;
 
@@ -98,16 +99,21 @@ describe('benchmark provenance in docs/BENCHMARKS.md and README.md', () => {
 
   it('every published directory holds results (.md) and compressed raw runs (.jsonl.gz) for each of them', () => {
     const problems: string[] = [];
-    for (const dir of fs.readdirSync(PUBLISHED)) {
-      if (dir in DIR_EXCEPTIONS) continue;
-      const files = fs.readdirSync(path.join(PUBLISHED, dir));
+    // Each directory holding raw runs (at any depth: some publish one sub-directory per dimension) needs
+    // results.md or, in the ablations' layout, <name>.md beside each <name>.jsonl.gz.
+    const check = (dir: string): number => {
+      const entries = fs.readdirSync(path.join(PUBLISHED, dir), { withFileTypes: true });
+      const files = entries.filter((e) => e.isFile()).map((e) => e.name);
       const runs = files.filter((f) => f.endsWith('.jsonl.gz'));
       if (files.some((f) => f.endsWith('.jsonl'))) problems.push(`${dir}: uncompressed .jsonl`);
-      if (runs.length === 0) problems.push(`${dir}: no runs.jsonl.gz`);
       if (!files.includes('results.md')) {
-        // The ablations' layout: <name>.jsonl.gz beside <name>.md.
         for (const r of runs) if (!files.includes(r.replace(/\.jsonl\.gz$/, '.md'))) problems.push(`${dir}: ${r} without results.md or ${r.replace(/\.jsonl\.gz$/, '.md')}`);
       }
+      return runs.length + entries.filter((e) => e.isDirectory()).reduce((n, e) => n + check(path.join(dir, e.name)), 0);
+    };
+    for (const dir of fs.readdirSync(PUBLISHED)) {
+      if (dir in DIR_EXCEPTIONS) continue;
+      if (check(dir) === 0) problems.push(`${dir}: no runs.jsonl.gz`);
     }
     expect(problems).toEqual([]);
   });
