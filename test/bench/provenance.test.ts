@@ -100,14 +100,19 @@ describe('benchmark provenance in docs/BENCHMARKS.md and README.md', () => {
   it('every published directory holds results (.md) and compressed raw runs (.jsonl.gz) for each of them', () => {
     const problems: string[] = [];
     // Each directory holding raw runs (at any depth: some publish one sub-directory per dimension) needs
-    // results.md or, in the ablations' layout, <name>.md beside each <name>.jsonl.gz.
+    // the results they produced in markdown.
     const check = (dir: string): number => {
       const entries = fs.readdirSync(path.join(PUBLISHED, dir), { withFileTypes: true });
       const files = entries.filter((e) => e.isFile()).map((e) => e.name);
       const runs = files.filter((f) => f.endsWith('.jsonl.gz'));
       if (files.some((f) => f.endsWith('.jsonl'))) problems.push(`${dir}: uncompressed .jsonl`);
-      if (!files.includes('results.md')) {
-        for (const r of runs) if (!files.includes(r.replace(/\.jsonl\.gz$/, '.md'))) problems.push(`${dir}: ${r} without results.md or ${r.replace(/\.jsonl\.gz$/, '.md')}`);
+      // results.md or a README.md for the directory, else a .md per run file: <name>.md or <name>.results.md
+      // beside <name>.jsonl.gz or <name>.runs.jsonl.gz.
+      if (!files.includes('results.md') && !files.includes('README.md')) {
+        for (const r of runs) {
+          const stem = r.replace(/(\.runs)?\.jsonl\.gz$/, '');
+          if (!files.includes(`${stem}.md`) && !files.includes(`${stem}.results.md`)) problems.push(`${dir}: ${r} without results.md, README.md, ${stem}.md or ${stem}.results.md`);
+        }
       }
       return runs.length + entries.filter((e) => e.isDirectory()).reduce((n, e) => n + check(path.join(dir, e.name)), 0);
     };
