@@ -27,8 +27,6 @@ const NOT_YET_PUBLISHED: Record<string, string> = {
   '## lq-CMA-ES against CMA-ES (`npm run bench:lq-cmaes`)': 'bench:lq-cmaes writes no raw runs; the counts are from runs of 2026-11-23 at an unrecorded commit',
   "### Against the paper's own figures (COCO's BBOB, the paper's data archive)": 'the same (bench:lq-cmaes on BBOB); the paper columns come from the lq-cma archive',
   '## Priors': 'npm run example:warm-start prints its table and keeps no runs',
-  '## Workers and batch_size (`npm run bench:workers`)': 'measured before bench:workers had --out (ab3489f); the re-run with --out is the command in the section',
-  '## Parallel workers and batch_size': 'the README summary of the same runs',
 };
 
 /** Tables with a column whose runs were not kept, by a part of their header row, with the reason. */
