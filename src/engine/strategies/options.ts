@@ -48,6 +48,7 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   cov_step_limit: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
   mean_in_bounds: { kind: 'boolean', description: 'Keep the distribution mean inside the parameter bounds (projected after each update; unbounded parameters are not limited).' },
   inject_optimum: { kind: 'enum', values: ['off', 'basis', 'weighted'], description: 'Once the GP mean is quadratic, evaluate a model optimum within optimum_radius of the search distribution as one point of each batch that keeps at least one batch-BQ point besides the mean: the maximiser of the GP\'s basis quadratic, or of lq-CMA-ES\'s rank-weighted least-squares quadratic on the recent points (as lq-CMA-ES evaluates its model\'s optimum).' },
+  optimum_gate: { kind: 'enum', values: ['basis', 'count'], description: 'With inject_optimum: when the model\'s optimum is evaluated: once the GP mean\'s basis is diagonal or full quadratic (basis), or once the active set has enough points for that basis by the count rule, whatever basis mean_basis chose for the GP mean (count; with inject_optimum basis the GP\'s own quadratic is still needed).' },
   optimum_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'With inject_optimum: the trust region of the model\'s optimum, in Mahalanobis units of the search distribution.' },
   learning_rate_cov_quadratic: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise).' },
 };
@@ -86,6 +87,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     mean_step_free: !paper,
     inject_optimum: paper ? 'off' : 'weighted',
     optimum_radius: 2,
+    optimum_gate: 'basis',
   };
 }
 

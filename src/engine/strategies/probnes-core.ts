@@ -43,6 +43,7 @@ import type { MethodName } from './registry.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
 import { type Bounds, type MeanStep, type Stepper, limitCovGradient, meanStep, stepInBounds } from './probnes-step.js';
 import { modelOptimumPoint } from './probnes-optimum.js';
+import { chooseBasis } from '../gp/basis.js';
 import { fitModel as fitSurrogate, gradientAndHessian, maxModelSize } from '../surrogate/quadratic.js';
 
 export const PROBNES_STATE_VERSION = 1;
@@ -170,7 +171,14 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
 function injectedOptimum(state: ProbnesState, history: readonly Observation[], batch: number[][]): number[] | null {
   const kind = optOr<string>(state, 'inject_optimum', 'off');
   const g = state.gp;
-  if (kind === 'off' || !g?.quad || !(g.basis === 'diagonal' || g.basis === 'full')) return null;
+  if (kind === 'off' || !g) return null;
+  // Gate (option optimum_gate): 'basis' needs the GP mean itself to be diagonal or full quadratic;
+  // 'count' only that the active set (g.X) has enough points for such a basis by the count rule of
+  // §A, so a generation whose GP mean leave-one-out kept constant (§L) still gets the point.
+  const gate = optOr<string>(state, 'optimum_gate', 'basis');
+  const allowed = gate === 'count' ? chooseBasis(g.X.length, state.dim) : g.quad ? g.basis : 'constant';
+  if (!(allowed === 'diagonal' || allowed === 'full')) return null;
+  if (kind === 'basis' && !g.quad) return null;
   const quad = kind === 'weighted' ? weightedQuadratic(history, state.dim, state.batchSize) : g.quad;
   if (!quad) return null;
   const u = modelOptimumPoint(quad, state.mean, state.cov, opt<number>(state, 'optimum_radius'), optOr(state, 'mean_in_bounds', false) ? (state.bounds ?? null) : null);
