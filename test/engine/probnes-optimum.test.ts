@@ -149,6 +149,30 @@ describe('inject_optimum in ask', () => {
     pts[1].forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
   });
 
+  it('optimum_gate count: injects when the active set allows the quadratic though the GP mean kept the constant basis', () => {
+    const history: Observation[] = [];
+    let s = probCmaes.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { inject_optimum: 'weighted' }) }, Rng.fromSeed(3));
+    for (let g = 0; g < 3; g++) {
+      const a = probCmaes.ask(s, { history, pending: [] }, 3);
+      const batch = a.points.map((x) => ({ x, y: f(x) }));
+      history.push(...batch);
+      s = probCmaes.tell(a.state, { batch, history: history.slice() });
+    }
+    // 9 active points: the count rule allows the full quadratic (n ≥ 1.5·6). Pretend leave-one-out
+    // (mean_basis loo-constant) kept the constant mean, as the GP state then records it.
+    expect(s.gp!.X.length).toBeGreaterThanOrEqual(9);
+    const constant: ProbnesState = { ...s, gp: { ...s.gp!, quad: null, basis: 'constant' } };
+    const model = fitSurrogate(history.slice(-maxModelSize(2, 3)), 2);
+    const { c, b: lin, H } = gradientAndHessian(model, 2);
+    const expected = modelOptimumPoint({ centre: model.xBest, a0: -c, b: lin.map((v) => -v), A: H.map((r) => r.map((v) => -v)) }, s.mean, s.cov, 2, null);
+    const isExpected = (p: number[]) => p.every((v, i) => Math.abs(v - expected[i]) < 1e-9);
+    const byBasis = probCmaes.ask({ ...constant, options: { ...s.options, optimum_gate: 'basis' } }, { history, pending: [] }, 3).points;
+    expect(byBasis.some(isExpected)).toBe(false);
+    const byCount = probCmaes.ask({ ...constant, options: { ...s.options, optimum_gate: 'count' } }, { history, pending: [] }, 3).points;
+    expect(isExpected(byCount[1])).toBe(true);
+    expect(probnesDefaults('default', 0.5).optimum_gate).toBe('basis');
+  });
+
   it('is weighted in the default profile and off in the paper profile', () => {
     expect(probnesDefaults('default', 0.5).inject_optimum).toBe('weighted');
     expect(probnesDefaults('paper', 0.5).inject_optimum).toBe('off');
