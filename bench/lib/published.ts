@@ -35,7 +35,7 @@ export interface MarkdownTable {
   section: string;
   /** The parent section's text before its first sub-heading ('' when the parent is the document's title, level 1). */
   parentIntro: string;
-  /** The prose (non-table, non-blank lines) between the previous table or heading and this table. */
+  /** The paragraph directly above the table (above the previous table when two tables follow each other). */
   lead: string;
 }
 
@@ -80,9 +80,14 @@ export function markdownTables(text: string): MarkdownTable[] {
       while (k < lines.length && !headingAt[k]) k++;
       parentIntro = lines.slice(parent + 1, k).join('\n');
     }
+    // The paragraph above the table (above the previous table when two follow each other).
     const lead: string[] = [];
-    for (let j = headerLine - 1; j > own && !(lines[j]!.startsWith('|') && lead.length); j--) {
-      if (!lines[j]!.startsWith('|') && lines[j]!.trim()) lead.unshift(lines[j]!);
+    for (let j = headerLine - 1; j > own; j--) {
+      const l = lines[j]!;
+      if (l.startsWith('|') || fenced[j]) {
+        if (lead.length) break;
+      } else if (l.trim()) lead.unshift(l);
+      else if (lead.length) break;
     }
     tables.push({ line: headerLine + 1, headings, header: cellsOf(lines[headerLine]!), rows, section, parentIntro, lead: lead.join('\n') });
   }
