@@ -4,7 +4,7 @@
  * is c − ½A⁻¹b, the gradient at μ = c is b, so the Newton step from c must land on it exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { clampToBounds, limitCovGradient, meanStep, stepInBounds } from '../../src/engine/strategies/probnes-step.js';
+import { clampToBounds, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from '../../src/engine/strategies/probnes-step.js';
 
 const A = [[-2, 0.5], [0.5, -1]];
 const b = [1, -0.5];
@@ -88,6 +88,30 @@ describe('mean bounds', () => {
     expect(clampToBounds([3, -50, -0.5], bounds)).toEqual([1, -50, 0]);
     expect(clampToBounds([-3, 5, 7], bounds)).toEqual([-1, 2, 7]);
     expect(clampToBounds([0.25, 1.5, 0.5], bounds)).toEqual([0.25, 1.5, 0.5]);
+  });
+});
+
+describe('covariance limited to the bounds', () => {
+  it('scales each too-wide marginal to the width, keeps correlations and positive definiteness', () => {
+    // Widths: 2 (x₀), ∞ (x₁ unbounded above), 4 (x₂). Σ₀₀ = 16 (σ 4 > 2: scaled by D₀₀ = 2/4 = 0.5),
+    // Σ₁₁ = 100 (unbounded: kept), Σ₂₂ = 9 (σ 3 ≤ 4: kept). Hand-computed Σ' = DΣD, D = diag(0.5, 1, 1).
+    const bounds = { lower: [-1, 0, -2], upper: [1, null, 2] };
+    const cov = [
+      [16, 12, 6],
+      [12, 100, 3],
+      [6, 3, 9],
+    ];
+    const out = limitCovToBounds(cov, bounds);
+    expect(out).toEqual([
+      [4, 6, 3],
+      [6, 100, 3],
+      [3, 3, 9],
+    ]);
+    const corr = (m: number[][], i: number, j: number) => m[i][j] / Math.sqrt(m[i][i] * m[j][j]);
+    for (const [i, j] of [[0, 1], [0, 2], [1, 2]]) expect(corr(out, i, j)).toBeCloseTo(corr(cov, i, j), 12);
+    // Untouched when every marginal fits: the same object back.
+    const narrow = [[0.5, 0.1, 0], [0.1, 1, 0], [0, 0, 2]];
+    expect(limitCovToBounds(narrow, bounds)).toBe(narrow);
   });
 });
 

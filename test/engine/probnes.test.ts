@@ -213,6 +213,32 @@ describe('ProbNES updates inside the loop', () => {
     expect(Math.max(...free.means.map((m) => m[0]))).toBeGreaterThan(1);
   });
 
+  it('cov_in_bounds: where the objective rewards spreading out, Σ grows no wider than the box; without it, it does', () => {
+    // f = −|x|² is lowest on the box's corners, so the covariance step widens ν every generation; the
+    // box [−0.5, 0.5]² has width 1, so with the option every marginal variance stays ≤ 1.
+    const f = (x: number[]) => -(x[0] * x[0] + x[1] * x[1]);
+    const box = { lower: [-0.5, -0.5], upper: [0.5, 0.5] };
+    const strat = STRATS['prob-cmaes'];
+    const go = (given: Record<string, boolean>) => {
+      let s = strat.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { candidates: 30, ...given }), box }, Rng.fromSeed(11));
+      const history: Observation[] = [];
+      let widest = 0;
+      for (let g = 0; g < 12; g++) {
+        const a = strat.ask(s, { history, pending: [] }, 3);
+        const batch = a.points.map((x) => {
+          const p = x.map((v, i) => Math.min(box.upper[i], Math.max(box.lower[i], v)));
+          return { x: p, y: f(p) };
+        });
+        history.push(...batch);
+        s = strat.tell(a.state, { batch, history: history.slice() });
+        widest = Math.max(widest, s.cov[0][0], s.cov[1][1]);
+      }
+      return widest;
+    };
+    expect(go({})).toBeLessThanOrEqual(1 + 1e-12);
+    expect(go({ cov_in_bounds: false })).toBeGreaterThan(1);
+  });
+
   it('the mean moves against the slope of a linear function (sign check: we minimise y)', () => {
     const { states } = run('prob-cmaes', (x) => 3 * x[0] - x[1], 1, start('prob-cmaes', 2, 3, { profile: 'paper' }, 8));
     // The step must have a positive component along −∇f = (−3, 1).

@@ -41,7 +41,7 @@ import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './registry.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
-import { type Bounds, type MeanStep, type Stepper, limitCovGradient, meanStep, stepInBounds } from './probnes-step.js';
+import { type Bounds, type MeanStep, type Stepper, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from './probnes-step.js';
 import { modelOptimumPoint } from './probnes-optimum.js';
 import { chooseBasis } from '../gp/basis.js';
 import { fitModel as fitSurrogate, gradientAndHessian, maxModelSize } from '../surrogate/quadratic.js';
@@ -268,7 +268,11 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
       ? stepInBounds(step, state.mean, state.cov, grad.gMean, fit.quad?.A ?? null, state.bounds, optOr(state, 'mean_step_free', false))
       : step(state.mean, state.cov, grad.gMean, fit.quad?.A ?? null);
   const gCov = quadratic ? limitCovGradient(state.cov, grad.gCov, etaCov, opt<number>(state, 'cov_step_limit')) : grad.gCov;
-  const cov = updateCov(covFormOf(method, state), state.cov, gCov, etaCov);
+  const updated = updateCov(covFormOf(method, state), state.cov, gCov, etaCov);
+  // Default profile: ν no wider than the box (ALGORITHM-default.md §I). Without it Σ can grow
+  // without bound while every point lands on the box's faces (σ ≈ 10⁸ in a width-10 box seen on BBOB
+  // f16), and the GP's data then carry no information to shrink it again.
+  const cov = optOr(state, 'cov_in_bounds', false) && state.bounds ? limitCovToBounds(updated, state.bounds) : updated;
   // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
   const mom = integralMoments(fit.model, mean, cov, fit.quad);
   const stepMean = Math.hypot(...mean.map((m, i) => m - state.mean[i]));

@@ -112,6 +112,23 @@ export function clampToBounds(mean: number[], bounds: Bounds): number[] {
   });
 }
 
+/**
+ * Σ limited to the study's box (option `cov_in_bounds`; docs/ALGORITHM-default.md §I): Σ' = DΣD with
+ * D_ii = min(1, w_i/√Σ_ii), w_i = u_i − l_i the width of a coordinate bounded on both sides (D_ii = 1
+ * otherwise). Each marginal standard deviation is then at most its width, correlations are unchanged,
+ * and Σ' stays positive definite (a congruence with a positive diagonal D). Only a distribution far
+ * wider than the box is touched: the prior and every ordinary step are well inside it.
+ */
+export function limitCovToBounds(cov: number[][], bounds: Bounds): number[][] {
+  const D = cov.map((row, i) => {
+    const lo = bounds.lower[i], hi = bounds.upper[i];
+    if (lo === null || hi === null || !(row[i] > 0)) return 1;
+    return Math.min(1, (hi - lo) / Math.sqrt(row[i]));
+  });
+  if (D.every((v) => v === 1)) return cov;
+  return cov.map((row, i) => row.map((v, j) => D[i] * v * D[j]));
+}
+
 /** A mean step from (μ, Σ, g_μ, A): one of meanStep's, or the natural step. */
 export type Stepper = (mean: number[], cov: number[][], gMean: number[], A: number[][] | null) => number[];
 
