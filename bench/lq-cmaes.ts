@@ -17,9 +17,15 @@
  *
  * Prints a markdown table (median evaluations and the speed-up CMA-ES / lq-CMA-ES per function and
  * dimension; runs that miss the target count as failures and are left out of the median).
+ *
+ * --out DIR writes DIR/results.md (the printed table with the command, the commit and whether the tree
+ * was clean, the load) and DIR/runs.jsonl.gz, one record per run: function, d, seed, method,
+ * evaluations to the target (null when missed) and final_f, the best f − f* when the run stopped.
  */
 import { generationSize, getBenchmark, getStrategy, resolveOptions, Rng, type BaseState, type MethodName, type Observation } from '../src/engine/index.js';
+import { loadavg } from 'node:os';
 import { rotation } from '../test/helpers/numeric.js';
+import { currentProvenance, writePublished } from './lib/provenance.js';
 
 type Fn = (x: number[]) => number;
 const shift = (x: number[]) => x.map((v) => v - 0.5);
@@ -53,21 +59,24 @@ function arg(name: string, fallback: string): string {
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
-function evalsToTarget(method: MethodName, f: Fn, d: number, seed: number, maxEvals: number): number {
+/** Evaluations until f ≤ target (Infinity when the budget ran out) and the best f then. */
+function evalsToTarget(method: MethodName, f: Fn, d: number, seed: number, maxEvals: number): { evals: number; best: number } {
   const strategy = getStrategy(method);
   const lambda = 4 + Math.floor(3 * Math.log(d));
   let state: BaseState = strategy.init({ dim: d, batchSize: lambda, options: resolveOptions(method, d, { sigma0 }) }, Rng.fromSeed(seed));
   const history: Observation[] = [];
+  let best = Infinity;
   while (history.length < maxEvals) {
     const asked = strategy.ask(state, { history, pending: [] }, generationSize(state));
     const batch = asked.points.map((x) => ({ x, y: f(x) }));
     for (const o of batch) {
       history.push(o);
-      if (o.y <= target) return history.length;
+      best = Math.min(best, o.y);
+      if (o.y <= target) return { evals: history.length, best };
     }
     state = strategy.tell(asked.state, { batch, history: [...history] });
   }
-  return Infinity;
+  return { evals: Infinity, best };
 }
 
 const median = (xs: number[]): number => {
@@ -81,20 +90,39 @@ const fns = arg('functions', 'sphere,elli,ellirot,rosen').split(',');
 const maxEvals = Number(arg('max-evals', '30000'));
 const sigma0 = Number(arg('sigma0', '1'));
 const target = Number(arg('target', '1e-8'));
+const outDir = arg('out', '');
+const provenance = currentProvenance(`npm run bench:lq-cmaes -- ${process.argv.slice(2).join(' ')}`.trim());
+const started = new Date();
+const loadStart = loadavg();
+const printed: string[] = [];
+const records: object[] = [];
+const print = (line: string) => {
+  printed.push(line);
+  console.log(line);
+};
 const t0 = process.cpuUsage();
-console.log(`| function | d | CMA-ES: median evals (successes) | lq-CMA-ES: median evals (successes) | speed-up | lq-CMA-ES evals/d |`);
-console.log('|---|---|---|---|---|---|');
+print(`| function | d | CMA-ES: median evals (successes) | lq-CMA-ES: median evals (successes) | speed-up | lq-CMA-ES evals/d |`);
+print('|---|---|---|---|---|---|');
 for (const name of fns) {
   for (const d of dims) {
-    const res = (m: MethodName) => Array.from({ length: seeds }, (_, s) => evalsToTarget(m, objective(name, d, s), d, 1000 + s, maxEvals));
+    const res = (m: MethodName) => Array.from({ length: seeds }, (_, s) => {
+      const r = evalsToTarget(m, objective(name, d, s), d, 1000 + s, maxEvals);
+      records.push({ function: name, d, seed: 1000 + s, method: m, evaluations: Number.isFinite(r.evals) ? r.evals : null, final_f: r.best, max_evals: maxEvals, sigma0, target });
+      return r.evals;
+    });
     const c = res('cmaes');
     const l = res('lq-cmaes');
     const ok = (xs: number[]) => xs.filter(Number.isFinite);
     const mc = median(ok(c));
     const ml = median(ok(l));
-    console.log(`| ${name} | ${d} | ${mc} (${ok(c).length}/${seeds}) | ${ml} (${ok(l).length}/${seeds}) | ${(mc / ml).toFixed(1)} | ${(ml / d).toFixed(1)} |`);
+    print(`| ${name} | ${d} | ${mc} (${ok(c).length}/${seeds}) | ${ml} (${ok(l).length}/${seeds}) | ${(mc / ml).toFixed(1)} | ${(ml / d).toFixed(1)} |`);
     process.stderr.write(`${name} ${d}-D: cmaes ${c.join(' ')} | lq ${l.join(' ')}\n`);
   }
 }
 const cpu = process.cpuUsage(t0);
-console.log(`\nCPU time ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s; budget ${maxEvals} evaluations per run; seeds 1000…${1000 + seeds - 1}; σ₀ = ${sigma0}; target f − f* ≤ ${target}.`);
+print('');
+print(`CPU time ${((cpu.user + cpu.system) / 1e6).toFixed(0)} s; budget ${maxEvals} evaluations per run; seeds 1000…${1000 + seeds - 1}; σ₀ = ${sigma0}; target f − f* ≤ ${target}.`);
+if (outDir) {
+  const files = writePublished(outDir, { title: 'bench:lq-cmaes', provenance, started, loadStart, printed, records });
+  console.log(`\nwritten: ${files.join(', ')} (${records.length} runs)`);
+}

@@ -10,8 +10,15 @@
  *
  *   npm run example:warm-start                  # 10 seeds, starts its own server
  *   EXAMPLE_SEEDS=3 EXAMPLE_BUDGET=24 npm run example:warm-start
+ *   npm run example:warm-start -- --out DIR   # also keep the runs
+ *
+ * --out DIR writes DIR/results.md (the printed table with the command, the commit and whether the tree
+ * was clean, the load) and DIR/runs.jsonl.gz, one record per study on the moved problem: seed, prior,
+ * the best-so-far regret after each evaluation (curve) and the final regret. Written when all seeds are done.
  */
 import { priorFromStudy, type ProbnesClient, type StudySpec } from '../clients/typescript/src/index.js';
+import { loadavg } from 'node:os';
+import { currentProvenance, writePublished } from '../bench/lib/provenance.js';
 import { intFromEnv, isMain, runExample } from './lib/server.js';
 
 const BRANIN_MIN = 0.397887357729738;
@@ -82,11 +89,26 @@ if (isMain(import.meta.url)) {
   const seeds = intFromEnv('EXAMPLE_SEEDS', 10);
   const sourceBudget = intFromEnv('SOURCE_BUDGET', 60);
   const budget = intFromEnv('EXAMPLE_BUDGET', 30);
+  const outAt = process.argv.indexOf('--out');
+  const outDir = outAt >= 0 ? process.argv[outAt + 1] : undefined;
+  // The command as typed, with the settings taken from the environment.
+  const env = ['EXAMPLE_SEEDS', 'SOURCE_BUDGET', 'EXAMPLE_BUDGET'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]} `).join('');
+  const provenance = currentProvenance(`${env}npm run example:warm-start -- ${process.argv.slice(2).join(' ')}`.replace(/ -- $/, '').trim());
+  const started = new Date();
+  const loadStart = loadavg();
   await runExample(async ({ client }) => {
     const t0 = Date.now();
     const curves = await warmStartTable(client, seeds, sourceBudget, budget);
     const budgets = [3, 9, 15, budget].filter((b, i, a) => b <= budget && a.indexOf(b) === i);
-    console.log(`Branin shifted by (${TARGET_SHIFT}) after a study of ${sourceBudget} evaluations on Branin shifted by (${SOURCE_SHIFT}); prob-cmaes, batch 3, ${seeds} seeds, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-    console.log(formatTable(curves, budgets));
+    const printed = [
+      `Branin shifted by (${TARGET_SHIFT}) after a study of ${sourceBudget} evaluations on Branin shifted by (${SOURCE_SHIFT}); prob-cmaes, batch 3, ${seeds} seeds, ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+      formatTable(curves, budgets),
+    ];
+    for (const line of printed) console.log(line);
+    if (outDir) {
+      const records = VARIANTS.flatMap((prior) => curves[prior].map((curve, seed) => ({ seed, prior, source_budget: sourceBudget, budget, final_regret: curve.at(-1) ?? null, curve })));
+      const files = writePublished(outDir, { title: 'example:warm-start', provenance, started, loadStart, printed, records });
+      console.log(`written: ${files.join(', ')} (${records.length} runs)`);
+    }
   });
 }

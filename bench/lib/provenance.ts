@@ -4,6 +4,10 @@
  * Stored on every runs.jsonl line because `--resume` can mix runs of several invocations in one file.
  */
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 export interface Provenance {
   /** `git rev-parse HEAD`, or null outside a git checkout. */
@@ -37,4 +41,28 @@ export function describeProvenance(all: readonly (Provenance | undefined)[]): st
   }
   const parts = [...seen].map(([k, n]) => (seen.size === 1 ? k : `${k}: ${n} runs`));
   return `Commit: ${parts.join('; ')}`;
+}
+
+/**
+ * --out DIR for a script that prints one table: DIR/results.md (a title, the command, the commit and
+ * whether the tree was clean, Node, the CPU, the load average at the start and at the end, then the
+ * printed lines) and DIR/runs.jsonl.gz (one record per run, each with its provenance).
+ */
+export function writePublished(dir: string, out: { title: string; provenance: Provenance; started: Date; loadStart: number[]; printed: string[]; records: object[] }): string[] {
+  mkdirSync(dir, { recursive: true });
+  const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(', ');
+  const header = [
+    `# ${out.title}`,
+    '',
+    `Command: \`${out.provenance.command}\``,
+    describeProvenance([out.provenance]),
+    `Run: ${out.started.toISOString()} – ${new Date().toISOString()}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
+    `Load average (1, 5, 15 min) at the start: ${fmt(out.loadStart)}; at the end: ${fmt(loadavg())}`,
+    '',
+  ];
+  const files = [join(dir, 'results.md'), join(dir, 'runs.jsonl.gz')];
+  writeFileSync(files[0]!, `${[...header, ...out.printed].join('\n')}\n`);
+  const lines = out.records.map((r) => JSON.stringify({ ...r, provenance: out.provenance })).join('\n');
+  writeFileSync(files[1]!, gzipSync(Buffer.from(`${lines}\n`), { level: 9 }));
+  return files;
 }
