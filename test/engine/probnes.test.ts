@@ -24,6 +24,28 @@ function start(method: MethodName, d: number, q: number, given: Record<string, n
 }
 
 /** Runs `gens` generations; returns every state after each tell (index 0 = initial) and the history. */
+/**
+ * Prob-CMAES on a study with a box: each generation's points are projected onto the box, as the
+ * service hands them out, and evaluated there. Returns the state after every tell.
+ */
+function runInBox(f: (x: number[]) => number, box: { lower: number[]; upper: number[] }, given: Record<string, boolean>, seed: number, gens: number): ProbnesState[] {
+  const strat = STRATS['prob-cmaes'];
+  let s = strat.init({ dim: box.lower.length, batchSize: 3, options: resolveOptions('prob-cmaes', box.lower.length, { candidates: 30, ...given }), box }, Rng.fromSeed(seed));
+  const history: Observation[] = [];
+  const states: ProbnesState[] = [];
+  for (let g = 0; g < gens; g++) {
+    const a = strat.ask(s, { history, pending: [] }, 3);
+    const batch = a.points.map((x) => {
+      const p = x.map((v, i) => Math.min(box.upper[i], Math.max(box.lower[i], v)));
+      return { x: p, y: f(p) };
+    });
+    history.push(...batch);
+    s = strat.tell(a.state, { batch, history: history.slice() });
+    states.push(s);
+  }
+  return states;
+}
+
 function run(method: MethodName, f: (x: number[]) => number, gens: number, s0: ProbnesState) {
   const strat = STRATS[method];
   const states = [s0];
@@ -182,23 +204,9 @@ describe('ProbNES updates inside the loop', () => {
     // f decreases without bound towards +x₀ and −x₁; the box is [−1, 1] × [−1, ∞) (x₁ unbounded above).
     const f = (x: number[]) => -2 * x[0] + x[1];
     const box = { lower: [-1, -1], upper: [1, Infinity] };
-    const strat = STRATS['prob-cmaes'];
     const go = (given: Record<string, boolean>) => {
-      let s = strat.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { candidates: 30, ...given }), box }, Rng.fromSeed(4));
-      const history: Observation[] = [];
-      const means: number[][] = [];
-      for (let g = 0; g < 15; g++) {
-        const a = strat.ask(s, { history, pending: [] }, 3);
-        // Points projected onto the box, as the service hands them out.
-        const batch = a.points.map((x) => {
-          const p = x.map((v, i) => Math.min(box.upper[i], Math.max(box.lower[i], v)));
-          return { x: p, y: f(p) };
-        });
-        history.push(...batch);
-        s = strat.tell(a.state, { batch, history: history.slice() });
-        means.push(s.mean);
-      }
-      return { s, means };
+      const states = runInBox(f, box, given, 4, 15);
+      return { s: states.at(-1)!, means: states.map((st) => st.mean) };
     };
     const bounded = go({});
     // The unbounded side (+∞) is stored as null: the state is plain JSON.
@@ -218,23 +226,7 @@ describe('ProbNES updates inside the loop', () => {
     // box [−0.5, 0.5]² has width 1, so with the option every marginal variance stays ≤ 1.
     const f = (x: number[]) => -(x[0] * x[0] + x[1] * x[1]);
     const box = { lower: [-0.5, -0.5], upper: [0.5, 0.5] };
-    const strat = STRATS['prob-cmaes'];
-    const go = (given: Record<string, boolean>) => {
-      let s = strat.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { candidates: 30, ...given }), box }, Rng.fromSeed(11));
-      const history: Observation[] = [];
-      let widest = 0;
-      for (let g = 0; g < 12; g++) {
-        const a = strat.ask(s, { history, pending: [] }, 3);
-        const batch = a.points.map((x) => {
-          const p = x.map((v, i) => Math.min(box.upper[i], Math.max(box.lower[i], v)));
-          return { x: p, y: f(p) };
-        });
-        history.push(...batch);
-        s = strat.tell(a.state, { batch, history: history.slice() });
-        widest = Math.max(widest, s.cov[0][0], s.cov[1][1]);
-      }
-      return widest;
-    };
+    const go = (given: Record<string, boolean>) => Math.max(...runInBox(f, box, given, 11, 12).flatMap((st) => [st.cov[0][0], st.cov[1][1]]));
     expect(go({})).toBeLessThanOrEqual(1 + 1e-12);
     expect(go({ cov_in_bounds: false })).toBeGreaterThan(1);
   });
