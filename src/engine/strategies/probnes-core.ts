@@ -44,7 +44,7 @@ import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from
 import { type Bounds, type MeanStep, type Stepper, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from './probnes-step.js';
 import { modelOptimumPoint } from './probnes-optimum.js';
 import { chooseBasis } from '../gp/basis.js';
-import { fitModel as fitSurrogate, gradientAndHessian, maxModelSize } from '../surrogate/quadratic.js';
+import { fitModel as fitSurrogate, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
 
 export const PROBNES_STATE_VERSION = 1;
 
@@ -193,14 +193,16 @@ function injectedOptimum(state: ProbnesState, history: readonly Observation[], b
 
 /**
  * lq-CMA-ES's model (surrogate/quadratic.ts: rank-weighted least squares on the best three quarters
- * of the most recent max(q, 2·p_full) points), maximised form as the GP's basis quadratic (−f̂), or
+ * of the most recent max(q, 2·p_full) points, solved by Householder QR), maximised form as the GP's basis quadratic (−f̂), or
  * null while it is linear.
  */
 function weightedQuadratic(history: readonly Observation[], d: number, q: number): QuadraticMean | null {
   const recent = history.slice(-maxModelSize(d, q));
   if (recent.length === 0) return null;
-  const model = fitSurrogate(recent, d);
-  if (model.kind === 'linear') return null;
+  // The linear model is never used here: skip its fit. The quadratic kinds by Householder QR
+  // (same least-squares solution as lq-CMA-ES's SVD up to rounding, with the SVD as fallback).
+  if (modelKind(recent.length, d) === 'linear') return null;
+  const model = fitSurrogate(recent, d, 'qr');
   const { c, b, H } = gradientAndHessian(model, d);
   return { centre: model.xBest, a0: -c, b: b.map((v) => -v), A: H.map((row) => row.map((v) => -v)) };
 }
