@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { markdownTables, normMinus, PUBLISHED, readJsonl, ROOT, upperMedian, type MarkdownTable } from '../../bench/lib/published.js';
+import { targetShare, type BbobRunRecord } from '../../bench/lib/bbob-score.js';
 import { fmtLn, lnFloored } from '../../bench/lib/scoring.js';
 
 const DOCS = ['docs/BENCHMARKS.md', 'README.md'] as const;
@@ -181,6 +182,41 @@ describe('paper-protocol tables recomputed from their published runs', () => {
       });
     }
     expect(checked).toBe(27);
+  });
+});
+
+describe('BBOB share-of-targets tables recomputed from their published runs', () => {
+  it('"The mean\'s bounds and step": every measured cell of the final / line step / before / lq-cmaes / bo / cmaes table', () => {
+    const t = markdownTables(read('docs/BENCHMARKS.md')).find((x) => x.header.join(' | ') === 'd | budget | prob-cmaes final | prob-cmaes line step | prob-cmaes before | lq-cmaes | bo | cmaes');
+    expect(t).toBeDefined();
+    // Column → the published directories (named in the section) and the method; d = 10 runs sit in their own directories.
+    const columns: [string[], string][] = [
+      [['2026-11-24-probnes-default-bbob', '2026-11-24-probnes-default-bbob-d10'], 'prob-cmaes'],
+      [['2026-11-24-probnes-line-step-bbob'], 'prob-cmaes'],
+      [['2026-11-24-before-77f930c-bbob', '2026-11-24-before-77f930c-bbob-d10'], 'prob-cmaes'],
+      [['bbob-2026-11-23'], 'lq-cmaes'], [['bbob-2026-11-23'], 'bo'], [['bbob-2026-11-23'], 'cmaes'],
+    ];
+    for (const [dirs] of columns) for (const dir of dirs) expect(`${t!.parentIntro}\n${t!.section}`).toContain(dir);
+    let checked = 0;
+    for (const row of t!.rows) {
+      const [d, m] = [Number(row[0]), Number(row[1]!.replace('·d', ''))];
+      columns.forEach(([dirs, method], k) => {
+        const runs = dirs.filter((dir) => fs.existsSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz')))
+          .flatMap((dir) => readJsonl<BbobRunRecord>(path.join(PUBLISHED, dir, 'runs.jsonl.gz')))
+          .filter((r) => r.method === method && r.dim === d && r.budget >= m * d);
+        // One run per function and instance: bbob-2026-11-23 also holds single probe runs to a larger budget
+        // (bo at d = 5, f1 instance 1, to 50·d), so the run of the cell's own command, the smallest budget, counts.
+        const byTask = new Map<string, BbobRunRecord>();
+        for (const r of runs) if ((byTask.get(`${r.fn}:${r.instance}`)?.budget ?? Infinity) > r.budget) byTask.set(`${r.fn}:${r.instance}`, r);
+        const unique = [...byTask.values()];
+        const cell = row[k + 2]!.replace(/\*\*/g, '');
+        if (cell === '–') return expect(unique.length, `d=${d} ${m}·d ${method}: "–" but all runs published`).toBeLessThan(120);
+        expect(unique, `d=${d} ${m}·d column ${k + 3}`).toHaveLength(120);
+        expect(cell.split(' ')[0], `d=${d} ${m}·d column ${k + 3}`).toBe(`${(100 * targetShare(unique, () => m * d)).toFixed(1)}%`);
+        checked++;
+      });
+    }
+    expect(checked).toBeGreaterThanOrEqual(27);
   });
 });
 
