@@ -314,7 +314,7 @@ describe('triangular solves with the right-hand sides as rows (triangular.ts)', 
 describe('Gram products of the REML fit (gram.ts)', () => {
   it('rowDotsSymInto and addGramInto equal plain dot-product loops bit for bit (sizes around the width of 4)', () => {
     const rng = Rng.fromSeed(13);
-    for (const [rows, len] of [[1, 3], [4, 5], [7, 2], [10, 9]]) {
+    for (const [rows, len] of [[1, 3], [2, 4], [4, 5], [7, 2], [10, 9], [11, 4], [14, 3]]) {
       const x = Float64Array.from(rng.normals(rows * len)), y = Float64Array.from(rng.normals(rows * len));
       const out = new Float64Array(rows * rows);
       rowDotsSymInto(x, y, rows, len, out);

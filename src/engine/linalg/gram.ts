@@ -43,36 +43,64 @@ export function rowDotsSymInto(x: Float64Array, y: Float64Array, rows: number, l
  * (a ascending) once; sign = −1 subtracts exactly (a + (−s) is a − s in IEEE arithmetic).
  */
 export function addGramInto(P: Float64Array, n: number, C: Float64Array, p: number, sign: 1 | -1): void {
-  for (let i = 0; i < n; i++) {
-    const ci = i * p;
-    let j = i;
+  let i = 0;
+  // Two rows i, i + 1 at a time: their entries with j ≥ i + 2 share the loads of rows j … j + 3
+  // (eight sums); (i, i), (i, i + 1) and (i + 1, i + 1) one by one. Every sum is the same as row by row.
+  for (; i + 1 < n; i += 2) {
+    const ci = i * p, cn = ci + p;
+    addGramEntry(P, n, C, p, sign, i, i);
+    addGramEntry(P, n, C, p, sign, i, i + 1);
+    addGramEntry(P, n, C, p, sign, i + 1, i + 1);
+    let j = i + 2;
     for (; j + 3 < n; j += 4) {
       const c0 = j * p, c1 = c0 + p, c2 = c1 + p, c3 = c2 + p;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0, t0 = 0, t1 = 0, t2 = 0, t3 = 0;
       for (let a = 0; a < p; a++) {
-        const x = C[ci + a];
-        s0 += x * C[c0 + a];
-        s1 += x * C[c1 + a];
-        s2 += x * C[c2 + a];
-        s3 += x * C[c3 + a];
+        const x = C[ci + a], y = C[cn + a];
+        const z0 = C[c0 + a], z1 = C[c1 + a], z2 = C[c2 + a], z3 = C[c3 + a];
+        s0 += x * z0;
+        s1 += x * z1;
+        s2 += x * z2;
+        s3 += x * z3;
+        t0 += y * z0;
+        t1 += y * z1;
+        t2 += y * z2;
+        t3 += y * z3;
       }
       s0 *= sign; s1 *= sign; s2 *= sign; s3 *= sign;
-      P[i * n + j] += s0;
-      P[i * n + j + 1] += s1;
-      P[i * n + j + 2] += s2;
-      P[i * n + j + 3] += s3;
-      if (j !== i) P[j * n + i] += s0;
+      t0 *= sign; t1 *= sign; t2 *= sign; t3 *= sign;
+      const ri = i * n, rn = ri + n;
+      P[ri + j] += s0;
+      P[ri + j + 1] += s1;
+      P[ri + j + 2] += s2;
+      P[ri + j + 3] += s3;
+      P[rn + j] += t0;
+      P[rn + j + 1] += t1;
+      P[rn + j + 2] += t2;
+      P[rn + j + 3] += t3;
+      P[j * n + i] += s0;
       P[(j + 1) * n + i] += s1;
       P[(j + 2) * n + i] += s2;
       P[(j + 3) * n + i] += s3;
+      P[j * n + i + 1] += t0;
+      P[(j + 1) * n + i + 1] += t1;
+      P[(j + 2) * n + i + 1] += t2;
+      P[(j + 3) * n + i + 1] += t3;
     }
     for (; j < n; j++) {
-      const cj = j * p;
-      let s = 0;
-      for (let a = 0; a < p; a++) s += C[ci + a] * C[cj + a];
-      s *= sign;
-      P[i * n + j] += s;
-      if (j !== i) P[j * n + i] += s;
+      addGramEntry(P, n, C, p, sign, i, j);
+      addGramEntry(P, n, C, p, sign, i + 1, j);
     }
   }
+  if (i < n) addGramEntry(P, n, C, p, sign, i, i);
+}
+
+/** P_ij (and P_ji when j ≠ i) += sign · Σ_a c_ia c_ja, a ascending. */
+function addGramEntry(P: Float64Array, n: number, C: Float64Array, p: number, sign: 1 | -1, i: number, j: number): void {
+  const ci = i * p, cj = j * p;
+  let s = 0;
+  for (let a = 0; a < p; a++) s += C[ci + a] * C[cj + a];
+  s *= sign;
+  P[i * n + j] += s;
+  if (j !== i) P[j * n + i] += s;
 }
