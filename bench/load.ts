@@ -219,25 +219,100 @@ async function dbFigures(server: ServerProcess): Promise<{ statements: number; c
 
 interface CpuSample {
   servers: number;
+  /** Per server: its main thread's and its engine worker threads' CPU seconds (named probnes-engine), from /proc/<pid>/task. */
+  threads: { main: number; engine: number }[];
   /** CPU seconds per database backend pid (backends come and go with pooled connections). */
   backends: Map<number, number>;
+  /** CPU seconds per PostgreSQL process that serves no client: the postmaster, WAL writer, checkpointer, background writer, autovacuum. */
+  auxiliary: Map<number, number>;
   client: number;
+  /** The whole machine's busy CPU seconds (/proc/stat: all but idle and iowait), whatever process used them. */
+  machine: number;
 }
 
-/** CPU seconds used so far by the server processes (worker threads included), this run's database backends, and this process. */
-async function cpuNow(servers: ServerProcess[], backends: () => Promise<number[]>): Promise<CpuSample> {
+const ticks = (stat: string) => {
+  // Fields after the parenthesised command name; utime and stime are fields 14 and 15, in clock ticks (100 Hz on Linux).
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
+
+/** A server process's main thread and engine worker threads, CPU seconds (zeros where /proc is absent). */
+async function threadCpu(pid: number): Promise<{ main: number; engine: number }> {
+  const out = { main: 0, engine: 0 };
+  let tids: string[] = [];
+  try {
+    tids = await fs.promises.readdir(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const [comm, stat] = await Promise.all([fs.promises.readFile(`/proc/${pid}/task/${tid}/comm`, 'utf8'), fs.promises.readFile(`/proc/${pid}/task/${tid}/stat`, 'utf8')]);
+      if (tid === String(pid)) out.main += ticks(stat);
+      else if (comm.trim() === 'probnes-engine') out.engine += ticks(stat);
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
+async function machineBusy(): Promise<number> {
+  try {
+    const cpu = (await fs.promises.readFile('/proc/stat', 'utf8')).split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const total = cpu.slice(0, 8).reduce((a, x) => a + x, 0);
+    return (total - cpu[3]! - cpu[4]!) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU seconds used so far by the server processes (worker threads included), this run's database processes, this process and the machine. */
+async function cpuNow(servers: ServerProcess[], pgPids: () => Promise<{ backends: number[]; auxiliary: number[] }>): Promise<CpuSample> {
   const perServer = await Promise.all(servers.map((s) => processCpuSeconds(s.pid)));
-  const pids = await backends();
-  const perBackend = await Promise.all(pids.map(async (p) => [p, (await processCpuSeconds(p)) ?? 0] as const));
+  const threads = await Promise.all(servers.map((s) => threadCpu(s.pid)));
+  const pids = await pgPids();
+  const cpuOf = async (list: number[]) => new Map(await Promise.all(list.map(async (p) => [p, (await processCpuSeconds(p)) ?? 0] as const)));
+  const [backends, auxiliary] = await Promise.all([cpuOf(pids.backends), cpuOf(pids.auxiliary)]);
   const u = process.cpuUsage();
-  return { servers: perServer.reduce<number>((a, x) => a + (x ?? 0), 0), backends: new Map(perBackend), client: (u.user + u.system) / 1e6 };
+  return { servers: perServer.reduce<number>((a, x) => a + (x ?? 0), 0), threads, backends, auxiliary, client: (u.user + u.system) / 1e6, machine: await machineBusy() };
 }
 
-/** CPU seconds between two samples; a backend first seen in the second sample counts from zero. */
-function cpuSpent(a: CpuSample, b: CpuSample): { servers: number; database: number; client: number } {
-  let database = 0;
-  for (const [pid, s] of b.backends) database += s - (a.backends.get(pid) ?? 0);
-  return { servers: b.servers - a.servers, database, client: b.client - a.client };
+interface CpuSpent {
+  servers: number;
+  main: number;
+  engine: number;
+  database: number;
+  auxiliary: number;
+  client: number;
+  machine: number;
+}
+
+/** CPU seconds between two samples; a process first seen in the second sample counts from zero. */
+function cpuSpent(a: CpuSample, b: CpuSample): CpuSpent {
+  const grown = (x: Map<number, number>, y: Map<number, number>) => {
+    let sum = 0;
+    for (const [pid, s] of y) sum += s - (x.get(pid) ?? 0);
+    return sum;
+  };
+  const sum = (f: (t: { main: number; engine: number }) => number, xs: { main: number; engine: number }[]) => xs.reduce((acc, t) => acc + f(t), 0);
+  return {
+    servers: b.servers - a.servers,
+    main: sum((t) => t.main, b.threads) - sum((t) => t.main, a.threads),
+    engine: sum((t) => t.engine, b.threads) - sum((t) => t.engine, a.threads),
+    database: grown(a.backends, b.backends),
+    auxiliary: grown(a.auxiliary, b.auxiliary),
+    client: b.client - a.client,
+    machine: b.machine - a.machine,
+  };
+}
+
+/** The loop's counts one replica's /metrics gives (LoopService.stats). */
+async function loopFigures(server: ServerProcess): Promise<Record<'loads' | 'warm_starts' | 'warm_discarded' | 'recomputes' | 'history_reads', number>> {
+  const text = await (await fetch(`${server.base}/metrics`)).text();
+  const metric = (name: string) => Number(new RegExp(`^probnes_loop_${name} ([0-9.e+-]+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { loads: metric('loads'), warm_starts: metric('warm_starts'), warm_discarded: metric('warm_discarded'), recomputes: metric('recomputes'), history_reads: metric('history_reads') };
 }
 
 /** Engine compute seconds so far (the workers' own time per call, summed over methods and operations), from one server's /metrics. */
@@ -249,13 +324,14 @@ async function engineSeconds(server: ServerProcess): Promise<number> {
 }
 
 /** The servers of the run: one SQLite process, or N replicas on a fresh PostgreSQL database (dropped by `cleanup`). */
-async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; backends: () => Promise<number[]>; cleanup: () => Promise<void> }> {
+type PgPids = () => Promise<{ backends: number[]; auxiliary: number[] }>;
+async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; backends: PgPids; cleanup: () => Promise<void> }> {
   // No rate limit: 32 clients on one (open) tenant send far more than one key's per-minute quota.
   const env: Record<string, string> = { RATE_LIMIT_PER_MINUTE: '0', ...(cfg.engineWorkers ? { ENGINE_WORKERS: cfg.engineWorkers } : {}) };
   const nodeArgs = cfg.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(cfg.cpuProf)] : [];
   if (cfg.storage === 'sqlite') {
     const server = await startServer(path.join(tmp, 'load.db'), { env, stderr: 'inherit', nodeArgs });
-    return { servers: [server], backends: async () => [], cleanup: async () => void (await server.stop('SIGTERM')) };
+    return { servers: [server], backends: async () => ({ backends: [], auxiliary: [] }), cleanup: async () => void (await server.stop('SIGTERM')) };
   }
   const name = `probnes_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: cfg.databaseUrl });
@@ -276,8 +352,19 @@ async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; ba
   }
   return {
     servers,
-    // The database server's processes that serve this run (one backend per pooled connection).
-    backends: async () => (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map((r) => r.pid),
+    // The database server's processes that serve this run (one backend per pooled connection), and
+    // those that serve no client (WAL writer, checkpointer, …; the postmaster is their parent).
+    backends: async () => {
+      const rows = (await admin.query<{ pid: number; datname: string | null; backend_type: string }>('SELECT pid, datname, backend_type FROM pg_stat_activity')).rows;
+      const auxiliary = rows.filter((r) => r.backend_type !== 'client backend' && r.datname === null).map((r) => r.pid);
+      try {
+        const stat = fs.readFileSync(`/proc/${auxiliary[0]}/stat`, 'utf8');
+        auxiliary.push(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // not on this machine, or no auxiliary process listed
+      }
+      return { backends: rows.filter((r) => r.datname === name).map((r) => r.pid), auxiliary };
+    },
     cleanup: async () => {
       await Promise.all(servers.map((s) => s.stop('SIGTERM')));
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -305,6 +392,7 @@ async function main(): Promise<void> {
     console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
     const studies = await createStudies(server.base);
     const db0 = cfg.storage === 'postgres' ? await Promise.all(servers.map(dbFigures)) : null;
+    const loop0 = await Promise.all(servers.map(loopFigures));
     const start = await memory(server);
     let peak = start;
     const sampler = setInterval(() => {
@@ -325,6 +413,7 @@ async function main(): Promise<void> {
     const cpu1 = await cpuNow(servers, backends);
     const engine1 = await Promise.all(servers.map(engineSeconds));
     const db1 = db0 ? await Promise.all(servers.map(dbFigures)) : null;
+    const loop1 = await Promise.all(servers.map(loopFigures));
     let generations = -generations0;
     for (const st of studies) generations += (await call(server.base, 'GET', `/v1/studies/${st.id}`)).generation as number;
     clearInterval(sampler);
@@ -358,11 +447,25 @@ async function main(): Promise<void> {
     }
     const cpu = cpuSpent(cpu0, cpu1);
     const perRequest = (s: number) => `${fmt((s * 1000) / Math.max(1, requests))} ms`;
+    const pg = cfg.storage === 'postgres';
     console.log(
       `CPU per request: server${servers.length > 1 ? 's' : ''} ${perRequest(cpu.servers)}` +
-        (cfg.storage === 'postgres' ? `, database backends ${perRequest(cpu.database)}` : '') +
+        (pg ? `, database backends ${perRequest(cpu.database)}` : '') +
         `, load generator ${perRequest(cpu.client)}; machine-wide ${fmt((cpu.servers + cpu.database + cpu.client) / seconds)} cores busy with the run`,
     );
+    // Where each generation's CPU went, the whole machine's included (/proc/stat): what a second replica has to share.
+    const perGeneration = (s: number) => fmt((s * 1000) / Math.max(1, generations));
+    const rest = cpu.machine - cpu.servers - cpu.database - cpu.auxiliary - cpu.client;
+    console.log(
+      `CPU per generation (ms): servers ${perGeneration(cpu.servers)} = main thread${servers.length > 1 ? 's' : ''} ${perGeneration(cpu.main)} + engine worker${servers.length > 1 ? 's' : ''} ${perGeneration(cpu.engine)} + other threads ${perGeneration(cpu.servers - cpu.main - cpu.engine)}` +
+        (pg ? `; database backends ${perGeneration(cpu.database)}, PostgreSQL's other processes ${perGeneration(cpu.auxiliary)}` : '') +
+        `; load generator ${perGeneration(cpu.client)}; the rest of the machine ${perGeneration(rest)}; machine ${perGeneration(cpu.machine)} (${fmt(cpu.machine / seconds)} cores busy); ${fmt(requests / Math.max(1, generations))} requests per generation`,
+    );
+    {
+      const d = (k: keyof (typeof loop1)[number]) => loop1.reduce((a, x) => a + x[k], 0) - loop0.reduce((a, x) => a + x[k], 0);
+      const per = (k: keyof (typeof loop1)[number]) => fmt(d(k) / Math.max(1, requests));
+      console.log(`loop per request: ${per('loads')} snapshot loads, ${per('warm_starts')} warm starts, ${per('warm_discarded')} warm starts discarded, ${per('recomputes')} recomputes, ${per('history_reads')} history reads`);
+    }
     console.log(`errors: ${errors}${errors ? ` — ${[...stats.errors].map(([k, n]) => `${k}: ${n}`).join('; ')}` : ''}`);
     const mem = (m: Memory) => `RSS ${fmt(m.rssMiB)} MiB, heap used ${fmt(m.heapUsedMiB)} MiB`;
     console.log(`server memory: start ${mem(start)}; peak ${mem(peak)} (sampled each second${hwm ? `; kernel high-water RSS ${fmt(hwm)} MiB` : ''}); end ${mem(last)}`);

@@ -92,6 +92,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   // Warm snapshots where a load is a database round trip (several replicas check them at commit).
   const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres' });
+  metrics.addLoopGauges(() => loop.stats);
   await app.withTypeProvider<ZodTypeProvider>().register(suggestionRoutes, { loop });
   await app.withTypeProvider<ZodTypeProvider>().register(observationRoutes, { loop });
   await app.withTypeProvider<ZodTypeProvider>().register(trialActionRoutes, { loop });

@@ -5,7 +5,7 @@ export { StudyService, type Study, type StudyServiceDeps } from './studies/studi
 export { ReportsService, regretHistory, type ReportsServiceDeps, type BestReport, type DistributionReport, type Evaluation, type GenerationReport } from './studies/reports.js';
 export { StudyTransfer, type StudyTransferDeps } from './transfer/study-transfer.js';
 export { DocumentSchema, DOCUMENT_FORMAT, DOCUMENT_VERSION, DOCUMENT_LIMITS, type StudyDocument, type DocumentStudy, type DocumentTrial, type DocumentEngineState } from './transfer/document-schema.js';
-export { LoopService, type LoopServiceDeps, type Suggestions, type SuggestReason, type ObservationResult } from './loop/loop.js';
+export { LoopService, type LoopServiceDeps, type LoopStats, type Suggestions, type SuggestReason, type ObservationResult } from './loop/loop.js';
 export { UnknownTrialsError, TrialAlreadyCompletedError, TrialNotActiveError, LeaseNotHeldError, ConcurrentUpdateError } from './loop/loop-errors.js';
 export { DEFAULT_CLIENT } from './loop/lease.js';
 export { ObservationsRequest, MAX_OBSERVATIONS, type ObservationInput } from './loop/observation-request.js';

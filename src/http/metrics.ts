@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
 import type { EngineTask } from '../domain/pool/engine-tasks.js';
-import { STUDY_STATES, type Operations } from '../domain/index.js';
+import { STUDY_STATES, type LoopStats, type Operations } from '../domain/index.js';
 
 const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';
 const OBSERVATIONS_ROUTE = '/v1/studies/:study_id/observations';
@@ -70,6 +70,20 @@ export class Metrics {
       },
       close: () => runner.close(),
     };
+  }
+
+  /** The loop's storage reads and recomputations since start (LoopService.stats), read when scraped. */
+  addLoopGauges(stats: () => LoopStats): void {
+    const figures = [
+      ['probnes_loop_loads', 'Loop request attempts that read their study from storage.', 'loads'],
+      ['probnes_loop_warm_starts', "Loop request attempts that started from this process's last commit on the study instead of a read.", 'warmStarts'],
+      ['probnes_loop_warm_discarded', 'Warm attempts done again from a read (another writer had changed the study, or nothing proved it current).', 'warmDiscarded'],
+      ['probnes_loop_recomputes', 'Attempts done again because another writer changed the study during the request.', 'recomputes'],
+      ['probnes_loop_history_reads', "Reads of a study's completed history (not in this process's cache).", 'historyReads'],
+    ] as const;
+    for (const [name, help, key] of figures) {
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(stats()[key]); } });
+    }
   }
 
   /** Gauges computed from storage when scraped (not kept up to date on every write). */

@@ -79,6 +79,20 @@ const hasWrites = (snap: StudySnapshot) =>
   snap.updates().length > 0 || snap.newTrials().length > 0 || snap.engine !== snap.loadedEngine || snap.studyState !== null;
 const SILENT: LoopLogger = { warn: () => {}, error: () => {} };
 
+/** What the loop's requests cost in storage reads and recomputation, counted since start (/metrics). */
+export interface LoopStats {
+  /** Attempts that read the study from storage (a cold start, or again after a conflict). */
+  loads: number;
+  /** Attempts that started from this process's last commit instead (warmSnapshots). */
+  warmStarts: number;
+  /** Warm attempts thrown away and done again from a load (their commit was refused, or they could not prove the state current). */
+  warmDiscarded: number;
+  /** Cold attempts done again because another writer changed the study during the request. */
+  recomputes: number;
+  /** Reads of a study's completed history (the per-study cache did not have it). */
+  historyReads: number;
+}
+
 export class LoopService {
   private readonly storage: Storage;
   private readonly runner: EngineRunner;
@@ -87,6 +101,7 @@ export class LoopService {
   private readonly warmSnapshots: boolean;
   private readonly lock = new KeyedMutex();
   private readonly cache = new StudyCache();
+  private readonly counts = { loads: 0, warmStarts: 0, warmDiscarded: 0, recomputes: 0 };
   private readonly observations = new CommitGroups<{ tenantId: string; inputs: readonly ObservationInput[] }, ObservationResult>(this.lock);
 
   constructor(deps: LoopServiceDeps) {
@@ -95,6 +110,10 @@ export class LoopService {
     this.now = deps.now ?? (() => new Date());
     this.log = deps.log ?? SILENT;
     this.warmSnapshots = deps.warmSnapshots ?? false;
+  }
+
+  get stats(): LoopStats {
+    return { ...this.counts, historyReads: this.cache.historyReads };
   }
 
   /** The client's held trials first (retries never create work), then REQUESTED ones, then new ones. */
@@ -222,6 +241,8 @@ export class LoopService {
     if (warm && !trialIds.every((id) => warm!.trials.some((t) => t.trialId === id))) warm = null;
     for (let attempt = 1; ; attempt++) {
       const fromWarm = warm !== null;
+      if (fromWarm) this.counts.warmStarts++;
+      else this.counts.loads++;
       const snap = warm ? StudySnapshot.fromWarm(this.storage, this.cache, warm) : await StudySnapshot.load(this.storage, this.cache, tenantId, studyId, trialIds);
       warm = null;
       // Used at most once: the commit below replaces it, a failure must not reuse it.
@@ -232,13 +253,19 @@ export class LoopService {
       try {
         result = await fn(snap, ctx);
       } catch (err) {
-        if (fromWarm && (err instanceof DomainError || err instanceof StaleSnapshotError)) continue;
+        if (fromWarm && (err instanceof DomainError || err instanceof StaleSnapshotError)) {
+          this.counts.warmDiscarded++;
+          continue;
+        }
         if (!(err instanceof StaleSnapshotError)) throw err;
         this.retryOrGiveUp(studyId, attempt, 'stale_snapshot');
         await backoff(attempt);
         continue;
       }
-      if (fromWarm && !hasWrites(snap)) continue;
+      if (fromWarm && !hasWrites(snap)) {
+        this.counts.warmDiscarded++;
+        continue;
+      }
       const res = await this.commit(snap, ctx, tenantId);
       if (res === null || res.committed) return result;
       if (res.reason === 'study_not_found') {
@@ -248,6 +275,7 @@ export class LoopService {
       // Another writer since this process's last commit: the expected case of a warm start that
       // lost, not worth a warning or a pause.
       if (fromWarm) {
+        this.counts.warmDiscarded++;
         this.cache.forget(studyId);
         continue;
       }
@@ -257,6 +285,7 @@ export class LoopService {
   }
 
   private retryOrGiveUp(studyId: string, attempt: number, reason: string): void {
+    this.counts.recomputes++;
     this.cache.forget(studyId);
     this.log.warn({ study_id: studyId, attempt, reason }, 'study changed during the request; recomputing');
     if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError(studyId);

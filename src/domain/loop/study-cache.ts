@@ -58,6 +58,8 @@ interface Entry {
 
 export class StudyCache {
   private readonly entries = new Map<string, Entry>();
+  /** Completed histories read from storage because no entry had them (counted for /metrics). */
+  historyReads = 0;
 
   constructor(private readonly maxStudies = 512) {}
 

@@ -43,6 +43,7 @@ function completedTrials(storage: Storage, cache: StudyCache, studyId: string, c
   return async () => {
     const cached = cache.completed(studyId, count);
     if (cached) return cached;
+    cache.historyReads++;
     const fresh = (await storage.listCompletedTrials(studyId)).map(toPoint);
     if (fresh.length === count) cache.setCompleted(studyId, fresh);
     return fresh;

@@ -3,12 +3,24 @@
  * Errors are returned as data, not thrown, so that a typed engine error keeps its `code` across
  * the thread boundary (structured clone drops custom error classes).
  */
+import { writeFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 import { EngineError } from '../../engine/index.js';
 import { runEngineTask, type EngineResult, type EngineTask } from './engine-tasks.js';
 
 export type WorkerReply =
   | { ok: true; result: EngineResult; ms: number }
   | { ok: false; code: string; message: string; engine: boolean };
+
+// Name the thread (Linux; top -H, /proc/<pid>/task/*/comm) so that its CPU can be told apart from the
+// main thread's: bench:load reports the two separately. Elsewhere, or if /proc is read-only, unnamed.
+if (!isMainThread) {
+  try {
+    writeFileSync('/proc/thread-self/comm', 'probnes-engine');
+  } catch {
+    // not Linux
+  }
+}
 
 export default function handle(task: EngineTask): WorkerReply {
   const t0 = performance.now();
