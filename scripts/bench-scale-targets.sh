@@ -7,8 +7,11 @@
 #   4. errors in all four runs (target: 0)
 # The engine-bound pair runs once per dimension in DIMS (default "10 30"): at d = 10 the requests
 # around an engine update cost more CPU than the update itself, so on two cores a second replica has
-# little to add; at d = 30 the update dominates (docs/BENCHMARKS.md, "Storage"). Run with the machine
-# otherwise idle; about 4.5 minutes with the defaults (4 min 18 s at f006c29 on the shared machine).
+# little to add; at d = 30 the update dominates (docs/BENCHMARKS.md, "Storage"). After the table, per
+# dimension, what a generation cost the whole machine with one and with two replicas (bench:load's "CPU
+# per generation": engine workers, main threads, database, load generator, the rest) and the ceiling
+# that puts on two replicas: cores × 1000 / (ms per generation with two) generations/s. Run with the
+# machine otherwise idle; about 4.5 minutes with the defaults (4 min 18 s at f006c29 on the shared machine).
 #
 #   scripts/bench-scale-targets.sh                   # outputs in ./data/bench-scale-targets/
 #   DIMS=30 SECONDS_ENGINE=40 OUT=/tmp/x scripts/bench-scale-targets.sh
@@ -67,6 +70,17 @@ for (const e of engine) {
   console.log(`| two replicas ≥ 1.6× one, generations/s (engine-bound, d = ${e.d}) | ${gens(e.two)} / ${gens(e.one)} = ${r.toFixed(2)}× | ${ok(r >= 1.6)} |`);
 }
 console.log(`| 0 errors | ${errs.join(', ')} | ${ok(errs.every((e) => e === 0))} |`);
+// The ceiling of two replicas on this machine's cores from what each generation cost the whole machine
+// (bench:load's "CPU per generation" line): cores × 1000 / machine ms per generation, against one replica's rate.
+const cores = require('node:os').cpus().length;
+const perGen = (t, what) => num(/^CPU per generation.*$/m.exec(t)?.[0] ?? '', new RegExp(`${what} ([0-9.]+)`));
+for (const e of engine) {
+  const part = (t) => `engine ${perGen(t, 'engine workers?')}, main ${perGen(t, 'main threads?')}, other threads ${perGen(t, 'other threads')}, database ${perGen(t, 'database backends')}, PostgreSQL's other processes ${perGen(t, "PostgreSQL's other processes")}, load generator ${perGen(t, 'load generator')}, rest ${perGen(t, 'the rest of the machine')}`;
+  const m1 = perGen(e.one, '; machine'), m2 = perGen(e.two, '; machine');
+  const ceiling = (cores * 1000) / m2;
+  console.log(`\nd = ${e.d}, CPU per generation (ms): one replica ${m1} (${part(e.one)}); two ${m2} (${part(e.two)}). ` +
+    `Two replicas' ceiling on ${cores} cores: ${cores} × 1000 / ${m2} = ${ceiling.toFixed(1)} generations/s = ${(ceiling / gens(e.one)).toFixed(2)}× one replica's ${gens(e.one)}`);
+}
 console.log(`\nload average (1, 5, 15 min) at start → end of each run: ${all.map(load).join('; ')}`);
 console.log(`outputs: ${dir}/*.md`);
 EOF
