@@ -88,7 +88,17 @@ export class Metrics {
 
   /** Gauges computed from storage when scraped (not kept up to date on every write). */
   addStorageGauges(ops: Operations, now: () => Date): void {
-    const counts = () => ops.counts(now());
+    // One read per scrape: both gauges below need it, and prom-client collects them concurrently,
+    // so the second shares the first's query (the open-lease count scans every study's trials).
+    let pending: Promise<Awaited<ReturnType<Operations['counts']>>> | null = null;
+    const counts = () => {
+      if (!pending) {
+        pending = ops.counts(now());
+        const clear = () => setImmediate(() => (pending = null));
+        pending.then(clear, clear);
+      }
+      return pending;
+    };
     new Gauge({
       name: 'probnes_studies',
       help: 'Studies by state (all tenants).',

@@ -66,6 +66,39 @@ describe('/metrics', () => {
     expect(sample(text, 'probnes_open_leases')).toBe(2);
   });
 
+  it('reads the storage counts once per scrape, and again at the next scrape', async () => {
+    let calls = 0;
+    const read = t.storage.operationalCounts.bind(t.storage);
+    t.storage.operationalCounts = (now) => {
+      calls++;
+      return read(now);
+    };
+    expect(sample(await scrape(), 'probnes_studies{state="ACTIVE"}')).toBe(0);
+    // Two gauges (studies by state, open leases) from one read.
+    expect(calls).toBe(1);
+    await t.app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method: 'random' }) });
+    const text = await scrape();
+    expect(calls).toBe(2);
+    expect(sample(text, 'probnes_studies{state="ACTIVE"}')).toBe(1);
+  });
+
+  it("counts the loop's storage reads: every request a load on SQLite (no warm starts), no recomputes", async () => {
+    const created = await t.app.inject({ method: 'POST', url: '/v1/studies', payload: studyBody({ method: 'random', batch_size: 2 }) });
+    const id = (created.json() as { id: string }).id;
+    for (let i = 0; i < 3; i++) {
+      const s = await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=1&client_id=w` });
+      const [trial] = (s.json() as { trials: { trial_id: number }[] }).trials;
+      await t.app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: [{ trial_id: trial!.trial_id, value: i }] } });
+    }
+    const text = await scrape();
+    expect(sample(text, 'probnes_loop_loads')).toBe(6);
+    expect(sample(text, 'probnes_loop_warm_starts')).toBe(0);
+    expect(sample(text, 'probnes_loop_warm_discarded')).toBe(0);
+    expect(sample(text, 'probnes_loop_recomputes')).toBe(0);
+    // The first engine call reads the (empty) history; later ones find it in the cache.
+    expect(sample(text, 'probnes_loop_history_reads')).toBe(1);
+  });
+
   it('does not count failed loop requests', async () => {
     await t.app.inject({ method: 'GET', url: '/v1/studies/missing/suggestions' });
     const text = await scrape();
