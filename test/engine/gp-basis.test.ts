@@ -23,7 +23,7 @@ import {
   toMat,
   type GpHyper,
 } from '../../src/engine/gp/index.js';
-import { cholesky, cholSolve, fromRows } from '../../src/engine/linalg/index.js';
+import { type Mat, cholesky, cholSolve, fromRows } from '../../src/engine/linalg/index.js';
 import { contrastBasis, contrastIsCheaper } from '../../src/engine/gp/reml-contrast.js';
 import { bqIntegral, quadraticMoments } from '../../src/engine/quadrature/index.js';
 import { expectedGradientRows as expectedGradient, integralMoments, fitModel, predictAt } from '../../src/engine/strategies/probnes-bq.js';
@@ -168,6 +168,52 @@ describe('restricted likelihood by error contrasts (reml-contrast.ts)', () => {
     expect(contrastBasis(D)).toBeNull();
     expect(contrastIsCheaper(100, 66)).toBe(true); // d = 10 at the floor
     expect(contrastIsCheaper(100, 6)).toBe(false); // d = 2
+  });
+
+  it('the tiled Householder loops equal the one-column loops of Golub & Van Loan Alg. 5.2.1 bit for bit', () => {
+    // Reference: Householder QR one column at a time, then Fᵀ's rows as Q applied to e_{p+c} one at a time.
+    const plain = (H: Mat) => {
+      const n = H.rows, p = H.cols, m = n - p;
+      const a = new Float64Array(n * p), V = new Float64Array(n * p), beta = new Float64Array(p);
+      for (let i = 0; i < n; i++) for (let k = 0; k < p; k++) a[k * n + i] = H.data[i * p + k];
+      for (let k = 0; k < p; k++) {
+        let norm = 0;
+        for (let i = k; i < n; i++) norm += a[k * n + i] * a[k * n + i];
+        norm = Math.sqrt(norm);
+        const r = a[k * n + k] > 0 ? -norm : norm;
+        let vtv = 0;
+        for (let i = k; i < n; i++) {
+          V[k * n + i] = i === k ? a[k * n + k] - r : a[k * n + i];
+          vtv += V[k * n + i] * V[k * n + i];
+        }
+        beta[k] = vtv > 0 ? 2 / vtv : 0;
+        for (let j = k + 1; j < p; j++) {
+          let s = 0;
+          for (let i = k; i < n; i++) s += V[k * n + i] * a[j * n + i];
+          s *= beta[k];
+          for (let i = k; i < n; i++) a[j * n + i] -= s * V[k * n + i];
+        }
+      }
+      const Ft = new Float64Array(m * n);
+      for (let c = 0; c < m; c++) {
+        Ft[c * n + p + c] = 1;
+        for (let k = p - 1; k >= 0; k--) {
+          let s = 0;
+          for (let i = k; i < n; i++) s += V[k * n + i] * Ft[c * n + i];
+          s *= beta[k];
+          for (let i = k; i < n; i++) Ft[c * n + i] -= s * V[k * n + i];
+        }
+      }
+      return Ft;
+    };
+    const rng = Rng.fromSeed(45);
+    // Sizes around the tile width of 4 in both p (columns) and m = n − p (contrasts); d = 10 at the floor last.
+    for (const [n, p] of [[9, 3], [12, 5], [14, 6], [17, 10], [99, 66]]) {
+      const H: Mat = { rows: n, cols: p, data: Float64Array.from(rng.normals(n * p)) };
+      const cb = contrastBasis(H)!;
+      const ref = plain(H);
+      for (let i = 0; i < ref.length; i++) expect(cb.Ft[i]).toBe(ref[i]);
+    }
   });
 });
 

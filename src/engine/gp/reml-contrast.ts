@@ -67,7 +67,30 @@ export function contrastBasis(H: Mat): ContrastBasis | null {
       vtv += v * v;
     }
     beta[k] = vtv > 0 ? 2 / vtv : 0;
-    for (let j = k + 1; j < p; j++) {
+    // Q_k applied to columns k + 1 … p − 1, four at a time sharing the loads of v_k (each column's
+    // operations and their order as one column alone).
+    let j = k + 1;
+    for (; j + 3 < p; j += 4) {
+      const c0 = j * n, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let i = k; i < n; i++) {
+        const v = V[ck + i];
+        s0 += v * a[c0 + i];
+        s1 += v * a[c1 + i];
+        s2 += v * a[c2 + i];
+        s3 += v * a[c3 + i];
+      }
+      const b = beta[k];
+      s0 *= b; s1 *= b; s2 *= b; s3 *= b;
+      for (let i = k; i < n; i++) {
+        const v = V[ck + i];
+        a[c0 + i] -= s0 * v;
+        a[c1 + i] -= s1 * v;
+        a[c2 + i] -= s2 * v;
+        a[c3 + i] -= s3 * v;
+      }
+    }
+    for (; j < p; j++) {
       const cj = j * n;
       let s = 0;
       for (let i = k; i < n; i++) s += V[ck + i] * a[cj + i];
@@ -82,10 +105,36 @@ export function contrastBasis(H: Mat): ContrastBasis | null {
     if (!(Math.abs(rdiag[k]) > RANK_TOL * rmax)) return null;
     logDetHtH += 2 * Math.log(Math.abs(rdiag[k]));
   }
+  // Row c of Fᵀ = Q_0 … Q_{p−1} e_{p+c}; four rows at a time share the loads of each v_k (every
+  // row's sums and updates are the same operations in the same order as one row alone).
   const Ft = new Float64Array(m * n);
-  for (let c = 0; c < m; c++) {
+  for (let c = 0; c < m; c++) Ft[c * n + p + c] = 1;
+  let c = 0;
+  for (; c + 3 < m; c += 4) {
+    const o0 = c * n, o1 = o0 + n, o2 = o1 + n, o3 = o2 + n;
+    for (let k = p - 1; k >= 0; k--) {
+      const ck = k * n;
+      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      for (let i = k; i < n; i++) {
+        const v = V[ck + i];
+        s0 += v * Ft[o0 + i];
+        s1 += v * Ft[o1 + i];
+        s2 += v * Ft[o2 + i];
+        s3 += v * Ft[o3 + i];
+      }
+      const b = beta[k];
+      s0 *= b; s1 *= b; s2 *= b; s3 *= b;
+      for (let i = k; i < n; i++) {
+        const v = V[ck + i];
+        Ft[o0 + i] -= s0 * v;
+        Ft[o1 + i] -= s1 * v;
+        Ft[o2 + i] -= s2 * v;
+        Ft[o3 + i] -= s3 * v;
+      }
+    }
+  }
+  for (; c < m; c++) {
     const f = Ft.subarray(c * n, (c + 1) * n);
-    f[p + c] = 1;
     for (let k = p - 1; k >= 0; k--) {
       const ck = k * n;
       let s = 0;
