@@ -20,18 +20,24 @@
  * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
  *        [--dim 2] [--batch 4] [--options '{"candidates":64}'] [--storage sqlite|postgres]
  *        [--replicas 1] [--engine-workers N] [--history 0] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
- *        [--routing study|round-robin] [--cpu-prof DIR]
+ *        [--routing study|round-robin] [--caddy] [--cpu-prof DIR]
+ *
+ * `--caddy` (PostgreSQL) sends every request through the machine's caddy with the deployment's
+ * docker/Caddyfile.scale (study affinity by its header policy) instead of hashing in the load
+ * generator, and counts Caddy's CPU with the rest.
  *
  * `--history N` gives every study N external observations (uniform points in the box) before the
  * timed phase, so its generations cost what a long-running study's do: with a few hundred points the
  * engine, not HTTP or the database, is what limits generations per second (the engine-bound runs).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { freePort } from '../test/helpers/free-port.js';
 import { processCpuSeconds, processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { call, fmt, HttpError, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
 import { currentProvenance, describeProvenance } from './lib/provenance.js';
@@ -54,6 +60,7 @@ const { values: v } = parseArgs({
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'cpu-prof': { type: 'string' },
     routing: { type: 'string', default: 'study' },
+    caddy: { type: 'boolean', default: false },
   },
 });
 const positive = (name: string, s: string) => {
@@ -76,8 +83,10 @@ const cfg = {
   databaseUrl: v['database-url'],
   /** A directory for the servers' V8 CPU profiles (node --cpu-prof), written when they exit; scripts/cpu-profile-summary.ts reads them. */
   cpuProf: v['cpu-prof'],
+  caddy: v.caddy,
   routing: v.routing === 'study' || v.routing === 'round-robin' ? v.routing : (() => { throw new Error(`--routing takes study or round-robin, not ${v.routing}`); })(),
 };
+if (cfg.caddy && cfg.storage !== 'postgres') throw new Error('--caddy needs --storage postgres');
 if (cfg.storage === 'sqlite' && cfg.replicas > 1) throw new Error('--replicas > 1 needs --storage postgres (several processes cannot share one SQLite file)');
 
 interface Stats {
@@ -226,6 +235,8 @@ interface CpuSample {
   /** CPU seconds per PostgreSQL process that serves no client: the postmaster, WAL writer, checkpointer, background writer, autovacuum. */
   auxiliary: Map<number, number>;
   client: number;
+  /** Caddy's CPU seconds (--caddy), else 0. */
+  proxy: number;
   /** The whole machine's busy CPU seconds (/proc/stat: all but idle and iowait), whatever process used them. */
   machine: number;
 }
@@ -269,14 +280,15 @@ async function machineBusy(): Promise<number> {
 }
 
 /** CPU seconds used so far by the server processes (worker threads included), this run's database processes, this process and the machine. */
-async function cpuNow(servers: ServerProcess[], pgPids: () => Promise<{ backends: number[]; auxiliary: number[] }>): Promise<CpuSample> {
+async function cpuNow(servers: ServerProcess[], pgPids: () => Promise<{ backends: number[]; auxiliary: number[] }>, proxyPid: number | null): Promise<CpuSample> {
   const perServer = await Promise.all(servers.map((s) => processCpuSeconds(s.pid)));
   const threads = await Promise.all(servers.map((s) => threadCpu(s.pid)));
   const pids = await pgPids();
   const cpuOf = async (list: number[]) => new Map(await Promise.all(list.map(async (p) => [p, (await processCpuSeconds(p)) ?? 0] as const)));
   const [backends, auxiliary] = await Promise.all([cpuOf(pids.backends), cpuOf(pids.auxiliary)]);
   const u = process.cpuUsage();
-  return { servers: perServer.reduce<number>((a, x) => a + (x ?? 0), 0), threads, backends, auxiliary, client: (u.user + u.system) / 1e6, machine: await machineBusy() };
+  const proxy = proxyPid === null ? 0 : ((await processCpuSeconds(proxyPid)) ?? 0);
+  return { servers: perServer.reduce<number>((a, x) => a + (x ?? 0), 0), threads, backends, auxiliary, client: (u.user + u.system) / 1e6, proxy, machine: await machineBusy() };
 }
 
 interface CpuSpent {
@@ -286,6 +298,7 @@ interface CpuSpent {
   database: number;
   auxiliary: number;
   client: number;
+  proxy: number;
   machine: number;
 }
 
@@ -304,6 +317,7 @@ function cpuSpent(a: CpuSample, b: CpuSample): CpuSpent {
     database: grown(a.backends, b.backends),
     auxiliary: grown(a.auxiliary, b.auxiliary),
     client: b.client - a.client,
+    proxy: b.proxy - a.proxy,
     machine: b.machine - a.machine,
   };
 }
@@ -373,11 +387,32 @@ async function startServers(tmp: string): Promise<{ servers: ServerProcess[]; ba
   };
 }
 
+/** The machine's caddy with docker/Caddyfile.scale in front of the replicas (--caddy). */
+async function startCaddy(servers: ServerProcess[]): Promise<{ base: string; child: ChildProcess }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn('caddy', ['run', '--adapter', 'caddyfile', '--config', path.resolve('docker/Caddyfile.scale')], {
+    env: { ...process.env, PROBNES_LISTEN: `127.0.0.1:${port}`, PROBNES_UPSTREAMS: servers.map((x) => new URL(x.base).host).join(' ') },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) return { base, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('caddy did not start (is it installed? apt-get install caddy)');
+}
+
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-load-'));
   const { servers, backends, cleanup } = await startServers(tmp);
   const server = servers[0]!;
-  const bases = servers.map((x) => x.base);
+  const proxy = cfg.caddy ? await startCaddy(servers) : null;
+  const bases = proxy ? [proxy.base] : servers.map((x) => x.base);
   const stats: Stats = { latency: new Map(), errors: new Map(), observations: 0, suggested: 0 };
   let exitCode = 0;
   try {
@@ -385,7 +420,8 @@ async function main(): Promise<void> {
     console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.history ? `, ${cfg.history} external observations per study first` : ''}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
     console.log(
       `# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process` +
-        (cfg.replicas > 1 ? `, ${cfg.routing === 'study' ? "requests routed by study (each study's to one replica, by a hash of its id)" : 'requests sent to the replicas in turn'}` : ''),
+        (cfg.caddy ? ', every request through Caddy (docker/Caddyfile.scale)' : '') +
+        (cfg.replicas > 1 && !cfg.caddy ? `, ${cfg.routing === 'study' ? "requests routed by study (each study's to one replica, by a hash of its id)" : 'requests sent to the replicas in turn'}` : ''),
     );
     const provenance = currentProvenance(`npm run bench:load -- ${process.argv.slice(2).join(' ')}`);
     console.log(`# ${provenance.command}; ${describeProvenance([provenance])}`);
@@ -405,12 +441,12 @@ async function main(): Promise<void> {
     let generations0 = 0;
     for (const st of studies) generations0 += (await call(server.base, 'GET', `/v1/studies/${st.id}`)).generation as number;
     const engine0 = await Promise.all(servers.map(engineSeconds));
-    const cpu0 = await cpuNow(servers, backends);
+    const cpu0 = await cpuNow(servers, backends, proxy?.child.pid ?? null);
     const t0 = process.hrtime.bigint();
     const end = Date.now() + cfg.seconds * 1000;
     await Promise.all(Array.from({ length: cfg.clients }, (_, c) => client(bases, studies, c, end, stats)));
     const seconds = ms(t0) / 1000;
-    const cpu1 = await cpuNow(servers, backends);
+    const cpu1 = await cpuNow(servers, backends, proxy?.child.pid ?? null);
     const engine1 = await Promise.all(servers.map(engineSeconds));
     const db1 = db0 ? await Promise.all(servers.map(dbFigures)) : null;
     const loop1 = await Promise.all(servers.map(loopFigures));
@@ -451,15 +487,15 @@ async function main(): Promise<void> {
     console.log(
       `CPU per request: server${servers.length > 1 ? 's' : ''} ${perRequest(cpu.servers)}` +
         (pg ? `, database backends ${perRequest(cpu.database)}` : '') +
-        `, load generator ${perRequest(cpu.client)}; machine-wide ${fmt((cpu.servers + cpu.database + cpu.client) / seconds)} cores busy with the run`,
+        `, load generator ${perRequest(cpu.client)}${cfg.caddy ? `, Caddy ${perRequest(cpu.proxy)}` : ''}; machine-wide ${fmt((cpu.servers + cpu.database + cpu.client + cpu.proxy) / seconds)} cores busy with the run`,
     );
     // Where each generation's CPU went, the whole machine's included (/proc/stat): what a second replica has to share.
     const perGeneration = (s: number) => fmt((s * 1000) / Math.max(1, generations));
-    const rest = cpu.machine - cpu.servers - cpu.database - cpu.auxiliary - cpu.client;
+    const rest = cpu.machine - cpu.servers - cpu.database - cpu.auxiliary - cpu.client - cpu.proxy;
     console.log(
       `CPU per generation (ms): servers ${perGeneration(cpu.servers)} = main thread${servers.length > 1 ? 's' : ''} ${perGeneration(cpu.main)} + engine worker${servers.length > 1 ? 's' : ''} ${perGeneration(cpu.engine)} + other threads ${perGeneration(cpu.servers - cpu.main - cpu.engine)}` +
         (pg ? `; database backends ${perGeneration(cpu.database)}, PostgreSQL's other processes ${perGeneration(cpu.auxiliary)}` : '') +
-        `; load generator ${perGeneration(cpu.client)}; the rest of the machine ${perGeneration(rest)}; machine ${perGeneration(cpu.machine)} (${fmt(cpu.machine / seconds)} cores busy); ${fmt(requests / Math.max(1, generations))} requests per generation`,
+        `; load generator ${perGeneration(cpu.client)}${cfg.caddy ? `; Caddy ${perGeneration(cpu.proxy)}` : ''}; the rest of the machine ${perGeneration(rest)}; machine ${perGeneration(cpu.machine)} (${fmt(cpu.machine / seconds)} cores busy); ${fmt(requests / Math.max(1, generations))} requests per generation`,
     );
     {
       const d = (k: keyof (typeof loop1)[number]) => loop1.reduce((a, x) => a + x[k], 0) - loop0.reduce((a, x) => a + x[k], 0);
@@ -472,6 +508,7 @@ async function main(): Promise<void> {
     console.log(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     if (errors > 0) exitCode = 1;
   } finally {
+    proxy?.child.kill('SIGTERM');
     await cleanup();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
