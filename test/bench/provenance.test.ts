@@ -21,14 +21,6 @@ const read = (doc: string) => fs.readFileSync(path.join(ROOT, doc), 'utf8');
 const README_REFERENCE_SECTIONS = ['## Which method when', '## Configuration', '## CLI'];
 
 /**
- * Sections with a results table whose raw runs are not (yet) published, each with the reason. The test
- * fails when such a section gains its provenance (remove it here) or disappears, so the list only shrinks.
- */
-const NOT_YET_PUBLISHED: Record<string, string> = {
-  "### Against the paper's own figures (COCO's BBOB, the paper's data archive)": 'bench:lq-cmaes on BBOB, runs of 2026-11-23 at an unrecorded commit, not re-run with --out; the paper columns come from the lq-cma archive',
-};
-
-/**
  * Published directories that are not a benchmark's runs + results: bench:load's (load-*), which measures
  * throughput and latency over seconds; its results.md is its whole output (no per-run records).
  */
@@ -45,12 +37,9 @@ function resultsTables(doc: string): MarkdownTable[] {
     t.header[0] === 'function');
 }
 
-/**
- * What the table's section (with its parent's introduction) lacks. `ownOnly`: the section's own text, for
- * the exceptions, so that a sub-section does not count as published through its parent's provenance.
- */
-function missingProvenance(t: MarkdownTable, ownOnly = false): string[] {
-  const text = ownOnly ? t.section : `${t.parentIntro}\n${t.section}`;
+/** What the table's section (with its parent's introduction) lacks. */
+function missingProvenance(t: MarkdownTable): string[] {
+  const text = `${t.parentIntro}\n${t.section}`;
   const missing: string[] = [];
   if (!COMMIT.test(text)) missing.push('a commit');
   if (!COMMAND.test(text)) missing.push('a command');
@@ -62,24 +51,17 @@ function missingProvenance(t: MarkdownTable, ownOnly = false): string[] {
 describe('benchmark provenance in docs/BENCHMARKS.md and README.md', () => {
   it('every results table sits in a section naming its commit, its command and its published raw runs', () => {
     const problems: string[] = [];
-    const allowedSeen = new Set<string>();
     for (const doc of DOCS) {
       for (const t of resultsTables(doc)) {
         const missing = missingProvenance(t);
-        const heading = t.headings[t.headings.length - 1]!;
-        if (heading in NOT_YET_PUBLISHED) {
-          allowedSeen.add(heading);
-          if (missingProvenance(t, true).length === 0) problems.push(`${doc}:${t.line} (${heading}) has its provenance now: remove it from NOT_YET_PUBLISHED`);
-        } else if (missing.length) problems.push(`${doc}:${t.line} (${heading}) lacks ${missing.join(', ')}`);
+        if (missing.length) problems.push(`${doc}:${t.line} (${t.headings[t.headings.length - 1]!}) lacks ${missing.join(', ')}`);
       }
     }
-    for (const h of Object.keys(NOT_YET_PUBLISHED)) if (!allowedSeen.has(h)) problems.push(`NOT_YET_PUBLISHED names "${h}", which has no table any more`);
     expect(problems).toEqual([]);
   });
 
   it('no table is introduced as having runs that were not kept or not published', () => {
     const problems = DOCS.flatMap((doc) => resultsTables(doc)
-      .filter((t) => !(t.headings[t.headings.length - 1]! in NOT_YET_PUBLISHED))
       .filter((t) => /runs[^.]{0,40}not\s+(kept|published)|not\s+(kept|published)[^.]{0,20}runs/i.test(t.lead))
       .map((t) => `${doc}:${t.line} | ${t.header.join(' | ')} |`));
     expect(problems).toEqual([]);
@@ -197,12 +179,13 @@ describe('BBOB share-of-targets tables recomputed from their published runs', ()
       [['bbob-2026-11-23'], 'lq-cmaes'], [['bbob-2026-11-23'], 'bo'], [['bbob-2026-11-23'], 'cmaes'],
     ];
     for (const [dirs] of columns) for (const dir of dirs) expect(`${t!.parentIntro}\n${t!.section}`).toContain(dir);
+    const cache = new Map<string, BbobRunRecord[]>();
+    const runsOf = (dir: string) => cache.get(dir) ?? cache.set(dir, readJsonl<BbobRunRecord>(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).get(dir)!;
     let checked = 0;
     for (const row of t!.rows) {
       const [d, m] = [Number(row[0]), Number(row[1]!.replace('·d', ''))];
       columns.forEach(([dirs, method], k) => {
-        const runs = dirs.filter((dir) => fs.existsSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz')))
-          .flatMap((dir) => readJsonl<BbobRunRecord>(path.join(PUBLISHED, dir, 'runs.jsonl.gz')))
+        const runs = dirs.filter((dir) => fs.existsSync(path.join(PUBLISHED, dir, 'runs.jsonl.gz'))).flatMap(runsOf)
           .filter((r) => r.method === method && r.dim === d && r.budget >= m * d);
         // One run per function and instance: bbob-2026-11-23 also holds single probe runs to a larger budget
         // (bo at d = 5, f1 instance 1, to 50·d), so the run of the cell's own command, the smallest budget, counts.
@@ -217,6 +200,40 @@ describe('BBOB share-of-targets tables recomputed from their published runs', ()
       });
     }
     expect(checked).toBeGreaterThanOrEqual(27);
+  });
+});
+
+describe('bench:lq-cmaes tables recomputed from their published runs', () => {
+  type LqRun = { function: string; d: number; seed: number; method: string; evaluations: number | null };
+  /** Every runs.jsonl.gz under a published directory (one sub-directory per command). */
+  const runsUnder = (dir: string): LqRun[] => fs.readdirSync(path.join(PUBLISHED, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? runsUnder(path.join(dir, e.name)) : e.name === 'runs.jsonl.gz' ? readJsonl<LqRun>(path.join(PUBLISHED, dir, e.name)) : []);
+  /** As bench/lq-cmaes.ts prints a cell: the median over the runs that reached the target (mean of the middle two), then (successes/runs). */
+  const cell = (runs: LqRun[]) => {
+    const ok = runs.map((r) => r.evaluations).filter((e): e is number => e !== null).sort((a, b) => a - b);
+    const n = ok.length;
+    const median = n === 0 ? NaN : n % 2 ? ok[(n - 1) / 2]! : (ok[n / 2 - 1]! + ok[n / 2]!) / 2;
+    return `${median} (${n}/${runs.length})`;
+  };
+  const tables = markdownTables(read('docs/BENCHMARKS.md')).filter((t) => t.headings.some((h) => h.startsWith('## lq-CMA-ES against CMA-ES')));
+
+  it.each([
+    ['the plain functions', 'lq-cmaes-2026-11-24', 'CMA-ES: median evals (successes)', (row: string[]) => row[0]!],
+    ["the paper's own figures (BBOB)", 'lq-cmaes-bbob-2026-11-24', 'ours: CMA-ES median (successes)', (row: string[]) => `bbob-${row[0]!.split(' ')[0]}`],
+  ] as const)('%s: every measured row, CMA-ES and lq-CMA-ES', (_, dir, cmaHeader, fnOf) => {
+    const t = tables.find((x) => x.header.includes(cmaHeader));
+    expect(t).toBeDefined();
+    expect(t!.section).toContain(`bench-results/published/${dir}`);
+    const runs = runsUnder(dir);
+    const at = t!.header.indexOf(cmaHeader);
+    let checked = 0;
+    for (const row of t!.rows) {
+      if (row[at] === '–') continue;
+      const of = (method: string) => runs.filter((r) => r.function === fnOf(row) && r.d === Number(row[1]) && r.method === method);
+      expect([row[at], row[at + 1]], `${row[0]} d = ${row[1]}`).toEqual([cell(of('cmaes')), cell(of('lq-cmaes'))]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(10);
   });
 });
 
@@ -259,12 +276,12 @@ describe('speed and workers tables recomputed from their published records', () 
 
   const workersTables = markdownTables(read('docs/BENCHMARKS.md')).filter((x) => x.headings.some((h) => h.startsWith('## Workers')));
   const workersDirs = workersTables.length ? publishedDirsIn(`${workersTables[0]!.parentIntro}\n${workersTables[0]!.section}`).filter((p) => /workers/.test(p)) : [];
-  // Skipped (and reported as skipped) until the section names its published runs (see NOT_YET_PUBLISHED).
-  it.skipIf(workersDirs.length === 0)('bench:workers: the median, smallest and largest final regret of every cell (BENCHMARKS), and the README summary', () => {
+  it('bench:workers: the median, smallest and largest final regret of every cell (BENCHMARKS), and the README summary', () => {
     type Workers = { method: string; function: string; workers: number; mode: string; regret: number; rounds: number; extras: number; evaluations: number };
     const fmt = (v: number) => v.toExponential(1);
     const section = workersTables;
     const dirs = workersDirs;
+    expect(dirs.length).toBeGreaterThan(0);
     const recs = dirs.flatMap((p) => readJsonl<Workers>(path.join(ROOT, p, 'runs.jsonl.gz')));
     const cellOf = (method: string, fn: string, w: number, mode: string) => {
       const rs = recs.filter((r) => r.method === method && r.function === `bbob-${fn}` && r.workers === w && r.mode === mode);
