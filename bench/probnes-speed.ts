@@ -3,7 +3,7 @@
  * acquisition), at a fixed number of active points; and a trajectory recorder that proves a speed
  * change did not change results.
  *
- *   npx tsx bench/probnes-speed.ts [--cases 2:150,10:500] [--profiles default,paper] [--q 3] [--reps 11] [--no-uncapped] [--set k=v,…]
+ *   npx tsx bench/probnes-speed.ts [--cases 2:150,10:500] [--profiles default,paper] [--q 3] [--reps 11] [--warmup 5] [--no-uncapped] [--set k=v,…]
  *   npx tsx bench/probnes-speed.ts --growing [--dims 2,10] [--ns 100,200,400,800] [--uncapped-max 400]
  *   npx tsx bench/probnes-speed.ts --record FILE[.gz] [--gens 20] [--seeds 1,2,3] [--profiles default,paper]
  *   npx tsx bench/probnes-speed.ts --check [FILE] [--profiles …] [--tol 1e-9]
@@ -19,8 +19,10 @@
  * Timing setting: a study of n points drawn from ν = N(0, I) (all inside the χ² ellipsoid), y =
  * Ackley values; one "generation" of Prob-CMAES with the profile's options = active set (capped in
  * the default profile) + standardise + GP fit (warm-started in the default profile from the MAP on
- * the first n − q points) + gradient + update (tell) + batch BQ (ask), after one untimed generation
- * of the same case (JIT warm-up). Medians over --reps studies of the wall time and of the process CPU time (user + system), total and per part; the load of
+ * the first n − q points) + gradient + update (tell) + batch BQ (ask), after --warmup untimed generations
+ * of the same case (JIT warm-up; default 5: with one, the first timed generations at
+ * d = 10 still paid for V8 compiling the engine, 55–88 ms against ≈ 20 ms once warm, and that moved the
+ * median of 11 by several ms). Medians over --reps studies of the wall time and of the process CPU time (user + system), total and per part; the load of
  * other processes on a shared machine inflates CPU time much less than wall time. The default run
  * prints the target cases (d = 2 with 150 points, d = 10 with 500), the covariance update per method
  * and the growing-study series (CPU per generation at n = 100 … 800, capped and uncapped).
@@ -66,6 +68,8 @@ function arg(name: string, dflt: string): string {
   return i >= 0 ? process.argv[i + 1] : dflt;
 }
 const has = (name: string) => process.argv.includes(`--${name}`);
+/** Untimed generations of each case before its timed ones (--warmup, default 5). */
+const warmups = () => Number(arg('warmup', '5'));
 /** --set key=value,… : options applied on top of every timed generation's (e.g. --set gp_cold_start_every=1). */
 function optionOverrides(): Record<string, number | string | boolean> {
   const out: Record<string, number | string | boolean> = {};
@@ -158,9 +162,9 @@ function timing(): void {
   const chosen = variants.filter(([label, p]) => wanted.includes(p) && !(has('no-uncapped') && label !== p));
   for (const [label, profile, extra] of chosen) {
     for (const [d, n] of cases) {
-      // One untimed generation first: the first timed case otherwise pays for compiling the engine
-      // (process CPU counts V8's background compiler threads), whichever case that is.
-      generation(d, n, q, 99, profile, extra);
+      // Untimed generations first (--warmup): the first timed case otherwise pays for compiling the
+      // engine (process CPU counts V8's background compiler threads), whichever case that is.
+      for (let w = 0; w < warmups(); w++) generation(d, n, q, 99 - w, profile, extra);
       const rows = Array.from({ length: reps }, (_, r) => {
         const load = load1();
         const t = generation(d, n, q, 100 + r, profile, extra);
@@ -198,7 +202,7 @@ function growing(): void {
         records.push({ table: 'growing', variant: extra.active_set_cap === 0 ? 'no cap' : `cap ${cap}`, d, n, q, seed: 100 + r, wall: t.wall, cpu: t.cpu, tell: t.parts[0], ask: t.parts[1], nActive: t.nActive, load1: load });
         return t.cpu;
       })).toFixed(1);
-    generation(d, ns[0], q, 99, 'default', {}); // untimed warm-up, as in the timing table
+    for (let w = 0; w < warmups(); w++) generation(d, ns[0], q, 99 - w, 'default', {}); // untimed warm-up, as in the timing table
     emit(`| ${d}, cap ${cap} | ${ns.map((n) => cell(n, {})).join(' | ')} |`);
     emit(`| ${d}, no cap | ${ns.map((n) => (n <= uncappedMax ? cell(n, { active_set_cap: 0 }) : '–')).join(' | ')} |`);
   }
