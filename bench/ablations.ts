@@ -98,7 +98,7 @@ const FIT_START_VARIANTS: Variant[] = [
   { label: 'warm start only, cap 50', options: { gp_cold_start_every: 0, active_set_cap: 50 } },
   { label: 'cap 50', options: { active_set_cap: 50 } },
 ];
-/** How the GP mean's basis is chosen (ALGORITHM-default.md §L): the count rule alone, or the LOO score among the bases it allows. */
+/** How the GP mean's basis is chosen (ALGORITHM-default.md §L, §M): the count rule alone, or the LOO score among the bases it allows. */
 const MEAN_BASIS_VARIANTS: Variant[] = [
   { label: 'count rule', options: { mean_basis: 'count' } },
   { label: 'loo', options: { mean_basis: 'loo', mean_basis_se: 0 } },
@@ -110,6 +110,13 @@ const MEAN_BASIS_VARIANTS: Variant[] = [
   { label: 'loo, linear step', options: { mean_basis: 'loo', mean_basis_se: 0, mean_step_linear: true } },
   { label: 'constant mean', options: { mean_function: 'constant', active_set_floor: false } },
   { label: 'constant mean, no cap', options: { mean_function: 'constant', active_set_floor: false, active_set_cap: 0 } },
+  // §M: the constant mean competes only while ν is wide, the residual GP varies within it and R² < ρ.
+  { label: 'loo-gated, 1 SE, cap 100', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100 } },
+  { label: 'loo-gated, 1 SE', options: { mean_basis: 'loo-gated', mean_basis_se: 1 } },
+  { label: 'loo-gated, 2 SE, cap 100', options: { mean_basis: 'loo-gated', mean_basis_se: 2, active_set_cap: 100 } },
+  { label: 'loo-gated, 1 SE, cap 100, R² gate 0.8', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100, mean_basis_r2: 0.8 } },
+  { label: 'loo-gated, 1 SE, cap 100, no scale gate', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100, mean_basis_scale: 100 } },
+  { label: 'loo-gated, 1 SE, cap 100, no width gate', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100, mean_basis_wide: 0 } },
 ];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');

@@ -116,3 +116,40 @@ describe('basis choice by leave-one-out (mean_basis: "loo")', () => {
     expect(Array.from(b.model.alpha)).toEqual(Array.from(a.model.alpha));
   });
 });
+
+describe('the gated choice (mean_basis: "loo-gated", docs/ALGORITHM-default.md §M)', () => {
+  const gate = { wide: 0.3, scale: 1, r2: 0.9 };
+  const gated = (cov: number[][]) => ({ kind: 'quadratic' as const, centre: [0], cov, selection: 'loo-gated' as const, looSe: 1, gate });
+  const fit = (U: number[][], y: number[], mean: Parameters<typeof fitModel>[2]['mean']) => fitModel(U, y, { warmStart: null, restarts: 0, rng: Rng.fromSeed(3), mean });
+
+  // Rastrigin 1-D (x² − 10 cos 2πx, scaled) on 20 draws from ν = N(0, 0.5²), the phase of the trace in
+  // docs/BENCHMARKS.md: the count rule fits a full quadratic whose R² is negative, and the residual
+  // GP's length scale (≈ 0.37) is below σ = 0.5, i.e. the objective varies within ν.
+  const rng = Rng.fromSeed(7);
+  const U = Array.from({ length: 20 }, () => [0.5 * rng.normal()]);
+  const osc = U.map((u) => -(u[0] ** 2 - 10 * Math.cos(2 * Math.PI * u[0])) / 10);
+
+  it('an oscillation within a wide ν: the constant mean competes and is chosen, as with loo-constant', () => {
+    const count = fit(U, osc, { kind: 'quadratic', centre: [0], cov: [[0.25]] });
+    expect(count.basis).toBe('full');
+    expect(count.model.hyper.lengthscales[0]).toBeLessThan(0.5);
+    const ref = fit(U, osc, { ...gated([[0.25]]), selection: 'loo-constant' });
+    const out = fit(U, osc, gated([[0.25]]));
+    expect(ref.basis).toBe('constant');
+    expect(out.basis).toBe('constant');
+    expect(Array.from(out.model.alpha)).toEqual(Array.from(ref.model.alpha));
+  });
+
+  it('the same points with the σ of ν below τ (0.25 < 0.3): the count rule\'s basis is kept', () => {
+    expect(fit(U, osc, gated([[0.0625]])).basis).toBe('full');
+  });
+
+  it('an exact quadratic (R² = 1 ≥ ρ) keeps the count rule\'s basis and its fit, bit for bit', () => {
+    const y = U.map((u) => -(1.5 * u[0] ** 2) + 0.3 * u[0]);
+    const a = fit(U, y, { kind: 'quadratic', centre: [0], cov: [[0.25]] });
+    const b = fit(U, y, gated([[0.25]]));
+    expect(b.basis).toBe('full');
+    expect(Array.from(b.model.alpha)).toEqual(Array.from(a.model.alpha));
+    expect(b.quad!.A[0][0]).toBeCloseTo(-1.5, 4);
+  });
+});

@@ -71,9 +71,14 @@ export interface MeanSpec {
    * those, the poorest whose leave-one-out predictive log likelihood is within `looSe` standard errors
    * of the best one's (docs/ALGORITHM-default.md §L).
    */
-  selection?: 'count' | 'loo' | 'loo-constant';
+  selection?: 'count' | 'loo' | 'loo-constant' | 'loo-gated';
   /** k of the k-SE rule (option `mean_basis_se`); 0: the best LOO score. */
   looSe?: number;
+  /**
+   * With selection 'loo-gated' (docs/ALGORITHM-default.md §M): τ (`mean_basis_wide`), κ
+   * (`mean_basis_scale`) and ρ (`mean_basis_r2`) of the gate that lets the constant mean compete.
+   */
+  gate?: { wide: number; scale: number; r2: number };
 }
 
 /** Points needed for the full quadratic basis under the n ≥ 1.5·p rule (the active-set floor). */
@@ -95,6 +100,13 @@ export function fitModel(
   const richest: BasisKind = opts.mean?.kind === 'quadratic' ? chooseBasis(X.length, d) : 'constant';
   const sel = opts.mean?.selection ?? 'count';
   if (!opts.mean || richest === 'constant' || sel === 'count') return fitBasis(X, negYTilde, opts, richest);
+  // 'loo-gated' (docs/ALGORITHM-default.md §M): the count rule's basis unless ν is wide, the residual
+  // GP varies within ν and the basis explains little of the targets; only then the LOO comparison.
+  let richFit: FitOutcome | null = null;
+  if (sel === 'loo-gated') {
+    richFit = fitBasis(X, negYTilde, opts, richest);
+    if (!gateOpen(richFit, X, negYTilde, opts.mean)) return richFit;
+  }
   // Every basis the count rule allows (one per size: at d = 1 the diagonal and full bases coincide),
   // each with its own MAP fit, scored by the LOO predictive log likelihood on the same targets.
   const scored: { fit: FitOutcome; total: number; terms: Float64Array | null }[] = [];
@@ -103,9 +115,9 @@ export function fitModel(
     const p = basisSize(kind, d);
     if (seen.has(p) || X.length < 1.5 * p) continue;
     // 'loo-constant': only the count rule's basis and the constant mean are candidates.
-    if (sel === 'loo-constant' && kind !== 'constant' && kind !== richest) continue;
+    if ((sel === 'loo-constant' || sel === 'loo-gated') && kind !== 'constant' && kind !== richest) continue;
     seen.add(p);
-    const fit = fitBasis(X, negYTilde, opts, kind);
+    const fit = richFit && kind === richest ? richFit : fitBasis(X, negYTilde, opts, kind);
     const H = basisMatrix(kind, toMat(X), opts.mean.centre, lowerInverse(cholesky(fromRows(opts.mean.cov)).L));
     const loo = looPredictive(fit.model.L, H, negYTilde);
     if (loo) scored.push({ fit, total: loo.total, terms: loo.terms });
@@ -133,6 +145,45 @@ export function fitModel(
     }
   }
   return best.fit;
+}
+
+/**
+ * docs/ALGORITHM-default.md §M: whether the constant mean is a candidate besides the count rule's basis
+ * (fit `rich`): ν is wide (max_i √Σ_ii ≥ τ, prior units), the residual GP varies within ν
+ * (min_i ℓ_i/√Σ_ii < κ) and the basis explains little of the targets (R² < ρ).
+ */
+function gateOpen(rich: FitOutcome, X: number[][], z: number[], mean: MeanSpec): boolean {
+  const gate = mean.gate ?? { wide: 0, scale: Infinity, r2: 1 };
+  const d = mean.cov.length;
+  let wide = 0, ratio = Infinity;
+  for (let i = 0; i < d; i++) {
+    const s = Math.sqrt(mean.cov[i][i]);
+    wide = Math.max(wide, s);
+    ratio = Math.min(ratio, rich.model.hyper.lengthscales[i] / s);
+  }
+  return wide >= gate.wide && ratio < gate.scale && basisR2(rich, X, z) < gate.r2;
+}
+
+/** R² = 1 − ‖z − m(U)‖²/‖z − z̄‖² of the basis part m of a fit (1 without a basis or without spread). */
+function basisR2(fit: FitOutcome, X: number[][], z: number[]): number {
+  const q = fit.quad;
+  if (!q) return 1;
+  const n = z.length;
+  let zbar = 0;
+  for (const v of z) zbar += v / n;
+  let ss = 0, res = 0;
+  for (let j = 0; j < n; j++) {
+    const u = X[j];
+    let m = q.a0;
+    for (let i = 0; i < u.length; i++) {
+      const di = u[i] - q.centre[i];
+      m += q.b[i] * di;
+      for (let k = 0; k < u.length; k++) m += di * q.A[i][k] * (u[k] - q.centre[k]);
+    }
+    res += (z[j] - m) ** 2;
+    ss += (z[j] - zbar) ** 2;
+  }
+  return ss > 0 ? 1 - res / ss : 1;
 }
 
 const BASES_POOREST_FIRST: readonly BasisKind[] = ['constant', 'linear', 'diagonal', 'full'];

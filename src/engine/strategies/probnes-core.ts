@@ -244,7 +244,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM-default.md §A).
   const meanSpec =
     optOr<string>(state, 'mean_function', 'constant') === 'quadratic'
-      ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov, selection: optOr<'count' | 'loo' | 'loo-constant'>(state, 'mean_basis', 'count'), looSe: optOr(state, 'mean_basis_se', 0) }
+      ? { kind: 'quadratic' as const, centre: state.mean, cov: state.cov, selection: optOr<'count' | 'loo' | 'loo-constant' | 'loo-gated'>(state, 'mean_basis', 'count'), looSe: optOr(state, 'mean_basis_se', 0), gate: { wide: optOr(state, 'mean_basis_wide', 0.3), scale: optOr(state, 'mean_basis_scale', 1), r2: optOr(state, 'mean_basis_r2', 0.9) } }
       : undefined;
   const fit = fitModel(X, negYTilde, { warmStart: warm, coldStart, restarts: opt<number>(state, 'gp_restarts'), rng, mean: meanSpec });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
