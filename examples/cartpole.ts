@@ -8,8 +8,8 @@
  *   EXAMPLE_BUDGET=40 EXAMPLE_WORKERS=2 npm run example:cartpole
  */
 import { getBenchmark } from '../src/engine/index.js';
-import { printProgress, type StudySpec } from '../clients/typescript/src/index.js';
-import { formatPoint, intFromEnv, isMain, runExample } from './lib/server.js';
+import type { StudySpec } from '../clients/typescript/src/index.js';
+import { formatPoint, isMain, runStudyExample } from './lib/server.js';
 
 // The simulator is the engine's CartPole benchmark (Gymnasium CartPole-v1 dynamics, ten start
 // states drawn once from a fixed seed); it returns the negated mean return, for minimisers.
@@ -33,15 +33,17 @@ export const spec: StudySpec = {
 };
 
 if (isMain(import.meta.url)) {
-  const budget = intFromEnv('EXAMPLE_BUDGET', 60);
-  const workers = intFromEnv('EXAMPLE_WORKERS', 4);
-  await runExample(async ({ client, baseUrl }) => {
-    const study = await client.createStudy({ ...spec, batch_size: workers });
-    console.log(`study ${study.id} on ${baseUrl}: ${budget} evaluations by ${workers} workers (${study.method})`);
-    const result = await client.optimize(meanReturn, study.id, { budget, workers, clientIdPrefix: 'cartpole', onProgress: printProgress });
-    const best = result.best.observed!;
-    console.log(`${result.completed} evaluations (${result.failed} failed) in ${(result.elapsedMs / 1000).toFixed(1)}s`);
-    console.log(`best value ${best.value.toFixed(1)} (mean return, max ${MAX_RETURN}) at ${formatPoint(best.parameters)}`);
-    console.log(`search mean: ${formatPoint(result.best.estimated.parameters)} → mean return ${meanReturn(result.best.estimated.parameters).toFixed(1)}`);
+  await runStudyExample({
+    spec,
+    objective: meanReturn,
+    defaults: { budget: 60, workers: 4 },
+    clientIdPrefix: 'cartpole',
+    report: (result) => {
+      const best = result.best.observed!;
+      return [
+        `best value ${best.value.toFixed(1)} (mean return, max ${MAX_RETURN}) at ${formatPoint(best.parameters)}`,
+        `search mean: ${formatPoint(result.best.estimated.parameters)} → mean return ${meanReturn(result.best.estimated.parameters).toFixed(1)}`,
+      ];
+    },
   });
 }

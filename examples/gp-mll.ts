@@ -11,8 +11,8 @@
  *   EXAMPLE_BUDGET=40 EXAMPLE_WORKERS=2 npm run example:gp-mll
  */
 import { getBenchmark } from '../src/engine/index.js';
-import { printProgress, type StudySpec } from '../clients/typescript/src/index.js';
-import { formatPoint, intFromEnv, isMain, runExample } from './lib/server.js';
+import type { StudySpec } from '../clients/typescript/src/index.js';
+import { formatPoint, isMain, runStudyExample } from './lib/server.js';
 
 // The data set, the likelihood and the reference optimum are the engine's GPmll benchmark; its
 // objective takes θ = (c, ln(σ² − 1e-4), ln s, ln ℓ) and returns −log p(y | θ) / n.
@@ -53,23 +53,22 @@ export const spec: StudySpec = {
 };
 
 if (isMain(import.meta.url)) {
-  const budget = intFromEnv('EXAMPLE_BUDGET', 80);
-  const workers = intFromEnv('EXAMPLE_WORKERS', 4);
-  await runExample(async ({ client, baseUrl }) => {
-    const study = await client.createStudy({ ...spec, batch_size: workers });
-    console.log(`study ${study.id} on ${baseUrl}: ${budget} evaluations by ${workers} workers (${study.method})`);
-    const atDefaults = negLogMarginalLikelihood({ constant_mean: 0, noise: softplus0, outputscale: softplus0, lengthscale: softplus0 });
-    console.log(`at GPyTorch's defaults: −log p(y)/n = ${atDefaults.toFixed(5)}`);
-    const result = await client.optimize<GpHyperparameters>(negLogMarginalLikelihood, study.id, {
-      budget,
-      workers,
-      clientIdPrefix: 'gp',
-      onProgress: printProgress,
-    });
-    const best = result.best.observed!;
-    console.log(`${result.completed} evaluations (${result.failed} failed) in ${(result.elapsedMs / 1000).toFixed(1)}s`);
-    console.log(`best value ${best.value.toFixed(5)} at ${formatPoint(best.parameters)}`);
-    console.log(`reference optimum ${task.optimum.toFixed(5)} (regret ${(best.value - task.optimum).toExponential(2)})`);
-    console.log(`search mean: ${formatPoint(result.best.estimated.parameters)}`);
+  await runStudyExample<GpHyperparameters>({
+    spec,
+    objective: negLogMarginalLikelihood,
+    defaults: { budget: 80, workers: 4 },
+    clientIdPrefix: 'gp',
+    intro: () => {
+      const atDefaults = negLogMarginalLikelihood({ constant_mean: 0, noise: softplus0, outputscale: softplus0, lengthscale: softplus0 });
+      return [`at GPyTorch's defaults: −log p(y)/n = ${atDefaults.toFixed(5)}`];
+    },
+    report: (result) => {
+      const best = result.best.observed!;
+      return [
+        `best value ${best.value.toFixed(5)} at ${formatPoint(best.parameters)}`,
+        `reference optimum ${task.optimum.toFixed(5)} (regret ${(best.value - task.optimum).toExponential(2)})`,
+        `search mean: ${formatPoint(result.best.estimated.parameters)}`,
+      ];
+    },
   });
 }

@@ -10,8 +10,8 @@
  *   PROBNES_URL=http://127.0.0.1:8080 npm run example:mixed
  *   EXAMPLE_BUDGET=40 EXAMPLE_WORKERS=8 npm run example:mixed
  */
-import { printProgress, type StudySpec } from '../clients/typescript/src/index.js';
-import { formatPoint, intFromEnv, isMain, runExample } from './lib/server.js';
+import type { StudySpec } from '../clients/typescript/src/index.js';
+import { formatPoint, isMain, runStudyExample } from './lib/server.js';
 
 export interface Hyperparameters {
   learning_rate: number;
@@ -53,24 +53,23 @@ export const spec: StudySpec = {
 };
 
 if (isMain(import.meta.url)) {
-  const budget = intFromEnv('EXAMPLE_BUDGET', 60);
-  const workers = intFromEnv('EXAMPLE_WORKERS', 4);
-  await runExample(async ({ client, baseUrl }) => {
-    const study = await client.createStudy({ ...spec, batch_size: workers });
+  await runStudyExample<Hyperparameters>({
+    spec,
+    objective: async (p) => {
+      await new Promise((r) => setTimeout(r, 10 + 5 * p.layers)); // deeper models train longer
+      return validationLoss(p);
+    },
+    defaults: { budget: 60, workers: 4 },
+    clientIdPrefix: 'trainer',
     // The effective prior the server derived from the bounds (log parameters: of ln(value)).
-    const priors = study.parameters.map((p) => `${p.name} ${p.type}/${p.scale} N(${p.prior!.mean.toPrecision(3)}, ${p.prior!.std.toPrecision(3)}²)`);
-    console.log(`study ${study.id} on ${baseUrl}: ${budget} evaluations by ${workers} workers (${study.method}); priors ${priors.join(', ')}`);
-    const result = await client.optimize<Hyperparameters>(
-      async (p) => {
-        await new Promise((r) => setTimeout(r, 10 + 5 * p.layers)); // deeper models train longer
-        return validationLoss(p);
-      },
-      study.id,
-      { budget, workers, clientIdPrefix: 'trainer', onProgress: printProgress },
-    );
-    const best = result.best.observed!;
-    console.log(`${result.completed} evaluations (${result.failed} failed) in ${(result.elapsedMs / 1000).toFixed(1)}s by ${Object.keys(result.byClient).sort().join(', ')}`);
-    console.log(`best value ${best.value.toFixed(4)} at ${formatPoint(best.parameters)} (optimum ${BEST_LOSS})`);
-    console.log(`search mean: ${formatPoint(result.best.estimated.parameters)}`);
+    headSuffix: (study) => `; priors ${study.parameters.map((p) => `${p.name} ${p.type}/${p.scale} N(${p.prior!.mean.toPrecision(3)}, ${p.prior!.std.toPrecision(3)}²)`).join(', ')}`,
+    countSuffix: (result) => ` by ${Object.keys(result.byClient).sort().join(', ')}`,
+    report: (result) => {
+      const best = result.best.observed!;
+      return [
+        `best value ${best.value.toFixed(4)} at ${formatPoint(best.parameters)} (optimum ${BEST_LOSS})`,
+        `search mean: ${formatPoint(result.best.estimated.parameters)}`,
+      ];
+    },
   });
 }

@@ -9,9 +9,9 @@
  *   PROBNES_URL=http://127.0.0.1:8080 npm run example:swimmer
  *   EXAMPLE_BUDGET=60 EXAMPLE_WORKERS=2 npm run example:swimmer
  */
-import { printProgress, type StudySpec } from '../clients/typescript/src/index.js';
+import type { StudySpec } from '../clients/typescript/src/index.js';
 import { SWIMMER_DIM, swimmerObjective } from '../bench/swimmer/task.js';
-import { formatPoint, intFromEnv, isMain, runExample } from './lib/server.js';
+import { formatPoint, isMain, runStudyExample } from './lib/server.js';
 
 /** w_<action>_<observation>: row-major, as rollout.c reads W (action 0..1, observation 0..7). */
 export const WEIGHTS = Array.from({ length: SWIMMER_DIM }, (_, k) => `w_${Math.floor(k / 8)}_${k % 8}`);
@@ -30,15 +30,18 @@ export const spec: StudySpec = {
 };
 
 if (isMain(import.meta.url)) {
-  const budget = intFromEnv('EXAMPLE_BUDGET', 150);
-  const workers = intFromEnv('EXAMPLE_WORKERS', 3);
-  await runExample(async ({ client, baseUrl }) => {
-    const study = await client.createStudy({ ...spec, batch_size: workers });
-    console.log(`study ${study.id} on ${baseUrl}: ${budget} episodes by ${workers} workers (${study.method})`);
-    const result = await client.optimize(swimmerReturn, study.id, { budget, workers, clientIdPrefix: 'swimmer', onProgress: printProgress });
-    const best = result.best.observed!;
-    console.log(`${result.completed} evaluations (${result.failed} failed) in ${(result.elapsedMs / 1000).toFixed(1)}s`);
-    console.log(`best value ${best.value.toFixed(1)} (return of one episode) at ${formatPoint(best.parameters)}`);
-    console.log(`search mean: ${formatPoint(result.best.estimated.parameters)} → return ${swimmerReturn(result.best.estimated.parameters).toFixed(1)}`);
+  await runStudyExample({
+    spec,
+    objective: swimmerReturn,
+    defaults: { budget: 150, workers: 3 },
+    clientIdPrefix: 'swimmer',
+    unit: 'episodes',
+    report: (result) => {
+      const best = result.best.observed!;
+      return [
+        `best value ${best.value.toFixed(1)} (return of one episode) at ${formatPoint(best.parameters)}`,
+        `search mean: ${formatPoint(result.best.estimated.parameters)} → return ${swimmerReturn(result.best.estimated.parameters).toFixed(1)}`,
+      ];
+    },
   });
 }

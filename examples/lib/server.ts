@@ -13,7 +13,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { createEngineRunner } from '../../src/domain/index.js';
 import { SqliteStorage } from '../../src/storage/index.js';
-import { ProbnesClient } from '../../clients/typescript/src/index.js';
+import { type Objective, type OptimizeResult, printProgress, ProbnesClient, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
 
 export interface Connection {
   client: ProbnesClient;
@@ -85,3 +85,41 @@ export function formatPoint(p: Record<string, number>): string {
     .map(([k, v]) => `${k}=${Number.isInteger(v) ? String(v) : v.toPrecision(4)}`)
     .join(', ');
 }
+
+/** How one example runs its study: the budget and workers (EXAMPLE_BUDGET, EXAMPLE_WORKERS), and what it prints. */
+export interface StudyExample<P> {
+  spec: StudySpec;
+  objective: Objective<P>;
+  defaults: { budget: number; workers: number };
+  /** Worker names are `<clientIdPrefix>-<k>`. */
+  clientIdPrefix: string;
+  /** What one evaluation is, for the first line ("150 episodes by 3 workers"). */
+  unit?: string;
+  /** Appended to the first line (the study as the server echoes it). */
+  headSuffix?: (study: Study) => string;
+  /** Lines printed after the first, before the loop starts. */
+  intro?: () => string[];
+  /** Appended to the `N evaluations (F failed) in Ts` line. */
+  countSuffix?: (result: OptimizeResult) => string;
+  /** The lines after it: the best point and anything the example checks. */
+  report: (result: OptimizeResult) => string[];
+}
+
+/**
+ * The loop every example runs: a study from the spec with batch_size = workers (one generation per
+ * round of workers), the client's optimize() with a progress line per result on stderr, then the
+ * summary lines the tests read (`N evaluations (F failed)`, `best value V … at name=value, …`).
+ */
+export async function runStudyExample<P>(ex: StudyExample<P>): Promise<void> {
+  const budget = intFromEnv('EXAMPLE_BUDGET', ex.defaults.budget);
+  const workers = intFromEnv('EXAMPLE_WORKERS', ex.defaults.workers);
+  await runExample(async ({ client, baseUrl }) => {
+    const study = await client.createStudy({ ...ex.spec, batch_size: workers });
+    console.log(`study ${study.id} on ${baseUrl}: ${budget} ${ex.unit ?? 'evaluations'} by ${workers} workers (${study.method})${ex.headSuffix?.(study) ?? ''}`);
+    for (const line of ex.intro?.() ?? []) console.log(line);
+    const result = await client.optimize<P>(ex.objective, study.id, { budget, workers, clientIdPrefix: ex.clientIdPrefix, onProgress: printProgress });
+    console.log(`${result.completed} evaluations (${result.failed} failed) in ${(result.elapsedMs / 1000).toFixed(1)}s${ex.countSuffix?.(result) ?? ''}`);
+    for (const line of ex.report(result)) console.log(line);
+  });
+}
+
