@@ -67,36 +67,10 @@ export function contrastBasis(H: Mat): ContrastBasis | null {
       vtv += v * v;
     }
     beta[k] = vtv > 0 ? 2 / vtv : 0;
-    // Q_k applied to columns k + 1 … p − 1, four at a time sharing the loads of v_k (each column's
-    // operations and their order as one column alone).
+    // Q_k applied to columns k + 1 … p − 1, four at a time sharing the loads of v_k.
     let j = k + 1;
-    for (; j + 3 < p; j += 4) {
-      const c0 = j * n, c1 = c0 + n, c2 = c1 + n, c3 = c2 + n;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let i = k; i < n; i++) {
-        const v = V[ck + i];
-        s0 += v * a[c0 + i];
-        s1 += v * a[c1 + i];
-        s2 += v * a[c2 + i];
-        s3 += v * a[c3 + i];
-      }
-      const b = beta[k];
-      s0 *= b; s1 *= b; s2 *= b; s3 *= b;
-      for (let i = k; i < n; i++) {
-        const v = V[ck + i];
-        a[c0 + i] -= s0 * v;
-        a[c1 + i] -= s1 * v;
-        a[c2 + i] -= s2 * v;
-        a[c3 + i] -= s3 * v;
-      }
-    }
-    for (; j < p; j++) {
-      const cj = j * n;
-      let s = 0;
-      for (let i = k; i < n; i++) s += V[ck + i] * a[cj + i];
-      s *= beta[k];
-      for (let i = k; i < n; i++) a[cj + i] -= s * V[ck + i];
-    }
+    for (; j + 3 < p; j += 4) reflectFour(V, ck, beta[k], k, n, a, j * n, (j + 1) * n, (j + 2) * n, (j + 3) * n);
+    for (; j < p; j++) reflectOne(V, ck, beta[k], k, n, a, j * n);
   }
   let rmax = 0;
   for (let k = 0; k < p; k++) rmax = Math.max(rmax, Math.abs(rdiag[k]));
@@ -111,41 +85,45 @@ export function contrastBasis(H: Mat): ContrastBasis | null {
   for (let c = 0; c < m; c++) Ft[c * n + p + c] = 1;
   let c = 0;
   for (; c + 3 < m; c += 4) {
-    const o0 = c * n, o1 = o0 + n, o2 = o1 + n, o3 = o2 + n;
-    for (let k = p - 1; k >= 0; k--) {
-      const ck = k * n;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (let i = k; i < n; i++) {
-        const v = V[ck + i];
-        s0 += v * Ft[o0 + i];
-        s1 += v * Ft[o1 + i];
-        s2 += v * Ft[o2 + i];
-        s3 += v * Ft[o3 + i];
-      }
-      const b = beta[k];
-      s0 *= b; s1 *= b; s2 *= b; s3 *= b;
-      for (let i = k; i < n; i++) {
-        const v = V[ck + i];
-        Ft[o0 + i] -= s0 * v;
-        Ft[o1 + i] -= s1 * v;
-        Ft[o2 + i] -= s2 * v;
-        Ft[o3 + i] -= s3 * v;
-      }
-    }
+    for (let k = p - 1; k >= 0; k--) reflectFour(V, k * n, beta[k], k, n, Ft, c * n, (c + 1) * n, (c + 2) * n, (c + 3) * n);
   }
   for (; c < m; c++) {
-    const f = Ft.subarray(c * n, (c + 1) * n);
-    for (let k = p - 1; k >= 0; k--) {
-      const ck = k * n;
-      let s = 0;
-      for (let i = k; i < n; i++) s += V[ck + i] * f[i];
-      s *= beta[k];
-      for (let i = k; i < n; i++) f[i] -= s * V[ck + i];
-    }
+    for (let k = p - 1; k >= 0; k--) reflectOne(V, k * n, beta[k], k, n, Ft, c * n);
   }
   const F = new Float64Array(n * m);
   for (let c = 0; c < m; c++) for (let i = 0; i < n; i++) F[i * m + c] = Ft[c * n + i];
   return { Ft, F, m, logDetHtH };
+}
+
+/**
+ * x ← (I − β v vᵀ) x on entries k … n − 1 of the vector of X at offset o, v = V[ck + k … ck + n − 1]:
+ * s = β Σ v_i x_i (i ascending), then x_i −= s v_i.
+ */
+function reflectOne(V: Float64Array, ck: number, beta: number, k: number, n: number, X: Float64Array, o: number): void {
+  let s = 0;
+  for (let i = k; i < n; i++) s += V[ck + i] * X[o + i];
+  s *= beta;
+  for (let i = k; i < n; i++) X[o + i] -= s * V[ck + i];
+}
+
+/** reflectOne on four vectors of X at once, sharing each load of v (each vector's operations and their order unchanged). */
+function reflectFour(V: Float64Array, ck: number, beta: number, k: number, n: number, X: Float64Array, o0: number, o1: number, o2: number, o3: number): void {
+  let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (let i = k; i < n; i++) {
+    const v = V[ck + i];
+    s0 += v * X[o0 + i];
+    s1 += v * X[o1 + i];
+    s2 += v * X[o2 + i];
+    s3 += v * X[o3 + i];
+  }
+  s0 *= beta; s1 *= beta; s2 *= beta; s3 *= beta;
+  for (let i = k; i < n; i++) {
+    const v = V[ck + i];
+    X[o0 + i] -= s0 * v;
+    X[o1 + i] -= s1 * v;
+    X[o2 + i] -= s2 * v;
+    X[o3 + i] -= s3 * v;
+  }
 }
 
 /**
