@@ -81,8 +81,13 @@ export class Metrics {
       ['probnes_loop_recomputes', 'Attempts done again because another writer changed the study during the request.', 'recomputes'],
       ['probnes_loop_history_reads', "Reads of a study's completed history (not in this process's cache).", 'historyReads'],
     ] as const;
+    this.addFigureGauges(figures, (key) => stats()[key]);
+  }
+
+  /** One gauge per (name, help, key) row, set when scraped to what `read(key)` returns then. */
+  private addFigureGauges<K extends string>(figures: readonly (readonly [string, string, K])[], read: (key: K) => number): void {
     for (const [name, help, key] of figures) {
-      new Gauge({ name, help, registers: [this.registry], collect() { this.set(stats()[key]); } });
+      new Gauge({ name, help, registers: [this.registry], collect() { this.set(read(key)); } });
     }
   }
 
@@ -121,9 +126,7 @@ export class Metrics {
         ['probnes_db_statements', 'Statements (round trips) sent to the database since start.', 'statements'],
         ['probnes_db_commits', 'Generation commits since start.', 'commits'],
       ] as const;
-      for (const [name, help, key] of figures) {
-        new Gauge({ name, help, registers: [this.registry], collect() { this.set(pool()[key]); } });
-      }
+      this.addFigureGauges(figures, (key) => pool()[key]);
       new Gauge({ name: 'probnes_db_commit_lock_seconds_sum', help: "Time commits held their study's row lock, summed, since start.", registers: [this.registry], collect() { this.set(pool().lockHeldMsSum / 1000); } });
       new Gauge({ name: 'probnes_db_commit_lock_seconds_max', help: "Longest a commit held its study's row lock since start.", registers: [this.registry], collect() { this.set(pool().lockHeldMsMax / 1000); } });
     }
