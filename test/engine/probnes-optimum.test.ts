@@ -12,7 +12,7 @@ import { evalQuadratic } from '../../src/engine/gp/basis.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
-import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
+import { currentOptimumRadius, updateOptimumRadius, type ProbnesState } from '../../src/engine/strategies/probnes-core.js';
 import type { Observation } from '../../src/engine/strategies/types.js';
 import { probnesDefaults } from '../../src/engine/strategies/options.js';
 
@@ -112,7 +112,7 @@ describe('inject_optimum in ask', () => {
   it('the batch is μ, the model optimum, then the BQ point; without the option, no such point', () => {
     const s = afterGenerations({ inject_optimum: 'basis' }, 3);
     expect(s.gp?.basis).toBe('full');
-    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, 2, null);
+    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, s.options.optimum_radius as number, null);
     const pts = probCmaes.ask(s, { history: [], pending: [] }, 3).points;
     expect(pts[0]).toEqual(s.mean);
     pts[1].forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
@@ -127,7 +127,7 @@ describe('inject_optimum in ask', () => {
     expect(probCmaes.ask(early, { history: [], pending: [] }, 3).points).toEqual(probCmaes.ask({ ...off, options: early.options }, { history: [], pending: [] }, 3).points);
     const s = afterGenerations({ inject_optimum: 'basis' }, 3);
     const two = probCmaes.ask(s, { history: [], pending: [] }, 2).points;
-    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, 2, null);
+    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, s.options.optimum_radius as number, null);
     expect(two[1].every((v, i) => Math.abs(v - expected[i]) < 1e-9)).toBe(false);
   });
 
@@ -144,7 +144,7 @@ describe('inject_optimum in ask', () => {
     expect(model.kind).not.toBe('linear');
     const { c, b: lin, H } = gradientAndHessian(model, 2);
     const neg = { centre: model.xBest, a0: -c, b: lin.map((v) => -v), A: H.map((r) => r.map((v) => -v)) };
-    const expected = modelOptimumPoint(neg, s.mean, s.cov, 2, null);
+    const expected = modelOptimumPoint(neg, s.mean, s.cov, s.options.optimum_radius as number, null);
     const pts = probCmaes.ask(s, { history, pending: [] }, 3).points;
     pts[1].forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
   });
@@ -164,7 +164,7 @@ describe('inject_optimum in ask', () => {
     const constant: ProbnesState = { ...s, gp: { ...s.gp!, quad: null, basis: 'constant' } };
     const model = fitSurrogate(history.slice(-maxModelSize(2, 3)), 2);
     const { c, b: lin, H } = gradientAndHessian(model, 2);
-    const expected = modelOptimumPoint({ centre: model.xBest, a0: -c, b: lin.map((v) => -v), A: H.map((r) => r.map((v) => -v)) }, s.mean, s.cov, 2, null);
+    const expected = modelOptimumPoint({ centre: model.xBest, a0: -c, b: lin.map((v) => -v), A: H.map((r) => r.map((v) => -v)) }, s.mean, s.cov, s.options.optimum_radius as number, null);
     const isExpected = (p: number[]) => p.every((v, i) => Math.abs(v - expected[i]) < 1e-9);
     const byBasis = probCmaes.ask({ ...constant, options: { ...s.options, optimum_gate: 'basis' } }, { history, pending: [] }, 3).points;
     expect(byBasis.some(isExpected)).toBe(false);
@@ -176,5 +176,57 @@ describe('inject_optimum in ask', () => {
   it('is weighted in the default profile and off in the paper profile', () => {
     expect(probnesDefaults('default', 0.5).inject_optimum).toBe('weighted');
     expect(probnesDefaults('paper', 0.5).inject_optimum).toBe('off');
+  });
+});
+
+describe('optimum_radius_max: the adaptive trust radius of the model optimum (§K)', () => {
+  // Rule of Nocedal & Wright 2006, Algorithm 4.1, with the success test "better than every value before".
+  it('doubles up to the cap after a success, halves back to ρ₀ (not below) after a failure, keeps ρ without a point', () => {
+    expect(updateOptimumRadius(2, 2, 8, true)).toBe(4);
+    expect(updateOptimumRadius(4, 2, 8, true)).toBe(8);
+    expect(updateOptimumRadius(8, 2, 8, true)).toBe(8);
+    expect(updateOptimumRadius(8, 2, 8, false)).toBe(4);
+    expect(updateOptimumRadius(2, 2, 8, false)).toBe(2);
+    expect(updateOptimumRadius(4, 2, 8, null)).toBe(4);
+  });
+
+  // f decreasing along x₀ without bound near the start: the model optimum on the trust boundary improves.
+  const slope = (x: number[]) => -10 * x[0] + 0.1 * x[1] ** 2 + 0.05 * x[0] ** 2;
+  function run(options: Record<string, boolean | number | string>, gens: number): { s: ProbnesState; radii: number[] } {
+    let s = probCmaes.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, options) }, Rng.fromSeed(3));
+    const history: Observation[] = [];
+    const radii: number[] = [];
+    for (let g = 0; g < gens; g++) {
+      const a = probCmaes.ask(s, { history, pending: [] }, 3);
+      const batch = a.points.map((x) => ({ x, y: slope(x) }));
+      history.push(...batch);
+      s = probCmaes.tell(a.state, { batch, history: history.slice() });
+      radii.push(currentOptimumRadius(s));
+    }
+    return { s, radii };
+  }
+
+  it('a study whose model optimum keeps improving widens the radius; without the option it stays ρ₀ and the state has no radius', () => {
+    const { radii } = run({ optimum_radius: 2, optimum_radius_max: 8 }, 8);
+    expect(Math.max(...radii)).toBeGreaterThan(2);
+    expect(radii.every((r) => r >= 2 && r <= 8)).toBe(true);
+    const fixed = run({ optimum_radius: 2 }, 8);
+    expect(fixed.radii.every((r) => r === 2)).toBe(true);
+    expect(fixed.s.optimumRadius).toBeUndefined();
+    expect(probnesDefaults('paper', 0.5).optimum_radius_max).toBeUndefined();
+    // The default profile's ρ₀ (BBOB ablation, docs/BENCHMARKS.md); the paper profile never injects.
+    expect(resolveOptions('prob-cmaes', 2, {}).optimum_radius).toBe(3);
+    expect(resolveOptions('prob-xnes', 2, {}).optimum_radius).toBe(2);
+    expect(probnesDefaults('paper', 0.5).inject_optimum).toBe('off');
+  });
+
+  it('a state without the field (written before it) resumes at ρ₀', () => {
+    const { s } = run({ optimum_radius: 2, optimum_radius_max: 8 }, 4);
+    const old = { ...s } as ProbnesState;
+    delete old.optimumRadius;
+    delete old.optimumAsked;
+    expect(currentOptimumRadius(old)).toBe(2);
+    const restored = JSON.parse(JSON.stringify(s)) as ProbnesState;
+    expect(currentOptimumRadius(restored)).toBe(currentOptimumRadius(s));
   });
 });

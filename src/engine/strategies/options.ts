@@ -54,6 +54,7 @@ export const PROBNES_OPTIONS: OptionSpecs = {
   inject_optimum: { kind: 'enum', values: ['off', 'basis', 'weighted'], description: 'Once the GP mean is quadratic, evaluate a model optimum within optimum_radius of the search distribution as one point of each batch that keeps at least one batch-BQ point besides the mean: the maximiser of the GP\'s basis quadratic, or of lq-CMA-ES\'s rank-weighted least-squares quadratic on the recent points (as lq-CMA-ES evaluates its model\'s optimum).' },
   optimum_gate: { kind: 'enum', values: ['basis', 'count'], description: 'With inject_optimum: when the model\'s optimum is evaluated: once the GP mean\'s basis is diagonal or full quadratic (basis), or once the active set has enough points for that basis by the count rule, whatever basis mean_basis chose for the GP mean (count; with inject_optimum basis the GP\'s own quadratic is still needed).' },
   optimum_radius: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'With inject_optimum: the trust region of the model\'s optimum, in Mahalanobis units of the search distribution.' },
+  optimum_radius_max: { kind: 'number', min: 0, max: 100, description: 'With inject_optimum: above optimum_radius, the trust radius of the model\'s optimum adapts: it doubles, up to this value, after a generation whose model optimum was better than every value observed before it, and halves back toward optimum_radius otherwise (0 or at most optimum_radius: fixed at optimum_radius).' },
   learning_rate_cov_quadratic: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise).' },
 };
 
@@ -94,6 +95,7 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     mean_step_linear: false,
     mean_step_free: !paper,
     inject_optimum: paper ? 'off' : 'weighted',
+    // prob-cmaes's default profile uses 3 (prob-cmaes.ts; BBOB ablation in docs/BENCHMARKS.md).
     optimum_radius: 2,
     optimum_gate: 'basis',
   };

@@ -82,6 +82,13 @@ export interface ProbnesState extends BaseState {
    * the state stays plain JSON), which bound μ with option mean_in_bounds. Absent: no bounds known.
    */
   bounds?: Bounds | null;
+  /**
+   * With optimum_radius_max > optimum_radius (ALGORITHM-default.md §K): the current trust radius ρ_t of
+   * the model's optimum. Absent (states written before it, or no adaptation): optimum_radius.
+   */
+  optimumRadius?: number;
+  /** The model's optimum handed out in this generation and the best y observed before it (null: none). */
+  optimumAsked?: { x: number[]; bestBefore: number } | null;
 }
 
 function opt<T extends number | string | boolean>(state: BaseState, key: string): T {
@@ -144,6 +151,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   // when the batch keeps at least one point for the BQ selection.
   const optimum = count - points.length >= 2 ? injectedOptimum(state, ctx.history, points) : null;
   if (optimum) points.push(optimum);
+  const asked = optimum && adaptsRadius(state) ? { optimumAsked: { x: optimum.slice(), bestBefore: ctx.history.reduce((m, o) => Math.min(m, o.y), Infinity) } } : {};
   const nSelect = count - points.length;
   if (nSelect > 0) {
     const useBq = opt<string>(state, 'acquisition') === 'batch-bq' && state.gp !== null;
@@ -160,7 +168,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
       points.push(...sampleFrom(state.mean, state.cov, nSelect, rng));
     }
   }
-  return { points, state: { ...state, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
+  return { points, state: { ...state, ...asked, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
 }
 
 /**
@@ -181,7 +189,7 @@ function injectedOptimum(state: ProbnesState, history: readonly Observation[], b
   if (kind === 'basis' && !g.quad) return null;
   const quad = kind === 'weighted' ? weightedQuadratic(history, state.dim, state.batchSize) : g.quad;
   if (!quad) return null;
-  const u = modelOptimumPoint(quad, state.mean, state.cov, opt<number>(state, 'optimum_radius'), optOr(state, 'mean_in_bounds', false) ? (state.bounds ?? null) : null);
+  const u = modelOptimumPoint(quad, state.mean, state.cov, currentOptimumRadius(state), optOr(state, 'mean_in_bounds', false) ? (state.bounds ?? null) : null);
   if (!u.every(Number.isFinite)) return null;
   const L = cholesky(fromRows(state.cov)).L;
   for (const p of batch) {
@@ -189,6 +197,36 @@ function injectedOptimum(state: ProbnesState, history: readonly Observation[], b
     if (Math.hypot(...z) < 0.1) return null;
   }
   return u;
+}
+
+function adaptsRadius(state: BaseState): boolean {
+  return optOr<number>(state, 'optimum_radius_max', 0) > opt<number>(state, 'optimum_radius');
+}
+
+/** ρ_t: the trust radius of the model's optimum this generation (§K). */
+export function currentOptimumRadius(state: ProbnesState): number {
+  const rho0 = opt<number>(state, 'optimum_radius');
+  return adaptsRadius(state) ? (state.optimumRadius ?? rho0) : rho0;
+}
+
+/**
+ * The trust-radius update of §K (classic trust-region management, Nocedal & Wright 2006, Algorithm 4.1):
+ * ρ doubles, up to ρ_max, after a generation whose model optimum was better than every value observed
+ * before it was asked; it halves back toward ρ₀ (never below) after one whose optimum was not. A
+ * generation without the model's optimum (or whose optimum was not observed) leaves ρ as it is.
+ */
+export function updateOptimumRadius(rho: number, rho0: number, rhoMax: number, improved: boolean | null): number {
+  if (improved === null) return rho;
+  return improved ? Math.min(2 * rho, rhoMax) : Math.max(rho / 2, rho0);
+}
+
+function radiusAfterTell(state: ProbnesState, batch: readonly Observation[]): Pick<ProbnesState, 'optimumRadius' | 'optimumAsked'> {
+  if (!adaptsRadius(state)) return {};
+  const asked = state.optimumAsked ?? null;
+  const obs = asked ? batch.find((o) => o.x.length === asked.x.length && o.x.every((v, i) => Math.abs(v - asked.x[i]) <= 1e-9 * (1 + Math.abs(v)))) : undefined;
+  const improved = asked && obs ? obs.y < asked.bestBefore : null;
+  const rho = updateOptimumRadius(currentOptimumRadius(state), opt<number>(state, 'optimum_radius'), opt<number>(state, 'optimum_radius_max'), improved);
+  return { optimumRadius: rho, optimumAsked: null };
 }
 
 /**
@@ -221,7 +259,7 @@ function frobenius(m: number[][]): number {
 function tell(method: MethodName, state: ProbnesState, ctx: TellContext): ProbnesState {
   const history = ctx.history;
   checkHistory(history, state.dim);
-  const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false };
+  const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false, ...radiusAfterTell(state, ctx.batch) };
   if (history.length === 0) return next; // nothing observed: keep ν (an empty generation)
   const rng = Rng.fromState(state.rng);
   // §1 step 1–2: active set against the CURRENT ν, standardise over it, flip the sign (maximise).
