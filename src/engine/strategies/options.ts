@@ -95,7 +95,6 @@ export function probnesDefaults(profileName: string, learningRateCov: number): O
     mean_step_linear: false,
     mean_step_free: !paper,
     inject_optimum: paper ? 'off' : 'weighted',
-    // prob-cmaes's default profile uses 3 (prob-cmaes.ts; BBOB ablation in docs/BENCHMARKS.md).
     optimum_radius: 2,
     optimum_gate: 'basis',
   };
