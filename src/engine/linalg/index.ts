@@ -4,3 +4,4 @@ export * from './cholesky-inverse.js';
 export * from './triangular.js';
 export * from './gram.js';
 export * from './eigen.js';
+export * from './householder.js';
