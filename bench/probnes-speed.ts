@@ -41,9 +41,8 @@
  * before the speed work: the paper profile must reproduce it bit for bit, whatever the default
  * profile does. With a FILE of your own (--record before a change), it compares both profiles.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { performance } from 'node:perf_hooks';
@@ -61,7 +60,7 @@ import { prepareBatchSelection } from '../src/engine/quadrature/index.js';
 import { candidateTerms } from '../src/engine/quadrature/candidates.js';
 import { kernelMeansFor, prepareKernelMeasure } from '../src/engine/quadrature/measure.js';
 import { updateCovCmaes, updateCovSnes, updateCovXnes } from '../src/engine/strategies/probnes-updates.js';
-import { currentProvenance, describeProvenance } from './lib/provenance.js';
+import { currentProvenance, writePublished } from './lib/provenance.js';
 
 function arg(name: string, dflt: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -420,19 +419,7 @@ if (has('record')) {
 
 /** --out: results.md (what was printed, with its origin and the machine's load) and runs.jsonl.gz. */
 function writeOut(dir: string, provenance: ReturnType<typeof currentProvenance>, started: Date, loadStart: number[]): void {
-  mkdirSync(dir, { recursive: true });
-  const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(', ');
-  const header = [
-    '# bench:probnes-speed',
-    '',
-    `Command: \`${provenance.command}\``,
-    describeProvenance([provenance]),
-    `Run: ${started.toISOString()} – ${new Date().toISOString()}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
-    `Load average (1, 5, 15 min) at the start: ${fmt(loadStart)}; at the end: ${fmt(loadavg())}; 1-minute load read before each timed generation: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} (median ${median(loads).toFixed(2)}). CPU times include what the other processes' load costs this one (caches, memory bandwidth); wall times include waiting for a core.`,
-    '',
-  ];
-  writeFileSync(join(dir, 'results.md'), `${[...header, ...printed].join('\n')}\n`);
-  const lines = records.map((r) => JSON.stringify({ ...r, provenance })).join('\n');
-  writeFileSync(join(dir, 'runs.jsonl.gz'), gzipSync(Buffer.from(`${lines}\n`), { level: 9 }));
-  console.log(`\nwritten: ${join(dir, 'results.md')}, ${join(dir, 'runs.jsonl.gz')} (${records.length} records)`);
+  const loadDetail = `1-minute load read before each timed generation: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} (median ${median(loads).toFixed(2)}). CPU times include what the other processes' load costs this one (caches, memory bandwidth); wall times include waiting for a core.`;
+  const files = writePublished(dir, { title: 'bench:probnes-speed', provenance, started, loadStart, printed, records, loadDetail });
+  console.log(`\nwritten: ${files.join(', ')} (${records.length} records)`);
 }

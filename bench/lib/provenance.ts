@@ -46,9 +46,10 @@ export function describeProvenance(all: readonly (Provenance | undefined)[]): st
 /**
  * --out DIR for a script that prints one table: DIR/results.md (a title, the command, the commit and
  * whether the tree was clean, Node, the CPU, the load average at the start and at the end, then the
- * printed lines) and DIR/runs.jsonl.gz (one record per run, each with its provenance).
+ * printed lines) and DIR/runs.jsonl.gz (one record per run, each with its provenance). `loadDetail`
+ * continues the load line (what else the script read of the load).
  */
-export function writePublished(dir: string, out: { title: string; provenance: Provenance; started: Date; loadStart: number[]; printed: string[]; records: object[] }): string[] {
+export function writePublished(dir: string, out: { title: string; provenance: Provenance; started: Date; loadStart: number[]; printed: string[]; records: object[]; loadDetail?: string }): string[] {
   mkdirSync(dir, { recursive: true });
   const fmt = (l: number[]) => l.map((x) => x.toFixed(2)).join(', ');
   const header = [
@@ -57,7 +58,7 @@ export function writePublished(dir: string, out: { title: string; provenance: Pr
     `Command: \`${out.provenance.command}\``,
     describeProvenance([out.provenance]),
     `Run: ${out.started.toISOString()} – ${new Date().toISOString()}; Node ${process.version}; ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`,
-    `Load average (1, 5, 15 min) at the start: ${fmt(out.loadStart)}; at the end: ${fmt(loadavg())}`,
+    `Load average (1, 5, 15 min) at the start: ${fmt(out.loadStart)}; at the end: ${fmt(loadavg())}${out.loadDetail ? `; ${out.loadDetail}` : ''}`,
     '',
   ];
   const files = [join(dir, 'results.md'), join(dir, 'runs.jsonl.gz')];
