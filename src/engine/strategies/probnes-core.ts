@@ -240,7 +240,7 @@ function weightedQuadratic(history: readonly Observation[], d: number, q: number
   // The linear model is never used here: skip its fit. The quadratic kinds by Householder QR
   // (same least-squares solution as lq-CMA-ES's SVD up to rounding, with the SVD as fallback).
   if (modelKind(recent.length, d) === 'linear') return null;
-  const model = fitSurrogate(recent, d, 'qr');
+  const model = fitSurrogate(recent, d);
   const { c, b, H } = gradientAndHessian(model, d);
   return { centre: model.xBest, a0: -c, b: b.map((v) => -v), A: H.map((row) => row.map((v) => -v)) };
 }

@@ -9,8 +9,8 @@
  * n(n + 3)/2 + 1 full); the data are (x, y) pairs, y the true value to minimise; "rank" orders the
  * data by y, best first.
  */
-import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { InvalidInputError } from '../errors.js';
+import { minNormLeastSquares } from '../linalg/jacobi-svd.js';
 import { leastSquaresQr } from '../linalg/least-squares.js';
 
 export type ModelKind = 'linear' | 'diagonal' | 'full';
@@ -86,33 +86,33 @@ const minus = (x: readonly number[], c: readonly number[]): number[] => x.map((v
  * (minimum-norm least squares: well defined with fewer data than coefficients). Ties in y keep the
  * data order. Needs at least one point.
  *
- * `solver`: 'svd' (lq-CMA-ES's own path) computes (W Z)⁺ W y by ml-matrix's SVD; 'qr' (ProbNES's
- * model optimum, ALGORITHM-default.md §K) by Householder QR (linalg/least-squares.ts), which
- * returns the same least-squares solution up to rounding wherever the SVD would zero no singular
- * value, and falls back to the SVD everywhere else (fewer rows than coefficients, near rank
- * deficiency), so the two differ at rounding level only. The QR is 20–50× cheaper at n = 10.
+ * The solve: Householder QR (linalg/least-squares.ts) where A = W Z has full column rank well
+ * inside the SVD's truncation level, which gives the pseudoinverse's answer up to rounding at
+ * 20–50× less cost at n = 10; everywhere else (fewer rows than coefficients, near rank deficiency)
+ * the pseudoinverse itself, by the one-sided Jacobi SVD (linalg/jacobi-svd.ts), which always
+ * terminates.
  */
-export function fitModel(data: readonly Observed[], n: number, solver: 'svd' | 'qr' = 'svd'): QuadraticModel {
+export function fitModel(data: readonly Observed[], n: number): QuadraticModel {
+  const { kind, rows, rhs, xBest } = weightedSystem(data, n);
+  const beta = leastSquaresQr(rows, rhs) ?? minNormLeastSquares(rows, rhs);
+  return { kind, coefficients: beta.map((b) => (Number.isFinite(b) ? b : 0)), xBest: xBest.slice() };
+}
+
+/** The rank-weighted system W Z β ≈ W y that fitModel solves, with the model kind and the centre xBest. */
+export function weightedSystem(data: readonly Observed[], n: number): { kind: ModelKind; rows: number[][]; rhs: number[]; xBest: readonly number[] } {
   if (data.length === 0) throw new InvalidInputError('surrogate: a model needs at least one data point');
   const kind = modelKind(data.length, n);
   const order = data.map((_, i) => i).sort((a, b) => data[a].y - data[b].y);
   const m = fitSize(data.length, coefficientCount(kind, n));
-  const used = order.slice(0, m);
   const xBest = data[order[0]].x;
   const rows: number[][] = [];
-  const rhs: number[][] = [];
-  used.forEach((idx, r) => {
+  const rhs: number[] = [];
+  order.slice(0, m).forEach((idx, r) => {
     const w = m === 1 ? MAX_WEIGHT : MAX_WEIGHT - ((MAX_WEIGHT - 1) * r) / (m - 1);
     rows.push(features(kind, minus(data[idx].x, xBest)).map((z) => w * z));
-    rhs.push([w * data[idx].y]);
+    rhs.push(w * data[idx].y);
   });
-  const beta = (solver === 'qr' ? leastSquaresQr(rows, rhs.map((r) => r[0])) : null) ?? svdSolve(rows, rhs);
-  return { kind, coefficients: beta.map((b) => (Number.isFinite(b) ? b : 0)), xBest: xBest.slice() };
-}
-
-function svdSolve(rows: number[][], rhs: number[][]): number[] {
-  const svd = new SingularValueDecomposition(new Matrix(rows), { autoTranspose: true });
-  return svd.solve(new Matrix(rhs)).getColumn(0);
+  return { kind, rows, rhs, xBest };
 }
 
 /** f̂(x). */
@@ -145,7 +145,6 @@ export function gradientAndHessian(model: QuadraticModel, n: number): { c: numbe
 export function modelOptimum(model: QuadraticModel, n: number): number[] {
   const { b, H } = gradientAndHessian(model, n);
   if (model.kind === 'linear') return model.xBest.map((v, i) => v - 2 * b[i]);
-  const svd = new SingularValueDecomposition(new Matrix(H), { autoTranspose: true });
-  const u = svd.solve(Matrix.columnVector(b.map((v) => -v / 2))).getColumn(0);
+  const u = minNormLeastSquares(H, b.map((v) => -v / 2));
   return u.map((v, i) => model.xBest[i] + (Number.isFinite(v) ? v : 0));
 }
