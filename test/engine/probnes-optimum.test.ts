@@ -214,8 +214,8 @@ describe('optimum_radius_max: the adaptive trust radius of the model optimum (§
     expect(fixed.radii.every((r) => r === 2)).toBe(true);
     expect(fixed.s.optimumRadius).toBeUndefined();
     expect(probnesDefaults('paper', 0.5).optimum_radius_max).toBeUndefined();
-    // The default profile's ρ₀ (BBOB ablation, docs/BENCHMARKS.md: 3 measured, not adopted); the paper profile never injects.
-    expect(resolveOptions('prob-cmaes', 2, {}).optimum_radius).toBe(2);
+    // The default profile's ρ₀ (BBOB ablation, docs/BENCHMARKS.md); the paper profile never injects.
+    expect(resolveOptions('prob-cmaes', 2, {}).optimum_radius).toBe(3);
     expect(resolveOptions('prob-xnes', 2, {}).optimum_radius).toBe(2);
     expect(probnesDefaults('paper', 0.5).inject_optimum).toBe('off');
   });

@@ -4,7 +4,11 @@
  * Glossary: see probnes-core.ts (mean μ, cov Σ, G = ∂E_ν[−ỹ]/∂Σ).
  */
 import { makeProbnesStrategy } from './probnes-core.js';
+import type { Options } from './options.js';
 
-// optimum_radius stays at the shared default 2: 3 was measured (docs/BENCHMARKS.md, "prob-cmaes with
-// optimum_radius 3") and not adopted, since one BBOB run (f23, d = 10) became many times slower with it.
-export const probCmaes = makeProbnesStrategy('prob-cmaes', { learningRateCov: 0.5 });
+export const probCmaes = makeProbnesStrategy('prob-cmaes', {
+  learningRateCov: 0.5,
+  // ALGORITHM-default.md §K: the model optimum's trust radius in the default profile (BBOB ablation of
+  // optimum_radius 2/3/4/8 in docs/BENCHMARKS.md); prob-xnes and prob-snes keep 2, the paper profile never injects.
+  defaults: (profile): Options => (profile === 'paper' ? {} : { optimum_radius: 3 }),
+});
