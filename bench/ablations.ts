@@ -15,6 +15,8 @@
  *   npx tsx bench/ablations.ts step             # the mean's bounds and step (ALGORITHM-default.md §E, §I) against the default
  *   npx tsx bench/ablations.ts step-bbob        # the same on BBOB f1–f24 at d = 5
  *   npx tsx bench/ablations.ts points-bbob --seeds 5   # the model's optimum as a batch point (ALGORITHM-default.md §K), BBOB d = 2, 5
+ *   npx tsx bench/ablations.ts radius           # prob-cmaes's trust radius of the model's optimum, 2 vs 3 (ALGORITHM-default.md §K)
+ *   npx tsx bench/ablations.ts radius-bbob --seeds 5   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–5
  *   npx tsx bench/ablations.ts mean-basis       # the GP mean's basis by the count rule vs by leave-one-out (ALGORITHM-default.md §L)
  *   npx tsx bench/ablations.ts mean-basis-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
@@ -90,6 +92,11 @@ const POINT_VARIANTS: Variant[] = [
   { label: 'weighted optimum, radius 4', options: { inject_optimum: 'weighted', optimum_radius: 4 } },
   { label: 'weighted optimum, radius 100', options: { inject_optimum: 'weighted', optimum_radius: 100 } },
 ];
+/** prob-cmaes's trust radius of the model's optimum (ALGORITHM-default.md §K): 2, the shared default, against 3, prob-cmaes's. */
+const RADIUS_VARIANTS: Variant[] = [
+  { label: 'optimum radius 2', options: { optimum_radius: 2 } },
+  { label: 'optimum radius 3 (default)', options: { optimum_radius: 3 } },
+];
 /** The GP fit's cost levers: its starts once a warm start exists (option gp_cold_start_every), and a smaller active-set cap. */
 const FIT_START_VARIANTS: Variant[] = [
   { label: 'default start every generation', options: { gp_cold_start_every: 1 } },
@@ -131,6 +138,8 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setti
   step: { variants: STEP_VARIANTS },
   points: { variants: POINT_VARIANTS },
   'points-bbob': { variants: POINT_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
+  radius: { variants: RADIUS_VARIANTS },
+  'radius-bbob': { variants: RADIUS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'mean-basis': { variants: MEAN_BASIS_VARIANTS },
   'mean-basis-bbob': { variants: MEAN_BASIS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'step-bbob': { variants: STEP_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
