@@ -219,7 +219,7 @@ describe('bench:lq-cmaes tables recomputed from their published runs', () => {
 
   it.each([
     ['the plain functions', 'lq-cmaes-2026-11-24b', 'CMA-ES: median evals (successes)', (row: string[]) => row[0]!],
-    ["the paper's own figures (BBOB)", 'lq-cmaes-bbob-2026-11-24', 'ours: CMA-ES median (successes)', (row: string[]) => `bbob-${row[0]!.split(' ')[0]}`],
+    ["the paper's own figures (BBOB)", 'lq-cmaes-bbob-2026-11-24b', 'ours: CMA-ES median (successes)', (row: string[]) => `bbob-${row[0]!.split(' ')[0]}`],
   ] as const)('%s: every measured row, CMA-ES and lq-CMA-ES', (_, dir, cmaHeader, fnOf) => {
     const t = tables.find((x) => x.header.includes(cmaHeader));
     expect(t).toBeDefined();
