@@ -237,8 +237,8 @@ function radiusAfterTell(state: ProbnesState, batch: readonly Observation[]): Pi
 function weightedQuadratic(history: readonly Observation[], d: number, q: number): QuadraticMean | null {
   const recent = history.slice(-maxModelSize(d, q));
   if (recent.length === 0) return null;
-  // The linear model is never used here: skip its fit. The quadratic kinds by Householder QR
-  // (same least-squares solution as lq-CMA-ES's SVD up to rounding, with the SVD as fallback).
+  // The linear model is never used here: skip its fit. The quadratic kinds by Householder QR, with
+  // the Jacobi pseudoinverse where the design is rank-deficient (surrogate/quadratic.ts).
   if (modelKind(recent.length, d) === 'linear') return null;
   const model = fitSurrogate(recent, d);
   const { c, b, H } = gradientAndHessian(model, d);
