@@ -7,7 +7,9 @@
  * terminate (mljs/matrix issue #70): the d = 10 full quadratic model of a BBOB f23 run (instance 4,
  * prob-cmaes with optimum_radius 3, generation 130) whose points had been clipped onto the box's corners.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { Matrix, SingularValueDecomposition, solve } from 'ml-matrix';
@@ -68,12 +70,20 @@ describe('minNormLeastSquares (one-sided Jacobi SVD)', () => {
     }
   });
 
-  it('returns on the design where ml-matrix\'s SVD never does, with a least-squares solution', () => {
+  it('returns on the design where ml-matrix\'s SVD never does, with a least-squares solution', { timeout: 90_000 }, () => {
     const path = new URL('../fixtures/linalg/f23-d10-corner-design.json.gz', import.meta.url);
     const { rows, rhs } = JSON.parse(gunzipSync(readFileSync(path)).toString('utf8')) as { rows: number[][]; rhs: number[][] };
     const y = rhs.map((r) => r[0]);
     expect([rows.length, rows[0].length]).toEqual([99, 66]);
-    const x = minNormLeastSquares(rows, y);
+    // Solved in a child process with a time limit: a solver that loops forever fails here instead of
+    // hanging the test worker (a synchronous loop cannot be interrupted in-process).
+    const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('../helpers/solve-corner-design.ts', import.meta.url))], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.error, 'the solve did not finish within 60 s').toBeUndefined();
+    expect(child.status, child.stderr).toBe(0);
+    const { x } = JSON.parse(child.stdout) as { x: number[] };
     expect(x.every(Number.isFinite)).toBe(true);
     expect(normalResidual(rows, x, y)).toBeLessThan(1e-12);
     // Least norm: adding any null-space direction of A to x lengthens it; the directions here are
