@@ -54,7 +54,7 @@ export function minNormLeastSquares(rows: readonly (readonly number[])[], y: rea
           beta += b * b;
           gamma += a * b;
         }
-        if (gamma === 0 || !(Math.abs(gamma) > tol * Math.sqrt(alpha * beta))) continue;
+        if (!(Math.abs(gamma) > tol * Math.sqrt(alpha * beta))) continue; // γ = 0 included
         rotated = true;
         // The rotation that zeroes w_iᵀ w_j: ζ = (β − α)/(2γ), t = sign(ζ)/(|ζ| + √(1 + ζ²)).
         const zeta = (beta - alpha) / (2 * gamma);
