@@ -6,6 +6,11 @@
  *   npm run bench:bbob -- --methods prob-cmaes,prob-cmaes:paper,cmaes,random --dims 2,5 --budget-per-dim 10,50 --out bench-results/bbob
  *   npm run bench:bbob -- --methods bo --dims 10 --functions 1-24 --instances 1-5 --workers 1 --resume --out bench-results/bbob
  *   npm run bench:bbob -- --methods cmaes,bo --dims 2,5 --report-only --out bench-results/bbob   # tables from runs.jsonl only
+ *   npm run bench:bbob -- --methods prob-cmaes,lq-cmaes,bobyqa,newuoa --dims 2,5 --workers 1 --out bench-results/bbob-peers
+ *
+ * bobyqa and newuoa are external peers (Powell's methods through NLopt, bench/lib/bbob-peers.ts): each
+ * run is a /usr/bin/python3 child that proposes points and gets the project's BBOB values back; they
+ * run after the service methods, `--workers` at a time.
  *
  * Writes to --out: runs.jsonl (one line per run: the best-so-far f − f_opt trajectory, effective
  * options, commit and command), results.md (lib/bbob-report.ts), ecdf-<d>D.svg (one per dimension).
@@ -17,6 +22,7 @@ import { join } from 'node:path';
 import { UsageError } from './lib/args.js';
 import { expandBbobJobs, jobKey, parseBbobConfig } from './lib/bbob-args.js';
 import { renderBbobReport } from './lib/bbob-report.js';
+import { runPeerBbob } from './lib/bbob-peers.js';
 import { ecdfPoints, toBbobRecord, type BbobRunRecord } from './lib/bbob-score.js';
 import { runPool } from './lib/pool.js';
 import { Progress } from './lib/progress.js';
@@ -30,19 +36,20 @@ async function main(): Promise<void> {
   const provenance = currentProvenance(`npm run bench:bbob -- ${argv.join(' ')}`.trim());
   const log = openRunLog<BbobRunRecord>(config.out, config.resume, (r) => Array.isArray(r.trajectory));
   const all = expandBbobJobs(config);
-  const wanted = new Set(all.map((j) => jobKey({ variant: j.variant.label, fn: j.fn, dim: j.dim, instance: j.instance, budget: j.spec.budget })));
+  const wanted = new Set(all.map((j) => jobKey({ variant: j.variant.label, fn: j.fn, dim: j.dim, instance: j.instance, budget: j.budget })));
   // --resume keeps every finished run in the file (also of other variants), and reruns only what is missing.
   const kept = log.kept;
   const done = new Set(kept.map((r) => jobKey({ ...r, budget: r.budget })));
-  const jobs = config.reportOnly ? [] : all.filter((j) => !done.has(jobKey({ variant: j.variant.label, fn: j.fn, dim: j.dim, instance: j.instance, budget: j.spec.budget })));
+  const jobs = config.reportOnly ? [] : all.filter((j) => !done.has(jobKey({ variant: j.variant.label, fn: j.fn, dim: j.dim, instance: j.instance, budget: j.budget })));
   writeFileSync(join(config.out, 'config.json'), `${JSON.stringify({ argv, provenance, ...config }, null, 2)}\n`);
   process.stderr.write(`${jobs.length} runs (${config.variants.map((v) => v.label).join(', ')} × f${config.functions.join(',f')} × d ${config.dims.join(',')} × instances ${config.instances.join(',')}) on ${config.workers} workers → ${config.out}\n`);
 
-  const byTag = new Map(jobs.map((j) => [`${j.variant.label}/${j.spec.fn}/${j.dim}/${j.instance}`, j]));
+  const serviceJobs = jobs.filter((j) => j.spec !== null), peerJobs = jobs.filter((j) => j.peer !== null);
+  const byTag = new Map(serviceJobs.map((j) => [`${j.variant.label}/${j.spec!.fn}/${j.dim}/${j.instance}`, j]));
   const records: BbobRunRecord[] = [...kept];
   let failures = 0;
   const progress = new Progress(jobs.length);
-  await runPool(jobs.map((j) => j.spec), config.workers, (reply) => {
+  await runPool(serviceJobs.map((j) => j.spec!), config.workers, (reply) => {
     if (reply.ok) {
       const job = byTag.get(`${reply.record.tag}/${reply.record.function}/${reply.record.dim}/${reply.record.instance}`)!;
       const record = toBbobRecord(job, reply.record, config.budgetPerDim, provenance);
@@ -56,6 +63,25 @@ async function main(): Promise<void> {
     }
     progress.tick(reply.ok);
   });
+  // The peers: `workers` child processes at a time, each evaluating the project's function on this side.
+  const queue = [...peerJobs];
+  await Promise.all(Array.from({ length: Math.min(config.workers, queue.length) }, async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      try {
+        const r = await runPeerBbob(job.peer!);
+        const record: BbobRunRecord = { ...toBbobRecord(job, r, config.budgetPerDim, provenance), peer: { algorithm: r.algorithm, nlopt: r.nlopt, restart_at: r.restart_at } };
+        records.push(record);
+        log.append(record);
+        progress.tick(true);
+      } catch (e) {
+        failures++;
+        const error = e instanceof Error ? e.message : String(e);
+        log.append({ variant: job.variant.label, fn: job.fn, dim: job.dim, instance: job.instance, error, provenance });
+        process.stderr.write(`\nrun failed: ${job.variant.label} f${job.fn} ${job.dim}-D instance ${job.instance}: ${error.split('\n')[0]}\n`);
+        progress.tick(false);
+      }
+    }
+  }));
 
   const runs = records.filter((r) => wanted.has(jobKey({ ...r, budget: r.budget })));
   const variants = config.variants.map((v) => v.label);
@@ -75,7 +101,7 @@ async function main(): Promise<void> {
   const maxPerDim = config.budgetPerDim[config.budgetPerDim.length - 1];
   for (const d of config.dims) {
     const series = config.variants.map((v) => ({ label: v.label, method: v.method, points: ecdfPoints(runs.filter((r) => r.variant === v.label && r.dim === d)) }));
-    writeFileSync(join(config.out, `ecdf-${d}D.svg`), renderEcdf(series, `BBOB f${config.functions[0]}–f${config.functions[config.functions.length - 1]}, d = ${d}, 11 targets 10^2…10^−8`, maxPerDim, d));
+    writeFileSync(join(config.out, `ecdf-${d}D.svg`), renderEcdf(series, `BBOB f${config.functions[0]}–f${config.functions[config.functions.length - 1]}, d = ${d}, 11 targets 10^2…10^−8`, maxPerDim, d, config.budgetPerDim));
   }
   process.stdout.write(md);
   if (failures > 0) process.exitCode = 1;

@@ -11,12 +11,16 @@ import { BBOB_FUNCTIONS } from '../../src/engine/benchmarks/bbob.js';
 import { isMethodName, resolveOptions, STRATEGIES, type MethodName, type Options } from '../../src/engine/index.js';
 import { registeredMethods } from '../../src/engine/strategies/registry.js';
 import { UsageError } from './args.js';
+import { isPeer, PEER_XTOL_REL, PEERS, type PeerName, type PeerRunSpec } from './bbob-peers.js';
 import { optionsFor, type RunSpec } from './run.js';
 
-/** A method with its own options: `prob-cmaes:paper` is prob-cmaes with profile paper. */
+/**
+ * A method with its own options: `prob-cmaes:paper` is prob-cmaes with profile paper. `bobyqa` and
+ * `newuoa` are external peers (bench/lib/bbob-peers.ts), run by NLopt, never methods of the service.
+ */
 export interface Variant {
   label: string;
-  method: MethodName;
+  method: MethodName | PeerName;
   options: Options;
 }
 
@@ -37,13 +41,14 @@ export interface BbobConfig {
 }
 
 export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
-  --methods a,b:profile     method variants (default: every registered method); m:paper = m with profile paper
+  --methods a,b:profile     method variants (default: every registered method); m:paper = m with profile paper;
+                            bobyqa, newuoa: Powell's methods through NLopt (/usr/bin/python3 with python3-nlopt)
   --profile paper           profile for every method that has one (a variant's own profile wins)
   --options '{"k":v}'       options, each passed to the methods that declare it
   --dims 2,5,10,20          dimensions (default 2,5,10)
   --functions 1-24          BBOB functions, ranges and lists (default 1-24)
   --instances 1-5           instances (default 1-5)
-  --budget-per-dim 10,50    budgets in evaluations per dimension (default 10,50,100); runs go to the largest
+  --budget-per-dim 2,5,50   budgets in evaluations per dimension (default 2,5,10,20,50); runs go to the largest
   --batch q                 one population for every method (default: each method's own, see README)
   --workers 1               worker threads
   --resume                  keep the runs already in <out>/runs.jsonl, run only the missing ones
@@ -90,7 +95,11 @@ function checkOptions(method: MethodName, options: Options, label: string): void
 function parseVariant(spec: string, common: Options): Variant {
   const [name, profile, ...rest] = spec.split(':');
   if (rest.length > 0) throw new UsageError(`--methods: ${spec}: use method or method:profile`);
-  if (!isMethodName(name) || !registeredMethods().includes(name)) throw new UsageError(`unknown or unregistered method ${name}; registered: ${registeredMethods().join(', ')}`);
+  if (isPeer(name)) {
+    if (profile) throw new UsageError(`--methods: ${name} is an external peer and has no profiles`);
+    return { label: spec, method: name, options: peerOptions(name) };
+  }
+  if (!isMethodName(name) || !registeredMethods().includes(name)) throw new UsageError(`unknown or unregistered method ${name}; registered: ${registeredMethods().join(', ')}; external peers: ${PEERS.join(', ')}`);
   const options = optionsFor(name, { ...common, ...(profile ? { profile } : {}) });
   if (profile && !('profile' in STRATEGIES[name].options)) throw new UsageError(`--methods: ${name} has no profiles`);
   checkOptions(name, options, spec);
@@ -123,7 +132,7 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
   if (dims.some((d) => d < 2)) throw new UsageError('--dims: BBOB functions need d ≥ 2');
   const instances = parseRange(v.instances ?? '1-5', 'instances');
   if (instances.includes(0)) throw new UsageError('--instances: instances start at 1');
-  const budgetPerDim = [...new Set(parseRange(v['budget-per-dim'] ?? '10,50,100', 'budget-per-dim'))].sort((a, b) => a - b);
+  const budgetPerDim = [...new Set(parseRange(v['budget-per-dim'] ?? '2,5,10,20,50', 'budget-per-dim'))].sort((a, b) => a - b);
   if (budgetPerDim.includes(0)) throw new UsageError('--budget-per-dim: budgets must be positive');
   const int = (s: string | undefined, name: string): number | null => {
     if (s === undefined) return null;
@@ -141,13 +150,23 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
   };
 }
 
-/** One run: the RunSpec the worker executes, and what the report needs to know about it. */
+/** The settings a peer runs with, recorded as its options in runs.jsonl. */
+function peerOptions(peer: PeerName): Options {
+  return { algorithm: peer === 'bobyqa' ? 'LN_BOBYQA' : 'LN_NEWUOA', xtol_rel: PEER_XTOL_REL, restart: 'N(x0, σ²I) after convergence' };
+}
+
+/**
+ * One run: the RunSpec a worker executes (service methods) or the PeerRunSpec the NLopt runner
+ * executes (external peers), and what the report needs to know about it.
+ */
 export interface BbobJob {
   variant: Variant;
   fn: number;
   dim: number;
   instance: number;
-  spec: RunSpec;
+  budget: number;
+  spec: RunSpec | null;
+  peer: PeerRunSpec | null;
   /** The options the method runs with, defaults filled in (resolveOptions). */
   effectiveOptions: Options;
 }
@@ -160,13 +179,20 @@ export function expandBbobJobs(c: BbobConfig): BbobJob[] {
     for (const fn of c.functions) {
       for (const variant of c.variants) {
         for (const instance of c.instances) {
+          const box = { lower: Array<number>(dim).fill(-5), upper: Array<number>(dim).fill(5) };
+          if (isPeer(variant.method)) {
+            // The same protocol: start at the prior's mean 0, initial step its σ = 2, the box [−5, 5]^d.
+            const peer: PeerRunSpec = { peer: variant.method, fn, dim, instance, budget: budget(dim), priorMean: Array<number>(dim).fill(0), priorStd: 2, box, tag: variant.label };
+            jobs.push({ variant, fn, dim, instance, budget: budget(dim), spec: null, peer, effectiveOptions: variant.options });
+            continue;
+          }
           const spec: RunSpec = {
             method: variant.method, fn: `bbob-f${fn}`, dim, seed: instance, instance, tag: variant.label,
             budget: budget(dim), batch: c.batch ?? defaultPopulation(variant.method, dim),
             priorMean: Array(dim).fill(0), priorStd: Array(dim).fill(2),
-            options: variant.options, box: { lower: Array(dim).fill(-5), upper: Array(dim).fill(5) }, clip: true,
+            options: variant.options, box, clip: true,
           };
-          jobs.push({ variant, fn, dim, instance, spec, effectiveOptions: resolveOptions(variant.method, dim, variant.options) });
+          jobs.push({ variant, fn, dim, instance, budget: budget(dim), spec, peer: null, effectiveOptions: resolveOptions(variant.method, dim, variant.options) });
         }
       }
     }

@@ -5,7 +5,7 @@
  * run time of each (method, budget) cell.
  */
 import { BBOB_NAMES } from '../../src/engine/benchmarks/bbob.js';
-import { median, TARGETS, targetShare, type BbobRunRecord } from './bbob-score.js';
+import { ecdfArea, ecdfPoints, median, TARGETS, targetShare, type BbobRunRecord } from './bbob-score.js';
 
 export interface BbobReportMeta {
   /** Command and provenance lines. */
@@ -49,6 +49,19 @@ export function renderBbobReport(runs: readonly BbobRunRecord[], meta: BbobRepor
   for (const d of dims) for (const k of budgets) out.push(row([String(d), `${k}·d`, ...variants.map((v) => pct(targetShare(pick(v, d), at(k))))]));
   out.push('', row(['d', 'runs', ...variants]), rule(variants.length + 2));
   for (const d of dims) out.push(row([String(d), 'per method', ...variants.map((v) => String(pick(v, d).length))]));
+  const hi = budgets[budgets.length - 1];
+  if (hi > 1) {
+    out.push(
+      '',
+      `### ECDF area over 1·d…${hi}·d`,
+      '',
+      `The runtime ECDF (share of (run, target) pairs reached) averaged over evaluations/d from 1 to ${hi} on a log scale, (1/ln ${hi}) ∫ F(e^t) dt: one number per method that weighs every budget of the range alike (1 = every target at 1·d).`,
+      '',
+      row(['d', ...variants]),
+      rule(variants.length + 1),
+    );
+    for (const d of dims) out.push(row([String(d), ...variants.map((v) => (pick(v, d).length ? ecdfArea(ecdfPoints(pick(v, d)), 1, hi).toFixed(3) : '–'))]));
+  }
 
   for (const d of dims) {
     const fns = [...new Set(runs.filter((r) => r.dim === d).map((r) => r.fn))].sort((a, b) => a - b);

@@ -32,6 +32,8 @@ export interface BbobRunRecord {
   ms_at: Record<string, number>;
   timings: { total_ms: number; ask_ms: number; tell_ms: number; updates: number };
   provenance: Provenance;
+  /** External peers only: NLopt's algorithm and version, and the evaluation count at each restart. */
+  peer?: { algorithm: string; nlopt: string; restart_at: number[] };
 }
 
 /** Best-so-far f − f_opt, recorded at each improvement (clamped at 0: rounding can land a hair below f_opt). */
@@ -97,6 +99,26 @@ export function ecdfPoints(runs: readonly BbobRunRecord[]): { x: number; y: numb
   return pts;
 }
 
+/**
+ * The ECDF's area over evaluations/d from `lo` to `hi` on a log scale, normalised to 0…1:
+ * (1/ln(hi/lo)) ∫_{ln lo}^{ln hi} F(e^t) dt, F the step function of ecdfPoints (right-continuous, 0
+ * before the first point). One number per method that weighs every budget of the range alike on the
+ * log scale the field plots (an "anytime" score: 1 would be every target at lo·d already).
+ */
+export function ecdfArea(points: readonly { x: number; y: number }[], lo: number, hi: number): number {
+  if (!(hi > lo && lo > 0)) throw new RangeError('ecdfArea: need 0 < lo < hi');
+  let area = 0, y = 0, from = Math.log(lo);
+  for (const p of points) {
+    if (p.x > hi) break;
+    const at = Math.log(Math.max(p.x, lo));
+    area += y * (at - from);
+    from = at;
+    y = p.y;
+  }
+  area += y * (Math.log(hi) - from);
+  return area / Math.log(hi / lo);
+}
+
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -116,7 +138,7 @@ export function toBbobRecord(job: BbobJob, r: RunRecord, budgetPerDim: readonly 
   const ms_at = Object.fromEntries(budgetPerDim.map((k) => [String(k * job.dim), msAt(r.elapsed_ms ?? [], r.generation_ends ?? [], k * job.dim)]));
   return {
     variant: job.variant.label, method: job.variant.method, fn: job.fn, dim: job.dim, instance: job.instance, seed: r.seed,
-    batch: r.batch, budget: job.spec.budget, f_opt: r.optimum, trajectory: trajectoryOf(r.values, r.optimum),
+    batch: r.batch, budget: job.budget, f_opt: r.optimum, trajectory: trajectoryOf(r.values, r.optimum),
     options: job.effectiveOptions, ms_at, timings: r.timings, provenance,
   };
 }

@@ -17,6 +17,8 @@ const COLORS: Record<MethodName, string> = {
   cmaes: '#1f77b4', 'lq-cmaes': '#393b79', xnes: '#17becf', snes: '#9467bd',
   bo: '#2ca02c', pibo: '#8c564b', random: '#7f7f7f',
 };
+/** bench:bbob's external peers (bench/lib/bbob-peers.ts), which are not methods of the service. */
+const PEER_COLORS: Record<string, string> = { bobyqa: '#e377c2', newuoa: '#8c6d31' };
 
 const PANEL_W = 300, PANEL_H = 220, PAD_L = 46, PAD_R = 10, PAD_T = 24, PAD_B = 30, COLS = 3, LEGEND_H = 30;
 
@@ -131,7 +133,7 @@ export interface EcdfSeries {
  * evaluations/d on a log10 axis, a step line per method (a profile variant dashed, in its method's
  * colour), for one dimension.
  */
-export function renderEcdf(series: readonly EcdfSeries[], title: string, maxPerDim: number, dim: number): string {
+export function renderEcdf(series: readonly EcdfSeries[], title: string, maxPerDim: number, dim: number, marks: readonly number[] = []): string {
   const W = 560, H = 380, L = 56, R = 150, T = 30, B = 46;
   const xLo = Math.log10(1 / dim), xHi = Math.log10(maxPerDim);
   const X = (v: number): number => L + ((W - L - R) * (Math.log10(v) - xLo)) / (xHi - xLo || 1);
@@ -144,10 +146,15 @@ export function renderEcdf(series: readonly EcdfSeries[], title: string, maxPerD
   for (let e = Math.ceil(xLo); e <= Math.floor(xHi); e++) {
     parts.push(`<line x1="${num(X(10 ** e))}" x2="${num(X(10 ** e))}" y1="${T}" y2="${H - B}" stroke="#eee"/><text x="${num(X(10 ** e))}" y="${H - B + 14}" text-anchor="middle">${10 ** e}</text>`);
   }
+  // The report's budgets (evaluations / d), dotted, so the table's columns can be read off the curves.
+  for (const k of marks) {
+    if (k < 1 / dim || k > maxPerDim) continue;
+    parts.push(`<line x1="${num(X(k))}" x2="${num(X(k))}" y1="${T}" y2="${H - B}" stroke="#999" stroke-dasharray="2 3"/><text x="${num(X(k) + 2)}" y="${H - B - 4}" fill="#666">${k}·d</text>`);
+  }
   parts.push(`<text x="${num((L + W - R) / 2)}" y="${H - 12}" text-anchor="middle">evaluations / d (log scale)</text>`);
   parts.push(`<text transform="translate(14 ${num((T + H - B) / 2)}) rotate(-90)" text-anchor="middle">share of (run, target) pairs</text>`);
   series.forEach((s, i) => {
-    const c = COLORS[s.method as MethodName] ?? '#000';
+    const c = COLORS[s.method as MethodName] ?? PEER_COLORS[s.method] ?? '#000';
     const dash = s.label.includes(':') ? ' stroke-dasharray="6 3"' : '';
     const path = [`${num(X(1 / dim))},${num(Y(0))}`];
     let y = 0;

@@ -23,7 +23,7 @@
 import { resolveFromPoints } from '../../src/domain/studies/prior-sources.js';
 import { CreateStudyRequest } from '../../src/domain/studies/study-request.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type StudySpecInput } from '../../src/domain/studies/study-spec.js';
-import { searchSpace, toUserRaw, type SearchSpace } from '../../src/domain/transforms.js';
+import { searchSpace, toUserRaw, type SearchSpace } from '../../src/domain/studies/transforms.js';
 import { fitSvr, type Svr, type SvrParams } from './svr.js';
 import { loadUciData, type UciData } from './uci-data.js';
 

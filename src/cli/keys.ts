@@ -6,7 +6,7 @@
  */
 import { ConfigError, loadConfig } from '../config.js';
 import { ApiKeyService } from '../domain/auth/api-keys.js';
-import { ValidationError } from '../domain/errors.js';
+import { ValidationError } from '../domain/common/errors.js';
 import { SqliteStorage, type ApiKeyRecord } from '../storage/index.js';
 import { parse, UsageError, type CliIo } from './common.js';
 

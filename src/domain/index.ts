@@ -1,4 +1,4 @@
-export * from './errors.js';
+export * from './common/errors.js';
 export * from './studies/study-spec.js';
 export { CreateStudyRequest, PatchStudyRequest, PriorSourceSchema, LIMITS, PARAMETER_NAME, MAX_SEED, type CreateStudyInput, type ParameterInput, type PriorInput, type PriorSource, type StudyPatchInput } from './studies/study-request.js';
 export { StudyService, type Study, type StudyServiceDeps } from './studies/studies.js';
@@ -11,6 +11,6 @@ export { DEFAULT_CLIENT } from './loop/lease.js';
 export { ObservationsRequest, MAX_OBSERVATIONS, type ObservationInput } from './loop/observation-request.js';
 export type { LoopLogger } from './loop/generation.js';
 export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type EngineRunner } from './pool/engine-pool.js';
-export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations.js';
-export { Timestamp, wellFormed, boundedJsonObject, nestsDeeperThan, MAX_JSON_DEPTH } from './schemas.js';
-export { trialFields, type TrialFields } from './trial-fields.js';
+export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations/operations.js';
+export { Timestamp, wellFormed, boundedJsonObject, nestsDeeperThan, MAX_JSON_DEPTH } from './common/schemas.js';
+export { trialFields, type TrialFields } from './transfer/trial-fields.js';

@@ -96,10 +96,10 @@ describe('command line', () => {
     expect(defaultPopulation('prob-cmaes', 10)).toBe(3);
     expect(defaultPopulation('bo', 10)).toBe(3);
     const [job] = expandBbobJobs(parseBbobConfig(['--methods', 'cmaes', '--dims', '10', '--functions', '1', '--instances', '1']));
-    expect(job.spec.batch).toBe(10);
-    expect(job.spec.budget).toBe(1000); // the largest default budget, 100·d
-    expect(job.spec.priorStd).toEqual(Array(10).fill(2));
-    expect(job.spec.box).toEqual({ lower: Array(10).fill(-5), upper: Array(10).fill(5) });
+    expect(job.spec!.batch).toBe(10);
+    expect(job.spec!.budget).toBe(500); // the largest default budget, 50·d
+    expect(job.spec!.priorStd).toEqual(Array(10).fill(2));
+    expect(job.spec!.box).toEqual({ lower: Array(10).fill(-5), upper: Array(10).fill(5) });
   });
 });
 
@@ -107,7 +107,7 @@ describe('a tiny run and its report', () => {
   it('runs cmaes and random on f1 and f15 (d = 2) through runOne, records trajectories and renders results.md and the ECDF', () => {
     const config = parseBbobConfig(['--methods', 'cmaes,random', '--dims', '2', '--functions', '1,15', '--instances', '1-2', '--budget-per-dim', '5,20']);
     const jobs = expandBbobJobs(config);
-    const records = jobs.map((j) => toBbobRecord(j, runOne(j.spec), config.budgetPerDim, PROV));
+    const records = jobs.map((j) => toBbobRecord(j, runOne(j.spec!), config.budgetPerDim, PROV));
     for (const r of records) {
       expect(r.budget).toBe(40);
       expect(r.f_opt).toBe(bbobProblem(r.fn, 2, r.instance).optimum);

@@ -3,7 +3,7 @@
  * back only when the study's strategy wrote them in the version it reads.
  */
 import { describe, expect, it } from 'vitest';
-import { engineY, isBetter, readEngineState, StoredDataError } from '../../src/domain/codec.js';
+import { engineY, isBetter, readEngineState, StoredDataError } from '../../src/domain/studies/codec.js';
 import { getStrategy, Rng, resolveOptions, type BaseState } from '../../src/engine/index.js';
 import type { JsonValue } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';

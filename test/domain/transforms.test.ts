@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ParameterSpec } from '../../src/domain/studies/study-spec.js';
-import { initSpec } from '../../src/domain/engine-ops.js';
+import { initSpec } from '../../src/domain/studies/engine-ops.js';
 import { resolveOptions } from '../../src/engine/index.js';
-import { internalBox, legalize, materialize, searchSpace, toInternal, toUserRaw } from '../../src/domain/transforms.js';
+import { internalBox, legalize, materialize, searchSpace, toInternal, toUserRaw } from '../../src/domain/studies/transforms.js';
 
 /** A random parameter with bounds and a prior inside them (log-scaled ones have positive bounds). */
 const parameterArb = fc

@@ -4,9 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { handOut, initSpec } from '../../src/domain/engine-ops.js';
+import { handOut, initSpec } from '../../src/domain/studies/engine-ops.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
-import { searchSpace } from '../../src/domain/transforms.js';
+import { searchSpace } from '../../src/domain/studies/transforms.js';
 import { generationSize, getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 

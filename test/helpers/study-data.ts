@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { EffectivePrior, ParameterSpec } from '../../src/domain/index.js';
-import { searchSpace, toInternal, type SearchSpace } from '../../src/domain/transforms.js';
+import { searchSpace, toInternal, type SearchSpace } from '../../src/domain/studies/transforms.js';
 import type { JsonValue, NewTrial, Storage } from '../../src/storage/index.js';
 
 export interface CreatedStudy {

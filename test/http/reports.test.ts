@@ -4,7 +4,7 @@ import { buildApp } from '../../src/app.js';
 import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { InlineEngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { runEngineTask } from '../../src/domain/pool/engine-tasks.js';
-import { materialize } from '../../src/domain/transforms.js';
+import { materialize } from '../../src/domain/studies/transforms.js';
 import { resolveOptions, type BaseState } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { StudyCache } from '../../src/domain/loop/study-cache.js';
-import type { SearchSpace } from '../../src/domain/transforms.js';
+import type { SearchSpace } from '../../src/domain/studies/transforms.js';
 
 const space = (tag: string) => ({ tag }) as unknown as SearchSpace;
 

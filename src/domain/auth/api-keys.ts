@@ -21,7 +21,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ApiKeyRecord, Storage } from '../../storage/index.js';
-import { ValidationError } from '../errors.js';
+import { ValidationError } from '../common/errors.js';
 
 export const KEY_PREFIX = 'pnk_';
 /** Bytes of CSPRNG output in a generated key (256 bits). */

@@ -21,7 +21,7 @@
 import type { BaseState } from '../../engine/index.js';
 import type { TrialRecord } from '../../storage/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
-import { EngineUnavailableError, handOut } from '../engine-ops.js';
+import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
 import { leaseExpiry } from './lease.js';
 import type { StudySnapshot } from './study-snapshot.js';
 

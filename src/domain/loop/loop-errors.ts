@@ -1,5 +1,5 @@
 /** Typed errors of the suggest/observe loop; codes are part of the API contract (docs/API.md). */
-import { DomainError } from '../errors.js';
+import { DomainError } from '../common/errors.js';
 
 /** trial_not_found for one or several ids (an observation batch lists every unknown one). */
 export class UnknownTrialsError extends DomainError {

@@ -13,7 +13,7 @@
 import type { CommitResult, Storage, StudyState, TrialRecord } from '../../storage/index.js';
 import { CommitGroups, type Outcome } from './commit-group.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
-import { DomainError, StudyNotFoundError } from '../errors.js';
+import { DomainError, StudyNotFoundError } from '../common/errors.js';
 import { advanceIfDue, askMore, completeIfDone, extrasAmong, givenUp, type LoopContext, type LoopLogger } from './generation.js';
 import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
@@ -21,7 +21,7 @@ import { applyObservations, type ObservationInput } from './observations.js';
 import { KeyedMutex } from './study-lock.js';
 import { StudyCache } from './study-cache.js';
 import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
-import { writeEngineState } from '../codec.js';
+import { writeEngineState } from '../studies/codec.js';
 import { getStrategy } from '../../engine/index.js';
 
 export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached';

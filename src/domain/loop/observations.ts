@@ -15,11 +15,11 @@
  * (unknown trial ids), then 409.
  */
 import type { TrialRecord } from '../../storage/index.js';
-import { pointer, ValidationError, type FieldError } from '../errors.js';
+import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
-import { toInternal, vectorFromNamed, type SearchSpace } from '../transforms.js';
+import { toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
 import type { ObservationInput } from './observation-request.js';
 
 export type { ObservationInput } from './observation-request.js';

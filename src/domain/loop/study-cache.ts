@@ -20,7 +20,7 @@
  * Bounded: the least recently used studies are forgotten first.
  */
 import type { BaseState } from '../../engine/index.js';
-import type { SearchSpace } from '../transforms.js';
+import type { SearchSpace } from '../studies/transforms.js';
 import type { WarmSnapshot } from './study-snapshot.js';
 
 /** What history needs of a completed trial. */

@@ -8,11 +8,11 @@
  */
 import { generationSize, type BaseState, type Observation } from '../../engine/index.js';
 import { newTrialRecord, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
-import { StudyNotFoundError } from '../errors.js';
-import { engineY, readEngineState, readStudy } from '../codec.js';
+import { StudyNotFoundError } from '../common/errors.js';
+import { engineY, readEngineState, readStudy } from '../studies/codec.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache } from './study-cache.js';
 import type { Study } from '../studies/studies.js';
-import { searchSpace, type SearchSpace } from '../transforms.js';
+import { searchSpace, type SearchSpace } from '../studies/transforms.js';
 
 /** The fields of a trial that a request may change. */
 export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'late' | 'completedAt'>>;

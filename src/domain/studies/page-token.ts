@@ -6,7 +6,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Page, Storage } from '../../storage/index.js';
-import { DomainError, InvalidPageTokenError } from '../errors.js';
+import { DomainError, InvalidPageTokenError } from '../common/errors.js';
 
 interface TokenBody {
   v: 1;

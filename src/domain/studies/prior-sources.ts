@@ -4,7 +4,7 @@
  * leaves a `source` record that is stored with the effective prior and echoed in the resource.
  */
 import type { TrialRecord } from '../../storage/index.js';
-import { pointer, ValidationError, type FieldError } from '../errors.js';
+import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
 import type { JointPriorInput, ParameterSpec } from './study-spec.js';
 import type { CreateStudyInput, ParameterInput, PriorInput, PriorSource } from './study-request.js';

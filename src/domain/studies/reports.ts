@@ -4,14 +4,14 @@
  */
 import { EngineError, type Diagnostics, type Observation } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
-import { engineY, isBetter, readEngineState, readStudy, type Direction } from '../codec.js';
+import { engineY, isBetter, readEngineState, readStudy, type Direction } from './codec.js';
 import type { Study } from './studies.js';
 import type { ParameterSpec } from './study-spec.js';
-import { internalDistribution, userDistribution } from '../distribution.js';
+import { internalDistribution, userDistribution } from './distribution.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
-import { StudyNotFoundError, TrialNotFoundError } from '../errors.js';
+import { StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
 import { Paginator } from './page-token.js';
-import { materialize, searchSpace, type SearchSpace } from '../transforms.js';
+import { materialize, searchSpace, type SearchSpace } from './transforms.js';
 
 export interface ReportsServiceDeps {
   storage: Storage;

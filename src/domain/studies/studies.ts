@@ -6,23 +6,16 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { resolveOptions, type MethodName, type Options } from '../../engine/index.js';
 import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
-import { initialState, initSpec } from '../engine-ops.js';
-import { InvalidStateTransitionError, StudyNotFoundError } from '../errors.js';
+import { initialState, initSpec } from './engine-ops.js';
+import { InvalidStateTransitionError, StudyNotFoundError } from '../common/errors.js';
 import { Paginator } from './page-token.js';
 import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
 import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
-import { searchSpace, toInternal } from '../transforms.js';
-import { readStudy, writeEngineState, writeJson, writeJsonObject } from '../codec.js';
+import { searchSpace, toInternal } from './transforms.js';
+import { readStudy, writeEngineState, writeJson, writeJsonObject, type Study } from './codec.js';
 
-/** A study as the service hands it out: the stored record with its JSON fields narrowed. */
-export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prior' | 'options'> {
-  method: MethodName;
-  parameters: ParameterSpec[];
-  prior: EffectivePrior;
-  /** Effective options, defaults filled in. */
-  options: Options;
-}
+export type { Study } from './codec.js';
 
 export interface StudyServiceDeps {
   storage: Storage;

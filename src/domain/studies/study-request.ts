@@ -6,8 +6,8 @@
  */
 import { z } from 'zod';
 import { DEFAULT_METHOD, METHOD_NAMES } from '../../engine/index.js';
-import { STUDY_STATES } from '../operations.js';
-import { boundedJsonObject, wellFormed } from '../schemas.js';
+import { STUDY_STATES } from '../operations/operations.js';
+import { boundedJsonObject, wellFormed } from '../common/schemas.js';
 import { addOptionIssues, optionsDocumentation } from './method-options.js';
 
 /** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */

@@ -10,8 +10,8 @@
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
  */
 import { fromRows, getStrategy, tryCholesky } from '../../engine/index.js';
-import { isNearlySymmetric, isPositiveDefinite } from '../cholesky.js';
-import { pointer, ValidationError, type FieldError } from '../errors.js';
+import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
+import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { CreateStudyInput, ParameterInput, PriorSource } from './study-request.js';
 
 export type ParameterType = 'float' | 'int';

@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import { METHOD_NAMES } from '../../engine/index.js';
-import { STUDY_STATES, TRIAL_STATES } from '../operations.js';
-import { boundedJsonObject, Timestamp, wellFormed } from '../schemas.js';
+import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
+import { boundedJsonObject, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
 import { LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
 

@@ -8,8 +8,8 @@
 import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, JsonObject, TrialRecord } from '../../storage/index.js';
 import { resolveOptions } from '../../engine/index.js';
 import type { Study } from '../studies/studies.js';
-import { writeJson, writeJsonObject } from '../codec.js';
-import { fromDocumentTrial, toDocumentTrial } from '../trial-fields.js';
+import { writeJson, writeJsonObject } from '../studies/codec.js';
+import { fromDocumentTrial, toDocumentTrial } from './trial-fields.js';
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, type StudyDocument } from './document-schema.js';
 
 export type { StudyDocument } from './document-schema.js';

@@ -5,14 +5,14 @@
  * pointer inside the document, because a rejected import is rewritten by hand or by a script.
  */
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/study-spec.js';
-import { pointer, ValidationError, type FieldError } from '../errors.js';
+import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { StudyDocument } from './study-document.js';
-import { searchSpace, toInternal } from '../transforms.js';
+import { searchSpace, toInternal } from '../studies/transforms.js';
 import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState } from '../../engine/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
-import { isNearlySymmetric } from '../cholesky.js';
-import { userDistribution } from '../distribution.js';
-import { engineY } from '../codec.js';
+import { isNearlySymmetric } from '../studies/cholesky.js';
+import { userDistribution } from '../studies/distribution.js';
+import { engineY } from '../studies/codec.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;

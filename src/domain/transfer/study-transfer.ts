@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../storage/index.js';
-import { StudyNotFoundError } from '../errors.js';
-import { readStudy } from '../codec.js';
+import { StudyNotFoundError } from '../common/errors.js';
+import { readStudy } from '../studies/codec.js';
 import type { Study } from '../studies/studies.js';
 import { fromDocument, toDocument, type StudyDocument } from './study-document.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';

@@ -43,7 +43,7 @@ import { fixBatch, logEiFromPosterior, logQEiGain, type BaseSamples } from '../a
 import { pointPosterior, type PointPosterior } from '../acquisition/posterior.js';
 import { maximizeInBox } from '../acquisition/optimize.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
-import type { MethodName } from './registry.js';
+import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
 import { checkDim } from './es-utils.js';
 

@@ -39,7 +39,7 @@ import {
 import { activeSet, standardise } from './probnes-data.js';
 import { type CovForm, updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
-import type { MethodName } from './registry.js';
+import type { MethodName } from './methods.js';
 import { PROBNES_OPTIONS, probnesDefaults, type OptionSpecs, type Options } from './options.js';
 import { type Bounds, type MeanStep, type Stepper, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from './probnes-step.js';
 import { modelOptimumPoint } from './probnes-optimum.js';

@@ -6,6 +6,7 @@
  */
 import type { BaseState, StrategyDescriptor } from './types.js';
 import type { Options } from './options.js';
+import { METHOD_NAMES, DEFAULT_METHOD, type MethodName } from './methods.js';
 import { cmaes } from './cmaes.js';
 import { lqCmaes } from './lq-cmaes.js';
 import { xnes } from './xnes.js';
@@ -17,9 +18,7 @@ import { probCmaes } from './prob-cmaes.js';
 import { probXnes } from './prob-xnes.js';
 import { probSnes } from './prob-snes.js';
 
-export const METHOD_NAMES = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'lq-cmaes', 'xnes', 'snes', 'bo', 'pibo', 'random'] as const;
-export type MethodName = (typeof METHOD_NAMES)[number];
-export const DEFAULT_METHOD: MethodName = 'prob-cmaes';
+export { METHOD_NAMES, DEFAULT_METHOD, type MethodName };
 
 export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> = {
   'prob-cmaes': probCmaes,

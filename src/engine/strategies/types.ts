@@ -9,7 +9,7 @@
  */
 import type { Rng, RngState } from '../random/index.js';
 import type { OptionSpecs, Options } from './options.js';
-import type { MethodName } from './registry.js';
+import type { MethodName } from './methods.js';
 
 /** Everything a strategy needs to start. */
 export interface InitSpec {

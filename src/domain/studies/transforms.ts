@@ -9,8 +9,8 @@
  * before it is handed out, and `toInternal` of the handed-out value is what the engine learns from
  * (`materialize` returns both), so the model never sees a point that was not evaluated.
  */
-import { fromRows, matVec, solveLower, tryCholesky, type Mat } from '../engine/index.js';
-import type { EffectivePrior, ParameterSpec } from './studies/study-spec.js';
+import { fromRows, matVec, solveLower, tryCholesky, type Mat } from '../../engine/index.js';
+import type { EffectivePrior, ParameterSpec } from './study-spec.js';
 
 export interface SearchSpace {
   parameters: readonly ParameterSpec[];

@@ -3,8 +3,8 @@
  * `trialFields`; the study document's trial is those fields plus the internal point and
  * `updated_at` (transfer/document-schema.ts), and `fromDocumentTrial` reads one back.
  */
-import type { ImportedTrial, TrialRecord } from '../storage/index.js';
-import type { DocumentTrial } from './transfer/document-schema.js';
+import type { ImportedTrial, TrialRecord } from '../../storage/index.js';
+import type { DocumentTrial } from './document-schema.js';
 
 /** What every client sees of a trial, keys in the resource's order (the observations reply is written in this order). */
 export function trialFields(t: TrialRecord) {

@@ -1,5 +1,5 @@
 /** Checks on user-supplied covariances (validation reports a failure; the engine's guards repair). */
-import { fromRows, tryCholesky } from '../engine/index.js';
+import { fromRows, tryCholesky } from '../../engine/index.js';
 
 /** Positive definite, with pivots not lost to rounding (relative threshold 1e-12 of the diagonal). */
 export function isPositiveDefinite(a: readonly (readonly number[])[]): boolean {

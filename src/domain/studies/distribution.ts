@@ -11,7 +11,7 @@
  * search, the point the method is converging to. std and covariance stay in the transformed scale,
  * where the distribution is Gaussian; in user units a log parameter's spread is multiplicative.
  */
-import type { JsonValue } from '../storage/index.js';
+import type { JsonValue } from '../../storage/index.js';
 import { toUserRaw, type SearchSpace } from './transforms.js';
 
 export interface UserDistribution {

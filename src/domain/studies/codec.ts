@@ -8,13 +8,21 @@
  * Also the direction's sign: every strategy minimises y, and y = value when the study minimises,
  * y = −value when it maximises. Nothing else in the server flips a sign for the direction.
  */
-import { getStrategy, isMethodName, type BaseState, type MethodName, type Options } from '../engine/index.js';
-import type { JsonObject, JsonValue, StudyRecord } from '../storage/index.js';
-import { DomainError } from './errors.js';
-import type { Study } from './studies/studies.js';
-import type { EffectivePrior, ParameterSpec } from './studies/study-spec.js';
+import { getStrategy, isMethodName, type BaseState, type MethodName, type Options } from '../../engine/index.js';
+import type { JsonObject, JsonValue, StudyRecord } from '../../storage/index.js';
+import { DomainError } from '../common/errors.js';
+import type { EffectivePrior, ParameterSpec } from './study-spec.js';
 
 export type Direction = 'minimize' | 'maximize';
+
+/** A study as the service hands it out: the stored record with its JSON fields narrowed. */
+export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prior' | 'options'> {
+  method: MethodName;
+  parameters: ParameterSpec[];
+  prior: EffectivePrior;
+  /** Effective options, defaults filled in. */
+  options: Options;
+}
 
 /** y the engine minimises for a value in the study's direction; its own inverse (value back from y). */
 export function engineY(direction: Direction, value: number): number {

@@ -2,9 +2,9 @@
  * What the server's operational endpoints (readiness, metrics) read from storage, so that the HTTP
  * layer never holds the storage itself (ARCHITECTURE.md rule 1).
  */
-import type { OperationalCounts, PoolStats, Storage, StorageHealth } from '../storage/index.js';
+import type { OperationalCounts, PoolStats, Storage, StorageHealth } from '../../storage/index.js';
 
-export { StorageUnavailableError, STUDY_STATES, TRIAL_STATES, type PoolStats, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from '../storage/index.js';
+export { StorageUnavailableError, STUDY_STATES, TRIAL_STATES, type PoolStats, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from '../../storage/index.js';
 
 export class Operations {
   constructor(private readonly storage: Storage) {}

@@ -3,9 +3,9 @@
  * server, inline in most tests): initial state, ask, tell. Plain messages in and out; nothing here
  * touches storage.
  */
-import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../engine/index.js';
-import type { EngineRunner } from './pool/engine-pool.js';
-import { DomainError } from './errors.js';
+import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../../engine/index.js';
+import type { EngineRunner } from '../pool/engine-pool.js';
+import { DomainError } from '../common/errors.js';
 import { internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
 export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace): InitSpec {
