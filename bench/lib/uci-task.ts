@@ -12,7 +12,7 @@
  *      schema) with one unbounded float parameter per column
  *      (domain/studies/prior-sources.ts: mean and OAS-shrunk covariance), then through the study
  *      checks and the effective prior, and the methods search in the study's whitened coordinates
- *      u (domain/transforms.ts: z = m0 + L0·u, L0 the Cholesky factor), exactly as a study would.
+ *      u (domain/studies/transforms.ts: z = m0 + L0·u, L0 the Cholesky factor), exactly as a study would.
  *      The paper fits "a multivariate distribution on the data" and starts from N(0, I) on the
  *      standardised data; the fitted prior is that with the inputs' correlations kept.
  *   4. The objective, maximised, is the surrogate's prediction in target units, ȳ + s_y·SVR(z).

@@ -1,5 +1,5 @@
 /**
- * The domain's codec (src/domain/codec.ts): the direction's sign, and stored engine states read
+ * The domain's codec (src/domain/studies/codec.ts): the direction's sign, and stored engine states read
  * back only when the study's strategy wrote them in the version it reads.
  */
 import { describe, expect, it } from 'vitest';

@@ -59,5 +59,5 @@ export const TrialParams = StudyIdParams.extend({
 
 export type TrialResource = z.output<typeof TrialSchema>;
 
-/** The domain's trial fields (src/domain/trial-fields.ts, shared with the study document) are exactly the resource. */
+/** The domain's trial fields (src/domain/transfer/trial-fields.ts, shared with the study document) are exactly the resource. */
 export const toTrialResource: (t: TrialRecord) => TrialResource = trialFields;
