@@ -4,7 +4,7 @@
  * node-postgres: already parsed) and a boolean (SQLite has none: 0 or 1). A backend passes those
  * two readings as its `Columns`; everything else is mapped here once.
  */
-import { TRIAL_STATES, type ApiKeyRecord, type EngineStateRecord, type JsonObject, type JsonValue, type StudyRecord, type TrialCounts, type TrialRecord, type TrialState } from './storage.js';
+import { TRIAL_STATES, type ApiKeyRecord, type EngineStateRecord, type IntermediateRecord, type JsonObject, type JsonValue, type StudyRecord, type TrialCounts, type TrialRecord, type TrialState } from './storage.js';
 
 /** How one driver returns a JSON column (stored as J) and a boolean (stored as B). */
 export interface Columns<J, B> {
@@ -33,6 +33,8 @@ export interface StudyRow<J> {
   generation: number;
   created_at: string;
   updated_at: string;
+  /** Added by migration 007 (SQLite) / 006 (PostgreSQL). */
+  loop_settings?: J | null;
 }
 
 /** `counts`: trials by state as the study_trial_counts table keeps them (a state without trials may be absent). */
@@ -59,6 +61,7 @@ export function studyFromRow<J>(r: StudyRow<J>, counts: Partial<Record<TrialStat
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     trialCounts,
+    loopSettings: r.loop_settings === undefined || r.loop_settings === null ? {} : (c.json(r.loop_settings) as JsonObject),
   };
 }
 
@@ -89,7 +92,7 @@ export function trialFromRow<J, B>(r: TrialRow<J, B>, c: Columns<J, B>): TrialRe
     generation: r.generation,
     clientId: r.client_id,
     leaseExpiresAt: r.lease_expires_at,
-    parameters: c.json(r.parameters) as Record<string, number>,
+    parameters: c.json(r.parameters) as TrialRecord['parameters'],
     point: r.point === null ? null : (c.json(r.point) as number[]),
     value: r.value,
     stderr: r.stderr,
@@ -113,6 +116,17 @@ export interface EngineStateRow<J> {
 
 export function engineStateFromRow<J>(r: EngineStateRow<J>, c: Columns<J, unknown>): EngineStateRecord {
   return { studyId: r.study_id, generation: r.generation, revision: r.revision, version: r.version, state: c.json(r.state), createdAt: r.created_at };
+}
+
+export interface IntermediateRow {
+  trial_id: number;
+  step: number;
+  value: number;
+  created_at: string;
+}
+
+export function intermediateFromRow(r: IntermediateRow): IntermediateRecord {
+  return { trialId: r.trial_id, step: r.step, value: r.value, createdAt: r.created_at };
 }
 
 export interface KeyRow {

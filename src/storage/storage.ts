@@ -38,6 +38,8 @@ export interface NewStudyRecord {
   state: StudyState;
   reason: string | null;
   createdAt: string;
+  /** How the loop treats repeats and early stopping (the service's JSON; absent: `{}`, the defaults). */
+  loopSettings?: JsonObject;
 }
 
 export interface StudyRecord extends NewStudyRecord {
@@ -128,6 +130,21 @@ export function newTrialRecord(studyId: string, trialId: number, t: NewTrial, no
 export interface EngineStateRecord {
   studyId: string;
   generation: number;
+/** One intermediate value a running trial reported (early stopping): one per trial and step. */
+export interface IntermediateRecord {
+  trialId: number;
+  step: number;
+  value: number;
+  createdAt: string;
+}
+
+/** For a stopping rule at one step: a COMPLETED trial, its failure reason and its value at that step (null: none reported). */
+export interface StepPeer {
+  trialId: number;
+  failureReason: string | null;
+  value: number | null;
+}
+
   /** Increases by one with every commit for this study. */
   revision: number;
   /** Format version of `state`, so old snapshots can be migrated or refused. */
@@ -327,9 +344,22 @@ export interface Storage {
   /** Every engine-state snapshot of a study (one per generation), by ascending generation. */
   listEngineStates(studyId: string): Promise<EngineStateRecord[]>;
   /** A study with all its trials and engine states, read in one transaction (a consistent snapshot). */
-  exportStudy(tenantId: string, studyId: string): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null>;
-  /** Writes a study with its trials and engine states in one transaction: all of it or nothing. */
-  importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[]): Promise<StudyRecord>;
+  exportStudy(
+    tenantId: string,
+    studyId: string,
+  ): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[]; intermediate: IntermediateRecord[] } | null>;
+  /** Writes a study with its trials, engine states and intermediate values in one transaction: all of it or nothing. */
+  importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[], intermediate?: IntermediateRecord[]): Promise<StudyRecord>;
+
+  /**
+   * Stores a trial's value at `step` unless one is stored already (durably, before it resolves).
+   * Returns the stored record: this one (`inserted`) or the earlier one for that step, left as it was.
+   */
+  recordIntermediate(studyId: string, record: IntermediateRecord): Promise<{ inserted: boolean; record: IntermediateRecord }>;
+  /** Intermediate values of a study (of the given trials only, if given), by trial id then step. */
+  listIntermediate(studyId: string, trialIds?: readonly number[]): Promise<IntermediateRecord[]>;
+  /** Every COMPLETED trial of a study with its value at `step`, if it reported one, by trial id. */
+  stepPeers(studyId: string, step: number): Promise<StepPeer[]>;
 
   /** Counts for /metrics gauges; `now` (ISO-8601) decides which ACTIVE leases are still open. */
   operationalCounts(now: string): Promise<OperationalCounts>;

@@ -26,6 +26,7 @@ import {
   type ImportedEngineState,
   type ImportedStudy,
   type ImportedTrial,
+  type IntermediateRecord,
   type InitialEngineState,
   type LoopState,
   type LoopStateQuery,
@@ -37,6 +38,7 @@ import {
   type PoolStats,
   StorageUnavailableError,
   type Storage,
+  type StepPeer,
   type StorageHealth,
   type StudyPatch,
   type StudyRecord,
@@ -46,6 +48,7 @@ import {
 } from '../storage.js';
 import { createPool, transaction, translate, type PostgresOptions } from './connection.js';
 import { loadPostgresMigrations, migratePostgres, schemaVersion } from './migrate.js';
+import { intermediateFromRow, type IntermediateRow } from '../rows.js';
 import { COUNTS_SQL, json, toEngineState, toKey, toStudy, toTrial, type EngineStateRow, type KeyRow, type StudyRow, type TrialRow } from './rows.js';
 
 export interface PostgresStorageOptions extends PostgresOptions {
@@ -105,12 +108,23 @@ interface CommitRow {
 }
 
 const INSERT_STUDY = `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
-    max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+    max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at, loop_settings)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
   RETURNING *, NULL::json AS counts`;
 
 function studyParams(s: NewStudyRecord, generation: number, updatedAt: string): unknown[] {
-  return [s.id, s.tenantId, s.name, s.direction, json(s.parameters), json(s.prior), s.method, s.batchSize, json(s.options), s.seed, s.maxTrials, s.leaseSeconds, s.knownOptimum, json(s.metadata), s.state, s.reason, generation, s.createdAt, updatedAt];
+  return [
+    s.id, s.tenantId, s.name, s.direction, json(s.parameters), json(s.prior), s.method, s.batchSize, json(s.options), s.seed, s.maxTrials, s.leaseSeconds,
+    s.knownOptimum, json(s.metadata), s.state, s.reason, generation, s.createdAt, updatedAt, json(s.loopSettings ?? {}),
+  ];
+}
+
+/** Intermediate values as parallel arrays for one INSERT ... SELECT FROM unnest; a step already stored is left as it is. */
+const INSERT_INTERMEDIATE = `INSERT INTO intermediate_values (study_id, trial_id, step, value, created_at)
+  SELECT $1, u.* FROM unnest($2::int[], $3::int[], $4::float8[], $5::text[]) AS u ON CONFLICT DO NOTHING`;
+
+function intermediateColumns(studyId: string, records: readonly IntermediateRecord[]): unknown[] {
+  return [studyId, records.map((r) => r.trialId), records.map((r) => r.step), records.map((r) => r.value), records.map((r) => r.createdAt)];
 }
 
 /** Trials as parallel arrays for one INSERT ... SELECT FROM unnest (one round trip for any number). */
@@ -489,18 +503,19 @@ export class PostgresStorage implements Storage {
     return (await this.rows<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 ORDER BY generation', [studyId])).map(toEngineState);
   }
 
-  exportStudy(tenantId: string, studyId: string): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null> {
+  exportStudy(tenantId: string, studyId: string): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[]; intermediate: IntermediateRecord[] } | null> {
     // One snapshot for the three reads, so that no commit lands between the study and its trials.
     return this.tx(READ_SNAPSHOT, async (c) => {
       const [study] = (await c.query<StudyRow>(`SELECT s.*, ${COUNTS_SQL} FROM studies s WHERE s.tenant_id = $1 AND s.id = $2`, [tenantId, studyId])).rows;
       if (!study) return null;
       const trials = (await c.query<TrialRow>('SELECT * FROM trials WHERE study_id = $1 ORDER BY trial_id', [studyId])).rows.map(toTrial);
       const engineStates = (await c.query<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 ORDER BY generation', [studyId])).rows.map(toEngineState);
-      return { study: toStudy(study), trials, engineStates };
+      const intermediate = (await c.query<IntermediateRow>('SELECT trial_id, step, value, created_at FROM intermediate_values WHERE study_id = $1 ORDER BY trial_id, step', [studyId])).rows.map(intermediateFromRow);
+      return { study: toStudy(study), trials, engineStates, intermediate };
     });
   }
 
-  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): Promise<StudyRecord> {
+  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[] = []): Promise<StudyRecord> {
     return this.tx('BEGIN', async (c) => {
       await c.query(INSERT_STUDY, studyParams(s, s.generation, s.updatedAt));
       if (trials.length > 0) await c.query(INSERT_TRIALS, trialColumns(s.id, trials));
@@ -512,6 +527,7 @@ export class PostgresStorage implements Storage {
           [s.id, col('generation'), col('revision'), col('version'), states.map((e) => json(e.state)), col('createdAt')],
         );
       }
+      if (intermediate.length > 0) await c.query(INSERT_INTERMEDIATE, intermediateColumns(s.id, intermediate));
       // Trial ids continue after the highest imported one, as they would have in the original.
       const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
       // The commit count starts at the time in microseconds, not 0: a study imported under the id of
@@ -524,6 +540,39 @@ export class PostgresStorage implements Storage {
       ).rows[0]!;
       return toStudy(row);
     });
+  }
+
+  async recordIntermediate(studyId: string, r: IntermediateRecord): Promise<{ inserted: boolean; record: IntermediateRecord }> {
+    // One statement: the insert, or the row that was there (an autocommitted statement is durable when it returns).
+    const [row] = await this.rows<IntermediateRow & { inserted: boolean }>(
+      `WITH ins AS (${INSERT_INTERMEDIATE} RETURNING trial_id, step, value, created_at)
+       SELECT trial_id, step, value, created_at, true AS inserted FROM ins
+       UNION ALL SELECT trial_id, step, value, created_at, false FROM intermediate_values
+         WHERE study_id = $1 AND trial_id = $2[1] AND step = $3[1] AND NOT EXISTS (SELECT 1 FROM ins)`,
+      intermediateColumns(studyId, [r]),
+    );
+    if (row) return { inserted: row.inserted, record: intermediateFromRow(row) };
+    // The conflicting row was written by a transaction that committed after this statement's snapshot: read it now.
+    const [again] = await this.rows<IntermediateRow>('SELECT trial_id, step, value, created_at FROM intermediate_values WHERE study_id = $1 AND trial_id = $2 AND step = $3', [studyId, r.trialId, r.step]);
+    return { inserted: false, record: intermediateFromRow(again!) };
+  }
+
+  async listIntermediate(studyId: string, trialIds?: readonly number[]): Promise<IntermediateRecord[]> {
+    const rows =
+      trialIds === undefined
+        ? await this.rows<IntermediateRow>('SELECT trial_id, step, value, created_at FROM intermediate_values WHERE study_id = $1 ORDER BY trial_id, step', [studyId])
+        : await this.rows<IntermediateRow>('SELECT trial_id, step, value, created_at FROM intermediate_values WHERE study_id = $1 AND trial_id = ANY($2::int[]) ORDER BY trial_id, step', [studyId, [...trialIds]]);
+    return rows.map(intermediateFromRow);
+  }
+
+  async stepPeers(studyId: string, step: number): Promise<StepPeer[]> {
+    const rows = await this.rows<{ trial_id: number; failure_reason: string | null; value: number | null }>(
+      `SELECT t.trial_id, t.failure_reason, i.value FROM trials t
+         LEFT JOIN intermediate_values i ON i.study_id = t.study_id AND i.trial_id = t.trial_id AND i.step = $2
+       WHERE t.study_id = $1 AND t.state = 'COMPLETED' ORDER BY t.trial_id`,
+      [studyId, step],
+    );
+    return rows.map((r) => ({ trialId: r.trial_id, failureReason: r.failure_reason, value: r.value }));
   }
 
   async operationalCounts(now: string): Promise<OperationalCounts> {

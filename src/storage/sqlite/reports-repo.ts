@@ -3,7 +3,8 @@
  * unit of work that writes a study, its trials and its engine states in one transaction.
  */
 import type { SqliteDatabase } from './connection.js';
-import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, StudyRecord, TrialRecord } from '../storage.js';
+import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, StudyRecord, TrialRecord } from '../storage.js';
+import type { IntermediateRepo } from './intermediate-repo.js';
 import type { StudiesRepo } from './studies-repo.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
 
@@ -19,6 +20,7 @@ export class ReportsRepo {
   constructor(
     private readonly db: SqliteDatabase,
     private readonly studies: StudiesRepo,
+    private readonly intermediate: IntermediateRepo,
   ) {
     this.allTrialsStmt = db.prepare<[string], TrialRow>('SELECT * FROM trials WHERE study_id = ? ORDER BY trial_id');
     this.allStatesStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY generation');
@@ -36,9 +38,11 @@ export class ReportsRepo {
     // A read transaction, so that no commit lands between reading the study and its trials.
     this.exportTx = db.transaction((tenantId: string, studyId: string) => {
       const study = this.studies.get(tenantId, studyId);
-      return study ? { study, trials: this.allTrials(studyId), engineStates: this.engineStates(studyId) } : null;
+      return study ? { study, trials: this.allTrials(studyId), engineStates: this.engineStates(studyId), intermediate: this.intermediate.list(studyId) } : null;
     });
-    this.importTx = db.transaction((s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]) => this.importInTx(s, trials, states));
+    this.importTx = db.transaction((s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[]) =>
+      this.importInTx(s, trials, states, intermediate),
+    );
   }
 
   allTrials(studyId: string): TrialRecord[] {
@@ -49,15 +53,15 @@ export class ReportsRepo {
     return this.allStatesStmt.all(studyId).map(toEngineState);
   }
 
-  exportStudy(tenantId: string, studyId: string): { study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[] } | null {
+  exportStudy(tenantId: string, studyId: string): { study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[]; intermediate: IntermediateRecord[] } | null {
     return this.exportTx.deferred(tenantId, studyId);
   }
 
-  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): StudyRecord {
-    return this.importTx.immediate(s, trials, states);
+  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[] = []): StudyRecord {
+    return this.importTx.immediate(s, trials, states, intermediate);
   }
 
-  private importInTx(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[]): StudyRecord {
+  private importInTx(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[]): StudyRecord {
     this.studies.insert(s);
     for (const t of trials) {
       this.insertTrialStmt.run({
@@ -82,6 +86,7 @@ export class ReportsRepo {
     for (const e of states) {
       this.insertStateStmt.run({ study_id: s.id, generation: e.generation, revision: e.revision, version: e.version, state: JSON.stringify(e.state), created_at: e.createdAt });
     }
+    this.intermediate.insertAll(s.id, intermediate);
     // Trial ids continue after the highest imported one, as they would have in the original.
     const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
     this.finishStudyStmt.run(s.generation, nextTrialId, s.updatedAt, s.id);

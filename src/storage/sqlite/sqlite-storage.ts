@@ -7,6 +7,7 @@ import { STUDY_STATES, type LoopState, type LoopStateQuery, type OperationalCoun
 import { openDatabase, type OpenOptions, type SqliteDatabase } from './connection.js';
 import { loadMigrations, migrate, schemaVersion, type Migration } from './migrate.js';
 import { CommitThread } from './commit-thread.js';
+import { IntermediateRepo } from './intermediate-repo.js';
 import { KeysRepo } from './keys-repo.js';
 import { ReportsRepo } from './reports-repo.js';
 import { StudiesRepo } from './studies-repo.js';
@@ -28,6 +29,7 @@ export class SqliteStorage implements Storage {
   private readonly trials: TrialsRepo;
   private readonly reports: ReportsRepo;
   private readonly keys: KeysRepo;
+  private readonly intermediate: IntermediateRepo;
   private closed = false;
   private readonly loopStateTx;
   private readonly nextTrialIdStmt;
@@ -39,7 +41,8 @@ export class SqliteStorage implements Storage {
   ) {
     this.studies = new StudiesRepo(db);
     this.trials = new TrialsRepo(db);
-    this.reports = new ReportsRepo(db, this.studies);
+    this.intermediate = new IntermediateRepo(db);
+    this.reports = new ReportsRepo(db, this.studies, this.intermediate);
     this.keys = new KeysRepo(db);
     this.nextTrialIdStmt = db.prepare<[string], { next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = ?');
     // A read transaction: the study, its counts, its engine state and its trials as of one commit.
@@ -159,6 +162,15 @@ export class SqliteStorage implements Storage {
   }
   async importStudy(...a: Parameters<Storage['importStudy']>) {
     return this.reports.importStudy(...a);
+  }
+  async recordIntermediate(...a: Parameters<Storage['recordIntermediate']>) {
+    return this.intermediate.record(...a);
+  }
+  async listIntermediate(...a: Parameters<Storage['listIntermediate']>) {
+    return this.intermediate.list(...a);
+  }
+  async stepPeers(...a: Parameters<Storage['stepPeers']>) {
+    return this.intermediate.peers(...a);
   }
   async operationalCounts(now: string): Promise<OperationalCounts> {
     const studiesByState = Object.fromEntries(STUDY_STATES.map((s) => [s, 0])) as Record<StudyState, number>;

@@ -13,9 +13,9 @@ export class StudiesRepo {
   constructor(private readonly db: SqliteDatabase) {
     this.insertStmt = db.prepare(`
       INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
-        max_trials, lease_seconds, known_optimum, metadata, state, reason, created_at, updated_at)
+        max_trials, lease_seconds, known_optimum, metadata, state, reason, created_at, updated_at, loop_settings)
       VALUES (@id, @tenant_id, @name, @direction, @parameters, @prior, @method, @batch_size, @options, @seed,
-        @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at)`);
+        @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at, @loop_settings)`);
     this.byIdStmt = db.prepare<[string, string], StudyRow>('SELECT * FROM studies WHERE tenant_id = ? AND id = ?');
     // Kept by triggers (migration 003): a few rows, however many trials the study has.
     this.countsStmt = db.prepare<[string], { state: keyof TrialCounts; n: number }>('SELECT state, n FROM study_trial_counts WHERE study_id = ?');
@@ -44,6 +44,7 @@ export class StudiesRepo {
       state: s.state,
       reason: s.reason,
       created_at: s.createdAt,
+      loop_settings: JSON.stringify(s.loopSettings ?? {}),
     });
     return this.get(s.tenantId, s.id)!;
   }
