@@ -120,7 +120,7 @@ export class LoopService {
   suggest(tenantId: string, studyId: string, count: number, clientId: string = DEFAULT_CLIENT): Promise<Suggestions> {
     return this.mutate(tenantId, studyId, [], async (snap, ctx) => {
       const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({
-        trials,
+        trials: this.handOut(snap, trials, clientId),
         reason,
         generation: snap.generation,
         generationSize: snap.generationSize,
@@ -216,6 +216,16 @@ export class LoopService {
       if (clientId !== undefined && holder !== null && holder !== clientId) throw new LeaseNotHeldError(trialId, clientId);
       return snap.change(trialId, { state, failureReason: reason, leaseExpiresAt: null, completedAt: ctx.now.toISOString() });
     });
+  }
+
+  /**
+   * The leases of the trials a suggestion hands out start now, when they are handed out: the engine
+   * calls that produced them (an update, new points, a wait for a worker) may have taken longer than
+   * lease_seconds, and a lease stamped when the request began would already have run out.
+   */
+  private handOut(snap: StudySnapshot, trials: TrialRecord[], clientId: string): TrialRecord[] {
+    const at = this.now();
+    return trials.map((t) => leaseTo(snap, t, clientId, at));
   }
 
   private trialOf(snap: StudySnapshot, trialId: number): TrialRecord {
