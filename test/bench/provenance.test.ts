@@ -1,7 +1,8 @@
 /**
- * Benchmark provenance (issue 16, item 4): every results table of docs/BENCHMARKS.md and the README
- * names the commit and the command that produced it and the published raw runs behind it
- * (bench-results/published/…), every published path the documents name exists, every published
+ * Benchmark provenance: every results table of docs/BENCHMARKS.md, its history
+ * (docs/benchmarks-history.md), the README and the pages that hold measured tables (priors, parallel
+ * workers) names the commit and the command that produced it and the published raw runs behind it
+ * (bench-results/published/…), every published path README.md and docs/*.md name exists, every published
  * directory holds its results (results.md or <name>.md) and its raw runs (runs.jsonl.gz or
  * <name>.jsonl.gz); and the tables whose raw runs are published are recomputed from them: every
  * ablation table, the workers tables, the speed tables. The README's "Which method when" table is
@@ -14,11 +15,18 @@ import { markdownTables, normMinus, PUBLISHED, readJsonl, ROOT, upperMedian, typ
 import { targetShare, type BbobRunRecord } from '../../bench/lib/bbob-score.js';
 import { fmtLn, lnFloored } from '../../bench/lib/scoring.js';
 
-const DOCS = ['docs/BENCHMARKS.md', 'README.md'] as const;
+/** The documents holding measured tables. */
+const DOCS = ['docs/BENCHMARKS.md', 'docs/benchmarks-history.md', 'README.md', 'docs/priors.md', 'docs/parallel-workers.md'] as const;
+/** Today's results and the history they replaced: the tables recomputed below may sit in either. */
+const BENCH_DOCS = ['docs/BENCHMARKS.md', 'docs/benchmarks-history.md'] as const;
+/** Every markdown document a reader is pointed to: README.md and docs/*.md. */
+const ALL_DOCS = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const read = (doc: string) => fs.readFileSync(path.join(ROOT, doc), 'utf8');
+const benchTables = () => BENCH_DOCS.flatMap((doc) => markdownTables(read(doc)));
 
-/** README sections whose tables are reference, not measurements. */
+/** Sections whose tables are reference, not measurements: README's, and the history's index by date. */
 const README_REFERENCE_SECTIONS = ['## Which method when', '## Configuration', '## CLI'];
+const HISTORY_INDEX = '## By date';
 
 /**
  * Published directories that are not a benchmark's runs + results: bench:load's (load-*), which measures
@@ -32,7 +40,7 @@ const COMMAND = /npm run (bench|example):|npx tsx bench\/|scripts\/bench-[\w-]+\
 const PUBLISHED_PATH = /bench-results\/published\/[A-Za-z0-9._/-]*[A-Za-z0-9_/-](?![<*A-Za-z0-9_-])/g;
 
 function resultsTables(doc: string): MarkdownTable[] {
-  return markdownTables(read(doc)).filter((t) => doc !== 'README.md' || !README_REFERENCE_SECTIONS.includes(t.headings[t.headings.length - 1]!) ||
+  return markdownTables(read(doc)).filter((t) => !(doc === 'docs/benchmarks-history.md' && t.headings[t.headings.length - 1] === HISTORY_INDEX)).filter((t) => doc !== 'README.md' || !README_REFERENCE_SECTIONS.includes(t.headings[t.headings.length - 1]!) ||
     // "Which method when" also holds a results table (recomputed by readme-table.test.ts).
     t.header[0] === 'function');
 }
@@ -68,7 +76,7 @@ describe('benchmark provenance in docs/BENCHMARKS.md and README.md', () => {
   });
 
   it('every bench-results/published/ path the documents name exists (except as a command\'s --out, which it creates)', () => {
-    const missing = DOCS.flatMap((doc) => [...read(doc).matchAll(PUBLISHED_PATH)]
+    const missing = ALL_DOCS.flatMap((doc) => [...read(doc).matchAll(PUBLISHED_PATH)]
       .filter((m) => !read(doc).slice(0, m.index).endsWith('--out '))
       .map((m) => m[0]).filter((p) => !fs.existsSync(path.join(ROOT, p))).map((p) => `${doc}: ${p}`));
     expect(missing).toEqual([]);
@@ -102,7 +110,7 @@ describe('benchmark provenance in docs/BENCHMARKS.md and README.md', () => {
 });
 
 describe('documented tables recomputed from the published raw runs', () => {
-  const benchmarks = markdownTables(read('docs/BENCHMARKS.md'));
+  const benchmarks = benchTables();
 
   it('every ablation table: ln mean regret of the best queried point (mean scoring) over the seeds', () => {
     // The ablations' files named (in backticks) in the paragraph above a table whose columns are "variant · method".
@@ -145,7 +153,7 @@ describe('paper-protocol tables recomputed from their published runs', () => {
   };
 
   it('"The mean\'s bounds and step": the reference (commit 0630e33) and the final column of "reference → final", every cell', () => {
-    const t = markdownTables(read('docs/BENCHMARKS.md')).find((x) => x.header[1] === 'Prob-CMAES reference → final');
+    const t = benchTables().find((x) => x.header[1] === 'Prob-CMAES reference → final');
     expect(t).toBeDefined();
     const reference = readJsonl<PaperRun>(path.join(PUBLISHED, '2026-11-24-reference-0630e33-paper/runs.jsonl.gz'));
     const final = readJsonl<PaperRun>(path.join(PUBLISHED, '2026-11-24-probnes-default-paper/runs.jsonl.gz'));
@@ -169,7 +177,7 @@ describe('paper-protocol tables recomputed from their published runs', () => {
 
 describe('BBOB share-of-targets tables recomputed from their published runs', () => {
   it('"The mean\'s bounds and step": every measured cell of the final / line step / before / lq-cmaes / bo / cmaes table', () => {
-    const t = markdownTables(read('docs/BENCHMARKS.md')).find((x) => x.header.join(' | ') === 'd | budget | prob-cmaes final | prob-cmaes line step | prob-cmaes before | lq-cmaes | bo | cmaes');
+    const t = benchTables().find((x) => x.header.join(' | ') === 'd | budget | prob-cmaes final | prob-cmaes line step | prob-cmaes before | lq-cmaes | bo | cmaes');
     expect(t).toBeDefined();
     // Column → the published directories (named in the section) and the method; d = 10 runs sit in their own directories.
     const columns: [string[], string][] = [
@@ -215,25 +223,28 @@ describe('bench:lq-cmaes tables recomputed from their published runs', () => {
     const median = n === 0 ? NaN : n % 2 ? ok[(n - 1) / 2]! : (ok[n / 2 - 1]! + ok[n / 2]!) / 2;
     return `${median} (${n}/${runs.length})`;
   };
-  const tables = markdownTables(read('docs/BENCHMARKS.md')).filter((t) => t.headings.some((h) => h.startsWith('## lq-CMA-ES against CMA-ES')));
+  const tables = benchTables().filter((t) => t.headings.some((h) => h.startsWith('## lq-CMA-ES against CMA-ES')));
 
   it.each([
     ['the plain functions', 'lq-cmaes-2026-11-24b', 'CMA-ES: median evals (successes)', (row: string[]) => row[0]!],
     ["the paper's own figures (BBOB)", 'lq-cmaes-bbob-2026-11-24b', 'ours: CMA-ES median (successes)', (row: string[]) => `bbob-${row[0]!.split(' ')[0]}`],
   ] as const)('%s: every measured row, CMA-ES and lq-CMA-ES', (_, dir, cmaHeader, fnOf) => {
-    const t = tables.find((x) => x.header.includes(cmaHeader));
-    expect(t).toBeDefined();
-    expect(t!.section).toContain(`bench-results/published/${dir}`);
+    // Today's table and the history's copy of it: each is recomputed.
+    const found = tables.filter((x) => x.header.includes(cmaHeader));
+    expect(found.length).toBeGreaterThan(0);
     const runs = runsUnder(dir);
-    const at = t!.header.indexOf(cmaHeader);
-    let checked = 0;
-    for (const row of t!.rows) {
-      if (row[at] === '–') continue;
-      const of = (method: string) => runs.filter((r) => r.function === fnOf(row) && r.d === Number(row[1]) && r.method === method);
-      expect([row[at], row[at + 1]], `${row[0]} d = ${row[1]}`).toEqual([cell(of('cmaes')), cell(of('lq-cmaes'))]);
-      checked++;
+    for (const t of found) {
+      expect(t.section).toContain(`bench-results/published/${dir}`);
+      const at = t.header.indexOf(cmaHeader);
+      let checked = 0;
+      for (const row of t.rows) {
+        if (row[at] === '–') continue;
+        const of = (method: string) => runs.filter((r) => r.function === fnOf(row) && r.d === Number(row[1]) && r.method === method);
+        expect([row[at], row[at + 1]], `line ${t.line}: ${row[0]} d = ${row[1]}`).toEqual([cell(of('cmaes')), cell(of('lq-cmaes'))]);
+        checked++;
+      }
+      expect(checked).toBeGreaterThanOrEqual(10);
     }
-    expect(checked).toBeGreaterThanOrEqual(10);
   });
 });
 
@@ -244,7 +255,7 @@ describe('speed and workers tables recomputed from their published records', () 
   it('bench:probnes-speed: every median of the timing, covariance-update and growing-study tables', () => {
     type Speed = { table: string; variant?: string; d: number; n?: number; wall?: number; cpu?: number; tell?: number; ask?: number } & Record<string, number>;
     let checked = 0;
-    for (const t of markdownTables(read('docs/BENCHMARKS.md')).filter((x) => x.headings.some((h) => h.startsWith('## Speed')))) {
+    for (const t of benchTables().filter((x) => x.headings.some((h) => h.startsWith('## Speed')))) {
       const dirs = publishedDirsIn(`${t.lead}\n${t.section}`).filter((p) => /speed/.test(p));
       if (!dirs.length) continue;
       const recs = dirs.flatMap((p) => readJsonl<Speed>(path.join(ROOT, p, 'runs.jsonl.gz')));
@@ -274,9 +285,9 @@ describe('speed and workers tables recomputed from their published records', () 
     expect(checked).toBeGreaterThanOrEqual(6);
   });
 
-  const workersTables = markdownTables(read('docs/BENCHMARKS.md')).filter((x) => x.headings.some((h) => h.startsWith('## Workers')));
+  const workersTables = benchTables().filter((x) => x.headings.some((h) => h.startsWith('## Workers')));
   const workersDirs = workersTables.length ? publishedDirsIn(`${workersTables[0]!.parentIntro}\n${workersTables[0]!.section}`).filter((p) => /workers/.test(p)) : [];
-  it('bench:workers: the median, smallest and largest final regret of every cell (BENCHMARKS), and the README summary', () => {
+  it('bench:workers: the median, smallest and largest final regret of every cell (BENCHMARKS), and the summary of docs/parallel-workers.md', () => {
     type Workers = { method: string; function: string; workers: number; mode: string; regret: number; rounds: number; extras: number; evaluations: number };
     const fmt = (v: number) => v.toExponential(1);
     const section = workersTables;
@@ -300,9 +311,9 @@ describe('speed and workers tables recomputed from their published records', () 
       }
     }
     expect(checked).toBeGreaterThanOrEqual(36);
-    // README: "a → b" = median with the default batch_size → with batch_size = W; "at once" rows are the
+    // docs/parallel-workers.md: "a → b" = median with the default batch_size → with batch_size = W; "at once" rows are the
     // synchronous modes (extras → matched), "asynchronous" rows async-default → async-matched.
-    const readme = markdownTables(read('README.md')).find((x) => x.header[0] === 'method, W workers');
+    const readme = markdownTables(read('docs/parallel-workers.md')).find((x) => x.header[0] === 'method, W workers');
     expect(readme).toBeDefined();
     let readmeChecked = 0;
     for (const row of readme!.rows) {

@@ -1,0 +1,97 @@
+/**
+ * Every relative link in README.md and docs/*.md resolves: the file or directory exists, and a
+ * `#fragment` into a markdown file names one of its headings, slugged as GitHub renders them
+ * (github-slugger: lower case, punctuation dropped, spaces to hyphens, "-1", "-2" for repeats).
+ * Links inside code (fenced blocks, `inline code`) are text, not links, and are skipped; so are
+ * absolute URLs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import GithubSlugger from 'github-slugger';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** README.md and every markdown file directly under docs/. */
+export function documents(): string[] {
+  const docs = fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+  return ['README.md', ...docs.sort()];
+}
+
+/** The text with fenced code blocks and inline code spans blanked (line numbers kept). */
+export function withoutCode(text: string): string {
+  let fenced = false;
+  return text.split('\n').map((line) => {
+    if (/^\s*(```|~~~)/.test(line)) {
+      fenced = !fenced;
+      return '';
+    }
+    return fenced ? '' : line.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length));
+  }).join('\n');
+}
+
+/** The anchors GitHub gives the headings of a markdown document. */
+export function anchors(text: string): Set<string> {
+  const slugger = new GithubSlugger();
+  const out = new Set<string>();
+  let fenced = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    else if (!fenced && /^#{1,6} /.test(line)) out.add(slugger.slug(line.replace(/^#{1,6} /, '').replace(/\s+#+\s*$/, '')));
+  }
+  return out;
+}
+
+/** Inline links `[text](target)` and images, with their 1-based line. */
+export function links(text: string): { line: number; target: string }[] {
+  const out: { line: number; target: string }[] = [];
+  withoutCode(text).split('\n').forEach((l, i) => {
+    for (const m of l.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) out.push({ line: i + 1, target: m[1]! });
+  });
+  return out;
+}
+
+/** What is wrong with one link of `doc` ('' when it resolves). */
+export function brokenLink(doc: string, target: string): string {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return '';
+  const [rawPath, rawFragment] = target.split('#', 2) as [string, string | undefined];
+  const file = rawPath === '' ? path.join(ROOT, doc) : path.resolve(path.dirname(path.join(ROOT, doc)), decodeURIComponent(rawPath));
+  if (!file.startsWith(ROOT)) return 'points outside the repository';
+  if (!fs.existsSync(file)) return `${path.relative(ROOT, file)} does not exist`;
+  if (rawFragment === undefined || rawFragment === '') return '';
+  if (!file.endsWith('.md')) return '';
+  const fragment = decodeURIComponent(rawFragment);
+  return anchors(fs.readFileSync(file, 'utf8')).has(fragment) ? '' : `${path.relative(ROOT, file)} has no heading #${fragment}`;
+}
+
+describe('links in README.md and docs/', () => {
+  it('every relative link names an existing file and, with a #fragment, one of its headings', () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const doc of documents()) {
+      for (const { line, target } of links(fs.readFileSync(path.join(ROOT, doc), 'utf8'))) {
+        const broken = brokenLink(doc, target);
+        if (broken) problems.push(`${doc}:${line} (${target}): ${broken}`);
+        checked++;
+      }
+    }
+    expect(problems).toEqual([]);
+    // README's contents alone link about twenty pages: a parser that found none would pass vacuously.
+    expect(checked).toBeGreaterThan(40);
+  });
+
+  it('catches a missing file, a missing heading and a heading slugged the wrong way', () => {
+    expect(brokenLink('README.md', 'docs/no-such-page.md')).toMatch(/does not exist/);
+    expect(brokenLink('README.md', '#no-such-heading')).toMatch(/no heading/);
+    expect(brokenLink('README.md', '#Which-method-when')).toMatch(/no heading/);
+    expect(brokenLink('README.md', '#which-method-when')).toBe('');
+    expect(brokenLink('docs/BENCHMARKS.md', '../README.md#quickstart')).toBe('');
+    expect(brokenLink('README.md', 'https://example.com/#anything')).toBe('');
+  });
+
+  it('slugs headings as GitHub does (punctuation dropped, repeats numbered, code ignored)', () => {
+    const text = '# A: b (`c`)\n## A: b (`c`)\n```\n# not a heading\n```\n### d = 2, 10·d';
+    expect([...anchors(text)]).toEqual(['a-b-c', 'a-b-c-1', 'd--2-10d']);
+    expect(links('see [x](a.md#b) and `[y](c.md)`\n```\n[z](d.md)\n```').map((l) => l.target)).toEqual(['a.md#b']);
+  });
+});
