@@ -11,6 +11,7 @@
 import { F01_F14 } from './bbob/f01-f14.js';
 import { F15_F24 } from './bbob/f15-f24.js';
 import { bbobFopt, bbobSeed } from './bbob/instances.js';
+import { isNoisyFunction, noisyParts, NOISY_NAMES } from './bbob/noisy.js';
 import type { Benchmark, BenchmarkDef } from './types.js';
 import { checkDim, cube } from './types.js';
 
@@ -67,3 +68,41 @@ export const BBOB: readonly BenchmarkDef[] = Array.from({ length: BBOB_FUNCTIONS
   instances: true,
   make: (d: number, instance?: number) => bbobProblem(i + 1, d, instance ?? 1),
 }));
+
+export { NOISY_FUNCTIONS, NOISY_NAMES, isNoisyFunction, type NoisyFunction } from './bbob/noisy.js';
+
+/** One moderate-noise problem of the noisy suite (f101–f106): `f` is noisy, `fTrue` the noise-free value. */
+export interface NoisyBbobProblem extends BbobProblem {
+  fTrue(x: readonly number[]): number;
+}
+
+/**
+ * f101–f106 (bbob/noisy.ts), dimension d ≥ 2, instance ≥ 1; the noise draws come from `noiseSeed`
+ * (default: the instance), in the order of the calls. Not in the task registry: a noisy objective
+ * is scored by the noise-free value of the point a method recommends, not by its best evaluation.
+ */
+export function bbobNoisyProblem(fn: number, d: number, instance = 1, noiseSeed = instance): NoisyBbobProblem {
+  if (!isNoisyFunction(fn)) throw new RangeError(`bbob noisy: function must be one of 101…106, got ${fn}`);
+  if (!(Number.isInteger(d) && d >= 2)) throw new RangeError(`bbob-f${fn}: dimension must be an integer ≥ 2, got ${d}`);
+  if (!(Number.isInteger(instance) && instance >= 1)) throw new RangeError(`bbob-f${fn}: instance must be an integer ≥ 1, got ${instance}`);
+  const parts = noisyParts(fn, d, instance, noiseSeed);
+  const name = `bbob-f${fn}`;
+  return {
+    name,
+    fn,
+    instance,
+    dim: d,
+    f: (x) => {
+      checkDim(name, x, d);
+      return parts.f(x);
+    },
+    fTrue: (x) => {
+      checkDim(name, x, d);
+      return parts.fTrue(x);
+    },
+    optimum: parts.fopt,
+    argmin: parts.xopt,
+    bounds: cube(d, -5, 5),
+    source: `BBOB f${fn} (${NOISY_NAMES[fn]}), instance ${instance}, RR-6869`,
+  };
+}
