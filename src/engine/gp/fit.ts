@@ -16,10 +16,10 @@ import { EngineError, InvalidInputError, NonFiniteError } from '../errors.js';
 import { type Mat, isFiniteMat, isFiniteVec } from '../linalg/index.js';
 import { type LbfgsOptions, minimizeLbfgs } from '../optim/lbfgs.js';
 import { Rng } from '../random/index.js';
-import { toMat } from './kernel.js';
+import { toMat, type KnownNoise } from './kernel.js';
 import { type MapObjectiveEvaluator, logMarginalLikelihood, logPrior, mapObjectiveEvaluator, packHyper, unpackHyper } from './mll.js';
 import { priorModeHyper, samplePriorHyper } from './priors.js';
-import { buildBasisModel, remlObjectiveEvaluator, restrictedLogLikelihood } from './reml.js';
+import { buildBasisModel, knownField, remlObjectiveEvaluator, restrictedLogLikelihood } from './reml.js';
 import type { GpFitOptions, GpFitResult, GpHyper, GpModel } from './types.js';
 
 /** Prior-draw starts made when every regular start failed. */
@@ -37,9 +37,9 @@ export function defaultStartHyper(d: number): GpHyper {
 }
 
 /** The model (Cholesky factor, α) at fixed hyperparameters. Throws NotPositiveDefinite. */
-export function buildModel(X: Mat, y: ArrayLike<number>, hyper: GpHyper): GpModel {
-  const m = logMarginalLikelihood(X, y, hyper, false);
-  return { hyper, X, y: Float64Array.from(y), L: m.L, alpha: m.alpha, jitter: m.jitter };
+export function buildModel(X: Mat, y: ArrayLike<number>, hyper: GpHyper, known: KnownNoise = null): GpModel {
+  const m = logMarginalLikelihood(X, y, hyper, false, known);
+  return { hyper, X, y: Float64Array.from(y), L: m.L, alpha: m.alpha, jitter: m.jitter, ...knownField(known) };
 }
 
 interface StartResult {
@@ -92,10 +92,13 @@ function validHyper(h: GpHyper | null | undefined, d: number): h is GpHyper {
   return pos.every((v) => Number.isFinite(v) && v > 0) && Number.isFinite(h.constant);
 }
 
-function validate(X: Mat, y: Float64Array): void {
+function validate(X: Mat, y: Float64Array, known: KnownNoise): void {
   if (X.rows === 0 || X.cols === 0) throw new InvalidInputError('fitGp needs at least one point of dimension ≥ 1');
   if (y.length !== X.rows) throw new InvalidInputError(`fitGp: ${X.rows} points but ${y.length} targets`);
   if (!isFiniteMat(X) || !isFiniteVec(y)) throw new InvalidInputError('fitGp: non-finite inputs or targets');
+  if (known && (known.length !== X.rows || !Array.from(known).every((v) => Number.isFinite(v) && v >= 0))) {
+    throw new InvalidInputError(`fitGp: the known noise must be ${X.rows} finite variances ≥ 0`);
+  }
 }
 
 /** Best of the starts by MAP objective, or null when all of them failed. */
@@ -108,14 +111,15 @@ function bestOf(results: (StartResult | null)[]): StartResult | null {
 export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number>, opts: GpFitOptions): GpFitResult {
   const Xm = toMat(X);
   const yv = Float64Array.from(y);
-  validate(Xm, yv);
+  const known = opts.knownNoise ?? null;
+  validate(Xm, yv, known);
   const d = Xm.cols;
   const rng = opts.rng ?? Rng.fromSeed(Xm.rows * 7919 + d);
   const drawStart = () => samplePriorHyper(opts.priors, d, 0, rng);
   // One evaluator (one set of n×n buffers) serves every start.
   const H = opts.basis ?? null;
   if (H && H.rows !== Xm.rows) throw new InvalidInputError(`fitGp: ${Xm.rows} points but a basis of ${H.rows} rows`);
-  const ev = H ? remlObjectiveEvaluator(Xm, yv, H, opts.priors) : mapObjectiveEvaluator(Xm, yv, opts.priors);
+  const ev = H ? remlObjectiveEvaluator(Xm, yv, H, opts.priors, 'auto', known) : mapObjectiveEvaluator(Xm, yv, opts.priors, known);
   const count = { values: 0, gradients: 0 };
   const warm = validHyper(opts.warmStart, d) ? opts.warmStart : null;
   const results: (StartResult | null)[] = [];
@@ -127,10 +131,10 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
   if (best) {
     try {
       if (H) {
-        const bm = buildBasisModel(Xm, yv, H, best.hyper);
+        const bm = buildBasisModel(Xm, yv, H, best.hyper, known);
         return { model: bm.model, beta: bm.beta, objective: best.objective, fallbackReason: null, evaluations: count };
       }
-      return { model: buildModel(Xm, yv, best.hyper), objective: best.objective, fallbackReason: null, evaluations: count };
+      return { model: buildModel(Xm, yv, best.hyper, known), objective: best.objective, fallbackReason: null, evaluations: count };
     } catch (e) {
       if (!(e instanceof EngineError)) throw e;
     }
@@ -141,9 +145,10 @@ export function fitGp(X: ArrayLike<ArrayLike<number>> | Mat, y: ArrayLike<number
 /** Prior modes with c = mean(y): the fit's last resort. Still throws NotPositiveDefinite if even that fails. */
 function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): Omit<GpFitResult, 'evaluations'> {
   if (opts.basis) {
+    const known = opts.knownNoise ?? null;
     const hyper = priorModeHyper(opts.priors, X.cols, 0);
-    const bm = buildBasisModel(X, y, opts.basis, hyper);
-    const objective = (restrictedLogLikelihood(X, y, opts.basis, hyper) + logPrior(hyper, opts.priors).value) / X.rows;
+    const bm = buildBasisModel(X, y, opts.basis, hyper, known);
+    const objective = (restrictedLogLikelihood(X, y, opts.basis, hyper, known) + logPrior(hyper, opts.priors).value) / X.rows;
     if (!Number.isFinite(objective) || !isFiniteVec(bm.model.alpha) || !isFiniteVec(bm.beta)) {
       throw new NonFiniteError(`GP fit failed (${reason}) and the prior modes give a non-finite fit`);
     }
@@ -152,9 +157,10 @@ function fallback(X: Mat, y: Float64Array, opts: GpFitOptions, reason: string): 
   let c = 0;
   for (let i = 0; i < y.length; i++) c += y[i] / y.length;
   const hyper = priorModeHyper(opts.priors, X.cols, c);
-  const m = logMarginalLikelihood(X, y, hyper, false);
+  const known = opts.knownNoise ?? null;
+  const m = logMarginalLikelihood(X, y, hyper, false, known);
   const objective = (m.value + logPrior(hyper, opts.priors).value) / X.rows;
-  const model: GpModel = { hyper, X, y, L: m.L, alpha: m.alpha, jitter: m.jitter };
+  const model: GpModel = { hyper, X, y, L: m.L, alpha: m.alpha, jitter: m.jitter, ...knownField(known) };
   if (!Number.isFinite(objective) || !isFiniteVec(m.alpha)) throw new NonFiniteError(`GP fit failed (${reason}) and the prior modes give a non-finite fit`);
   return { model, objective, fallbackReason: `${reason}; using the prior modes` };
 }

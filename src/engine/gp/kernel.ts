@@ -82,25 +82,32 @@ export function rbfCross(A: Mat, B: Mat, hyper: Pick<GpHyper, 'lengthscales' | '
   return D;
 }
 
-/** K = s·RBF(X, X) + σ²_n I (exactly symmetric: only the upper half is computed). */
-export function kernelMatrix(X: Mat, hyper: GpHyper): Mat {
+/**
+ * K = s·RBF(X, X) + σ²_n I + diag(known) (exactly symmetric: only the upper half is computed). `known`:
+ * per-point noise variances reported with the data (a value's standard error squared, in the targets'
+ * units), on top of the learned σ²_n; absent, K is the paper's.
+ */
+export function kernelMatrix(X: Mat, hyper: GpHyper, known: KnownNoise = null): Mat {
   const K = zeros(X.rows, X.rows);
-  kernelMatrixInto(X, hyper, K.data);
+  kernelMatrixInto(X, hyper, K.data, known);
   return K;
 }
+
+/** Per-point known noise variances (n, ≥ 0) added to K's diagonal, or null for none. */
+export type KnownNoise = ArrayLike<number> | null | undefined;
 
 /**
  * `kernelMatrix` into a caller-owned n×n buffer (the GP fit rebuilds K at every evaluation): the
  * distances of row i to the rows j > i land in row i's upper part, which then becomes s·exp(−½ D)
  * and is mirrored below the diagonal.
  */
-export function kernelMatrixInto(X: Mat, hyper: GpHyper, k: Float64Array): void {
+export function kernelMatrixInto(X: Mat, hyper: GpHyper, k: Float64Array, known: KnownNoise = null): void {
   const n = X.rows, d = X.cols;
   const w = inverseSquaredLengthscales(hyper.lengthscales);
   const x = X.data, s = hyper.outputscale;
   for (let i = 0; i < n; i++) {
     const ki = i * n;
-    k[ki + i] = s + hyper.noise;
+    k[ki + i] = known ? s + hyper.noise + known[i] : s + hyper.noise;
     scaledSqDistRow(x, i * d, X, i + 1, n, w, k, ki + i + 1, 1);
     for (let j = i + 1; j < n; j++) {
       const v = s * Math.exp(-0.5 * k[ki + j]);

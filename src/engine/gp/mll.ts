@@ -19,7 +19,7 @@
  * same order, as `logMarginalLikelihood` + `logPrior`, so both paths agree to the last bit.
  */
 import { type Mat, type Vec, cholesky, choleskyInto, cholInverseSymInto, cholSolve, logDetFromChol } from '../linalg/index.js';
-import { inverseSquaredLengthscales, kernelMatrix, kernelMatrixInto } from './kernel.js';
+import { inverseSquaredLengthscales, kernelMatrix, kernelMatrixInto, type KnownNoise } from './kernel.js';
 import { dLogGammaPdf, logGammaPdf } from './priors.js';
 import type { GpHyper, GpPriors } from './types.js';
 
@@ -55,9 +55,9 @@ export interface MllResult {
 }
 
 /** Log marginal likelihood and (optionally) its gradient w.r.t. φ. Throws NotPositiveDefinite. */
-export function logMarginalLikelihood(X: Mat, y: ArrayLike<number>, hyper: GpHyper, withGrad = true): MllResult {
+export function logMarginalLikelihood(X: Mat, y: ArrayLike<number>, hyper: GpHyper, withGrad = true, known: KnownNoise = null): MllResult {
   const n = X.rows;
-  const K = kernelMatrix(X, hyper);
+  const K = kernelMatrix(X, hyper, known);
   const { L, jitter } = cholesky(K);
   const r = new Float64Array(n);
   for (let i = 0; i < n; i++) r[i] = y[i] - hyper.constant;
@@ -172,7 +172,7 @@ export interface MapObjectiveEvaluator {
   gradient(): Float64Array;
 }
 
-export function mapObjectiveEvaluator(X: Mat, y: ArrayLike<number>, priors: GpPriors): MapObjectiveEvaluator {
+export function mapObjectiveEvaluator(X: Mat, y: ArrayLike<number>, priors: GpPriors, known: KnownNoise = null): MapObjectiveEvaluator {
   const n = X.rows, nn = n * n;
   const K = { rows: n, cols: n, data: new Float64Array(nn) };
   const L = { rows: n, cols: n, data: new Float64Array(nn) };
@@ -187,7 +187,7 @@ export function mapObjectiveEvaluator(X: Mat, y: ArrayLike<number>, priors: GpPr
     value(phi) {
       hyper = null;
       const h = unpackHyper(phi, X.cols);
-      kernelMatrixInto(X, h, K.data);
+      kernelMatrixInto(X, h, K.data, known);
       choleskyInto(K.data, n, L.data, scratch);
       for (let i = 0; i < n; i++) r[i] = y[i] - h.constant;
       alpha = cholSolve(L, r);

@@ -17,7 +17,7 @@
  * give the same objective and gradient up to rounding (test/engine/gp-basis.test.ts), not bit for bit.
  */
 import { type Mat, choleskyInto, logDetFromChol, rowDotsSymInto, solveLower, solveLowerRowsInto, solveLowerT, addGramInto, reflectFour, reflectOne } from '../linalg/index.js';
-import { kernelMatrixInto } from './kernel.js';
+import { kernelMatrixInto, type KnownNoise } from './kernel.js';
 import { type MapObjectiveEvaluator, logPrior, mllGradientFrom, unpackHyper } from './mll.js';
 import type { GpHyper, GpPriors } from './types.js';
 
@@ -155,7 +155,7 @@ function contrastTimesKernel(Ft: Float64Array, m: number, K: Float64Array, n: nu
 }
 
 /** The evaluator of reml.ts's objective by the contrast route, for a basis with `contrastBasis(H)` = cb. */
-export function contrastObjectiveEvaluator(X: Mat, y: ArrayLike<number>, cb: ContrastBasis, priors: GpPriors): MapObjectiveEvaluator {
+export function contrastObjectiveEvaluator(X: Mat, y: ArrayLike<number>, cb: ContrastBasis, priors: GpPriors, known: KnownNoise = null): MapObjectiveEvaluator {
   const n = X.rows, m = cb.m, { Ft, F } = cb;
   const K = new Float64Array(n * n);
   const T = new Float64Array(m * n);
@@ -179,7 +179,7 @@ export function contrastObjectiveEvaluator(X: Mat, y: ArrayLike<number>, cb: Con
     value(phi) {
       hyper = null;
       const h = { ...unpackHyper(phi, X.cols), constant: 0 };
-      kernelMatrixInto(X, h, K);
+      kernelMatrixInto(X, h, K, known);
       contrastTimesKernel(Ft, m, K, n, T);
       rowDotsSymInto(T, Ft, m, n, A);
       choleskyInto(A, m, LA.data, scratch);

@@ -33,7 +33,7 @@ import {
   solveLowerTRowsInto,
   transposeInto,
 } from '../linalg/index.js';
-import { kernelMatrixInto } from './kernel.js';
+import { kernelMatrixInto, type KnownNoise } from './kernel.js';
 import { contrastBasis, contrastIsCheaper, contrastObjectiveEvaluator } from './reml-contrast.js';
 import { type MapObjectiveEvaluator, logPrior, mllGradientFrom, unpackHyper } from './mll.js';
 import type { GpHyper, GpModel, GpPriors } from './types.js';
@@ -128,11 +128,11 @@ export type RemlRoute = 'auto' | 'gls' | 'contrast';
  * 'auto' takes the contrast route when it is cheaper for this n and p and H has full column rank.
  * The GLS route's gradient reuses the value's V = L⁻¹H: K⁻¹H = L⁻ᵀV is one more triangular solve.
  */
-export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, priors: GpPriors, route: RemlRoute = 'auto'): MapObjectiveEvaluator {
+export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, priors: GpPriors, route: RemlRoute = 'auto', known: KnownNoise = null): MapObjectiveEvaluator {
   const n = X.rows, nn = n * n, p = H.cols;
   if (route === 'contrast' || (route === 'auto' && contrastIsCheaper(n, p))) {
     const cb = contrastBasis(H);
-    if (cb) return contrastObjectiveEvaluator(X, y, cb, priors);
+    if (cb) return contrastObjectiveEvaluator(X, y, cb, priors, known);
   }
   const K = { rows: n, cols: n, data: new Float64Array(nn) };
   const L = { rows: n, cols: n, data: new Float64Array(nn) };
@@ -151,7 +151,7 @@ export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, pri
     value(phi) {
       hyper = null;
       const h = { ...unpackHyper(phi, X.cols), constant: 0 };
-      kernelMatrixInto(X, h, K.data);
+      kernelMatrixInto(X, h, K.data, known);
       choleskyInto(K.data, n, L.data, scratch);
       fit = gls(L, H, Ht, y, Vt);
       alpha = cholSolve(L, fit.r);
@@ -179,10 +179,10 @@ export function remlObjectiveEvaluator(X: Mat, y: ArrayLike<number>, H: Mat, pri
 }
 
 /** ℓ_R at fixed hyperparameters (tests; the fit uses the evaluator). */
-export function restrictedLogLikelihood(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpHyper): number {
+export function restrictedLogLikelihood(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpHyper, known: KnownNoise = null): number {
   const n = X.rows, p = H.cols;
   const K = { rows: n, cols: n, data: new Float64Array(n * n) };
-  kernelMatrixInto(X, { ...hyper, constant: 0 }, K.data);
+  kernelMatrixInto(X, { ...hyper, constant: 0 }, K.data, known);
   const { L } = cholesky(K);
   const f = gls(L, H, transposed(H), y, new Float64Array(n * p));
   const alpha = cholSolve(L, f.r);
@@ -198,12 +198,17 @@ export interface BasisModel {
 }
 
 /** The model at fixed hyperparameters: GLS β̂ and the residual GP. Throws NotPositiveDefinite. */
-export function buildBasisModel(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpHyper): BasisModel {
+export function buildBasisModel(X: Mat, y: ArrayLike<number>, H: Mat, hyper: GpHyper, known: KnownNoise = null): BasisModel {
   const n = X.rows;
   const h = { ...hyper, constant: 0 };
   const K = { rows: n, cols: n, data: new Float64Array(n * n) };
-  kernelMatrixInto(X, h, K.data);
+  kernelMatrixInto(X, h, K.data, known);
   const { L, jitter } = cholesky(K);
   const f = gls(L, H, transposed(H), y, new Float64Array(n * H.cols));
-  return { model: { hyper: h, X, y: f.r, L, alpha: cholSolve(L, f.r), jitter }, beta: f.beta };
+  return { model: { hyper: h, X, y: f.r, L, alpha: cholSolve(L, f.r), jitter, ...knownField(known) }, beta: f.beta };
+}
+
+/** The model's record of the known noise (absent when there is none, so models without it are unchanged). */
+export function knownField(known: KnownNoise): { knownNoise?: number[] } {
+  return known ? { knownNoise: Array.from(known) } : {};
 }

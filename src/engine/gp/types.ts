@@ -31,6 +31,11 @@ export interface GpModel {
   /** α = K⁻¹ (y − c·1). */
   alpha: Vec;
   jitter: number;
+  /**
+   * Per-point known noise variances on K's diagonal (reported standard errors², targets' units), when
+   * the data came with them; absent: none. Prediction at new points is of the latent f either way.
+   */
+  knownNoise?: number[];
 }
 
 export interface GpFitResult {
@@ -64,6 +69,11 @@ export interface GpFitOptions {
    * restricted likelihood, β by GLS (reml.ts). Absent: the constant-mean GP of ALGORITHM.md §2.
    */
   basis?: Mat | null;
+  /**
+   * Per-point known noise variances (n, ≥ 0, the targets' units: a reported standard error², scaled
+   * as the targets are), added to K's diagonal on top of the learned σ²_n. Absent: none (the paper's GP).
+   */
+  knownNoise?: ArrayLike<number> | null;
   /** Needed only when restarts from prior draws are made. */
   rng?: import('../random/index.js').Rng;
 }
