@@ -160,5 +160,5 @@ function readKeysFile(file: string): EnvApiKey[] {
   return parsed.data;
 }
 
-/** Variables, defaults and meaning, for the README table and `--help`-style output. */
+/** Variables, defaults and meaning, for the table of docs/configuration.md and `--help`-style output. */
 export const CONFIG_VARIABLES = Object.keys(envSchema.shape);

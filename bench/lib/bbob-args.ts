@@ -49,7 +49,7 @@ export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
   --functions 1-24          BBOB functions, ranges and lists (default 1-24)
   --instances 1-5           instances (default 1-5)
   --budget-per-dim 2,5,50   budgets in evaluations per dimension (default 2,5,10,20,50); runs go to the largest
-  --batch q                 one population for every method (default: each method's own, see README)
+  --batch q                 one population for every method (default: each method's own, see docs/BENCHMARKS.md, BBOB)
   --workers 1               worker threads
   --resume                  keep the runs already in <out>/runs.jsonl, run only the missing ones
   --report-only             run nothing; report the runs in <out>/runs.jsonl that the options select

@@ -1,6 +1,6 @@
 /**
  * Reading what the benchmarks published (bench-results/published/) and the markdown that quotes it
- * (README.md, docs/BENCHMARKS.md), for the tests that recompute documented tables from raw runs
+ * (README.md, docs/BENCHMARKS.md, docs/benchmarks-history.md and the pages under docs/ with measured tables), for the tests that recompute documented tables from raw runs
  * (test/bench/readme-table.test.ts, test/bench/provenance.test.ts).
  */
 import fs from 'node:fs';

@@ -67,7 +67,7 @@ def batch_for_workers(spec: Mapping[str, Any], workers: int) -> Json:
     every worker has a point of the generation instead of an extra whose result the update never uses.
     ProbNES (the default method) learns from every result and, with asynchronous workers, did better with
     the default batch_size than with batch_size = workers, so its specification is left as it is; so is
-    a batch_size the caller chose. (The main README's "Parallel workers and batch_size" has the figures.)
+    a batch_size the caller chose. (The project's docs/parallel-workers.md has the figures.)
     """
     out = dict(spec)
     if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH and out.get("method") in _RANKING_METHODS:

@@ -109,7 +109,7 @@ function studyBody(a: DemoArgs): StudySpec {
       name: `x${i + 1}`,
       type: 'float' as const,
       bounds: [b.bounds.lower[i], b.bounds.upper[i]],
-      // Without a prior the server centres one on the box with the bounds at ±2σ (README, Priors).
+      // Without a prior the server centres one on the box with the bounds at ±2σ (docs/priors.md).
       ...(b.prior ? { prior: { mean: b.prior.mean[i], std: b.prior.std[i] } } : {}),
     })),
     metadata: { source: 'probnes demo', function: b.name, f_star_source: b.source },

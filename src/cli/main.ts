@@ -12,7 +12,7 @@ import { runKeys } from './keys.js';
 export const SERVE_USAGE = `usage: probnes serve
 
 Starts the HTTP server, configured by environment variables (PORT, HOST, DATABASE_PATH, API_KEYS, …;
-the table is in the README). It takes no options. SIGTERM or SIGINT shuts it down gracefully.
+the table is in docs/configuration.md). It takes no options. SIGTERM or SIGINT shuts it down gracefully.
 
 examples:
   probnes serve

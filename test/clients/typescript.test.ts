@@ -95,7 +95,7 @@ describe('against the real server', () => {
     const s = await c.createStudy({ ...BRANIN, name: 'crud', metadata: { team: 'a' } });
     expect(s.state).toBe('ACTIVE');
     expect(s.trial_counts.COMPLETED).toBe(0);
-    // Default prior: middle of the bounds, width / 4 (README, Priors): x1 ∈ [−5, 10] → 2.5 ± 3.75.
+    // Default prior: middle of the bounds, width / 4 (docs/priors.md): x1 ∈ [−5, 10] → 2.5 ± 3.75.
     expect(s.parameters[0].prior).toEqual({ mean: 2.5, std: 3.75 });
     expect((await c.getStudy(s.id)).metadata).toEqual({ team: 'a' });
     const ids: string[] = [];
@@ -148,7 +148,7 @@ describe('against the real server', () => {
     expect(best.observed?.value).toBeCloseTo(BRANIN_MIN, 6);
     const hist = await c.history(sid);
     expect(hist.evaluations).toHaveLength(2);
-    // regret = best_so_far − known_optimum (README, Results): 0.3979 − 0.397887 after the first.
+    // regret = best_so_far − known_optimum (docs/results.md): 0.3979 − 0.397887 after the first.
     expect(hist.evaluations[0].regret).toBeCloseTo(0.3979 - BRANIN_MIN, 9);
     expect((await c.distribution(sid)).std).toHaveLength(2);
     const doc = await c.exportStudy(sid);

@@ -104,7 +104,7 @@ function show(req: InjectOptions, res: LightMyRequestResponse): string {
   return `${req.method} ${String(req.url).slice(0, 300)} ${(body ?? '').slice(0, 300)} → ${res.statusCode} ${res.body.slice(0, 500)}`;
 }
 
-/** The shape every error answer has (README "Errors"). */
+/** The shape every error answer has (docs/errors.md). */
 export function expectProblem(req: InjectOptions, res: LightMyRequestResponse): void {
   const where = show(req, res);
   expect(res.headers['content-type'], where).toMatch(/^application\/problem\+json/);

@@ -168,7 +168,7 @@ export async function runScenario(env: RobustnessApp, method: MethodName, scenar
   const created = await app.inject({ method: 'POST', url: '/v1/studies', payload: body });
   expectNo5xx(created, 'create');
   if (created.statusCode === 400 && body.batch_size < 2) {
-    // The documented limit (README "Limits"): rank-based methods need two points per generation.
+    // The documented limit (docs/limits.md): rank-based methods need two points per generation.
     expect(created.json().errors.map((e: { path: string }) => e.path), created.body).toContain('/batch_size');
     return { handed: [], generation: 0 };
   }

@@ -469,7 +469,7 @@ const RANKING_METHODS: readonly string[] = ['cmaes', 'lq-cmaes', 'xnes', 'snes']
  * instead of an extra whose result the update never uses. ProbNES (the default method) learns from
  * every result and, with asynchronous workers, did better with the default batch_size than with
  * batch_size = workers, so its specification is left as it is; so is a batch_size the caller chose.
- * (The main README's "Parallel workers and batch_size" has the figures.)
+ * (The project's docs/parallel-workers.md has the figures.)
  */
 export function batchForWorkers(spec: StudySpec, workers: number): StudySpec {
   if (spec.batch_size !== undefined || workers <= SERVER_DEFAULT_BATCH || !RANKING_METHODS.includes(spec.method ?? '')) return spec;

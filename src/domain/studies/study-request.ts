@@ -13,7 +13,7 @@ import { addOptionIssues, optionsDocumentation } from './method-options.js';
 /** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
 export const MAX_SEED = 2 ** 31 - 1;
 
-/** Documented maxima (README "Limits"). */
+/** Documented maxima (docs/limits.md). */
 export const LIMITS = {
   parameters: 100,
   batchSize: 100,
