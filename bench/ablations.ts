@@ -10,14 +10,14 @@
  *   npx tsx bench/ablations.ts dimension        # Ackley, Levy, StyblinskiTang at d = 2, 5, 10, 20
  *   npx tsx bench/ablations.ts profile          # paper profile, each default-profile change alone, default
  *   npx tsx bench/ablations.ts candidate-pool   # batch BQ: best of 1000 random batches vs greedy from a pool
- *   npx tsx bench/ablations.ts quadratic        # the quadratic-mean changes (ALGORITHM-default.md §A–§F) one by one
+ *   npx tsx bench/ablations.ts quadratic        # the quadratic-mean changes (ALGORITHM.md §14–§19) one by one
  *   npx tsx bench/ablations.ts quadratic-bbob   # the same on BBOB f1–f24 at d = 5 (prior N(0, 4 I), box [−5, 5]^d, 50·d evaluations)
- *   npx tsx bench/ablations.ts step             # the mean's bounds and step (ALGORITHM-default.md §E, §I) against the default
+ *   npx tsx bench/ablations.ts step             # the mean's bounds and step (ALGORITHM.md §18, §22) against the default
  *   npx tsx bench/ablations.ts step-bbob        # the same on BBOB f1–f24 at d = 5
- *   npx tsx bench/ablations.ts points-bbob --seeds 5   # the model's optimum as a batch point (ALGORITHM-default.md §K), BBOB d = 2, 5
- *   npx tsx bench/ablations.ts radius           # prob-cmaes's trust radius of the model's optimum, 2 vs 3 (ALGORITHM-default.md §K)
+ *   npx tsx bench/ablations.ts points-bbob --seeds 5   # the model's optimum as a batch point (ALGORITHM.md §24), BBOB d = 2, 5
+ *   npx tsx bench/ablations.ts radius           # prob-cmaes's trust radius of the model's optimum, 2 vs 3 (ALGORITHM.md §24)
  *   npx tsx bench/ablations.ts radius-bbob --seeds 5   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–5
- *   npx tsx bench/ablations.ts mean-basis       # the GP mean's basis by the count rule vs by leave-one-out (ALGORITHM-default.md §L)
+ *   npx tsx bench/ablations.ts mean-basis       # the GP mean's basis by the count rule vs by leave-one-out (ALGORITHM.md §25)
  *   npx tsx bench/ablations.ts mean-basis-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
@@ -52,7 +52,7 @@ interface Setting {
   budgetPerDim: number | null;
 }
 
-/** The quadratic-mean changes, cumulative then each removed from the default (ALGORITHM-default.md). */
+/** The quadratic-mean changes, cumulative then each removed from the default (ALGORITHM.md §14–§19). */
 const QUADRATIC_VARIANTS: Variant[] = [
   { label: 'constant mean (before)', options: { mean_function: 'constant', active_set_floor: false } },
   { label: '+ quadratic mean', options: { active_set_floor: false, learning_rate_cov_quadratic: 0.5, mean_step: 'natural', cov_step_limit: 100 } },
@@ -62,7 +62,7 @@ const QUADRATIC_VARIANTS: Variant[] = [
   { label: 'default, line step', options: { mean_step: 'line' } },
 ];
 /**
- * The mean's bounds and step (ALGORITHM-default.md §E, §I). Every variant names its step, so the list
+ * The mean's bounds and step (ALGORITHM.md §18, §22). Every variant names its step, so the list
  * does not depend on the default (line step, mean in bounds); the first is the default before them.
  */
 const STEP_VARIANTS: Variant[] = [
@@ -79,7 +79,7 @@ const STEP_VARIANTS: Variant[] = [
   { label: 'line step, free coordinates', options: { mean_step: 'line', mean_step_free: true } },
 ];
 /**
- * How the batch's points are chosen once the mean is quadratic (ALGORITHM-default.md §K): the model's
+ * How the batch's points are chosen once the mean is quadratic (ALGORITHM.md §24): the model's
  * trust-region optimum as one point of the batch, at three trust radii.
  */
 const POINT_VARIANTS: Variant[] = [
@@ -92,7 +92,7 @@ const POINT_VARIANTS: Variant[] = [
   { label: 'weighted optimum, radius 4', options: { inject_optimum: 'weighted', optimum_radius: 4 } },
   { label: 'weighted optimum, radius 100', options: { inject_optimum: 'weighted', optimum_radius: 100 } },
 ];
-/** prob-cmaes's trust radius of the model's optimum (ALGORITHM-default.md §K): 2, the shared default, against 3, prob-cmaes's. */
+/** prob-cmaes's trust radius of the model's optimum (ALGORITHM.md §24): 2, the shared default, against 3, prob-cmaes's. */
 const RADIUS_VARIANTS: Variant[] = [
   { label: 'optimum radius 2', options: { optimum_radius: 2 } },
   { label: 'optimum radius 3 (default)', options: { optimum_radius: 3 } },
@@ -105,7 +105,7 @@ const FIT_START_VARIANTS: Variant[] = [
   { label: 'warm start only, cap 50', options: { gp_cold_start_every: 0, active_set_cap: 50 } },
   { label: 'cap 50', options: { active_set_cap: 50 } },
 ];
-/** How the GP mean's basis is chosen (ALGORITHM-default.md §L, §M): the count rule alone, or the LOO score among the bases it allows. */
+/** How the GP mean's basis is chosen (ALGORITHM.md §25, §26): the count rule alone, or the LOO score among the bases it allows. */
 const MEAN_BASIS_VARIANTS: Variant[] = [
   { label: 'count rule', options: { mean_basis: 'count' } },
   { label: 'loo', options: { mean_basis: 'loo', mean_basis_se: 0 } },

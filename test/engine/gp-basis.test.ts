@@ -1,6 +1,6 @@
 /**
  * The GP with explicit basis functions (gp/basis.ts, gp/reml.ts) and the Gaussian expectation of its
- * quadratic mean (quadrature/quadratic.ts): docs/ALGORITHM-default.md §A–§B.
+ * quadratic mean (quadrature/quadratic.ts): docs/ALGORITHM.md §14–§15.
  * Expected values come from independent routes: the features' dot product with β (the quadratic's
  * definition), central finite differences, the constant-mean likelihood of mll.ts plus the REML
  * correction, an exact quadratic (GLS must recover it), and 10⁶-draw Monte Carlo.

@@ -1,5 +1,5 @@
 /**
- * The model's optimum as a batch point (strategies/probnes-optimum.ts; docs/ALGORITHM-default.md §K).
+ * The model's optimum as a batch point (strategies/probnes-optimum.ts; docs/ALGORITHM.md §24).
  * Expected values: the unconstrained maximiser of bᵀ(u − c) + (u − c)ᵀA(u − c), A negative definite,
  * is c − ½A⁻¹b (set the gradient b + 2A(u − c) to zero); on the boundary the trust-region solution is
  * checked against a dense scan of the circle ‖x‖ = ρ (the maximum of a function on a circle, to the

@@ -1,5 +1,5 @@
 /**
- * The default profile's mean step (strategies/probnes-step.ts; docs/ALGORITHM-default.md §E). Expected
+ * The default profile's mean step (strategies/probnes-step.ts; docs/ALGORITHM.md §18). Expected
  * values by construction: on m(u) = bᵀ(u − c) + (u − c)ᵀA(u − c) with A negative definite the maximiser
  * is c − ½A⁻¹b, the gradient at μ = c is b, so the Newton step from c must land on it exactly.
  */

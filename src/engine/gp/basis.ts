@@ -1,5 +1,5 @@
 /**
- * Explicit basis functions for the GP mean (Rasmussen & Williams 2006, §2.7; docs/ALGORITHM-default.md §A):
+ * Explicit basis functions for the GP mean (Rasmussen & Williams 2006, §2.7; docs/ALGORITHM.md §14):
  * m(u) = h(u)ᵀβ with h a constant, linear, diagonal-quadratic or full-quadratic basis in whitened
  * coordinates z = W(u − c), W = L_c⁻¹ where L_c is the lower Cholesky factor of a reference covariance
  * Σ_c (the search distribution's) and c its centre. Whitening makes the features O(1) however far

@@ -1,6 +1,6 @@
 /**
  * The GP with explicit basis functions (Rasmussen & Williams 2006, §2.7, the vague-prior limit of eq. 2.45)
- * and its restricted (REML) likelihood (Harville 1974; Patterson & Thompson 1971). docs/ALGORITHM-default.md §A.
+ * and its restricted (REML) likelihood (Harville 1974; Patterson & Thompson 1971). docs/ALGORITHM.md §14.
  *
  * Glossary: n points, d dimension, p basis functions. X: n×d, y: n (standardised targets), H: n×p
  * the basis at the data (basis.ts). K = s·E + (σ²_n + jitter) I as in mll.ts, K = L Lᵀ.

@@ -55,7 +55,7 @@ export interface GpFitResult {
 
 export interface GpFitOptions {
   priors: GpPriors;
-  /** Previous MAP hyperparameters: an extra start (ALGORITHM.md §1 default profile). */
+  /** Previous MAP hyperparameters: an extra start (ALGORITHM.md §11). */
   warmStart?: GpHyper | null;
   /**
    * Also start from the default hyperparameters (default true). Ignored without a valid warm start:

@@ -215,7 +215,7 @@ function selectBestOfPool(c: Context, P: Mat, q: number, batches: Int32Array): {
 }
 
 /**
- * Greedy batch from a pool (default profile, ALGORITHM.md §5 note): by the chain rule of the block
+ * Greedy batch from a pool (ALGORITHM.md §20, measured and not the default): by the chain rule of the block
  * inverse, a(B ∪ {b}) = a(B) + ρ_b² / S_b with, over Ā = U_A ∪ B (factor L_Ā),
  *   w̄_b = L_Ā⁻¹ k(Ā, b) = [w_b; e_b],   S_b = s + σ²_n − ‖w̄_b‖²,   ρ_b = τ_b − w̄_bᵀ L_Ā⁻¹ τ_Ā.
  * Adding the chosen point c to B appends one entry to every pool point's w̄ and ζ = L_Ā⁻¹ τ_Ā:

@@ -1,6 +1,6 @@
 /**
  * Gaussian expectation of a quadratic mean function and its gradient in (μ, Σ): the basis part of
- * the GP with explicit basis functions (gp/basis.ts, gp/reml.ts; docs/ALGORITHM-default.md §B).
+ * the GP with explicit basis functions (gp/basis.ts, gp/reml.ts; docs/ALGORITHM.md §15).
  *
  * Glossary: d dimension; ν = N(μ, Σ); m(u) = a0 + bᵀ(u − c) + (u − c)ᵀ A (u − c) with A symmetric;
  * δ = μ − c. Under u ~ ν, u − c = δ + e with e ~ N(0, Σ), so
