@@ -111,3 +111,19 @@ describe('noise models against their formulas (Monte Carlo)', () => {
     }
   });
 });
+
+describe('the noise\'s standard deviation (what a replicating user would report)', () => {
+  it('matches the sample standard deviation of the noisy values (Gaussian, uniform); null for Cauchy', () => {
+    for (const fn of [101, 102, 104, 105]) {
+      const p = bbobNoisyProblem(fn, 5, 1, 11);
+      const x = p.argmin.map((v, i) => v + 0.3 * (i + 1));
+      const v = Array.from({ length: N }, () => p.f(x));
+      const { sd } = meanSd(v);
+      const s = p.noiseStd(x)!;
+      // The sample sd's relative standard error is ≈ √((κ − 1)/(4N)) (κ the kurtosis, ≤ 3.5 here): < 0.01; allow 5%.
+      expect(Math.abs(sd - s) / s, `f${fn}`).toBeLessThan(0.05);
+    }
+    expect(bbobNoisyProblem(103, 2, 1).noiseStd([1, 1])).toBeNull();
+    expect(bbobNoisyProblem(101, 2, 1).noiseStd(bbobNoisyProblem(101, 2, 1).argmin)).toBe(0);
+  });
+});

@@ -74,6 +74,8 @@ export { NOISY_FUNCTIONS, NOISY_NAMES, isNoisyFunction, type NoisyFunction } fro
 /** One moderate-noise problem of the noisy suite (f101–f106): `f` is noisy, `fTrue` the noise-free value. */
 export interface NoisyBbobProblem extends BbobProblem {
   fTrue(x: readonly number[]): number;
+  /** The noise's standard deviation at x (null for the Cauchy model, whose outliers have none). */
+  noiseStd(x: readonly number[]): number | null;
 }
 
 /**
@@ -99,6 +101,10 @@ export function bbobNoisyProblem(fn: number, d: number, instance = 1, noiseSeed 
     fTrue: (x) => {
       checkDim(name, x, d);
       return parts.fTrue(x);
+    },
+    noiseStd: (x) => {
+      checkDim(name, x, d);
+      return parts.noiseStd(x);
     },
     optimum: parts.fopt,
     argmin: parts.xopt,

@@ -69,12 +69,36 @@ export function cauchyNoise(f: number, alpha: number, p: number, rng: Rng): numb
   });
 }
 
+/**
+ * The standard deviation of the noisy value at a noise-free value f ≥ 0 (what a user who measured
+ * replicates would report as the value's standard error), from the noise models' moments:
+ * Gaussian: f·√(e^{β²}(e^{β²} − 1)) (log-normal); uniform: √(m₂ − m₁²) with
+ * m_k = f^k·E[U^{kβ}]·E[e^{kαL U'}] = f^k/(1 + kβ)·(e^{kαL} − 1)/(kαL), L = ln(10⁹/(f + ε)) > 0
+ * (for f ≥ 10⁹ the second factor is 1: m_k = f^k/(1 + kβ)); Cauchy: undefined (the outliers have no
+ * variance), null. 0 below 10⁻⁸, where the value is noise-free.
+ */
+export function noiseStd(fn: NoisyFunction, f: number, d: number): number | null {
+  const kind = (fn - 101) % 3;
+  if (kind === 2) return null;
+  if (f < NOISE_THRESHOLD) return 0;
+  if (kind === 0) {
+    const e = Math.exp(0.01 ** 2);
+    return f * Math.sqrt(e * (e - 1));
+  }
+  const alpha = 0.01 * (0.49 + 1 / d), beta = 0.01;
+  const L = Math.log(1e9 / (f + 1e-99));
+  const moment = (k: number): number => (f ** k / (1 + k * beta)) * (L > 0 ? Math.expm1(k * alpha * L) / (k * alpha * L) : 1);
+  return Math.sqrt(Math.max(0, moment(2) - moment(1) ** 2));
+}
+
 /** One noisy instance: `f` draws fresh noise at every call, `fTrue` is the noise-free value (f_opt included). */
 export interface NoisyParts {
   xopt: number[];
   fopt: number;
   f(x: ArrayLike<number>): number;
   fTrue(x: ArrayLike<number>): number;
+  /** The noise's standard deviation at x (noiseStd), or null for the Cauchy model. */
+  noiseStd(x: ArrayLike<number>): number | null;
 }
 
 export function noisyParts(fn: NoisyFunction, d: number, instance: number, noiseSeed: number): NoisyParts {
@@ -91,5 +115,6 @@ export function noisyParts(fn: NoisyFunction, d: number, instance: number, noise
     fopt,
     f: (x) => noise(raw(x)) + 100 * fpen(x) + fopt,
     fTrue: (x) => raw(x) + 100 * fpen(x) + fopt,
+    noiseStd: (x) => noiseStd(fn, raw(x), d),
   };
 }

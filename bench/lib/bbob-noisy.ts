@@ -1,0 +1,220 @@
+/**
+ * bench:bbob-noisy: the moderate-noise BBOB functions f101–f106 (src/engine/benchmarks/bbob/noisy.ts)
+ * under bench:bbob's protocol (x in [−5, 5]^d, points projected onto it, prior N(0, 2²I), one
+ * generation per ask, each method at its own default population), scored by the NOISE-FREE value of
+ * the point each method recommends, at each budget:
+ * - `recommended`: the model's estimate, i.e. the distribution mean μ (what `/best`'s `estimated`
+ *   reports; for the evolution strategies their mean; the peers have none);
+ * - `observed`: the evaluated point with the lowest noisy value (what `/best`'s `observed` reports;
+ *   for BOBYQA also the point NLopt returns).
+ * Each is recorded after the last generation completed within the budget. For the methods with a
+ * model estimate (`estimate`), the predicted value and its standard deviation at μ are recorded too,
+ * against the noise-free value there: the calibration of `/best`'s `estimated.predicted_value`.
+ *
+ * With `stderr: true` every observation carries the noise's standard deviation at its point
+ * (noiseStd: what a user who replicated evaluations would report; none for the Cauchy model).
+ */
+import { performance } from 'node:perf_hooks';
+import { bbobNoisyProblem } from '../../src/engine/benchmarks/bbob.js';
+import { resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
+import { Rng } from '../../src/engine/random/index.js';
+import { getStrategy } from '../../src/engine/strategies/registry.js';
+import { generationSize, type Observation } from '../../src/engine/strategies/types.js';
+import { runPeer, PEER_XTOL_REL, type PeerName, type PeerRunner, NLOPT_RUNNER } from './bbob-peers.js';
+import { optionsFor } from './run.js';
+
+export interface NoisySpec {
+  variant: string;
+  method: MethodName | PeerName;
+  options: Options;
+  fn: number;
+  dim: number;
+  instance: number;
+  batch: number;
+  /** Evaluation counts at which to score, ascending; the run goes to the last. */
+  checkpoints: number[];
+  /** Report the noise's standard deviation with each observation. */
+  stderr: boolean;
+}
+
+export interface NoisyCheckpoint {
+  /** The budget, and the evaluations actually done when the recommendation was read (≤ budget). */
+  budget: number;
+  evals: number;
+  /** Noise-free f − f_opt at μ (projected onto the box), or null for methods without a mean. */
+  recommended: number | null;
+  /** Noise-free f − f_opt at the evaluated point with the lowest noisy value. */
+  observed: number;
+  /** The model's prediction of f at μ and its standard deviation (y units), or null. */
+  predicted: number | null;
+  predicted_std: number | null;
+  /** Noise-free f at μ (the value the prediction is of), or null. */
+  true_at_mean: number | null;
+}
+
+export interface NoisyRecord {
+  variant: string;
+  method: string;
+  fn: number;
+  dim: number;
+  instance: number;
+  batch: number;
+  f_opt: number;
+  stderr: boolean;
+  options: Options;
+  checkpoints: NoisyCheckpoint[];
+  ms: number;
+}
+
+const BOX = 5, PRIOR_STD = 2;
+
+/** A service method on one noisy problem (the loop of bench/lib/run.ts with checkpoints). */
+export function runNoisyService(spec: NoisySpec & { method: MethodName }): NoisyRecord {
+  const t0 = performance.now();
+  const d = spec.dim;
+  const p = bbobNoisyProblem(spec.fn, d, spec.instance);
+  const toX = (u: readonly number[]): number[] => u.map((v) => Math.min(BOX, Math.max(-BOX, PRIOR_STD * v)));
+  const toU = (x: readonly number[]): number[] => x.map((v) => v / PRIOR_STD);
+  const strategy = getStrategy(spec.method);
+  const options = resolveOptions(spec.method, d, optionsFor(spec.method, spec.options));
+  const box = { lower: Array<number>(d).fill(-BOX / PRIOR_STD), upper: Array<number>(d).fill(BOX / PRIOR_STD) };
+  let state = strategy.init({ dim: d, batchSize: spec.batch, options, box }, Rng.fromSeed(spec.instance));
+  const history: Observation[] = [];
+  let bestY = Infinity, bestX: number[] = [];
+  const out: NoisyCheckpoint[] = [];
+  const budget = spec.checkpoints[spec.checkpoints.length - 1];
+  const record = (b: number): void => {
+    const est = strategy.estimate ? strategy.estimate(state, history) : { predicted: null, predicted_std: null };
+    const xm = toX(state.mean);
+    const fm = p.fTrue(xm);
+    out.push({
+      budget: b, evals: history.length, recommended: Math.max(0, fm - p.optimum), observed: Math.max(0, p.fTrue(bestX) - p.optimum),
+      predicted: est.predicted, predicted_std: est.predicted_std, true_at_mean: fm,
+    });
+  };
+  let next = 0;
+  while (history.length < budget) {
+    const count = Math.min(generationSize(state), budget - history.length);
+    // Score every checkpoint this generation would overshoot with the state before it.
+    while (next < spec.checkpoints.length - 1 && history.length + count > spec.checkpoints[next]) record(spec.checkpoints[next++]);
+    const asked = strategy.ask(state, { history, pending: [] }, count);
+    state = asked.state;
+    const batch: Observation[] = asked.points.map((u) => {
+      const x = toX(u);
+      const y = p.f(x);
+      if (y < bestY) [bestY, bestX] = [y, x];
+      const s = spec.stderr ? p.noiseStd(x) : null;
+      // The strategy is told the projected point (ALGORITHM.md §0) and, when reported, y's standard error.
+      return { x: toU(x), y, ...(s === null ? {} : { stderr: s }) } as Observation;
+    });
+    history.push(...batch);
+    state = strategy.tell(state, { batch, history: [...history] });
+  }
+  while (next < spec.checkpoints.length) record(spec.checkpoints[next++]);
+  return {
+    variant: spec.variant, method: spec.method, fn: spec.fn, dim: d, instance: spec.instance, batch: spec.batch, f_opt: p.optimum,
+    stderr: spec.stderr, options, checkpoints: out, ms: performance.now() - t0,
+  };
+}
+
+/** An external peer on one noisy problem: its recommendation is its best observed point. */
+export async function runNoisyPeer(spec: NoisySpec & { method: PeerName }, runner: PeerRunner = NLOPT_RUNNER): Promise<NoisyRecord> {
+  const t0 = performance.now();
+  const d = spec.dim;
+  const p = bbobNoisyProblem(spec.fn, d, spec.instance);
+  const budget = spec.checkpoints[spec.checkpoints.length - 1];
+  const xs: number[][] = [], ys: number[] = [];
+  await runPeer(
+    { method: spec.method, dim: d, budget, x0: Array<number>(d).fill(0), step: PRIOR_STD, lower: Array<number>(d).fill(-BOX), upper: Array<number>(d).fill(BOX), seed: spec.instance, xtol_rel: PEER_XTOL_REL },
+    (x) => {
+      const xp = x.map((v) => Math.min(BOX, Math.max(-BOX, v)));
+      const y = p.f(xp);
+      xs.push(xp);
+      ys.push(y);
+      return y;
+    },
+    runner,
+  );
+  const checkpoints = spec.checkpoints.map((b) => {
+    let k = 0;
+    for (let i = 1; i < Math.min(b, ys.length); i++) if (ys[i] < ys[k]) k = i;
+    return { budget: b, evals: Math.min(b, ys.length), recommended: null, observed: Math.max(0, p.fTrue(xs[k]) - p.optimum), predicted: null, predicted_std: null, true_at_mean: null };
+  });
+  return {
+    variant: spec.variant, method: spec.method, fn: spec.fn, dim: d, instance: spec.instance, batch: 1, f_opt: p.optimum,
+    stderr: spec.stderr, options: spec.options, checkpoints, ms: performance.now() - t0,
+  };
+}
+
+const TARGETS = Array.from({ length: 11 }, (_, k) => 10 ** (2 - k));
+const share = (deltas: number[]): number => deltas.reduce((s, v) => s + TARGETS.filter((t) => v <= t).length, 0) / (deltas.length * TARGETS.length);
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[s.length >> 1] : 0.5 * (s[s.length / 2 - 1] + s[s.length / 2]);
+};
+const sci = (x: number): string => (Number.isNaN(x) ? '–' : x === 0 ? '0' : x.toExponential(1).replace('e+', 'e').replace('-', '−'));
+const pct = (x: number): string => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
+
+/** The calibration of a set of checkpoints with estimates: below-minimum count, z-scores and coverage. */
+export function calibration(cps: readonly NoisyCheckpoint[], fOpt: (i: number) => number): { n: number; below: number; cover95: number; medianAbsZ: number } {
+  const zs: number[] = [];
+  let below = 0, n = 0;
+  cps.forEach((c, i) => {
+    if (c.predicted === null || c.true_at_mean === null) return;
+    n++;
+    if (c.predicted < fOpt(i)) below++;
+    const s = c.predicted_std ?? 0;
+    zs.push(s > 0 ? (c.predicted - c.true_at_mean) / s : c.predicted === c.true_at_mean ? 0 : Infinity);
+  });
+  return { n, below, cover95: zs.filter((z) => Math.abs(z) <= 1.96).length / Math.max(1, zs.length), medianAbsZ: median(zs.map(Math.abs)) };
+}
+
+export function renderNoisyReport(runs: readonly NoisyRecord[], header: string[], variants: string[], budgetsPerDim: number[]): string {
+  const dims = [...new Set(runs.map((r) => r.dim))].sort((a, b) => a - b);
+  const fns = [...new Set(runs.map((r) => r.fn))].sort((a, b) => a - b);
+  const at = (r: NoisyRecord, k: number) => r.checkpoints.find((c) => c.budget === k * r.dim);
+  const row = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const out = ['# BBOB noisy suite, moderate noise (f101–f106)', '', ...header, ''];
+  out.push(
+    'Score: the noise-free f − f_opt of the recommended point. **rec**: the model\'s estimate (the distribution mean μ, `/best`\'s `estimated`); **obs**: the evaluated point with the lowest noisy value (`/best`\'s `observed`; the peers\' only recommendation). Targets 10^2…10^−8 reached by that value, averaged over functions and instances; medians of f − f_opt per function.',
+    '',
+    '## Targets reached by the noise-free value of the recommended point',
+    '',
+    row(['d', 'budget', ...variants.flatMap((v) => [`${v} rec`, `${v} obs`])]),
+    `|${Array(2 + 2 * variants.length).fill('---').join('|')}|`,
+  );
+  for (const d of dims) for (const k of budgetsPerDim) {
+    out.push(row([String(d), `${k}·d`, ...variants.flatMap((v) => {
+      const cps = runs.filter((r) => r.variant === v && r.dim === d).map((r) => at(r, k)).filter((c): c is NoisyCheckpoint => c !== undefined);
+      const rec = cps.filter((c) => c.recommended !== null).map((c) => c.recommended!);
+      return [rec.length ? pct(share(rec)) : '–', cps.length ? pct(share(cps.map((c) => c.observed))) : '–'];
+    })]));
+  }
+  for (const d of dims) for (const k of budgetsPerDim) {
+    out.push('', `## d = ${d}, ${k}·d: median noise-free f − f_opt (rec / obs)`, '', row(['function', ...variants]), `|${Array(1 + variants.length).fill('---').join('|')}|`);
+    for (const fn of fns) {
+      out.push(row([`f${fn}`, ...variants.map((v) => {
+        const cps = runs.filter((r) => r.variant === v && r.dim === d && r.fn === fn).map((r) => at(r, k)).filter((c): c is NoisyCheckpoint => c !== undefined);
+        if (!cps.length) return '–';
+        const rec = cps.filter((c) => c.recommended !== null).map((c) => c.recommended!);
+        return `${rec.length ? sci(median(rec)) : '–'} / ${sci(median(cps.map((c) => c.observed)))}`;
+      })]));
+    }
+  }
+  out.push(
+    '',
+    '## Calibration of the model\'s estimate at μ',
+    '',
+    'Per method with a model estimate: runs whose predicted value fell below the true minimum f_opt, the share whose noise-free f(μ) lies within predicted ± 1.96·std (95% nominal), and the median |z| = |predicted − f(μ)|/std (0.67 for a calibrated Gaussian).',
+    '',
+    row(['d', 'budget', 'method', 'runs', 'below f_opt', 'coverage 95%', 'median abs z']),
+    '|---|---|---|---|---|---|---|',
+  );
+  for (const d of dims) for (const k of budgetsPerDim) for (const v of variants) {
+    const rs = runs.filter((r) => r.variant === v && r.dim === d);
+    const cps = rs.map((r) => at(r, k)).filter((c): c is NoisyCheckpoint => c !== undefined);
+    const c = calibration(cps, (i) => rs[i].f_opt);
+    if (c.n) out.push(row([String(d), `${k}·d`, v, String(c.n), `${c.below} of ${c.n}`, pct(c.cover95), c.medianAbsZ.toFixed(2)]));
+  }
+  return `${out.join('\n')}\n`;
+}
