@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
+import { ModelViews, ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import type { EngineRunner } from './domain/pool/engine-pool.js';
 import { InlineEngineRunner, LoopService, Operations } from './domain/index.js';
 import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
@@ -20,6 +20,7 @@ import { Metrics, registerMetrics } from './http/metrics.js';
 import { registerOpenApi } from './http/openapi.js';
 import { healthRoutes } from './http/routes/health.js';
 import { reportRoutes } from './http/routes/reports.js';
+import { modelRoutes } from './http/routes/model.js';
 import { IMPORT_BODY_LIMIT, studyTransferRoutes } from './http/routes/study-transfer.js';
 import { trialReadRoutes } from './http/routes/trials.js';
 import { uiRoutes } from './http/routes/ui.js';
@@ -88,6 +89,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const reports = new ReportsService({ storage: opts.storage, engine: runner });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
+  await app.withTypeProvider<ZodTypeProvider>().register(modelRoutes, { views: new ModelViews({ storage: opts.storage, engine: runner }) });
   const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   // Warm snapshots where a load is a database round trip (several replicas check them at commit).

@@ -14,3 +14,4 @@ export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type Engine
 export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations/operations.js';
 export { Timestamp, wellFormed, boundedJsonObject, nestsDeeperThan, MAX_JSON_DEPTH } from './common/schemas.js';
 export { trialFields, type TrialFields } from './transfer/trial-fields.js';
+export { ModelViews, ModelUnavailableError, GRID_MAX_N, GRID_DEFAULT_N, MAX_VIEW_POINTS, type GridView, type ImportanceView } from './studies/model-views.js';

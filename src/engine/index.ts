@@ -11,3 +11,4 @@ export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize
 export * from './gp/index.js';
 export * from './quadrature/index.js';
 export { BENCHMARKS, benchmarkNames, getBenchmark, regret as benchmarkRegret, type Benchmark, type BenchmarkDef, type Box as BenchmarkBox, type PriorSpec as BenchmarkPrior } from './benchmarks/index.js';
+export { runModelView, type ModelViewTask, type ModelViewResult, type ViewModelSpec, type StoredViewGp, type ImportanceResult } from './views/model-view.js';

@@ -12,22 +12,29 @@ import {
   type MethodName,
   type Observation,
   type TellContext,
+  runModelView,
+  type ModelViewResult,
+  type ModelViewTask,
 } from '../../engine/index.js';
 
 export type EngineTask =
   | { op: 'init'; method: MethodName; spec: InitSpec; seed: number }
   | { op: 'ask'; method: MethodName; state: BaseState; ctx: AskContext; count: number }
   | { op: 'tell'; method: MethodName; state: BaseState; ctx: TellContext }
-  | { op: 'estimate'; method: MethodName; state: BaseState; history: Observation[] };
+  | { op: 'estimate'; method: MethodName; state: BaseState; history: Observation[] }
+  /** A read-only view of a study's GP (dashboard plots; src/engine/views). */
+  | { op: 'model-view'; task: ModelViewTask };
 
 export type EngineResult =
   | { op: 'init'; state: BaseState }
   | { op: 'ask'; state: BaseState; points: number[][] }
   | { op: 'tell'; state: BaseState }
-  | { op: 'estimate'; estimate: Estimate };
+  | { op: 'estimate'; estimate: Estimate }
+  | { op: 'model-view'; view: ModelViewResult };
 
 /** Runs one engine call. Pure: the same task always gives the same result. */
 export function runEngineTask(task: EngineTask): EngineResult {
+  if (task.op === 'model-view') return { op: 'model-view', view: runModelView(task.task) };
   const strategy = getStrategy(task.method);
   switch (task.op) {
     case 'init':

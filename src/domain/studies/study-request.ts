@@ -23,6 +23,10 @@ export const LIMITS = {
   leaseSeconds: 7 * 24 * 3600,
   priorPoints: 10_000,
 } as const;
+  /** Choices of one categorical parameter. */
+  choices: 100,
+  /** Characters of a string choice. */
+  choiceLength: 200,
 
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
@@ -33,9 +37,9 @@ const Metadata = boundedJsonObject(LIMITS.metadataBytes, `must be at most ${LIMI
 
 const Name = wellFormed(z.string().trim().min(1).max(LIMITS.nameLength));
 
-const ParameterIn = z.strictObject({
+const NumericParameterIn = z.strictObject({
   name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
-  type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out; their bounds must be integers.'),
+  type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.'),
   scale: z.enum(['linear', 'log']).default('linear').describe('`log`: the search happens in ln(value); bounds must be > 0 and the prior is of ln(value).'),
   bounds: z.tuple([z.number(), z.number()]).nullish().describe('[low, high] in user units, low < high. Points are projected onto them.'),
   prior: z
@@ -47,6 +51,34 @@ const ParameterIn = z.strictObject({
 const FromStudy = z
   .strictObject({
     study_id: z.string().min(1).max(128).describe('An earlier study of the same tenant (another tenant\'s id is a 404).'),
+/** A parameter's value in user units as the API returns it: a number, or a categorical parameter's choice. */
+export const ParameterValueSchema = z.union([z.number(), z.string(), z.boolean()]);
+
+/** One value a categorical parameter may take: handed out and matched exactly as given. */
+export const ChoiceValue = z.union([wellFormed(z.string().max(LIMITS.choiceLength)), z.number(), z.boolean()]);
+
+const CategoricalParameterIn = z.strictObject({
+  name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
+  type: z.literal('categorical'),
+  choices: z
+    .array(ChoiceValue)
+    .min(1)
+    .max(LIMITS.choices)
+    .describe(`The values the parameter may take (1 to ${LIMITS.choices}, distinct; strings of at most ${LIMITS.choiceLength} characters, numbers or booleans), handed out exactly as given. They are unordered: the methods treat two different choices as equally far apart.`),
+  prior: z
+    .strictObject({
+      probabilities: z.array(z.number().gt(0).max(1)).max(LIMITS.choices).describe('One positive probability per choice, in the order of `choices`, summing to 1 (to 1e-6).'),
+    })
+    .nullish()
+    .describe('Prior over the choices (default: uniform).'),
+});
+
+/**
+ * One parameter: numeric (`float`, the default, or `int`) or `categorical`. The type picks the form,
+ * so a problem is reported at the field of the form the client meant.
+ */
+const ParameterIn = z.discriminatedUnion('type', [NumericParameterIn, CategoricalParameterIn]);
+
     top_fraction: z.number().gt(0).max(1).default(0.1).describe('γ: the prior is fitted to the best ⌈γ·N⌉ (at least 2) of its N completed trials.'),
     alpha: z.number().gt(0).max(1).default(0.1).describe('α: the WS-CMA-ES spread added to each top trial, in units of the bounds\' (transformed) width.'),
     include_observations: z.boolean().default(false).describe('Also copy the source\'s completed trials (those inside these bounds) into the new study as external observations.'),
@@ -127,4 +159,10 @@ export type ParameterInput = CreateStudyInput['parameters'][number];
 export type PriorInput = NonNullable<CreateStudyInput['prior']>;
 export type StudyPatchInput = z.output<typeof PatchStudyRequest>;
 /** Where a fitted prior came from; stored inside the effective prior. */
+export type NumericParameterInput = Extract<ParameterInput, { type: 'float' | 'int' }>;
+export type CategoricalParameterInput = Extract<ParameterInput, { type: 'categorical' }>;
+/** A value of a categorical parameter. */
+export type Choice = z.output<typeof ChoiceValue>;
+/** A parameter's value in user units: a number, or one of a categorical parameter's choices. */
+export type ParamValue = number | string | boolean;
 export type PriorSource = z.output<typeof PriorSourceSchema>;

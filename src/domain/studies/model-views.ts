@@ -1,0 +1,283 @@
+/**
+ * What a study's model says, for people and plots: the posterior mean and std of the objective on
+ * a grid over two parameters (the others at the search distribution's mean), with that
+ * distribution's 1σ and 2σ ellipses and the evaluated points; and each parameter's importance
+ * read from the GP's fitted length scales. Both at any generation the study has a state for.
+ *
+ * Which GP:
+ * - prob-cmaes, prob-xnes, prob-snes: the GP the method stored in that generation's state, at its
+ *   own MAP hyperparameters (nothing is refitted; `source: "method"`).
+ * - bo, pibo: the stored MAP hyperparameters, conditioned on the points the method had then
+ *   (completed at or before the state was written; `source: "method"`).
+ * - every other method (no model of its own), and the generations before a method's first fit:
+ *   a GP fitted here for the view, with the ProbNES priors in the internal coordinates, to the
+ *   points completed at or before the state was written (`source: "fitted"`). Fewer than two such
+ *   points: 409 `model_unavailable`.
+ * Cost is bounded: at most MAX_VIEW_POINTS training points (the most recent) and GRID_MAX_N² grid
+ * points, computed in the engine pool (off the event loop).
+ */
+import type { MethodName, ModelViewResult, ModelViewTask, StoredViewGp, ViewModelSpec } from '../../engine/index.js';
+import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
+import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
+import type { EngineRunner } from '../pool/engine-pool.js';
+import { engineY, readStudy, type Study } from './codec.js';
+import { internalDistribution, userDistribution } from './distribution.js';
+import type { ParamValue } from './study-request.js';
+import { isNumeric, type NumericParameterSpec } from './study-spec.js';
+import { searchSpace, toInternal, vectorFromNamed, type SearchSpace } from './transforms.js';
+
+/** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
+export const MAX_VIEW_POINTS = 300;
+/** Grid points per axis: at most GRID_MAX_N² predictions per request. */
+export const GRID_MAX_N = 60;
+export const GRID_DEFAULT_N = 30;
+/** Points along each drawn ellipse. */
+const ELLIPSE_POINTS = 73;
+
+export class ModelUnavailableError extends DomainError {
+  constructor(message: string) {
+    super('conflict', 'model_unavailable', message);
+  }
+}
+
+export interface GridQuery {
+  x: string;
+  y: string;
+  n?: number;
+  generation?: number;
+}
+
+export interface Axis {
+  name: string;
+  scale: 'linear' | 'log';
+  /** Grid values in user units (evenly spaced in the parameter's scale: ln x for log parameters). */
+  values: number[];
+}
+
+export interface GridView {
+  generation: number;
+  source: 'method' | 'fitted';
+  nPoints: number;
+  x: Axis;
+  y: Axis;
+  /** Posterior mean and latent std of the objective, in the study's units: [iy][ix]. */
+  mean: number[][];
+  std: number[][];
+  /** The values every other parameter is held at (user units; categorical: the most probable choice). */
+  fixed: Record<string, ParamValue>;
+  /** The search distribution's (x, y) marginal: 1σ and 2σ ellipses in user units, and its centre. */
+  distribution: { mean: [number, number]; ellipses: { sigma: number; points: [number, number][] }[] };
+  points: { trialId: number; x: number; y: number; value: number; generation: number; inModel: boolean }[];
+}
+
+export interface ImportanceView {
+  generation: number;
+  source: 'method' | 'fitted';
+  nPoints: number;
+  uncertainty: 'joint' | 'conditional' | null;
+  parameters: {
+    name: string;
+    scale: 'linear' | 'log';
+    lengthscale: number;
+    lengthscaleInterval: [number, number] | null;
+    relevance: number;
+    relevanceInterval: [number, number] | null;
+  }[];
+}
+
+const PROBNES_METHODS: readonly MethodName[] = ['prob-cmaes', 'prob-xnes', 'prob-snes'];
+const BO_METHODS: readonly MethodName[] = ['bo', 'pibo'];
+/** 95% two-sided normal quantile for the intervals of log ℓ. */
+const Z95 = 1.959963984540054;
+
+export class ModelViews {
+  constructor(private readonly deps: { storage: Storage; engine: EngineRunner }) {}
+
+  async grid(tenantId: string, studyId: string, q: GridQuery): Promise<GridView> {
+    const ctx = await this.context(tenantId, studyId, q.generation);
+    const { space, study } = ctx;
+    const ix = numericIndex(space, q.x, '/x');
+    const iy = numericIndex(space, q.y, '/y');
+    if (ix === iy) throw new ValidationError([{ path: '/y', message: `must name a parameter other than x (${JSON.stringify(q.x)})` }]);
+    const n = q.n ?? GRID_DEFAULT_N;
+    const dist = userDistribution(space, internalDistribution(ctx.state.state, space));
+    const px = space.numeric[ix]!, py = space.numeric[iy]!;
+    const completed = ctx.completed;
+    const tOf = (p: NumericParameterSpec, v: number) => (p.scale === 'log' ? Math.log(v) : v);
+    const fromT = (p: NumericParameterSpec, t: number) => (p.scale === 'log' ? Math.exp(t) : t);
+    const range = (i: number, p: NumericParameterSpec) => {
+      const m = dist.meanTransformed[i]!, s = dist.std[i]!;
+      const ts = completed.map((t) => tOf(p, t.parameters[p.name] as number)).filter(Number.isFinite);
+      let lo = Math.min(m - 3 * s, ...ts), hi = Math.max(m + 3 * s, ...ts);
+      if (p.bounds) [lo, hi] = [Math.max(lo, tOf(p, p.bounds[0])), Math.min(hi, tOf(p, p.bounds[1]))];
+      if (!(hi > lo)) [lo, hi] = [lo - 1, hi + 1];
+      return Array.from({ length: n }, (_, k) => lo + ((hi - lo) * k) / (n - 1));
+    };
+    const tx = range(ix, px), ty = range(iy, py);
+
+    // Every grid point as a full user-unit vector: x, y varied, the others at the distribution's
+    // mean (a categorical parameter at its most probable choice).
+    const fixed: Record<string, ParamValue> = { ...dist.mean };
+    const base = vectorFromNamed(space, fixed);
+    const points: number[][] = [];
+    for (const b of ty) {
+      for (const a of tx) {
+        const v = [...base];
+        v[space.numericAt[ix]!] = fromT(px, a);
+        v[space.numericAt[iy]!] = fromT(py, b);
+        points.push(toInternal(space, v));
+      }
+    }
+    const result = await this.run({ view: 'grid', model: ctx.model, points });
+    if (result.view !== 'grid') throw new Error('model view: unexpected result');
+    const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
+    delete fixed[px.name];
+    delete fixed[py.name];
+
+    const cxx = dist.covariance[ix]![ix]!, cxy = dist.covariance[ix]![iy]!, cyy = dist.covariance[iy]![iy]!;
+    const centre: [number, number] = [dist.meanTransformed[ix]!, dist.meanTransformed[iy]!];
+    return {
+      generation: ctx.generation,
+      source: ctx.source,
+      nPoints: ctx.nPoints,
+      x: { name: px.name, scale: px.scale, values: tx.map((t) => fromT(px, t)) },
+      y: { name: py.name, scale: py.scale, values: ty.map((t) => fromT(py, t)) },
+      mean: rows(result.mean, (v) => engineY(study.direction, v)),
+      std: rows(result.std, (v) => v),
+      fixed,
+      distribution: {
+        mean: [fromT(px, centre[0]), fromT(py, centre[1])],
+        ellipses: [1, 2].map((sigma) => ({ sigma, points: ellipse(centre, cxx, cxy, cyy, sigma).map(([a, b]) => [fromT(px, a), fromT(py, b)] as [number, number]) })),
+      },
+      points: completed.map((t) => ({
+        trialId: t.trialId,
+        x: t.parameters[px.name] as number,
+        y: t.parameters[py.name] as number,
+        value: t.value!,
+        generation: t.generation,
+        inModel: ctx.inModel.has(t.trialId),
+      })),
+    };
+  }
+
+  async importance(tenantId: string, studyId: string, q: { generation?: number }): Promise<ImportanceView> {
+    const ctx = await this.context(tenantId, studyId, q.generation);
+    const d = ctx.space.numeric.length;
+    const L0 = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ctx.space.L0.data[i * d + j]!));
+    const result = await this.run({ view: 'importance', model: ctx.model, L0 });
+    if (result.view !== 'importance') throw new Error('model view: unexpected result');
+    const imp = result.importance;
+    const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
+      sd === null ? null : [v * Math.exp(-sign * Z95 * sd), v * Math.exp(sign * Z95 * sd)];
+    return {
+      generation: ctx.generation,
+      source: ctx.source,
+      nPoints: imp.n,
+      uncertainty: imp.uncertainty,
+      // The GP's first d inputs are the numeric parameters (categorical indices follow them).
+      parameters: ctx.space.numeric.map((p, i) => {
+        const e = imp.parameters[i]!;
+        const relevance = e.priorStd / e.lengthscale;
+        return {
+          name: p.name,
+          scale: p.scale,
+          lengthscale: e.lengthscale,
+          lengthscaleInterval: interval(e.lengthscale, e.logSd, 1),
+          relevance,
+          relevanceInterval: interval(relevance, e.logSd, 1),
+        };
+      }),
+    };
+  }
+
+  private async run(task: ModelViewTask): Promise<ModelViewResult> {
+    const { result } = await this.deps.engine.run({ op: 'model-view', task });
+    if (result.op !== 'model-view') throw new Error('model view: unexpected engine result');
+    return result.view;
+  }
+
+  /** The study, the engine state of the generation asked for, and the GP to view. */
+  private async context(tenantId: string, studyId: string, generation: number | undefined) {
+    const record = await this.deps.storage.getStudy(tenantId, studyId);
+    if (!record) throw new StudyNotFoundError(studyId);
+    const study = readStudy(record);
+    const space = searchSpace(study.parameters, study.prior);
+    const state = await this.deps.storage.getEngineState(studyId, generation);
+    if (!state) {
+      throw new ValidationError([{ path: '/generation', message: `the study has no generation ${generation} (its latest is ${study.generation})` }]);
+    }
+    const all = (await this.deps.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null && t.point !== null);
+    const before = all.filter((t) => (t.completedAt ?? '') <= state.createdAt);
+    const data = before.slice(-MAX_VIEW_POINTS);
+    const { model, source, nPoints } = viewModel(study, space, state, data);
+    return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, inModel: new Set(data.map((t) => t.trialId)) };
+  }
+}
+
+/** The GP of the view (see the header): the method's own, or null to fit one to `data`. */
+function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
+  const dim = data[0]?.point?.length ?? space.numeric.length;
+  const identity = { inputShift: new Array<number>(dim).fill(0), inputScale: new Array<number>(dim).fill(1) };
+  const s = rec.state as Record<string, unknown>;
+  if (PROBNES_METHODS.includes(study.method) && isStoredProbnesGp(s.gp)) {
+    const g = s.gp;
+    const stored: StoredViewGp = { hyper: g.hyper, X: g.X, targets: g.negYTilde ?? g.z!, quad: g.quad ?? null };
+    // The GP models −ỹ = −(y − yMean)/yStd (probnes-core.ts): y = yMean − yStd·f.
+    const d = g.X[0]?.length ?? dim;
+    return { model: { inputShift: new Array<number>(d).fill(0), inputScale: new Array<number>(d).fill(1), yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored }, source: 'method', nPoints: g.X.length };
+  }
+  const y = data.map((t) => engineY(study.direction, t.value!));
+  if (data.length < 2) {
+    throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} before it; a model needs at least two (choose a later generation)`);
+  }
+  if (BO_METHODS.includes(study.method) && isBoState(s)) {
+    // BO's GP: inputs in its box scaled to [0, 1], y standardised over the points (bo-core.ts).
+    const width = s.box.upper.map((u, j) => u - s.box.lower[j]!);
+    const X = data.map((t) => t.point!.map((v, j) => (v - s.box.lower[j]!) / width[j]!));
+    const m = y.reduce((a, b) => a + b, 0) / y.length;
+    const sd = Math.sqrt(y.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(y.length - 1, 1)) || 1;
+    const stored: StoredViewGp = { hyper: s.hyper, X, targets: y.map((v) => (v - m) / sd), quad: null };
+    return { model: { inputShift: s.box.lower, inputScale: width, yOffset: m, yScale: sd, priors: 'bo', stored }, source: 'method', nPoints: data.length };
+  }
+  return { model: { ...identity, yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U: data.map((t) => t.point!), y } }, source: 'fitted', nPoints: data.length };
+}
+
+interface StoredProbnesGp {
+  hyper: StoredViewGp['hyper'];
+  X: number[][];
+  negYTilde?: number[];
+  z?: number[];
+  quad?: StoredViewGp['quad'];
+  yMean: number;
+  yStd: number;
+}
+
+function isStoredProbnesGp(g: unknown): g is StoredProbnesGp {
+  const o = g as StoredProbnesGp | null;
+  return !!o && typeof o === 'object' && Array.isArray(o.X) && o.X.length > 0 && !!o.hyper && typeof o.yMean === 'number' && typeof o.yStd === 'number' && Array.isArray(o.negYTilde ?? o.z);
+}
+
+function isBoState(s: Record<string, unknown>): s is Record<string, unknown> & { box: { lower: number[]; upper: number[] }; hyper: StoredViewGp['hyper'] } {
+  const box = s.box as { lower?: unknown; upper?: unknown } | undefined;
+  return !!s.hyper && !!box && Array.isArray(box.lower) && Array.isArray(box.upper);
+}
+
+function numericIndex(space: SearchSpace, name: string, path: string): number {
+  const i = space.numeric.findIndex((p) => p.name === name);
+  if (i >= 0) return i;
+  const known = space.numeric.map((p) => p.name).join(', ');
+  const categorical = space.parameters.some((p) => p.name === name && !isNumeric(p));
+  throw new ValidationError([{ path, message: categorical ? `${JSON.stringify(name)} is categorical; the grid needs numeric parameters (${known})` : `no numeric parameter ${JSON.stringify(name)} (one of ${known})` }]);
+}
+
+/** The k-σ ellipse of N(centre, [[cxx, cxy], [cxy, cyy]]): centre + k·L·(cos θ, sin θ), L L ᵀ = C. */
+function ellipse(centre: [number, number], cxx: number, cxy: number, cyy: number, k: number): [number, number][] {
+  const l11 = Math.sqrt(Math.max(cxx, 0));
+  const l21 = l11 > 0 ? cxy / l11 : 0;
+  const l22 = Math.sqrt(Math.max(cyy - l21 * l21, 0));
+  return Array.from({ length: ELLIPSE_POINTS }, (_, i) => {
+    const th = (2 * Math.PI * i) / (ELLIPSE_POINTS - 1);
+    const a = Math.cos(th), b = Math.sin(th);
+    return [centre[0] + k * l11 * a, centre[1] + k * (l21 * a + l22 * b)] as [number, number];
+  });
+}

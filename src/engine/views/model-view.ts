@@ -1,0 +1,155 @@
+/**
+ * Read-only views of a study's GP surrogate for people: its posterior on a set of points (a grid)
+ * and each parameter's fitted length scale with the Laplace uncertainty (parameter importance).
+ * Pure: the domain layer decides which GP (the one a method stored, or one fitted here to the
+ * study's data for methods without a model) and which points; this module only computes.
+ *
+ * Glossary (shapes): d dimension, n training points, m query points. u: the whitened internal
+ * coordinates of the study (prior N(0, I)); z = (u − inputShift) ⊘ inputScale: the GP's own inputs
+ * (identity for ProbNES, the unit box for BO). f: the GP's latent function of z, its mean including
+ * the quadratic basis mean `quad` when the method used one. The engine minimises
+ * y = yOffset + yScale·f. Parameter scale: t = m0 + L0·u (L0 the prior's Cholesky factor), i.e.
+ * the parameter's own units, or ln of them for log-scaled parameters.
+ */
+import { InvalidInputError } from '../errors.js';
+import {
+  type GpHyper,
+  type GpModel,
+  type QuadraticMean,
+  boPriors,
+  buildModel,
+  evalQuadratic,
+  fitGp,
+  lowerInverse,
+  predict,
+  probnesPriors,
+  toMat,
+} from '../gp/index.js';
+import { fromRows, toRows } from '../linalg/index.js';
+import { standardise } from '../strategies/probnes-data.js';
+import { lengthscaleCovariance } from './laplace.js';
+
+export interface StoredViewGp {
+  hyper: GpHyper;
+  /** The GP's training inputs z (n×d). */
+  X: number[][];
+  /** Its training targets f (n), before any basis mean is subtracted. */
+  targets: number[];
+  quad: QuadraticMean | null;
+}
+
+export interface ViewModelSpec {
+  inputShift: number[];
+  inputScale: number[];
+  yOffset: number;
+  yScale: number;
+  /** Which hyperpriors the GP was fitted with (they enter the Laplace curvature). */
+  priors: 'probnes' | 'bo';
+  /** The GP a method stored; null: fit one here to `data`. */
+  stored: StoredViewGp | null;
+  /** Internal coordinates and engine y of the study's completed points (used when `stored` is null). */
+  data?: { U: number[][]; y: number[] } | null;
+}
+
+export type ModelViewTask =
+  | { view: 'grid'; model: ViewModelSpec; points: number[][] }
+  | { view: 'importance'; model: ViewModelSpec; L0: number[][] };
+
+export type ModelViewResult =
+  | { view: 'grid'; mean: number[]; std: number[] }
+  | { view: 'importance'; importance: ImportanceResult };
+
+export interface ParameterLengthscale {
+  /** ℓ_t,i: the kernel's length scale along parameter i, in the parameter's scale t. */
+  lengthscale: number;
+  /** Standard deviation of log ℓ_t,i under the Laplace approximation; null when unavailable. */
+  logSd: number | null;
+  /** √(L0 L0ᵀ)_ii: the prior's standard deviation of t_i, the yardstick for relevance. */
+  priorStd: number;
+}
+
+export interface ImportanceResult {
+  parameters: ParameterLengthscale[];
+  uncertainty: 'joint' | 'conditional' | null;
+  /** Training points of the GP. */
+  n: number;
+}
+
+interface ViewGp {
+  model: GpModel;
+  quad: QuadraticMean | null;
+  priors: 'probnes' | 'bo';
+  yOffset: number;
+  yScale: number;
+  /** GP targets after the basis mean, as the constant-mean GP `model` saw them. */
+  residual: number[];
+}
+
+/** The GP to show: rebuilt at the stored hyperparameters, or a MAP fit to the data (ALGORITHM.md §2 priors). */
+function viewGp(spec: ViewModelSpec): ViewGp {
+  if (spec.stored) {
+    const { hyper, X, targets, quad } = spec.stored;
+    if (X.length === 0 || X.length !== targets.length) throw new InvalidInputError('the stored GP has no training points');
+    const residual = quad ? targets.map((v, j) => v - evalQuadratic(quad, X[j])) : targets;
+    const h = quad ? { ...hyper, constant: 0 } : hyper;
+    return { model: buildModel(toMat(X), residual, h), quad, priors: spec.priors, yOffset: spec.yOffset, yScale: spec.yScale, residual };
+  }
+  const data = spec.data;
+  if (!data || data.U.length < 2) throw new InvalidInputError('a model needs at least two completed evaluations');
+  const Z = data.U.map((u) => toZ(spec, u));
+  const { yTilde, yMean, yStd } = standardise(data.y);
+  const d = Z[0].length;
+  const fit = fitGp(Z, yTilde, { priors: probnesPriors(d) });
+  return { model: fit.model, quad: null, priors: 'probnes', yOffset: yMean, yScale: yStd, residual: yTilde };
+}
+
+function toZ(spec: ViewModelSpec, u: ArrayLike<number>): number[] {
+  return Array.from(u, (v, j) => (v - spec.inputShift[j]) / spec.inputScale[j]);
+}
+
+/** Posterior mean and latent std of y at `points` (internal coordinates), in engine y units. */
+function gridView(spec: ViewModelSpec, points: number[][]): { mean: number[]; std: number[] } {
+  const gp = viewGp(spec);
+  const Z = points.map((u) => toZ(spec, u));
+  const p = predict(gp.model, Z);
+  const mean = Z.map((z, j) => gp.yOffset + gp.yScale * (p.mean[j] + (gp.quad ? evalQuadratic(gp.quad, z) : 0)));
+  const std = Z.map((_, j) => Math.abs(gp.yScale) * Math.sqrt(p.variance[j]));
+  return { mean, std };
+}
+
+/**
+ * Length scales in each parameter's scale. The kernel's quadratic form in u is Σ_j (Δu_j/ℓ_u,j)²
+ * with ℓ_u = ℓ_z ⊙ inputScale; in t = m0 + L0 u it is Δtᵀ P Δt with P = L0⁻ᵀ Λ_u⁻¹ L0⁻¹, so along
+ * parameter i alone the length scale is ℓ_t,i = 1/√P_ii (= L0_ii·ℓ_u,i for a diagonal prior).
+ * By the delta method, ∂ log ℓ_t,i/∂ log ℓ_u,j = w_ij = (L0⁻¹)_ji²/ℓ_u,j² / P_ii (the w_i sum to 1),
+ * so Var(log ℓ_t,i) = w_iᵀ C w_i with C the Laplace covariance of log ℓ (laplace.ts).
+ */
+function importanceView(spec: ViewModelSpec, L0rows: number[][]): ImportanceResult {
+  const gp = viewGp(spec);
+  const d = gp.model.X.cols;
+  if (L0rows.length !== d) throw new InvalidInputError(`L0 must be ${d}×${d}`);
+  const Linv = toRows(lowerInverse(fromRows(L0rows)));
+  const ellU = gp.model.hyper.lengthscales.map((l, j) => l * spec.inputScale[j]);
+  const priors = gp.priors === 'bo' ? boPriors() : probnesPriors(d);
+  const X = Array.from({ length: gp.model.X.rows }, (_, i) => Array.from(gp.model.X.data.subarray(i * d, (i + 1) * d)));
+  const C = lengthscaleCovariance(X, gp.residual, gp.model.hyper, priors);
+  const parameters = Array.from({ length: d }, (_, i) => {
+    const terms = ellU.map((l, j) => Linv[j][i] ** 2 / l ** 2);
+    const Pii = terms.reduce((s, v) => s + v, 0);
+    const w = terms.map((v) => v / Pii);
+    let logSd: number | null = null;
+    if (C.cov) {
+      let v = 0;
+      for (let a = 0; a < d; a++) for (let b = 0; b < d; b++) v += w[a] * C.cov[a][b] * w[b];
+      logSd = v >= 0 && Number.isFinite(v) ? Math.sqrt(v) : null;
+    }
+    const priorStd = Math.sqrt(L0rows[i].reduce((s, v) => s + v * v, 0));
+    return { lengthscale: 1 / Math.sqrt(Pii), logSd, priorStd };
+  });
+  return { parameters, uncertainty: C.kind, n: gp.model.X.rows };
+}
+
+export function runModelView(task: ModelViewTask): ModelViewResult {
+  if (task.view === 'grid') return { view: 'grid', ...gridView(task.model, task.points) };
+  return { view: 'importance', importance: importanceView(task.model, task.L0) };
+}

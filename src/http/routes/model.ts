@@ -1,0 +1,59 @@
+/** GET /v1/studies/{id}/model/grid and /model/importance: what the study's model says (src/domain/studies/model-views.ts). */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { ModelViews } from '../../domain/index.js';
+import { problemResponse, StudyIdParams, studyNotFound } from '../schemas/common.js';
+import { GridQuery, GridSchema, ImportanceQuery, ImportanceSchema } from '../schemas/model.js';
+
+const tags = ['results'];
+const unavailable = problemResponse('model_unavailable: fewer than two completed evaluations before that generation, so there is no model to show.');
+
+export const modelRoutes: FastifyPluginAsyncZod<{ views: ModelViews }> = async (app, { views }) => {
+  app.get('/v1/studies/:study_id/model/grid', {
+    schema: {
+      summary: 'The model\'s prediction on a grid over two parameters',
+      description:
+        'Posterior mean and std of the objective on an n×n grid over parameters x and y, the other parameters at the search distribution\'s mean, with that distribution\'s 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recent) and n ≤ 60.',
+      tags,
+      params: StudyIdParams,
+      querystring: GridQuery,
+      response: { 200: GridSchema, 400: problemResponse('Invalid query: x or y is not a numeric parameter, x = y, n out of range, or no such generation (validation_failed).'), 404: studyNotFound, 409: unavailable },
+    },
+    handler: async (req) => {
+      const g = await views.grid(req.tenantId, req.params.study_id, req.query);
+      return {
+        generation: g.generation,
+        source: g.source,
+        n_points: g.nPoints,
+        x: g.x,
+        y: g.y,
+        mean: g.mean,
+        std: g.std,
+        fixed: g.fixed,
+        distribution: g.distribution,
+        points: g.points.map((p) => ({ trial_id: p.trialId, x: p.x, y: p.y, value: p.value, generation: p.generation, in_model: p.inModel })),
+      };
+    },
+  });
+
+  app.get('/v1/studies/:study_id/model/importance', {
+    schema: {
+      summary: 'Parameter importance from the GP\'s length scales',
+      description:
+        'Each numeric parameter\'s fitted kernel length scale in the parameter\'s own scale, and its relevance (prior std / length scale), with 95% intervals from the Laplace approximation of the hyperparameter posterior. Short length scale = the objective is sensitive to the parameter.',
+      tags,
+      params: StudyIdParams,
+      querystring: ImportanceQuery,
+      response: { 200: ImportanceSchema, 400: problemResponse('Invalid query, or no such generation (validation_failed).'), 404: studyNotFound, 409: unavailable },
+    },
+    handler: async (req) => {
+      const v = await views.importance(req.tenantId, req.params.study_id, req.query);
+      return {
+        generation: v.generation,
+        source: v.source,
+        n_points: v.nPoints,
+        uncertainty: v.uncertainty,
+        parameters: v.parameters.map((p) => ({ name: p.name, scale: p.scale, lengthscale: p.lengthscale, lengthscale_interval: p.lengthscaleInterval, relevance: p.relevance, relevance_interval: p.relevanceInterval })),
+      };
+    },
+  });
+};

@@ -1,0 +1,126 @@
+/**
+ * Model views (src/engine/views): the grid prediction of a stored ProbNES GP agrees with the
+ * strategy's own estimate(); the Laplace covariance of log ℓ agrees with a Hessian taken by second
+ * differences of the MAP objective's VALUE (laplace.ts uses differences of its analytic gradient);
+ * length scales are mapped into each parameter's scale as the kernel's quadratic form says.
+ */
+import { describe, expect, it } from 'vitest';
+import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat } from '../../src/engine/gp/index.js';
+import { cholesky, fromRows, toRows } from '../../src/engine/linalg/index.js';
+import { Rng } from '../../src/engine/random/index.js';
+import { getStrategy, type BaseState } from '../../src/engine/index.js';
+import { lengthscaleCovariance } from '../../src/engine/views/laplace.js';
+import { runModelView, type ViewModelSpec } from '../../src/engine/views/model-view.js';
+
+const sphere = (x: number[]) => x.reduce((s, v, i) => s + (i + 1) * (v - 0.5) ** 2, 0);
+
+function probnesState(method: 'prob-cmaes', generations: number): BaseState & { gp: { hyper: never; X: number[][]; negYTilde: number[]; quad?: null; yMean: number; yStd: number } } {
+  const s = getStrategy(method);
+  const options = { ...s.defaults(2, 'default'), candidates: 64 };
+  let state = s.init({ dim: 2, batchSize: 4, options }, Rng.fromSeed(3));
+  const history: { x: number[]; y: number }[] = [];
+  for (let g = 0; g < generations; g++) {
+    const { points, state: next } = s.ask(state, { history, pending: [] }, 4);
+    for (const x of points) history.push({ x, y: sphere(x) });
+    state = s.tell(next, { history, generationPoints: points.map((x) => ({ x, y: sphere(x) })) } as never);
+  }
+  return state as never;
+}
+
+describe('model view: grid', () => {
+  it('predicts what the strategy itself estimates at its mean', () => {
+    const state = probnesState('prob-cmaes', 3);
+    const g = state.gp;
+    expect(g).toBeTruthy();
+    const spec: ViewModelSpec = { inputShift: [0, 0], inputScale: [1, 1], yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored: { hyper: g.hyper, X: g.X, targets: g.negYTilde, quad: g.quad ?? null } };
+    const r = runModelView({ view: 'grid', model: spec, points: [state.mean, [0, 0]] });
+    const est = getStrategy('prob-cmaes').estimate!(state, []);
+    if (r.view !== 'grid') throw new Error('grid expected');
+    expect(r.mean[0]).toBeCloseTo(est.predicted!, 10);
+    expect(r.std[0]).toBeCloseTo(est.predicted_std!, 10);
+  });
+
+  it('refuses to fit a model to fewer than two points', () => {
+    const spec: ViewModelSpec = { inputShift: [0], inputScale: [1], yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U: [[0]], y: [1] } };
+    expect(() => runModelView({ view: 'grid', model: spec, points: [[0]] })).toThrow(/at least two/);
+  });
+});
+
+describe('model view: importance', () => {
+  const rng = Rng.fromSeed(11);
+  // y depends strongly on u1, weakly on u2: the fitted ℓ_1 must be the shorter.
+  const X = Array.from({ length: 30 }, () => Array.from(rng.normals(2)));
+  const yRaw = X.map(([a, b]) => Math.sin(2 * a) + 0.05 * b);
+  const m = yRaw.reduce((s, v) => s + v, 0) / yRaw.length;
+  const sd = Math.sqrt(yRaw.reduce((s, v) => s + (v - m) ** 2, 0) / (yRaw.length - 1));
+  const y = yRaw.map((v) => (v - m) / sd);
+  const priors = probnesPriors(2);
+  const fit = fitGp(X, y, { priors });
+
+  it('Laplace covariance of log ℓ matches the inverse Hessian from second differences of the objective value', () => {
+    const C = lengthscaleCovariance(X, y, fit.model.hyper, priors);
+    expect(C.kind).toBe('joint');
+    // Independent Hessian: −n × second differences of the VALUE (not the gradient), h = 1e-3.
+    const ev = mapObjectiveEvaluator(toMat(X), y, priors);
+    const phi = packHyper(fit.model.hyper);
+    const p = phi.length, n = X.length, h = 1e-3;
+    const f = (dx: number[]) => ev.value(phi.map((v, k) => v + dx[k]!));
+    const e = (k: number, s: number) => Array.from({ length: p }, (_, j) => (j === k ? s : 0));
+    const H = Array.from({ length: p }, (_, i) => Array.from({ length: p }, (_, j) => {
+      const pp = f(e(i, h).map((v, k) => v + e(j, h)[k]!));
+      const pm = f(e(i, h).map((v, k) => v - e(j, h)[k]!));
+      const mp = f(e(i, -h).map((v, k) => v + e(j, h)[k]!));
+      const mm = f(e(i, -h).map((v, k) => v - e(j, h)[k]!));
+      return (-n * (pp - pm - mp + mm)) / (4 * h * h);
+    }));
+    const L = cholesky(fromRows(H)).L;
+    // (L Lᵀ)⁻¹ columns 0, 1 by solving.
+    const inv = toRows(fromRows(invertSpd(toRows(L))));
+    for (let a = 0; a < 2; a++) for (let b = 0; b < 2; b++) expect(C.cov![a]![b]).toBeCloseTo(inv[a]![b]!, 3);
+  });
+
+  it('ranks the parameter the objective varies with first, in each parameter\'s own scale', () => {
+    // Diagonal prior: t_i = m0_i + s_i·u_i, so ℓ_t,i = s_i·ℓ_u,i.
+    const s = [2, 0.5];
+    const spec: ViewModelSpec = { inputShift: [0, 0], inputScale: [1, 1], yOffset: m, yScale: sd, priors: 'probnes', stored: { hyper: fit.model.hyper, X, targets: y, quad: null } };
+    const r = runModelView({ view: 'importance', model: spec, L0: [[s[0]!, 0], [0, s[1]!]] });
+    if (r.view !== 'importance') throw new Error('importance expected');
+    const [p1, p2] = r.importance.parameters;
+    expect(p1!.lengthscale).toBeCloseTo(s[0]! * fit.model.hyper.lengthscales[0]!, 12);
+    expect(p2!.lengthscale).toBeCloseTo(s[1]! * fit.model.hyper.lengthscales[1]!, 12);
+    expect(p1!.priorStd / p1!.lengthscale).toBeGreaterThan(p2!.priorStd / p2!.lengthscale);
+    expect(p1!.logSd).toBeGreaterThan(0);
+  });
+
+  it('with a correlated prior, ℓ_t,i is the distance along parameter i at which the kernel falls to e^{-1/2}', () => {
+    const L0 = [[1.5, 0], [0.9, 0.4]];
+    const spec: ViewModelSpec = { inputShift: [0, 0], inputScale: [1, 1], yOffset: 0, yScale: 1, priors: 'probnes', stored: { hyper: fit.model.hyper, X, targets: y, quad: null } };
+    const r = runModelView({ view: 'importance', model: spec, L0 });
+    if (r.view !== 'importance') throw new Error('importance expected');
+    const ell = fit.model.hyper.lengthscales;
+    for (let i = 0; i < 2; i++) {
+      const delta = r.importance.parameters[i]!.lengthscale;
+      // Δu = L0⁻¹ (δ e_i) by forward substitution; the kernel's exponent is −½ Σ (Δu_j/ℓ_j)².
+      const dt = [i === 0 ? delta : 0, i === 1 ? delta : 0];
+      const du0 = dt[0]! / L0[0]![0]!;
+      const du1 = (dt[1]! - L0[1]![0]! * du0) / L0[1]![1]!;
+      expect((du0 / ell[0]!) ** 2 + (du1 / ell[1]!) ** 2).toBeCloseTo(1, 10);
+    }
+  });
+});
+
+/** Inverse of a small SPD matrix by Gauss–Jordan (test-only reference). */
+function invertSpd(Lrows: number[][]): number[][] {
+  const n = Lrows.length;
+  const A = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => Lrows[i]!.reduce((s, v, k) => s + v * (Lrows[j]![k] ?? 0), 0)));
+  const M = A.map((row, i) => [...row, ...Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))]);
+  for (let c = 0; c < n; c++) {
+    const piv = M[c]![c]!;
+    for (let j = 0; j < 2 * n; j++) M[c]![j]! /= piv;
+    for (let r = 0; r < n; r++) if (r !== c) {
+      const f = M[r]![c]!;
+      for (let j = 0; j < 2 * n; j++) M[r]![j]! -= f * M[c]![j]!;
+    }
+  }
+  return M.map((row) => row.slice(n));
+}
