@@ -22,11 +22,11 @@ export const LIMITS = {
   maxTrials: 1_000_000,
   leaseSeconds: 7 * 24 * 3600,
   priorPoints: 10_000,
-} as const;
   /** Choices of one categorical parameter. */
   choices: 100,
   /** Characters of a string choice. */
   choiceLength: 200,
+} as const;
 
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
@@ -48,9 +48,6 @@ const NumericParameterIn = z.strictObject({
     .describe('Normal prior in the parameter\'s scale. Default (no prior anywhere): mean = middle of the transformed bounds, std = transformed width / 4.'),
 }).refine((p) => !p.bounds || p.bounds[0] < p.bounds[1], { path: ['bounds'], message: 'bounds must be ordered [low, high] with low < high' });
 
-const FromStudy = z
-  .strictObject({
-    study_id: z.string().min(1).max(128).describe('An earlier study of the same tenant (another tenant\'s id is a 404).'),
 /** A parameter's value in user units as the API returns it: a number, or a categorical parameter's choice. */
 export const ParameterValueSchema = z.union([z.number(), z.string(), z.boolean()]);
 
@@ -79,6 +76,9 @@ const CategoricalParameterIn = z.strictObject({
  */
 const ParameterIn = z.discriminatedUnion('type', [NumericParameterIn, CategoricalParameterIn]);
 
+const FromStudy = z
+  .strictObject({
+    study_id: z.string().min(1).max(128).describe('An earlier study of the same tenant (another tenant\'s id is a 404).'),
     top_fraction: z.number().gt(0).max(1).default(0.1).describe('γ: the prior is fitted to the best ⌈γ·N⌉ (at least 2) of its N completed trials.'),
     alpha: z.number().gt(0).max(1).default(0.1).describe('α: the WS-CMA-ES spread added to each top trial, in units of the bounds\' (transformed) width.'),
     include_observations: z.boolean().default(false).describe('Also copy the source\'s completed trials (those inside these bounds) into the new study as external observations.'),
@@ -155,14 +155,14 @@ export const PriorSourceSchema = z
 export type CreateStudyInput = z.output<typeof CreateStudyRequest>;
 /** What a client may send for one parameter. */
 export type ParameterInput = CreateStudyInput['parameters'][number];
-/** The request's `prior`: typed in ({mean, covariance}) or fitted to data ({from_points} or {from_study}), exactly one of them. */
-export type PriorInput = NonNullable<CreateStudyInput['prior']>;
-export type StudyPatchInput = z.output<typeof PatchStudyRequest>;
-/** Where a fitted prior came from; stored inside the effective prior. */
 export type NumericParameterInput = Extract<ParameterInput, { type: 'float' | 'int' }>;
 export type CategoricalParameterInput = Extract<ParameterInput, { type: 'categorical' }>;
 /** A value of a categorical parameter. */
 export type Choice = z.output<typeof ChoiceValue>;
 /** A parameter's value in user units: a number, or one of a categorical parameter's choices. */
 export type ParamValue = number | string | boolean;
+/** The request's `prior`: typed in ({mean, covariance}) or fitted to data ({from_points} or {from_study}), exactly one of them. */
+export type PriorInput = NonNullable<CreateStudyInput['prior']>;
+export type StudyPatchInput = z.output<typeof PatchStudyRequest>;
+/** Where a fitted prior came from; stored inside the effective prior. */
 export type PriorSource = z.output<typeof PriorSourceSchema>;
