@@ -1,0 +1,171 @@
+/**
+ * Prototypes of changes to prob-cmaes's first generations, run outside the engine by wrapping its
+ * ask/tell (bench:bbob-proto), so they can be measured against the peers before any engine change:
+ *
+ * - `stencil`: the first generation is Powell's 2d + 1 design along the prior's principal axes,
+ *   μ₀ and μ₀ ± Δ·√λ_i·v_i (Σ₀ = Σ λ_i v_i v_iᵀ; Δ = 1 prior standard deviation), instead of μ₀ and q − 1
+ *   random draws; every later generation is the method's own.
+ * - `bigfirst`: the first generation is μ₀ and 2d random draws from the prior (as many points as the
+ *   stencil, drawn at random), to tell the design from the size.
+ * - `early`: until the engine's GP mean is diagonal or full quadratic (and so its own model point,
+ *   ALGORITHM.md §24, starts), the last BQ point of each batch is replaced by the trust-region
+ *   optimum (radius `optimum_radius` of ν) of a separable quadratic fitted by least squares to the
+ *   whole history once it has 2d + 1 points (a diagonal quadratic interpolates the stencil exactly:
+ *   Powell's initial model), weighted as lq-CMA-ES weights (best 20, worst 1).
+ * - `elitist`: after each tell, μ moves to the generation's best point when that point is better than
+ *   every earlier value and lies within ν's 3σ ellipsoid (the trust-region step the model proposed,
+ *   accepted when it succeeded).
+ */
+import { performance } from 'node:perf_hooks';
+import { bbobProblem } from '../../src/engine/benchmarks/bbob.js';
+import { resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
+import { cholesky, fromRows, solveLower } from '../../src/engine/linalg/index.js';
+import { leastSquaresQr } from '../../src/engine/linalg/least-squares.js';
+import { Rng } from '../../src/engine/random/index.js';
+import { modelOptimumPoint } from '../../src/engine/strategies/probnes-optimum.js';
+import { getStrategy } from '../../src/engine/strategies/registry.js';
+import { generationSize, type BaseState, type Observation } from '../../src/engine/strategies/types.js';
+import { optionsFor, type RunRecord } from './run.js';
+
+export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist'] as const;
+export type ProtoFlag = (typeof PROTO_FLAGS)[number];
+
+export interface ProtoSpec {
+  method: MethodName;
+  options: Options;
+  flags: ProtoFlag[];
+  fn: number;
+  dim: number;
+  instance: number;
+  budget: number;
+  batch: number;
+  tag: string;
+}
+
+const BOX = 5, PRIOR_STD = 2;
+
+/** The symmetric eigen-decomposition of a small SPD matrix by Jacobi rotations (Σ₀ = I in practice). */
+function principalAxes(S: number[][]): { values: number[]; vectors: number[][] } {
+  const d = S.length, A = S.map((r) => r.slice()), V = S.map((_, i) => S.map((__, j) => (i === j ? 1 : 0)));
+  for (let sweep = 0; sweep < 50; sweep++) {
+    let off = 0;
+    for (let i = 0; i < d; i++) for (let j = i + 1; j < d; j++) off += A[i][j] ** 2;
+    if (off < 1e-24) break;
+    for (let p = 0; p < d; p++) for (let q = p + 1; q < d; q++) {
+      if (Math.abs(A[p][q]) < 1e-300) continue;
+      const th = 0.5 * Math.atan2(2 * A[p][q], A[q][q] - A[p][p]), c = Math.cos(th), s = Math.sin(th);
+      for (let k = 0; k < d; k++) {
+        const akp = A[k][p], akq = A[k][q];
+        A[k][p] = c * akp - s * akq;
+        A[k][q] = s * akp + c * akq;
+      }
+      for (let k = 0; k < d; k++) {
+        const apk = A[p][k], aqk = A[q][k];
+        A[p][k] = c * apk - s * aqk;
+        A[q][k] = s * apk + c * aqk;
+      }
+      for (let k = 0; k < d; k++) {
+        const vkp = V[k][p], vkq = V[k][q];
+        V[k][p] = c * vkp - s * vkq;
+        V[k][q] = s * vkp + c * vkq;
+      }
+    }
+  }
+  return { values: A.map((r, i) => r[i]), vectors: Array.from({ length: d }, (_, j) => V.map((r) => r[j])) };
+}
+
+/** Powell's design: μ and μ ± Δ·√λ_i v_i. */
+export function stencil(mean: number[], cov: number[][], delta = 1): number[][] {
+  const { values, vectors } = principalAxes(cov);
+  const pts = [mean.slice()];
+  values.forEach((l, i) => {
+    const s = delta * Math.sqrt(Math.max(l, 0));
+    pts.push(mean.map((m, k) => m + s * vectors[i][k]), mean.map((m, k) => m - s * vectors[i][k]));
+  });
+  return pts;
+}
+
+/**
+ * A separable quadratic f̂(u) = c + bᵀ(u − u_b) + Σ a_i (u_i − u_b,i)² by rank-weighted least squares on
+ * the history (centre u_b the best point), returned maximisable (−f̂) for modelOptimumPoint; null with
+ * fewer than 2d + 1 points.
+ */
+export function separableQuadratic(history: readonly Observation[], d: number): { centre: number[]; a0: number; b: number[]; A: number[][] } | null {
+  if (history.length < 2 * d + 1) return null;
+  const order = history.map((_, i) => i).sort((a, b) => history[a].y - history[b].y);
+  const best = history[order[0]].x;
+  const m = order.length;
+  const rows: number[][] = [], rhs: number[] = [];
+  order.forEach((idx, r) => {
+    const w = m === 1 ? 20 : 20 - (19 * r) / (m - 1);
+    const z = history[idx].x.map((v, i) => v - best[i]);
+    rows.push([1, ...z, ...z.map((v) => v * v)].map((v) => w * v));
+    rhs.push(w * history[idx].y);
+  });
+  const beta = leastSquaresQr(rows, rhs);
+  if (!beta || !beta.every(Number.isFinite)) return null;
+  return {
+    centre: best.slice(), a0: -beta[0], b: beta.slice(1, 1 + d).map((v) => -v),
+    A: Array.from({ length: d }, (_, i) => Array.from({ length: d }, (__, j) => (i === j ? -beta[1 + d + i] : 0))),
+  };
+}
+
+/** One BBOB run of a prototype (bench:bbob's protocol), as bench/lib/run.ts's RunRecord. */
+export function runProto(spec: ProtoSpec): RunRecord {
+  const t0 = performance.now();
+  const d = spec.dim;
+  const p = bbobProblem(spec.fn, d, spec.instance);
+  const toX = (u: readonly number[]): number[] => u.map((v) => Math.min(BOX, Math.max(-BOX, PRIOR_STD * v)));
+  const toU = (x: readonly number[]): number[] => x.map((v) => v / PRIOR_STD);
+  const strategy = getStrategy(spec.method);
+  const options = resolveOptions(spec.method, d, optionsFor(spec.method, spec.options));
+  const box = { lower: Array<number>(d).fill(-BOX / PRIOR_STD), upper: Array<number>(d).fill(BOX / PRIOR_STD) };
+  let state: BaseState = strategy.init({ dim: d, batchSize: spec.batch, options, box }, Rng.fromSeed(spec.instance));
+  const history: Observation[] = [], values: number[] = [], elapsed: number[] = [], ends: number[] = [];
+  const has = (f: ProtoFlag) => spec.flags.includes(f);
+  const radius = typeof options.optimum_radius === 'number' ? options.optimum_radius : 3;
+  while (values.length < spec.budget) {
+    const left = spec.budget - values.length;
+    let points: number[][];
+    if (state.generation === 0 && has('stencil')) points = stencil(state.mean, state.cov).slice(0, left);
+    else {
+      const count = Math.min(state.generation === 0 && has('bigfirst') ? 2 * d + 1 : generationSize(state), left);
+      const asked = strategy.ask(state, { history, pending: [] }, count);
+      state = asked.state;
+      points = asked.points;
+      const gp = (state as BaseState & { gp?: { basis?: string } | null }).gp;
+      const engineModel = gp?.basis === 'diagonal' || gp?.basis === 'full';
+      if (has('early') && !engineModel && points.length >= 3) {
+        const quad = separableQuadratic(history.map((o) => ({ x: o.x, y: o.y })), d);
+        if (quad) {
+          const u = modelOptimumPoint(quad, state.mean, state.cov, radius, box);
+          const L = cholesky(fromRows(state.cov)).L;
+          const far = points.every((q) => Math.hypot(...solveLower(L, Float64Array.from(u, (v, i) => v - q[i]))) >= 0.1);
+          if (u.every(Number.isFinite) && far) points[points.length - 1] = u;
+        }
+      }
+    }
+    const bestBefore = history.reduce((m, o) => Math.min(m, o.y), Infinity);
+    const batch: Observation[] = points.map((u) => {
+      const x = toX(u);
+      const y = p.f(x);
+      values.push(y);
+      return { x: toU(x), y };
+    });
+    history.push(...batch);
+    state = strategy.tell(state, { batch, history: [...history] });
+    if (has('elitist')) {
+      const b = batch.reduce((m, o) => (o.y < m.y ? o : m), batch[0]);
+      const L = cholesky(fromRows(state.cov)).L;
+      const inside = Math.hypot(...solveLower(L, Float64Array.from(b.x, (v, i) => v - state.mean[i]))) <= 3;
+      if (b.y < bestBefore && inside) state = { ...state, mean: b.x.slice() };
+    }
+    elapsed.push(performance.now() - t0);
+    ends.push(values.length);
+  }
+  return {
+    method: spec.method, function: `bbob-f${spec.fn}`, dim: d, seed: spec.instance, batch: spec.batch, optimum: p.optimum,
+    values, mean_values: [], timings: { total_ms: performance.now() - t0, ask_ms: 0, tell_ms: 0, updates: ends.length },
+    elapsed_ms: elapsed, generation_ends: ends, instance: spec.instance, tag: spec.tag,
+  };
+}
