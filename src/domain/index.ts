@@ -1,6 +1,6 @@
 export * from './common/errors.js';
 export * from './studies/study-spec.js';
-export { CreateStudyRequest, PatchStudyRequest, PriorSourceSchema, LIMITS, PARAMETER_NAME, MAX_SEED, type CreateStudyInput, type ParameterInput, type PriorInput, type PriorSource, type StudyPatchInput } from './studies/study-request.js';
+export { CreateStudyRequest, PatchStudyRequest, PriorSourceSchema, ParameterValueSchema, ChoiceValue, LIMITS, PARAMETER_NAME, MAX_SEED, type CreateStudyInput, type ParameterInput, type ParamValue, type Choice, type PriorInput, type PriorSource, type StudyPatchInput } from './studies/study-request.js';
 export { StudyService, type Study, type StudyServiceDeps } from './studies/studies.js';
 export { ReportsService, regretHistory, type ReportsServiceDeps, type BestReport, type DistributionReport, type Evaluation, type GenerationReport } from './studies/reports.js';
 export { StudyTransfer, type StudyTransferDeps } from './transfer/study-transfer.js';

@@ -10,5 +10,6 @@ export { Rng, type RngState, chiSquareQuantile, sampleMvn } from './random/index
 export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize, type Mat } from './linalg/index.js';
 export * from './gp/index.js';
 export * from './quadrature/index.js';
+export { modeOf } from './distributions/categorical.js';
 export { BENCHMARKS, benchmarkNames, getBenchmark, regret as benchmarkRegret, type Benchmark, type BenchmarkDef, type Box as BenchmarkBox, type PriorSpec as BenchmarkPrior } from './benchmarks/index.js';
 export { runModelView, type ModelViewTask, type ModelViewResult, type ViewModelSpec, type StoredViewGp, type ImportanceResult } from './views/model-view.js';

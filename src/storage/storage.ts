@@ -69,6 +69,9 @@ export interface PageRequest {
   limit: number;
 }
 
+/** A parameter's value in user units: a number, or a categorical parameter's choice. */
+export type ParameterValue = number | string | boolean;
+
 export interface TrialRecord {
   studyId: string;
   trialId: number;
@@ -77,7 +80,7 @@ export interface TrialRecord {
   clientId: string | null;
   leaseExpiresAt: string | null;
   /** User units, keyed by parameter name. */
-  parameters: Record<string, number>;
+  parameters: Record<string, ParameterValue>;
   /** Internal (whitened) coordinates, as the engine saw the point. */
   point: number[] | null;
   value: number | null;
@@ -95,7 +98,7 @@ export interface TrialRecord {
 export interface NewTrial {
   state: TrialState;
   generation: number;
-  parameters: Record<string, number>;
+  parameters: Record<string, ParameterValue>;
   point: number[] | null;
   source: 'suggested' | 'external';
   clientId?: string | null;

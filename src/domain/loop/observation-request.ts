@@ -4,7 +4,7 @@
  * study (bounds, duplicates, trial states) is observations.ts's. The loop accepts this schema's output.
  */
 import { z } from 'zod';
-import { PARAMETER_NAME } from '../studies/study-request.js';
+import { ChoiceValue, PARAMETER_NAME } from '../studies/study-request.js';
 
 /** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
 export const MAX_OBSERVATIONS = 1000;
@@ -15,8 +15,8 @@ const Stderr = z.number().min(0).nullish().describe('Standard error of the value
 const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr });
 const ByParameters = z.strictObject({
   parameters: z
-    .record(z.string().regex(PARAMETER_NAME), z.number())
-    .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral.'),
+    .record(z.string().regex(PARAMETER_NAME), ChoiceValue)
+    .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral; a categorical parameter one of its choices.'),
   value: Value,
   stderr: Stderr,
 });

@@ -19,7 +19,9 @@ import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
-import { toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
+import { choiceIndex, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
+import { isCategorical } from '../studies/study-spec.js';
+import type { ParamValue } from '../studies/study-request.js';
 import type { ObservationInput } from './observation-request.js';
 
 export type { ObservationInput } from './observation-request.js';
@@ -30,7 +32,7 @@ const byTrial = (o: ObservationInput): o is Extract<ObservationInput, { trial_id
 /** Parameter names per search space (spaces are cached per study, so this is built once, not per observation). */
 const namesOf = new WeakMap<SearchSpace, Set<string>>();
 
-function checkParameters(space: SearchSpace, named: Record<string, number>, at: string, errors: FieldError[]): void {
+function checkParameters(space: SearchSpace, named: Record<string, ParamValue>, at: string, errors: FieldError[]): void {
   let known = namesOf.get(space);
   if (!known) namesOf.set(space, (known = new Set(space.parameters.map((p) => p.name))));
   for (const name of Object.keys(named)) if (!known.has(name)) errors.push({ path: `${at}/${name}`, message: 'not a parameter of this study' });
@@ -38,7 +40,9 @@ function checkParameters(space: SearchSpace, named: Record<string, number>, at: 
     const v = named[p.name];
     const path = `${at}/${p.name}`;
     if (v === undefined) errors.push({ path, message: 'missing: every parameter needs a value' });
-    else if (!Number.isFinite(v)) errors.push({ path, message: 'must be a finite number' });
+    else if (isCategorical(p)) {
+      if (choiceIndex(p, v) < 0) errors.push({ path, message: `must be one of the choices ${JSON.stringify(p.choices)} (matched by value and JSON type)` });
+    } else if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path, message: 'must be a finite number' });
     else if (p.bounds && (v < p.bounds[0] || v > p.bounds[1])) errors.push({ path, message: `must lie within the bounds [${p.bounds[0]}, ${p.bounds[1]}]` });
     else if (p.type === 'int' && !Number.isInteger(v)) errors.push({ path, message: 'must be an integer (int parameter)' });
     else if (p.scale === 'log' && !(v > 0)) errors.push({ path, message: 'must be > 0 (log-scaled parameter)' });

@@ -6,13 +6,14 @@
 import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../../engine/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError } from '../common/errors.js';
-import { internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
+import { categoryPriors, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
 export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace): InitSpec {
   // Methods that use a box get it (an unbounded parameter: ±box_std for BO/πBO, ±∞ for a method
   // without box_std); all get the bounds by projection (handOut).
   const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? Infinity)) : null;
-  return { dim: space.parameters.length, batchSize, options, box };
+  const categories = categoryPriors(space);
+  return { dim: space.parameters.length, batchSize, options, box, ...(categories.length > 0 ? { categories } : {}) };
 }
 
 export async function initialState(runner: EngineRunner, method: MethodName, spec: InitSpec, seed: number): Promise<BaseState> {
@@ -39,7 +40,7 @@ export function handOut(space: SearchSpace, u: readonly number[]): Materialized 
   const raw = toUserRaw(space, u);
   const legal = legalize(space, raw);
   if (legal.every((v, i) => Object.is(v, raw[i]))) {
-    const parameters: Record<string, number> = {};
+    const parameters: Materialized['parameters'] = {};
     space.parameters.forEach((p, i) => (parameters[p.name] = raw[i]!));
     return { parameters, point: [...u] };
   }

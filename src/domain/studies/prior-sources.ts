@@ -6,8 +6,8 @@
 import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
-import type { JointPriorInput, ParameterSpec } from './study-spec.js';
-import type { CreateStudyInput, ParameterInput, PriorInput, PriorSource } from './study-request.js';
+import { isCategorical, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
+import type { CreateStudyInput, NumericParameterInput, PriorInput, PriorSource } from './study-request.js';
 
 /** The `from_study` form of the request's prior. */
 export type FromStudy = NonNullable<PriorInput['from_study']>;
@@ -18,7 +18,7 @@ const T = (p: { scale: string }, x: number) => (p.scale === 'log' ? Math.log(x) 
  * Per-parameter unit for the fits (prior-fit.ts's D): the transformed width of the bounds, or for a
  * parameter without bounds `fallback(j)` (the data's own spread).
  */
-function scaleOf(params: readonly ParameterInput[], fallback: (j: number) => number): number[] {
+function scaleOf(params: readonly NumericParameterInput[], fallback: (j: number) => number): number[] {
   return params.map((p, j) => {
     if (p.bounds && p.bounds[0] < p.bounds[1] && (p.scale === 'linear' || p.bounds[0] > 0)) return T(p, p.bounds[1]) - T(p, p.bounds[0]);
     const f = fallback(j);
@@ -31,15 +31,28 @@ const spread = (x: readonly number[][], j: number) => {
   return Math.max(...v) - Math.min(...v) || Math.max(1, Math.abs(v[0]!));
 };
 
-function inBounds(p: ParameterInput, v: number): boolean {
+function inBounds(p: NumericParameterInput, v: number): boolean {
   if (p.scale === 'log' && !(v > 0)) return false;
   return !p.bounds || (v >= p.bounds[0] && v <= p.bounds[1]);
+}
+
+/**
+ * The fitted priors are Gaussian fits over every parameter; a study with categorical parameters
+ * gives its choices' priors per parameter and its numeric ones a typed-in prior instead.
+ */
+function numericOnly(input: CreateStudyInput, form: string): NumericParameterInput[] {
+  const errors: FieldError[] = [];
+  input.parameters.forEach((p, i) => {
+    if (isCategorical(p)) errors.push({ path: pointer(['parameters', i, 'type']), message: `\`prior.${form}\` fits a Gaussian to numeric parameters only; give this categorical parameter's prior in its own \`prior.probabilities\`, and the others' as per-parameter or joint {mean, covariance} priors` });
+  });
+  if (errors.length > 0) throw new ValidationError(errors);
+  return input.parameters as NumericParameterInput[];
 }
 
 /** `from_points` (with its optional `weights`): every problem at its JSON pointer, then the shrunk fit (prior-fit.ts). */
 export function resolveFromPoints(input: CreateStudyInput, pts: Record<string, number>[], weights: number[] | undefined): { prior: JointPriorInput; source: PriorSource } {
   const errors: FieldError[] = [];
-  const params = input.parameters;
+  const params = numericOnly(input, 'from_points');
   const names = new Set(params.map((p) => p.name));
   if (pts.length < 2) errors.push({ path: '/prior/from_points', message: `give at least 2 points (got ${pts.length})` });
   pts.forEach((pt, k) => {
@@ -80,12 +93,13 @@ export interface SourceStudy {
 }
 
 /** Parameters matched by name and scale: every mismatch at its pointer. */
-function matchParameters(input: CreateStudyInput, source: SourceStudy): FieldError[] {
+function matchParameters(params: readonly NumericParameterInput[], input: CreateStudyInput, source: SourceStudy): FieldError[] {
   const errors: FieldError[] = [];
   const byName = new Map(source.parameters.map((p) => [p.name, p]));
-  input.parameters.forEach((p, i) => {
+  params.forEach((p, i) => {
     const s = byName.get(p.name);
     if (!s) errors.push({ path: pointer(['parameters', i, 'name']), message: `the source study ${source.id} has no parameter ${p.name}` });
+    else if (isCategorical(s)) errors.push({ path: pointer(['parameters', i, 'type']), message: `categorical in the source study` });
     else if (s.scale !== p.scale) errors.push({ path: pointer(['parameters', i, 'scale']), message: `${p.scale} here but ${s.scale} in the source study` });
     if (p.prior) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'give per-parameter priors or `prior.from_study`, not both' });
   });
@@ -110,7 +124,8 @@ export interface WarmStart {
  * source prior standard deviations (the width a default prior's ±2σ would span).
  */
 export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, source: SourceStudy): WarmStart {
-  const errors = matchParameters(input, source);
+  const params = numericOnly(input, 'from_study');
+  const errors = matchParameters(params, input, source);
   const { top_fraction: gamma, alpha } = from;
   const valued = source.completed.filter((t) => t.value !== null && Number.isFinite(t.value));
   if (valued.length < 2) errors.push({ path: '/prior/from_study/study_id', message: `the source study has ${valued.length} completed trials; at least 2 are needed` });
@@ -118,12 +133,13 @@ export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, sourc
   const sign = source.direction === 'maximize' ? -1 : 1;
   const ranked = [...valued].sort((a, b) => sign * (a.value! - b.value!) || a.trialId - b.trialId);
   const k = Math.min(ranked.length, Math.max(2, Math.ceil(gamma * ranked.length)));
-  const params = input.parameters;
-  const clip = (p: ParameterInput, v: number) => (p.bounds ? Math.min(Math.max(v, p.bounds[0]), p.bounds[1]) : v);
-  const top = ranked.slice(0, k).map((t) => params.map((p) => T(p, clip(p, t.parameters[p.name]!))));
-  const srcStd = new Map(source.parameters.map((p) => [p.name, p.prior.std]));
+  const clip = (p: NumericParameterInput, v: number) => (p.bounds ? Math.min(Math.max(v, p.bounds[0]), p.bounds[1]) : v);
+  // The source's parameters matched these numeric ones by name and type (matchParameters), so its values are numbers.
+  const num = (t: TrialRecord, p: NumericParameterInput) => t.parameters[p.name] as number;
+  const top = ranked.slice(0, k).map((t) => params.map((p) => T(p, clip(p, num(t, p)))));
+  const srcStd = new Map(source.parameters.filter((p): p is NumericParameterSpec => !isCategorical(p)).map((p) => [p.name, p.prior.std]));
   const fit = warmStartFit(top, scaleOf(params, (j) => 4 * srcStd.get(params[j]!.name)!), alpha);
-  const observations = from.include_observations ? valued.filter((t) => params.every((p) => inBounds(p, t.parameters[p.name]!))) : [];
+  const observations = from.include_observations ? valued.filter((t) => params.every((p) => inBounds(p, num(t, p)))) : [];
   return {
     prior: fit,
     source: { from: 'study', study_id: source.id, top_fraction: gamma, alpha, points: k, include_observations: from.include_observations, observations_copied: observations.length },

@@ -6,8 +6,9 @@ import { EngineError, type Diagnostics, type Observation } from '../../engine/in
 import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
 import { engineY, isBetter, readEngineState, readStudy, type Direction } from './codec.js';
 import type { Study } from './studies.js';
-import type { ParameterSpec } from './study-spec.js';
-import { internalDistribution, userDistribution } from './distribution.js';
+import type { NumericParameterSpec } from './study-spec.js';
+import { centrePoint, internalDistribution, priorDistribution, userDistribution } from './distribution.js';
+import type { ParamValue } from './study-request.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
 import { Paginator } from './page-token.js';
@@ -20,8 +21,8 @@ export interface ReportsServiceDeps {
 }
 
 export interface BestReport {
-  observed: { trialId: number; parameters: Record<string, number>; value: number } | null;
-  estimated: { parameters: Record<string, number>; predictedValue: number | null; predictedStd: number | null };
+  observed: { trialId: number; parameters: Record<string, ParamValue>; value: number } | null;
+  estimated: { parameters: Record<string, ParamValue>; predictedValue: number | null; predictedStd: number | null };
 }
 
 export interface Evaluation {
@@ -35,7 +36,7 @@ export interface Evaluation {
 
 export interface GenerationReport {
   generation: number;
-  mean: Record<string, number>;
+  mean: Record<string, ParamValue>;
   std: number[];
   integralMean: number | null;
   integralStd: number | null;
@@ -44,11 +45,13 @@ export interface GenerationReport {
 
 export interface DistributionReport {
   generation: number;
-  mean: Record<string, number>;
+  mean: Record<string, ParamValue>;
   meanTransformed: number[];
   covariance: number[][];
   std: number[];
-  scale: ParameterSpec['scale'][];
+  /** Of the numeric parameters, in their order (the order of the covariance). */
+  scale: NumericParameterSpec['scale'][];
+  probabilities: Record<string, number[]>;
 }
 
 /** Completion order; trials completed by one atomic report share a timestamp and keep id order. */
@@ -92,12 +95,12 @@ export class ReportsService {
     for (const t of completed) if (!best || isBetter(study.direction, t.value!, best.value!)) best = t;
     const space = spaceOf(study);
     const state = await this.storage.getEngineState(studyId);
-    const { mean } = state ? internalDistribution(state.state, space.parameters.length) : priorDistribution(space);
+    const dist = state ? internalDistribution(state.state, space) : priorDistribution(space);
     const predicted = state ? await this.estimate(study, state, completed) : { predicted: null, predicted_std: null };
     return {
       observed: best ? { trialId: best.trialId, parameters: best.parameters, value: best.value! } : null,
       // The mean as it would be handed out (rounded, inside the bounds): a point one can evaluate.
-      estimated: { parameters: materialize(space, mean).parameters, predictedValue: predicted.predicted, predictedStd: predicted.predicted_std },
+      estimated: { parameters: materialize(space, centrePoint(dist)).parameters, predictedValue: predicted.predicted, predictedStd: predicted.predicted_std },
     };
   }
 
@@ -107,8 +110,7 @@ export class ReportsService {
     const evaluations = regretHistory(completed, study.direction, study.knownOptimum);
     const space = spaceOf(study);
     const generations = (await this.storage.listEngineStates(studyId)).map((rec) => {
-      const { mean, cov } = internalDistribution(rec.state, space.parameters.length);
-      const dist = userDistribution(space, mean, cov);
+      const dist = userDistribution(space, internalDistribution(rec.state, space));
       const diag: Partial<Diagnostics> | undefined = readEngineState(studyId, study.method, rec).diagnostics;
       return {
         generation: rec.generation,
@@ -127,15 +129,15 @@ export class ReportsService {
     const study = await this.study(tenantId, studyId);
     const space = spaceOf(study);
     const state = await this.storage.getEngineState(studyId);
-    const { mean, cov } = state ? internalDistribution(state.state, space.parameters.length) : priorDistribution(space);
-    const dist = userDistribution(space, mean, cov);
+    const dist = userDistribution(space, state ? internalDistribution(state.state, space) : priorDistribution(space));
     return {
       generation: state?.generation ?? study.generation,
       mean: dist.mean,
       meanTransformed: dist.meanTransformed,
       covariance: dist.covariance,
       std: dist.std,
-      scale: space.parameters.map((p) => p.scale),
+      scale: space.numeric.map((p) => p.scale),
+      probabilities: dist.probabilities,
     };
   }
 
@@ -181,12 +183,6 @@ export function regretHistory(completed: readonly TrialRecord[], direction: Dire
 
 function spaceOf(study: Study): SearchSpace {
   return searchSpace(study.parameters, study.prior);
-}
-
-/** Before the engine has a state, the search distribution is the prior: N(0, I) internally. */
-function priorDistribution(space: SearchSpace): { mean: number[]; cov: number[][] } {
-  const d = space.parameters.length;
-  return { mean: new Array<number>(d).fill(0), cov: Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0))) };
 }
 
 const mapNull = (v: number | null, f: (x: number) => number) => (v === null ? null : f(v));

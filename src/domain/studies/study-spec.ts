@@ -8,13 +8,18 @@
  * Default prior, when a parameter has none (and no joint prior is given): a normal centred on the
  * middle of its transformed bounds with std = (transformed width)/4, so the bounds sit at ±2σ
  * (95% of the prior mass inside the box). A parameter without bounds must have a prior.
+ *
+ * Categorical parameters (`type: "categorical"`) have a prior over their choices (uniform by
+ * default) instead of a normal one. The joint prior and the effective prior's mean and covariance
+ * are over the numeric parameters only, in their order among `parameters` (categorical ones
+ * skipped). Only the methods whose strategy declares `categorical` accept them.
  */
-import { fromRows, getStrategy, tryCholesky } from '../../engine/index.js';
+import { fromRows, getStrategy, METHOD_NAMES, tryCholesky } from '../../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
-import type { CreateStudyInput, ParameterInput, PriorSource } from './study-request.js';
+import type { CategoricalParameterInput, Choice, CreateStudyInput, NumericParameterInput, ParameterInput, PriorSource } from './study-request.js';
 
-export type ParameterType = 'float' | 'int';
+export type ParameterType = 'float' | 'int' | 'categorical';
 export type Scale = 'linear' | 'log';
 
 /** A joint prior typed in or fitted: mean and covariance in the transformed scale. */
@@ -26,14 +31,35 @@ export interface JointPriorInput {
 /** The create request once its prior is a joint prior (prior-sources.ts resolves the fitted forms). */
 export type StudySpecInput = Omit<CreateStudyInput, 'prior'> & { prior?: JointPriorInput | null };
 
-/** A parameter as stored and returned: its effective marginal prior filled in. */
-export interface ParameterSpec {
+/** A numeric parameter as stored and returned: its effective marginal prior filled in. */
+export interface NumericParameterSpec {
   name: string;
-  type: ParameterType;
+  type: 'float' | 'int';
   scale: Scale;
   bounds: [number, number] | null;
   prior: { mean: number; std: number };
 }
+
+/** A categorical parameter as stored and returned: its prior over the choices filled in. */
+export interface CategoricalParameterSpec {
+  name: string;
+  type: 'categorical';
+  choices: Choice[];
+  prior: { probabilities: number[] };
+}
+
+export type ParameterSpec = NumericParameterSpec | CategoricalParameterSpec;
+
+export const isCategorical = <P extends { type: string }>(p: P): p is Extract<P, { type: 'categorical' }> => p.type === 'categorical';
+export const isNumeric = <P extends { type: string }>(p: P): p is Exclude<P, { type: 'categorical' }> => p.type !== 'categorical';
+
+/** The methods that accept categorical parameters (their strategies declare `categorical`). */
+export function categoricalMethods(): string[] {
+  return METHOD_NAMES.filter((m) => getStrategy(m).categorical === true);
+}
+
+/** Tolerance on Σ probabilities = 1 for a categorical prior (then normalised exactly). */
+const PROBABILITY_SUM_TOLERANCE = 1e-6;
 
 /** The effective prior in transformed scale (see header), in the order of `parameters`. */
 export interface EffectivePrior {
@@ -44,10 +70,31 @@ export interface EffectivePrior {
   source?: PriorSource;
 }
 
-/** Methods whose update ranks the points of a generation need at least two of them. */
 const transform = (scale: Scale, x: number) => (scale === 'log' ? Math.log(x) : x);
 
+/** Choices are matched by value and JSON type, so 1 and "1" are two different choices. */
+const choiceKey = (c: Choice) => `${typeof c}:${String(c)}`;
+
+function checkCategorical(p: CategoricalParameterInput, i: number, errors: FieldError[]): void {
+  const at = (...rest: (string | number)[]) => pointer(['parameters', i, ...rest]);
+  const seen = new Map<string, number>();
+  p.choices.forEach((c, k) => {
+    const first = seen.get(choiceKey(c));
+    if (first !== undefined) errors.push({ path: at('choices', k), message: `duplicates choice ${first}: choices must be distinct` });
+    else seen.set(choiceKey(c), k);
+  });
+  const probs = p.prior?.probabilities;
+  if (!probs) return;
+  if (probs.length !== p.choices.length) {
+    errors.push({ path: at('prior', 'probabilities'), message: `must have one probability per choice (${p.choices.length}), got ${probs.length}` });
+    return;
+  }
+  const sum = probs.reduce((a, b) => a + b, 0);
+  if (!(Math.abs(sum - 1) <= PROBABILITY_SUM_TOLERANCE)) errors.push({ path: at('prior', 'probabilities'), message: `must sum to 1 (to ${PROBABILITY_SUM_TOLERANCE}), got ${sum}` });
+}
+
 function checkParameter(p: ParameterInput, i: number, errors: FieldError[]): void {
+  if (isCategorical(p)) return checkCategorical(p, i, errors);
   const at = (...rest: (string | number)[]) => pointer(['parameters', i, ...rest]);
   if (p.bounds) {
     const [lo, hi] = p.bounds;
@@ -65,11 +112,13 @@ function checkParameter(p: ParameterInput, i: number, errors: FieldError[]): voi
   }
 }
 
-function checkJoint(prior: JointPriorInput, params: ParameterInput[], errors: FieldError[]): void {
+function checkJoint(prior: JointPriorInput, all: ParameterInput[], errors: FieldError[]): void {
+  const params = all.filter(isNumeric);
   const d = params.length;
-  if (prior.mean.length !== d) errors.push({ path: '/prior/mean', message: `must have one entry per parameter (${d})` });
+  const which = params.length === all.length ? 'parameter' : 'numeric parameter (categorical ones have their own prior)';
+  if (prior.mean.length !== d) errors.push({ path: '/prior/mean', message: `must have one entry per ${which} (${d})` });
   if (prior.covariance.length !== d || prior.covariance.some((r) => r.length !== d)) {
-    errors.push({ path: '/prior/covariance', message: `must be a ${d}×${d} matrix, in the order of parameters` });
+    errors.push({ path: '/prior/covariance', message: `must be a ${d}×${d} matrix, in the order of the numeric parameters` });
     return;
   }
   if (!isNearlySymmetric(prior.covariance)) {
@@ -101,14 +150,17 @@ export function checkStudySpec(input: StudySpecInput): void {
     else seen.set(p.name, i);
     checkParameter(p, i, errors);
   });
-  if (input.prior) {
+  const numeric = input.parameters.filter(isNumeric);
+  if (input.prior && numeric.length === 0) {
+    errors.push({ path: '/prior', message: 'a joint prior is over the numeric parameters, and this study has none' });
+  } else if (input.prior) {
     input.parameters.forEach((p, i) => {
-      if (p.prior) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'give per-parameter priors or the joint `prior`, not both' });
+      if (p.prior && isNumeric(p)) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'give per-parameter priors or the joint `prior`, not both' });
     });
     checkJoint(input.prior, input.parameters, errors);
   } else {
     input.parameters.forEach((p, i) => {
-      if (!p.prior && !p.bounds) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'a parameter without bounds needs a prior (or give the joint `prior`)' });
+      if (isNumeric(p) && !p.prior && !p.bounds) errors.push({ path: pointer(['parameters', i, 'prior']), message: 'a parameter without bounds needs a prior (or give the joint `prior`)' });
     });
   }
   const minBatch = getStrategy(input.method).minBatch;
@@ -116,8 +168,20 @@ export function checkStudySpec(input: StudySpecInput): void {
     // A minimum above 1 is always a ranking's: one point alone carries no ranking.
     errors.push({ path: '/batch_size', message: `${input.method} ranks the points of a generation and needs batch_size ≥ ${minBatch}` });
   }
+  checkMethodSupport(input, errors);
   if (errors.length === 0) checkEffective(input, errors);
   if (errors.length > 0) throw new ValidationError(errors);
+}
+
+/** A method that cannot search categorical parameters refuses them, naming the methods that can. */
+function checkMethodSupport(input: StudySpecInput, errors: FieldError[]): void {
+  if (getStrategy(input.method).categorical === true) return;
+  const first = input.parameters.findIndex(isCategorical);
+  if (first < 0) return;
+  errors.push({
+    path: '/method',
+    message: `${input.method} does not support categorical parameters (parameter ${first}, ${input.parameters[first]!.name}, is one); methods that do: ${categoricalMethods().join(', ')}`,
+  });
 }
 
 /**
@@ -128,13 +192,15 @@ export function checkStudySpec(input: StudySpecInput): void {
  */
 function checkEffective(input: StudySpecInput, errors: FieldError[]): void {
   const { prior } = effectivePrior(input);
+  // i: index among the numeric parameters (the prior's order); at[i]: its index among all parameters.
+  const at = numericIndices(input.parameters);
   const where = (i: number, what: 'mean' | 'std'): string => {
-    const p = input.parameters[i]!;
+    const p = input.parameters[at[i]!]! as NumericParameterInput;
     if (input.prior) return what === 'mean' ? pointer(['prior', 'mean', i]) : pointer(['prior', 'covariance', i, i]);
-    return p.prior ? pointer(['parameters', i, 'prior', what]) : pointer(['parameters', i, 'bounds']);
+    return p.prior ? pointer(['parameters', at[i]!, 'prior', what]) : pointer(['parameters', at[i]!, 'bounds']);
   };
   const before = errors.length;
-  input.parameters.forEach((_, i) => {
+  at.forEach((_, i) => {
     if (!Number.isFinite(prior.mean[i]!)) errors.push({ path: where(i, 'mean'), message: 'the prior mean (the middle of the bounds, when derived) overflows a double' });
     const v = prior.covariance[i]![i]!;
     if (!(Number.isFinite(v) && v > 0)) {
@@ -144,21 +210,35 @@ function checkEffective(input: StudySpecInput, errors: FieldError[]): void {
   if (errors.length > before) return;
   if (prior.covariance.some((row) => row.some((x) => !Number.isFinite(x)))) {
     errors.push({ path: '/prior/covariance', message: 'entries overflow a double once symmetrised' });
-  } else if (!tryCholesky(fromRows(prior.covariance))) {
+  } else if (at.length > 0 && !tryCholesky(fromRows(prior.covariance))) {
     errors.push({ path: input.prior ? '/prior/covariance' : '/parameters', message: 'the prior covariance is numerically singular' });
   }
 }
 
+/** Indices, among all parameters, of the numeric ones (the order of the prior's mean and covariance). */
+export function numericIndices(params: readonly { type: string }[]): number[] {
+  return params.flatMap((p, i) => (isNumeric(p) ? [i] : []));
+}
+
+/** The categorical prior: the given probabilities normalised to sum to 1 exactly, or uniform. */
+function choiceProbabilities(p: CategoricalParameterInput): number[] {
+  const given = p.prior?.probabilities;
+  if (!given) return p.choices.map(() => 1 / p.choices.length);
+  const sum = given.reduce((a, b) => a + b, 0);
+  return given.map((v) => v / sum);
+}
+
 /** The effective prior and per-parameter specs; call after `checkStudySpec`. */
 export function effectivePrior(input: StudySpecInput): { parameters: ParameterSpec[]; prior: EffectivePrior } {
-  const d = input.parameters.length;
+  const numeric = input.parameters.filter(isNumeric);
+  const d = numeric.length;
   let mean: number[];
   let covariance: number[][];
   if (input.prior) {
     mean = [...input.prior.mean];
     covariance = symmetrise(input.prior.covariance);
   } else {
-    const marginals = input.parameters.map((p) => {
+    const marginals = numeric.map((p) => {
       if (p.prior) return p.prior;
       const lo = transform(p.scale, p.bounds![0]);
       const hi = transform(p.scale, p.bounds![1]);
@@ -168,12 +248,17 @@ export function effectivePrior(input: StudySpecInput): { parameters: ParameterSp
     covariance = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? marginals[i]!.std ** 2 : 0)));
   }
   const std = covariance.map((row, i) => Math.sqrt(row[i]!));
-  const parameters = input.parameters.map((p, i) => ({
-    name: p.name,
-    type: p.type,
-    scale: p.scale,
-    bounds: p.bounds ? ([p.bounds[0], p.bounds[1]] as [number, number]) : null,
-    prior: { mean: mean[i]!, std: std[i]! },
-  }));
+  let k = 0;
+  const parameters = input.parameters.map((p): ParameterSpec => {
+    if (isCategorical(p)) return { name: p.name, type: 'categorical', choices: [...p.choices], prior: { probabilities: choiceProbabilities(p) } };
+    const i = k++;
+    return {
+      name: p.name,
+      type: p.type,
+      scale: p.scale,
+      bounds: p.bounds ? ([p.bounds[0], p.bounds[1]] as [number, number]) : null,
+      prior: { mean: mean[i]!, std: std[i]! },
+    };
+  });
   return { parameters, prior: { mean, covariance, std } };
 }

@@ -8,12 +8,25 @@
  * Going back, a point is rounded (int parameters, in user units) and projected onto the bounds
  * before it is handed out, and `toInternal` of the handed-out value is what the engine learns from
  * (`materialize` returns both), so the model never sees a point that was not evaluated.
+ *
+ * Categorical parameters are not whitened: an internal point is [u, c], the whitened coordinates u of
+ * the numeric parameters (in their order) followed by one choice index c_j ∈ {0 … K_j − 1} per
+ * categorical parameter (in their order), which is how the engine reads points
+ * (InitSpec.categories). User-unit vectors stay in the order of `parameters`, a categorical entry
+ * holding the choice itself.
  */
 import { fromRows, matVec, solveLower, tryCholesky, type Mat } from '../../engine/index.js';
-import type { EffectivePrior, ParameterSpec } from './study-spec.js';
+import { isCategorical, isNumeric, type CategoricalParameterSpec, type EffectivePrior, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
+import type { ParamValue } from './study-request.js';
 
 export interface SearchSpace {
   parameters: readonly ParameterSpec[];
+  /** The numeric parameters (the whitened coordinates, in this order) and their indices in `parameters`. */
+  numeric: readonly NumericParameterSpec[];
+  numericAt: readonly number[];
+  /** The categorical parameters (the index coordinates after the numeric ones) and their indices in `parameters`. */
+  categorical: readonly CategoricalParameterSpec[];
+  categoricalAt: readonly number[];
   m0: number[];
   L0: Mat;
   /** Whether L0 is diagonal (then the bounds are a box in internal coordinates too). */
@@ -23,31 +36,69 @@ export interface SearchSpace {
 export function searchSpace(parameters: readonly ParameterSpec[], prior: EffectivePrior): SearchSpace {
   const L0 = tryCholesky(fromRows(prior.covariance));
   if (!L0) throw new RangeError('prior covariance is not positive definite');
-  const d = parameters.length;
+  const numericAt = parameters.flatMap((p, i) => (isNumeric(p) ? [i] : []));
+  const categoricalAt = parameters.flatMap((p, i) => (isCategorical(p) ? [i] : []));
+  const d = numericAt.length;
   let diagonal = true;
   for (let i = 0; i < d; i++) for (let j = 0; j < i; j++) if (L0.data[i * d + j] !== 0) diagonal = false;
-  return { parameters, m0: [...prior.mean], L0, diagonal };
+  return {
+    parameters,
+    numeric: numericAt.map((i) => parameters[i] as NumericParameterSpec),
+    numericAt,
+    categorical: categoricalAt.map((i) => parameters[i] as CategoricalParameterSpec),
+    categoricalAt,
+    m0: [...prior.mean],
+    L0,
+    diagonal,
+  };
 }
 
-const T = (p: ParameterSpec, x: number) => (p.scale === 'log' ? Math.log(x) : x);
-const Tinv = (p: ParameterSpec, t: number) => (p.scale === 'log' ? Math.exp(t) : t);
-
-/** User units → internal coordinates (no rounding or projection). */
-export function toInternal(space: SearchSpace, x: readonly number[]): number[] {
-  const r = space.parameters.map((p, i) => T(p, x[i]!) - space.m0[i]!);
-  return Array.from(solveLower(space.L0, r));
+/** The prior probabilities of each categorical parameter's choices: the engine's InitSpec.categories. */
+export function categoryPriors(space: SearchSpace): number[][] {
+  return space.categorical.map((p) => [...p.prior.probabilities]);
 }
 
-/** Internal coordinates → user units, without rounding or projection. */
-export function toUserRaw(space: SearchSpace, u: readonly number[]): number[] {
-  const t = matVec(space.L0, u);
-  return space.parameters.map((p, i) => Tinv(p, t[i]! + space.m0[i]!));
+const T = (p: NumericParameterSpec, x: number) => (p.scale === 'log' ? Math.log(x) : x);
+const Tinv = (p: NumericParameterSpec, t: number) => (p.scale === 'log' ? Math.exp(t) : t);
+
+/** The index of a choice (matched by value and JSON type), or −1. */
+export function choiceIndex(p: CategoricalParameterSpec, v: ParamValue): number {
+  return p.choices.findIndex((c) => c === v);
+}
+
+/** The choice an internal index coordinate stands for (rounded and clamped: the engine hands out indices). */
+function choiceAt(p: CategoricalParameterSpec, c: number): ParamValue {
+  const k = Number.isFinite(c) ? Math.min(Math.max(Math.round(c), 0), p.choices.length - 1) : 0;
+  return p.choices[k]!;
+}
+
+/** User units → internal coordinates (no rounding or projection). Choices must be the parameter's own. */
+export function toInternal(space: SearchSpace, x: readonly ParamValue[]): number[] {
+  const r = space.numeric.map((p, i) => T(p, x[space.numericAt[i]!] as number) - space.m0[i]!);
+  const u = Array.from(solveLower(space.L0, r));
+  space.categorical.forEach((p, j) => {
+    const k = choiceIndex(p, x[space.categoricalAt[j]!]!);
+    if (k < 0) throw new RangeError(`${JSON.stringify(x[space.categoricalAt[j]!])} is not a choice of ${p.name}`);
+    u.push(k);
+  });
+  return u;
+}
+
+/** Internal coordinates → user units, without rounding or projection (choice indices are rounded). */
+export function toUserRaw(space: SearchSpace, u: readonly number[]): ParamValue[] {
+  const d = space.numeric.length;
+  const t = matVec(space.L0, u.slice(0, d));
+  const x = new Array<ParamValue>(space.parameters.length);
+  space.numeric.forEach((p, i) => (x[space.numericAt[i]!] = Tinv(p, t[i]! + space.m0[i]!)));
+  space.categorical.forEach((p, j) => (x[space.categoricalAt[j]!] = choiceAt(p, u[d + j]!)));
+  return x;
 }
 
 /** Projects onto the bounds and rounds int parameters, in user units (the value handed out). */
-export function legalize(space: SearchSpace, x: readonly number[]): number[] {
+export function legalize(space: SearchSpace, x: readonly ParamValue[]): ParamValue[] {
   return space.parameters.map((p, i) => {
-    let v = x[i]!;
+    if (isCategorical(p)) return x[i]!;
+    let v = x[i] as number;
     if (!Number.isFinite(v)) v = v > 0 ? Number.MAX_VALUE : p.scale === 'log' ? Number.MIN_VALUE : -Number.MAX_VALUE;
     if (p.bounds) v = Math.min(Math.max(v, p.bounds[0]), p.bounds[1]);
     if (p.type === 'int') {
@@ -63,7 +114,7 @@ export function legalize(space: SearchSpace, x: readonly number[]): number[] {
 
 export interface Materialized {
   /** What the client evaluates, keyed by parameter name, in user units. */
-  parameters: Record<string, number>;
+  parameters: Record<string, ParamValue>;
   /** The internal coordinates of exactly that point (what the engine learns from). */
   point: number[];
 }
@@ -71,18 +122,21 @@ export interface Materialized {
 /** Internal point → the legal user-unit point handed out, and its internal coordinates. */
 export function materialize(space: SearchSpace, u: readonly number[]): Materialized {
   const x = legalize(space, toUserRaw(space, u));
-  const parameters: Record<string, number> = {};
+  const parameters: Record<string, ParamValue> = {};
   space.parameters.forEach((p, i) => (parameters[p.name] = x[i]!));
   return { parameters, point: toInternal(space, x) };
 }
 
-/** The search box in internal coordinates for BO/πBO (ALGORITHM.md §6), or null. */
+/**
+ * The search box in internal coordinates for BO/πBO (ALGORITHM.md §6), or null. A categorical
+ * coordinate's range is its index range [0, K − 1].
+ */
 export function internalBox(space: SearchSpace, boxStd: number): { lower: number[]; upper: number[] } | null {
-  const d = space.parameters.length;
+  const d = space.numeric.length;
   if (!space.diagonal) return null; // the strategy then uses prior mean ± box_std·std; points are projected
   const lower: number[] = [];
   const upper: number[] = [];
-  space.parameters.forEach((p, i) => {
+  space.numeric.forEach((p, i) => {
     const s = space.L0.data[i * d + i]!;
     if (p.bounds) {
       lower.push((T(p, p.bounds[0]) - space.m0[i]!) / s);
@@ -92,10 +146,14 @@ export function internalBox(space: SearchSpace, boxStd: number): { lower: number
       upper.push(boxStd);
     }
   });
+  for (const p of space.categorical) {
+    lower.push(0);
+    upper.push(p.choices.length - 1);
+  }
   return { lower, upper };
 }
 
 /** Parameters given by name (an external observation) → user-unit vector in parameter order. */
-export function vectorFromNamed(space: SearchSpace, named: Record<string, number>): number[] {
+export function vectorFromNamed(space: SearchSpace, named: Record<string, ParamValue>): ParamValue[] {
   return space.parameters.map((p) => named[p.name]!);
 }

@@ -10,7 +10,7 @@ import { METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
 import { boundedJsonObject, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
-import { LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
+import { ChoiceValue, LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
 
 export const DOCUMENT_FORMAT = 'probnes-study';
 export const DOCUMENT_VERSION = 1;
@@ -28,13 +28,22 @@ export const DOCUMENT_LIMITS = {
 const Text = wellFormed(z.string().max(DOCUMENT_LIMITS.textLength));
 const Vector = z.array(z.number()).max(LIMITS.parameters);
 
-const ParameterEntry = z.strictObject({
+const NumericParameterEntry = z.strictObject({
   name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
   type: z.enum(['float', 'int']),
   scale: z.enum(['linear', 'log']),
   bounds: z.tuple([z.number(), z.number()]).nullable(),
   prior: z.strictObject({ mean: z.number(), std: z.number().positive() }),
 });
+
+const CategoricalParameterEntry = z.strictObject({
+  name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
+  type: z.literal('categorical'),
+  choices: z.array(ChoiceValue).min(1).max(LIMITS.choices),
+  prior: z.strictObject({ probabilities: z.array(z.number().gt(0).max(1)).max(LIMITS.choices) }),
+});
+
+const ParameterEntry = z.discriminatedUnion('type', [NumericParameterEntry, CategoricalParameterEntry]);
 
 const StudyEntry = z
   .strictObject({
@@ -65,7 +74,7 @@ const TrialEntry = z.strictObject({
   generation: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
   client_id: Text.nullable(),
   lease_expires_at: Timestamp.nullable(),
-  parameters: z.record(z.string().max(64), z.number()),
+  parameters: z.record(z.string().max(64), ChoiceValue),
   point: Vector.nullable().describe('Internal (whitened) coordinates of the point, as the engine saw it.'),
   value: z.number().nullable(),
   stderr: z.number().min(0).nullable(),

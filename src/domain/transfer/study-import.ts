@@ -7,7 +7,8 @@
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/study-spec.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { StudyDocument } from './study-document.js';
-import { searchSpace, toInternal } from '../studies/transforms.js';
+import { categoryPriors, choiceIndex, searchSpace, toInternal, type SearchSpace } from '../studies/transforms.js';
+import type { ParamValue } from '../studies/study-request.js';
 import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState } from '../../engine/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../studies/cholesky.js';
@@ -25,8 +26,9 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
   const spec: StudySpecInput = {
     name: s.name,
     direction: s.direction,
-    parameters: s.parameters.map((p) => ({ name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, prior: null })),
-    prior: { mean: s.prior.mean, covariance: s.prior.covariance },
+    parameters: s.parameters.map((p) => (p.type === 'categorical' ? { ...p, prior: { probabilities: [...p.prior.probabilities] } } : { name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, prior: null })),
+    // The joint prior is over the numeric parameters; a study of categorical ones only has none.
+    prior: s.parameters.some((p) => p.type !== 'categorical') ? { mean: s.prior.mean, covariance: s.prior.covariance } : null,
     method: s.method,
     batch_size: s.batch_size,
     options: s.options,
@@ -42,8 +44,9 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
   }
   const eff = effectivePrior(spec);
   s.parameters.forEach((p, i) => {
-    const e = eff.parameters[i]!.prior;
-    if (!close(p.prior.mean, e.mean, 1e-9) || !close(p.prior.std, e.std, 1e-9)) {
+    const e = eff.parameters[i]!;
+    if (p.type === 'categorical' || e.type === 'categorical') return; // its probabilities were checked as its prior
+    if (!close(p.prior.mean, e.prior.mean, 1e-9) || !close(p.prior.std, e.prior.std, 1e-9)) {
       errors.push({ path: pointer(['study', 'parameters', i, 'prior']), message: 'must be the marginal of the joint prior (mean and √covariance diagonal)' });
     }
   });
@@ -66,6 +69,8 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
     const keys = Object.keys(t.parameters);
     if (keys.length !== names.length || !names.every((n) => n in t.parameters)) {
       errors.push({ path: at('parameters'), message: `must have exactly the study's parameters (${names.join(', ')})` });
+    } else if (!choicesOk(space, t.parameters, at, errors)) {
+      // reported per parameter
     } else if (t.point !== null) {
       if (t.point.length !== names.length) errors.push({ path: at('point'), message: `must have ${names.length} coordinates` });
       else {
@@ -83,6 +88,26 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
       errors.push({ path: at(t.client_id === null ? 'client_id' : 'lease_expires_at'), message: 'an ACTIVE trial is leased to a client until a time' });
     }
   });
+}
+
+/** A categorical parameter's value is one of its choices (matched by value and JSON type). */
+function choicesOk(space: SearchSpace, values: Record<string, ParamValue>, at: (...rest: (string | number)[]) => string, errors: FieldError[]): boolean {
+  let ok = true;
+  for (const p of space.categorical) {
+    if (choiceIndex(p, values[p.name]!) >= 0) continue;
+    errors.push({ path: at('parameters', p.name), message: `must be one of the choices ${JSON.stringify(p.choices)}` });
+    ok = false;
+  }
+  return ok;
+}
+
+/** A categorical search distribution: per categorical parameter, probabilities of its choices summing to 1. */
+function checkCategorical(space: SearchSpace, q: unknown, at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
+  const ok = Array.isArray(q) && q.length === space.categorical.length && space.categorical.every((p, j) => {
+    const row = q[j] as unknown;
+    return Array.isArray(row) && row.length === p.choices.length && row.every((v) => typeof v === 'number' && v >= 0 && v <= 1) && Math.abs(row.reduce((a: number, b: number) => a + b, 0) - 1) <= 1e-6;
+  });
+  if (!ok) errors.push({ path: at('state', 'categorical'), message: 'must hold, per categorical parameter, the probabilities of its choices (summing to 1)' });
 }
 
 /** Every number in a JSON value is finite (JSON text like 1e999 parses to Infinity). */
@@ -105,13 +130,13 @@ function walkFinite(v: unknown, path: (string | number)[], depth: number, errors
  * through exp for log-scaled parameters and L0 Σ L0ᵀ; a finite but huge Σ or mean overflows there).
  * Symmetry is checked loosely (1e-6 relative): the strategies' updates are symmetric only up to rounding.
  */
-function checkDistribution(space: ReturnType<typeof searchSpace>, mean: number[], cov: number[][], at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
+function checkDistribution(space: SearchSpace, mean: number[], cov: number[][], at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
   if (!isNearlySymmetric(cov, 1e-6) || !tryCholesky(fromRows(cov))) {
     errors.push({ path: at('state', 'cov'), message: 'must be a symmetric positive-definite matrix' });
     return;
   }
-  const u = userDistribution(space, mean, cov);
-  if (![...Object.values(u.mean), ...u.meanTransformed, ...u.covariance.flat()].every(Number.isFinite)) {
+  const u = userDistribution(space, { mean, cov, categorical: categoryPriors(space) });
+  if (![...space.numeric.map((p) => u.mean[p.name]), ...u.meanTransformed, ...u.covariance.flat()].every(Number.isFinite)) {
     errors.push({ path: at('state', 'mean'), message: 'the distribution (mean, or covariance in the parameters\' scale) overflows a double in user units' });
   }
 }
@@ -132,8 +157,10 @@ function isRngState(v: unknown): boolean {
 
 function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const s = doc.study;
-  const d = s.parameters.length;
   const space = searchSpace(s.parameters, s.prior);
+  // The state's dim counts every coordinate; its mean and cov are over the numeric ones (transforms.ts).
+  const dim = s.parameters.length;
+  const d = space.numeric.length;
   const generations = new Set<number>();
   const revisions = new Set<number>();
   const isVec = (v: unknown): v is number[] => Array.isArray(v) && v.length === d && v.every((x) => typeof x === 'number');
@@ -152,7 +179,8 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     // …and one this server's strategy reads (the loop refuses any other on load).
     const readable = getStrategy(s.method).stateVersion;
     if (e.version !== readable) errors.push({ path: at('version'), message: `must be a version ${s.method} reads (${readable})` });
-    if (st.dim !== d) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${d})` });
+    if (st.dim !== dim) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${dim})` });
+    if (st.categorical !== undefined) checkCategorical(space, st.categorical, at, errors);
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
     if (!isRngState(st.rng)) errors.push({ path: at('state', 'rng'), message: 'must be a random generator state: {kind: "xoroshiro128plus", words: four 32-bit integers, not all zero}' });
     const isMatrix = isSquare(st.cov);

@@ -1,7 +1,7 @@
 /**
  * Categorical search distributions over the choices of categorical parameters: sampling, the
  * natural-gradient (IGO) update and the margin of CatCMA (Hamano, Saito, Nomura, Shirakawa,
- * "CatCMA: Stochastic Optimization for Mixed-Category Problems", GECCO 2024), ALGORITHM.md §C.
+ * "CatCMA: Stochastic Optimization for Mixed-Category Problems", GECCO 2024), ALGORITHM.md §27.
  *
  * Glossary: one categorical parameter has K choices; q (K) its probabilities, Σ q_k = 1. A point's
  * categorical coordinate holds the chosen index c ∈ {0 … K−1}, its one-hot encoding is e_c.

@@ -1,6 +1,6 @@
 /**
  * The GP kernel on a mixed space: the ARD RBF kernel on the continuous coordinates times an overlap
- * (Hamming-type) kernel per categorical parameter (ALGORITHM.md §C).
+ * (Hamming-type) kernel per categorical parameter (ALGORITHM.md §27).
  *
  * Glossary: a mixed point x = [u, c] with u (d_c) continuous and c (m) choice indices, c_j ∈
  * {0 … K_j − 1}. Its GP input is φ(x) = [u, e_{c_1}, …, e_{c_m}] (the one-hot encodings appended:

@@ -1,5 +1,5 @@
 /**
- * Bayesian quadrature on a mixed space (ALGORITHM.md §C): the search distribution is
+ * Bayesian quadrature on a mixed space (ALGORITHM.md §27): the search distribution is
  * ν = N(μ, Σ) × Π_j Cat(q_j) and the GP kernel the product of gp/mixed-kernel.ts, so every integral
  * of paper Prop. 1 factorises into the Gaussian one of measure.ts / bq.ts times finite sums.
  *

@@ -24,6 +24,13 @@ export interface InitSpec {
    * points onto the bounds). A bound may be ±∞ (an unbounded parameter of a method without box_std).
    */
   box?: { lower: number[]; upper: number[] } | null;
+  /**
+   * Categorical coordinates (methods whose descriptor declares `categorical`): the prior
+   * probabilities of each categorical parameter's K choices. They are the last
+   * `categories.length` coordinates of a point, each holding a choice index 0 … K−1; `dim` counts
+   * them, and `mean`/`cov` of the state cover the other (continuous) coordinates only.
+   */
+  categories?: number[][];
 }
 
 /** One evaluated point: internal coordinates and the value to minimise. */
@@ -66,6 +73,8 @@ export interface BaseState {
   /** Current search distribution (for BO/random: the prior, N(0, I)). */
   mean: number[];
   cov: number[][];
+  /** Per categorical coordinate (InitSpec.categories), the current probabilities of its choices. */
+  categorical?: number[][];
   diagnostics: Diagnostics;
   /**
    * Results the current generation's update waits for, when that is not `batchSize` (read it with
@@ -118,6 +127,8 @@ export interface StrategyDescriptor<S extends BaseState = BaseState> extends Str
    * is given. Points are projected onto bounds either way.
    */
   readonly usesBox: boolean;
+  /** Searches categorical coordinates (InitSpec.categories); the API refuses them for the others. */
+  readonly categorical?: boolean;
   /** The `version` of the states it writes; a stored state of another version is refused on load. */
   readonly stateVersion: number;
 }

@@ -52,7 +52,7 @@ export const reportRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }> = 
     },
     handler: async (req) => {
       const d = await reports.distribution(req.tenantId, req.params.study_id);
-      return { generation: d.generation, mean: d.mean, mean_transformed: d.meanTransformed, covariance: d.covariance, std: d.std, scale: d.scale };
+      return { generation: d.generation, mean: d.mean, mean_transformed: d.meanTransformed, covariance: d.covariance, std: d.std, scale: d.scale, probabilities: d.probabilities };
     },
   });
 };

@@ -1,7 +1,9 @@
 /** Response schemas of /best, /history and /distribution (API.md "Best and history"). */
 import { z } from 'zod';
+import { ParameterValueSchema } from '../../domain/index.js';
 
-const Named = z.record(z.string(), z.number());
+/** Values in user units by parameter name; a categorical parameter's is one of its choices. */
+const Named = z.record(z.string(), ParameterValueSchema);
 
 export const BestSchema = z
   .object({
@@ -44,8 +46,8 @@ export const HistorySchema = z
       .array(
         z.object({
           generation: z.int(),
-          mean: Named.describe('Distribution mean in user units (exp of the transformed mean for log-scaled parameters; not rounded or projected).'),
-          std: z.array(z.number()).describe('Per parameter, in parameter order, in the parameter\'s transformed scale (ln(value) for log-scaled ones): √diag(L0 Σ L0ᵀ).'),
+          mean: Named.describe('Distribution mean in user units (exp of the transformed mean for log-scaled parameters; not rounded or projected); for a categorical parameter its most probable choice.'),
+          std: z.array(z.number()).describe('Per numeric parameter, in parameter order (categorical ones skipped), in the parameter\'s transformed scale (ln(value) for log-scaled ones): √diag(L0 Σ L0ᵀ).'),
           integral_mean: z.number().nullable().describe('ProbNES: Bayesian-quadrature posterior mean of E_ν[value], the expected value under the search distribution.'),
           integral_std: z.number().nullable().describe('Its posterior standard deviation.'),
           n_active: z.int().nullable().describe('ProbNES: points in the active set the GP was fitted on.'),
@@ -70,11 +72,14 @@ export const HistorySchema = z
 export const DistributionSchema = z
   .object({
     generation: z.int(),
-    mean: Named.describe('The mean in user units (exp of mean_transformed for log-scaled parameters; not rounded or projected).'),
-    mean_transformed: z.array(z.number()).describe('The mean in each parameter\'s transformed scale (x, or ln x), in parameter order.'),
-    covariance: z.array(z.array(z.number())).describe('Covariance in the transformed scale, in parameter order: L0 Σ L0ᵀ.'),
-    std: z.array(z.number()).describe('√diag(covariance), per parameter.'),
-    scale: z.array(z.enum(['linear', 'log'])).describe('Each parameter\'s scale: what "transformed" means for it.'),
+    mean: Named.describe('The mean in user units (exp of mean_transformed for log-scaled parameters; not rounded or projected); for a categorical parameter its most probable choice.'),
+    mean_transformed: z.array(z.number()).describe('The mean in each numeric parameter\'s transformed scale (x, or ln x), in parameter order (categorical parameters skipped).'),
+    covariance: z.array(z.array(z.number())).describe('Covariance in the transformed scale, over the numeric parameters in parameter order: L0 Σ L0ᵀ.'),
+    std: z.array(z.number()).describe('√diag(covariance), per numeric parameter.'),
+    scale: z.array(z.enum(['linear', 'log'])).describe('Each numeric parameter\'s scale: what "transformed" means for it.'),
+    probabilities: z
+      .record(z.string(), z.array(z.number()))
+      .describe('Per categorical parameter, the search distribution\'s probabilities of its choices (in the order of `choices`); {} without categorical parameters.'),
   })
   .meta({
     examples: [
@@ -85,6 +90,7 @@ export const DistributionSchema = z
         covariance: [[0.25, 0.01], [0.01, 0.09]],
         std: [0.5, 0.3],
         scale: ['linear', 'log'],
+        probabilities: {},
       },
     ],
   });

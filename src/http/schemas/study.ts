@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { METHOD_NAMES } from '../../engine/index.js';
-import { CreateStudyRequest, PatchStudyRequest, PriorSourceSchema, STUDY_STATES, Timestamp, TRIAL_STATES } from '../../domain/index.js';
+import { CreateStudyRequest, ParameterValueSchema, PatchStudyRequest, PriorSourceSchema, STUDY_STATES, Timestamp, TRIAL_STATES } from '../../domain/index.js';
 import { NextPageToken } from './common.js';
 
 const createExample = {
@@ -21,6 +21,17 @@ const createExample = {
   seed: 7,
   max_trials: 200,
   metadata: { owner: 'team-a' },
+};
+
+/** Mixed: a categorical parameter with a prior over its choices, next to numeric ones (methods: see `method`). */
+const categoricalExample = {
+  name: 'mlp-optimizer',
+  parameters: [
+    { name: 'optimizer', type: 'categorical', choices: ['adam', 'sgd', 'rmsprop'], prior: { probabilities: [0.6, 0.2, 0.2] } },
+    { name: 'lr', scale: 'log', bounds: [1e-5, 1] },
+    { name: 'activation', type: 'categorical', choices: ['relu', 'tanh'] },
+  ],
+  method: 'bo',
 };
 
 /** A prior fitted to points believed plausible (the second and third parameters of `createExample`). */
@@ -45,17 +56,26 @@ const fromStudyExample = {
   method: 'prob-cmaes',
 };
 
-export const CreateStudyBody = CreateStudyRequest.meta({ examples: [createExample, fromPointsExample, fromStudyExample] });
+export const CreateStudyBody = CreateStudyRequest.meta({ examples: [createExample, categoricalExample, fromPointsExample, fromStudyExample] });
 
 export const PatchStudyBody = PatchStudyRequest.meta({ examples: [{ state: 'PAUSED' }] });
 
-const ParameterOut = z.object({
+const NumericParameterOut = z.object({
   name: z.string(),
   type: z.enum(['float', 'int']),
   scale: z.enum(['linear', 'log']),
   bounds: z.tuple([z.number(), z.number()]).nullable(),
   prior: z.object({ mean: z.number(), std: z.number() }).describe('Effective marginal prior, in the parameter\'s scale.'),
 });
+
+const CategoricalParameterOut = z.object({
+  name: z.string(),
+  type: z.literal('categorical'),
+  choices: z.array(ParameterValueSchema),
+  prior: z.object({ probabilities: z.array(z.number()) }).describe('Effective prior over the choices (uniform unless given), in the order of `choices`.'),
+});
+
+const ParameterOut = z.discriminatedUnion('type', [NumericParameterOut, CategoricalParameterOut]);
 
 const exampleStudy = {
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',
@@ -87,7 +107,7 @@ export const StudySchema = z
     parameters: z.array(ParameterOut),
     prior: z
       .object({ mean: z.array(z.number()), covariance: z.array(z.array(z.number())), std: z.array(z.number()), source: PriorSourceSchema.optional() })
-      .describe('Effective joint prior, in each parameter\'s scale (ln(value) for log-scaled ones).'),
+      .describe('Effective joint prior, in each parameter\'s scale (ln(value) for log-scaled ones), over the numeric parameters in parameter order (categorical ones have theirs in `parameters`).'),
     method: z.enum(METHOD_NAMES),
     batch_size: z.int(),
     options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).describe('Effective options, defaults filled in.'),

@@ -1,6 +1,6 @@
 /** Trial resource and listing schemas (API.md "Resources"). */
 import { z } from 'zod';
-import { Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
+import { ParameterValueSchema, Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
 import { NextPageToken, PageQuery, StudyIdParams } from './common.js';
 
 const exampleTrial = {
@@ -23,7 +23,7 @@ export const TrialSchema = z
   .object({
     trial_id: z.int().describe('Numbered per study: 1, 2, 3, …'),
     state: z.enum(TRIAL_STATES),
-    parameters: z.record(z.string(), z.number()).describe('The point, in user units, keyed by parameter name.'),
+    parameters: z.record(z.string(), ParameterValueSchema).describe('The point, in user units, keyed by parameter name (a categorical parameter\'s value is one of its choices).'),
     generation: z.int().describe('The generation whose distribution produced the point.'),
     client_id: z.string().nullable().describe('Who holds (or held) the lease.'),
     lease_expires_at: Timestamp.nullable().describe('Until when an ACTIVE trial is leased; null otherwise.'),
