@@ -26,6 +26,7 @@ import { trialReadRoutes } from './http/routes/trials.js';
 import { uiRoutes } from './http/routes/ui.js';
 import { registerTenant } from './http/tenant.js';
 import { registerSecurity } from './http/security.js';
+import { receiptTimeouts } from './http/receipt-timeouts.js';
 import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';
 import type { Storage } from './storage/index.js';
 
@@ -52,7 +53,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
     bodyLimit: opts.config.bodyLimit,
-    requestTimeout: opts.config.requestTimeoutMs,
+    // Whole-request receipt bound (trickled bodies included): src/http/receipt-timeouts.ts.
+    ...receiptTimeouts(opts.config.requestTimeoutMs),
     ...(opts.config.connectionTimeoutMs !== undefined ? { connectionTimeout: opts.config.connectionTimeoutMs } : {}),
     ...(opts.config.keepAliveTimeoutMs !== undefined ? { keepAliveTimeout: opts.config.keepAliveTimeoutMs } : {}),
     requestIdHeader: false,
