@@ -87,6 +87,7 @@ export async function buildUciTask(name: string, svrParams?: SvrParams): Promise
   return {
     data, dim: d, z, xMean: xs.mean, xStd: xs.std, yMean: ys.mean[0], yStd: ys.std[0], svr, prior, space,
     surrogate,
-    atInternal: (u) => surrogate(toUserRaw(space, u)),
+    // Every parameter of this task is numeric, so its user-unit values are numbers.
+    atInternal: (u) => surrogate(toUserRaw(space, u) as number[]),
   };
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ParameterSpec } from '../../src/domain/studies/study-spec.js';
+import type { NumericParameterSpec } from '../../src/domain/studies/study-spec.js';
 import { initSpec } from '../../src/domain/studies/engine-ops.js';
 import { resolveOptions } from '../../src/engine/index.js';
 import { internalBox, legalize, materialize, searchSpace, toInternal, toUserRaw } from '../../src/domain/studies/transforms.js';
@@ -16,7 +16,7 @@ const parameterArb = fc
     std: fc.double({ min: 0.01, max: 10, noNaN: true }),
     bounded: fc.boolean(),
   })
-  .map(({ type, scale, lo, width, frac, std, bounded }, ): ParameterSpec => {
+  .map(({ type, scale, lo, width, frac, std, bounded }, ): NumericParameterSpec => {
     const low = scale === 'log' ? Math.abs(lo) + 1 : lo;
     const high = low + width;
     const t = (x: number) => (scale === 'log' ? Math.log(x) : x);
@@ -57,8 +57,8 @@ describe('parameter transforms (property tests)', () => {
     fc.assert(
       fc.property(spaceArb.chain((s) => fc.tuple(fc.constant(s), pointArb(s.parameters.length))), ([space, u]) => {
         const { parameters, point } = materialize(space, u);
-        space.parameters.forEach((p) => {
-          const v = parameters[p.name]!;
+        space.numeric.forEach((p) => {
+          const v = parameters[p.name] as number;
           expect(Number.isFinite(v)).toBe(true);
           if (p.bounds) {
             expect(v).toBeGreaterThanOrEqual(p.bounds[0]);
@@ -69,7 +69,7 @@ describe('parameter transforms (property tests)', () => {
         });
         // Materialising the learned point again hands out the same values (idempotent).
         const again = materialize(space, point);
-        space.parameters.forEach((p) => expect(again.parameters[p.name]).toBeCloseTo(parameters[p.name]!, 8));
+        space.parameters.forEach((p) => expect(again.parameters[p.name]).toBeCloseTo(parameters[p.name] as number, 8));
       }),
       { numRuns: 500 },
     );

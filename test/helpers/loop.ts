@@ -7,6 +7,7 @@ import { buildApp } from '../../src/app.js';
 import { handOut, initSpec } from '../../src/domain/studies/engine-ops.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { searchSpace } from '../../src/domain/studies/transforms.js';
+import type { ParamValue } from '../../src/domain/studies/study-request.js';
 import { generationSize, getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 
@@ -84,19 +85,19 @@ interface StudyResponse {
  * tell(batch, history) → …
  * Returns the handed-out parameters of each generation.
  */
-export function referenceTrajectory(study: StudyResponse, generations: number, f: (p: Record<string, number>) => number): Record<string, number>[][] {
+export function referenceTrajectory(study: StudyResponse, generations: number, f: (p: Record<string, number>) => number): Record<string, ParamValue>[][] {
   const space = searchSpace(study.parameters, study.prior);
   const strategy = getStrategy(study.method);
   let state: BaseState = strategy.init(initSpec(study.method, study.batch_size, study.options, space), Rng.fromSeed(study.seed));
   const history: Observation[] = [];
-  const out: Record<string, number>[][] = [];
+  const out: Record<string, ParamValue>[][] = [];
   const sign = study.direction === 'maximize' ? -1 : 1;
   for (let g = 0; g < generations; g++) {
     const asked = strategy.ask(state, { history: [...history], pending: [] }, generationSize(state));
     state = asked.state;
     const handed = asked.points.map((u) => handOut(space, u));
     out.push(handed.map((h) => h.parameters));
-    const batch = handed.map((h) => ({ x: h.point, y: sign * f(h.parameters) }));
+    const batch = handed.map((h) => ({ x: h.point, y: sign * f(h.parameters as Record<string, number>) }));
     history.push(...batch);
     state = strategy.tell(state, { batch, history: [...history] });
   }

@@ -197,7 +197,7 @@ describe('GET /best', () => {
       const asked = runEngineTask({ op: 'ask', method: 'prob-cmaes', state: init.state, ctx: { history: [], pending: [] }, count: 3 });
       if (asked.op !== 'ask') throw new Error('ask');
       const sign = direction === 'minimize' ? 1 : -1;
-      const evaluated = asked.points.map((u) => materialize(space, u)).map((m) => ({ ...m, value: sign * (m.parameters.x! ** 2 + Math.log(m.parameters.lr!) ** 2 / 10) }));
+      const evaluated = asked.points.map((u) => materialize(space, u)).map((m) => ({ ...m, value: sign * ((m.parameters.x as number) ** 2 + Math.log(m.parameters.lr as number) ** 2 / 10) }));
       const batch = evaluated.map((e) => ({ x: e.point, y: sign * e.value }));
       const told = runEngineTask({ op: 'tell', method: 'prob-cmaes', state: asked.state, ctx: { batch, history: batch } });
       if (told.op !== 'tell') throw new Error('tell');
