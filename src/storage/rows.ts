@@ -141,3 +141,16 @@ export interface KeyRow {
 export function keyFromRow(r: KeyRow): ApiKeyRecord {
   return { id: r.id, tenantId: r.tenant_id, keyHash: r.key_hash, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at };
 }
+
+/**
+ * The WHERE clause (from AND) of a trials listing filtered by `state`; `bind` adds a parameter and
+ * returns its placeholder in the backend's syntax. With `now`, expired leases count as they read
+ * (storage.ts, expiredLeaseCounts): an ACTIVE trial whose lease ran out by then is REQUESTED. Each
+ * branch reads the (study_id, state, trial_id) index.
+ */
+export function stateFilter(state: TrialState | undefined, now: string | undefined, bind: (v: string) => string): string {
+  if (!state) return '';
+  if (now !== undefined && state === 'REQUESTED') return `AND (state = 'REQUESTED' OR (state = 'ACTIVE' AND lease_expires_at <= ${bind(now)}))`;
+  if (now !== undefined && state === 'ACTIVE') return `AND state = 'ACTIVE' AND (lease_expires_at IS NULL OR lease_expires_at > ${bind(now)})`;
+  return `AND state = ${bind(state)}`;
+}

@@ -253,6 +253,27 @@ export interface ImportedStudy extends NewStudyRecord {
 export type ImportedTrial = Omit<TrialRecord, 'studyId'>;
 export type ImportedEngineState = Omit<EngineStateRecord, 'studyId'>;
 
+/**
+ * One evaluation as /history reads it: a COMPLETED trial with a value, at its 1-based position in
+ * completion order (completed_at, then trial id), with the best value up to and including it in the
+ * study's direction. Kept with the study by the storage in the transaction that completes the trial
+ * (table study_evaluations), so reading a page or the best costs O(page), not O(trials).
+ */
+export interface EvaluationRecord {
+  index: number;
+  trialId: number;
+  value: number;
+  bestSoFar: number;
+  /** Strictly better than every earlier value: a step of the best-so-far curve. */
+  improved: boolean;
+}
+
+/** How many evaluations a study has, and its best (the last best-so-far step; the first in completion order on ties). */
+export interface EvaluationSummary {
+  count: number;
+  best: EvaluationRecord | null;
+}
+
 /** Server-wide counts for monitoring (all tenants): studies by state and leases not yet expired. */
 export interface OperationalCounts {
   studiesByState: Record<StudyState, number>;
@@ -335,8 +356,12 @@ export interface Storage {
   getEngineState(studyId: string, generation?: number): Promise<EngineStateRecord | null>;
   commitGeneration(studyId: string, commit: GenerationCommit): Promise<CommitResult>;
   getTrial(studyId: string, trialId: number): Promise<TrialRecord | null>;
-  /** By ascending trial id, optionally filtered by state. */
-  listTrials(studyId: string, query: PageRequest & { state?: TrialState }): Promise<Page<TrialRecord>>;
+  /**
+   * By ascending trial id, optionally filtered by state. With `now`, the filter sees expired leases as
+   * they read (see expiredLeaseCounts): an ACTIVE trial whose lease ran out by `now` is REQUESTED.
+   * The records come back as stored.
+   */
+  listTrials(studyId: string, query: PageRequest & { state?: TrialState; now?: string }): Promise<Page<TrialRecord>>;
 
   /** Null when the study does not exist or belongs to another tenant. */
   loadLoopState(tenantId: string, studyId: string, query: LoopStateQuery): Promise<LoopState | null>;
@@ -364,10 +389,26 @@ export interface Storage {
   /** Every COMPLETED trial of a study with its value at `step`, if it reported one, by trial id. */
   stepPeers(studyId: string, step: number): Promise<StepPeer[]>;
 
+  /** The study's evaluation count and best evaluation (O(1): two index lookups). */
+  evaluationSummary(studyId: string): Promise<EvaluationSummary>;
+  /** Evaluations with index > `afterIndex`, by ascending index, at most `limit`. */
+  listEvaluations(studyId: string, q: { afterIndex: number; limit: number }): Promise<EvaluationRecord[]>;
+  /** The evaluations at these indices (those that exist), by ascending index. */
+  evaluationsAt(studyId: string, indices: readonly number[]): Promise<EvaluationRecord[]>;
+  /** Best-so-far steps with afterIndex < index ≤ throughIndex, by ascending index, at most `limit`. */
+  listBestSteps(studyId: string, q: { afterIndex: number; throughIndex: number; limit: number }): Promise<EvaluationRecord[]>;
+  /** Engine-state snapshots with generation > `afterGeneration`, by ascending generation, at most `limit`. */
+  listEngineStatesPage(studyId: string, q: { afterGeneration: number; limit: number }): Promise<EngineStateRecord[]>;
+  /**
+   * ACTIVE trials whose lease had run out at `now`, per study (studies without any are absent).
+   * Expiry is written lazily, by the next loop request on the study; reads show those trials as
+   * REQUESTED at once (what that request would write). O(ACTIVE trials of these studies).
+   */
+  expiredLeaseCounts(studyIds: readonly string[], now: string): Promise<Record<string, number>>;
   /** Counts for /metrics gauges; `now` (ISO-8601) decides which ACTIVE leases are still open. */
   operationalCounts(now: string): Promise<OperationalCounts>;
 
-  /** Creates the tenant (id = name) if it does not exist yet, with the key, in one transaction. */
+  /** Creates the tenant (id = name) if it does not exist yet, with the key, and marks the server keyed (isKeyed), in one transaction. */
   createApiKey(key: NewApiKeyRecord): Promise<ApiKeyRecord>;
   /** The key with this hash unless it is revoked; null otherwise. */
   findActiveApiKey(keyHash: string): Promise<ApiKeyRecord | null>;
@@ -377,6 +418,14 @@ export interface Storage {
   revokeApiKey(id: string, revokedAt: string): Promise<boolean>;
   /** Whether at least one unrevoked key exists (the server then never runs open). */
   hasActiveApiKeys(): Promise<boolean>;
+  /**
+   * Whether requests need a key: an unrevoked key exists, or keys were created and the server has
+   * not been opened again since (revoking the last key keeps it keyed; see reopenWithoutKeys).
+   * Databases from before this rule count as keyed once any key, revoked or not, was created.
+   */
+  isKeyed(): Promise<boolean>;
+  /** Lets requests without a key in again (as tenant default); false, changing nothing, while an unrevoked key exists. */
+  reopenWithoutKeys(): Promise<boolean>;
   /** Creates a tenant (id = name) if it does not exist yet; for keys given in the environment. */
   ensureTenant(id: string, createdAt: string): Promise<void>;
 }

@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewStudyRecord, NewTrial, Storage } from '../../src/storage/index.js';
+import { summariesContract } from './summaries-contract.js';
 
 export function study(id: string, tenantId = 'default', overrides: Partial<NewStudyRecord> = {}): NewStudyRecord {
   return {
@@ -186,5 +187,7 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect(h.ok).toBe(true);
       expect(h.schemaVersion).toBe(h.expectedSchemaVersion);
     });
+
+    summariesContract(() => s);
   });
 }

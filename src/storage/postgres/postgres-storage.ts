@@ -22,6 +22,8 @@ import {
   type ApiKeyRecord,
   type CommitResult,
   type EngineStateRecord,
+  type EvaluationRecord,
+  type EvaluationSummary,
   type GenerationCommit,
   type ImportedEngineState,
   type ImportedStudy,
@@ -48,6 +50,7 @@ import {
 } from '../storage.js';
 import { createPool, transaction, translate, type PostgresOptions } from './connection.js';
 import { loadPostgresMigrations, migratePostgres, schemaVersion } from './migrate.js';
+import { stateFilter } from '../rows.js';
 import { intermediateFromRow, type IntermediateRow } from '../rows.js';
 import { COUNTS_SQL, json, toEngineState, toKey, toStudy, toTrial, type EngineStateRow, type KeyRow, type StudyRow, type TrialRow } from './rows.js';
 
@@ -56,6 +59,17 @@ export interface PostgresStorageOptions extends PostgresOptions {
 }
 
 const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+
+/** A study_evaluations row (migration 005) and its record. */
+interface EvaluationRow {
+  idx: number;
+  trial_id: number;
+  value: number;
+  best_so_far: number;
+  improved: boolean;
+}
+const EVALUATION_COLUMNS = 'idx, trial_id, value, best_so_far, improved';
+const toEvaluation = (r: EvaluationRow): EvaluationRecord => ({ index: r.idx, trialId: r.trial_id, value: r.value, bestSoFar: r.best_so_far, improved: r.improved });
 
 /** Most commits in one probnes_commit_batch statement (bounds its time and its row locks). */
 const MAX_BATCH = 64;
@@ -182,6 +196,12 @@ interface HeadRow {
   created_at: string;
   state: EngineStateRecord['state'] | null;
 }
+
+/** The settings row that records whether the server demands keys ('keyed') or was opened again ('open'). */
+const AUTH_MODE = 'auth_mode';
+/** Keyed: an active key, or the recorded mode, or (no mode recorded: older databases) any key ever created. */
+const IS_KEYED_SQL = `SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)
+  OR COALESCE((SELECT value = 'keyed' FROM settings WHERE key = '${AUTH_MODE}'), EXISTS (SELECT 1 FROM api_keys)) AS keyed`;
 
 export class PostgresStorage implements Storage {
   readonly kind = 'postgres' as const;
@@ -467,11 +487,11 @@ export class PostgresStorage implements Storage {
     return row ? toTrial(row) : null;
   }
 
-  async listTrials(studyId: string, q: PageRequest & { state?: TrialState }): Promise<Page<TrialRecord>> {
+  async listTrials(studyId: string, q: PageRequest & { state?: TrialState; now?: string }): Promise<Page<TrialRecord>> {
     const after = q.after === null ? 0 : Number(q.after);
     const values: unknown[] = [studyId, Number.isSafeInteger(after) ? after : 0, q.limit + 1];
-    if (q.state) values.push(q.state);
-    const rows = await this.rows<TrialRow>(`SELECT * FROM trials WHERE study_id = $1 AND trial_id > $2 ${q.state ? 'AND state = $4' : ''} ORDER BY trial_id LIMIT $3`, values);
+    const where = stateFilter(q.state, q.now, (v) => `$${values.push(v)}`);
+    const rows = await this.rows<TrialRow>(`SELECT * FROM trials WHERE study_id = $1 AND trial_id > $2 ${where} ORDER BY trial_id LIMIT $3`, values);
     const more = rows.length > q.limit;
     const items = (more ? rows.slice(0, q.limit) : rows).map(toTrial);
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
@@ -575,6 +595,48 @@ export class PostgresStorage implements Storage {
     return rows.map((r) => ({ trialId: r.trial_id, failureReason: r.failure_reason, value: r.value }));
   }
 
+  async evaluationSummary(studyId: string): Promise<EvaluationSummary> {
+    const [row] = await this.rows<{ n: number | null; best: EvaluationRow | null }>(
+      `SELECT (SELECT MAX(idx) FROM study_evaluations WHERE study_id = $1) AS n,
+        (SELECT row_to_json(e) FROM (SELECT ${EVALUATION_COLUMNS} FROM study_evaluations WHERE study_id = $1 AND improved ORDER BY idx DESC LIMIT 1) e) AS best`,
+      [studyId],
+    );
+    return { count: row?.n ?? 0, best: row?.best ? toEvaluation(row.best) : null };
+  }
+
+  async listEvaluations(studyId: string, q: { afterIndex: number; limit: number }): Promise<EvaluationRecord[]> {
+    return (await this.rows<EvaluationRow>(`SELECT ${EVALUATION_COLUMNS} FROM study_evaluations WHERE study_id = $1 AND idx > $2 ORDER BY idx LIMIT $3`, [studyId, q.afterIndex, q.limit])).map(toEvaluation);
+  }
+
+  async evaluationsAt(studyId: string, indices: readonly number[]): Promise<EvaluationRecord[]> {
+    if (indices.length === 0) return [];
+    return (await this.rows<EvaluationRow>(`SELECT ${EVALUATION_COLUMNS} FROM study_evaluations WHERE study_id = $1 AND idx = ANY($2::int[]) ORDER BY idx`, [studyId, [...indices]])).map(toEvaluation);
+  }
+
+  async listBestSteps(studyId: string, q: { afterIndex: number; throughIndex: number; limit: number }): Promise<EvaluationRecord[]> {
+    return (
+      await this.rows<EvaluationRow>(`SELECT ${EVALUATION_COLUMNS} FROM study_evaluations WHERE study_id = $1 AND improved AND idx > $2 AND idx <= $3 ORDER BY idx LIMIT $4`, [
+        studyId,
+        q.afterIndex,
+        q.throughIndex,
+        q.limit,
+      ])
+    ).map(toEvaluation);
+  }
+
+  async listEngineStatesPage(studyId: string, q: { afterGeneration: number; limit: number }): Promise<EngineStateRecord[]> {
+    return (await this.rows<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 AND generation > $2 ORDER BY generation LIMIT $3', [studyId, q.afterGeneration, q.limit])).map(toEngineState);
+  }
+
+  async expiredLeaseCounts(studyIds: readonly string[], now: string): Promise<Record<string, number>> {
+    if (studyIds.length === 0) return {};
+    const rows = await this.rows<{ study_id: string; n: number }>(
+      "SELECT study_id, COUNT(*)::int AS n FROM trials WHERE study_id = ANY($1::text[]) AND state = 'ACTIVE' AND lease_expires_at <= $2 GROUP BY study_id",
+      [[...studyIds], now],
+    );
+    return Object.fromEntries(rows.map((r) => [r.study_id, r.n]));
+  }
+
   async operationalCounts(now: string): Promise<OperationalCounts> {
     const studiesByState = Object.fromEntries(STUDY_STATES.map((s) => [s, 0])) as Record<StudyState, number>;
     for (const r of await this.rows<{ state: StudyState; n: number }>('SELECT state, COUNT(*) AS n FROM studies GROUP BY state')) studiesByState[r.state] = r.n;
@@ -594,6 +656,7 @@ export class PostgresStorage implements Storage {
         key.label,
         key.createdAt,
       ]);
+      await c.query(`INSERT INTO settings (key, value) VALUES ('${AUTH_MODE}', 'keyed') ON CONFLICT (key) DO UPDATE SET value = 'keyed'`);
       return toKey(r.rows[0]!);
     });
   }
@@ -614,6 +677,21 @@ export class PostgresStorage implements Storage {
 
   async hasActiveApiKeys(): Promise<boolean> {
     return (await this.rows('SELECT 1 FROM api_keys WHERE revoked_at IS NULL LIMIT 1')).length > 0;
+  }
+
+  async isKeyed(): Promise<boolean> {
+    const [row] = await this.rows<{ keyed: boolean }>(IS_KEYED_SQL);
+    return row?.keyed === true;
+  }
+
+  async reopenWithoutKeys(): Promise<boolean> {
+    // One statement: the mode is written only if no unrevoked key exists at that moment. A key
+    // created concurrently still keeps the server keyed while it is active (isKeyed checks both).
+    const r = await this.rows<{ key: string }>(
+      `INSERT INTO settings (key, value) SELECT '${AUTH_MODE}', 'open' WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)
+       ON CONFLICT (key) DO UPDATE SET value = 'open' RETURNING key`,
+    );
+    return r.length === 1;
   }
 
   async ensureTenant(id: string, createdAt: string): Promise<void> {

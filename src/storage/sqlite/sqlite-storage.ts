@@ -11,6 +11,7 @@ import { IntermediateRepo } from './intermediate-repo.js';
 import { KeysRepo } from './keys-repo.js';
 import { ReportsRepo } from './reports-repo.js';
 import { StudiesRepo } from './studies-repo.js';
+import { SummariesRepo } from './summaries-repo.js';
 import { TrialsRepo } from './trials-repo.js';
 
 export interface SqliteStorageOptions extends OpenOptions {
@@ -29,6 +30,7 @@ export class SqliteStorage implements Storage {
   private readonly trials: TrialsRepo;
   private readonly reports: ReportsRepo;
   private readonly keys: KeysRepo;
+  private readonly summaries: SummariesRepo;
   private readonly intermediate: IntermediateRepo;
   private closed = false;
   private readonly loopStateTx;
@@ -44,6 +46,7 @@ export class SqliteStorage implements Storage {
     this.intermediate = new IntermediateRepo(db);
     this.reports = new ReportsRepo(db, this.studies, this.intermediate);
     this.keys = new KeysRepo(db);
+    this.summaries = new SummariesRepo(db);
     this.nextTrialIdStmt = db.prepare<[string], { next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = ?');
     // A read transaction: the study, its counts, its engine state and its trials as of one commit.
     this.loopStateTx = db.transaction((tenantId: string, studyId: string, q: LoopStateQuery): LoopState | null => {
@@ -172,6 +175,24 @@ export class SqliteStorage implements Storage {
   async stepPeers(...a: Parameters<Storage['stepPeers']>) {
     return this.intermediate.peers(...a);
   }
+  async evaluationSummary(studyId: string) {
+    return this.summaries.summary(studyId);
+  }
+  async listEvaluations(...a: Parameters<Storage['listEvaluations']>) {
+    return this.summaries.page(...a);
+  }
+  async evaluationsAt(...a: Parameters<Storage['evaluationsAt']>) {
+    return this.summaries.at(...a);
+  }
+  async listBestSteps(...a: Parameters<Storage['listBestSteps']>) {
+    return this.summaries.steps(...a);
+  }
+  async listEngineStatesPage(...a: Parameters<Storage['listEngineStatesPage']>) {
+    return this.summaries.engineStates(...a);
+  }
+  async expiredLeaseCounts(...a: Parameters<Storage['expiredLeaseCounts']>) {
+    return this.summaries.expiredLeases(...a);
+  }
   async operationalCounts(now: string): Promise<OperationalCounts> {
     const studiesByState = Object.fromEntries(STUDY_STATES.map((s) => [s, 0])) as Record<StudyState, number>;
     for (const r of this.db.prepare<[], { state: StudyState; n: number }>('SELECT state, COUNT(*) AS n FROM studies GROUP BY state').all()) {
@@ -196,6 +217,12 @@ export class SqliteStorage implements Storage {
   }
   async hasActiveApiKeys() {
     return this.keys.anyActive();
+  }
+  async isKeyed() {
+    return this.keys.isKeyed();
+  }
+  async reopenWithoutKeys() {
+    return this.keys.reopen();
   }
   async ensureTenant(...a: Parameters<Storage['ensureTenant']>) {
     this.keys.ensureTenant(...a);

@@ -2,6 +2,7 @@
 import type { SqliteDatabase } from './connection.js';
 import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, NewTrial, Page, PageRequest, TrialRecord, TrialState, TrialUpdate } from '../storage.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
+import { stateFilter } from '../rows.js';
 
 /** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
 class TrialConflict extends Error {}
@@ -139,12 +140,15 @@ export class TrialsRepo {
     return row ? toTrial(row) : null;
   }
 
-  page(studyId: string, q: PageRequest & { state?: TrialState }): Page<TrialRecord> {
+  page(studyId: string, q: PageRequest & { state?: TrialState; now?: string }): Page<TrialRecord> {
     const after = q.after === null ? 0 : Number(q.after);
-    const where = q.state ? 'AND state = @state' : '';
-    const rows = this.db
-      .prepare<Record<string, unknown>, TrialRow>(`SELECT * FROM trials WHERE study_id = @study_id AND trial_id > @after ${where} ORDER BY trial_id LIMIT @limit`)
-      .all({ study_id: studyId, after, state: q.state, limit: q.limit + 1 });
+    const params: Record<string, unknown> = { study_id: studyId, after, limit: q.limit + 1 };
+    const where = stateFilter(q.state, q.now, (v) => {
+      const name = `p${Object.keys(params).length}`;
+      params[name] = v;
+      return `@${name}`;
+    });
+    const rows = this.db.prepare<Record<string, unknown>, TrialRow>(`SELECT * FROM trials WHERE study_id = @study_id AND trial_id > @after ${where} ORDER BY trial_id LIMIT @limit`).all(params);
     const more = rows.length > q.limit;
     const items = (more ? rows.slice(0, q.limit) : rows).map(toTrial);
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
