@@ -130,9 +130,6 @@ export function newTrialRecord(studyId: string, trialId: number, t: NewTrial, no
   };
 }
 
-export interface EngineStateRecord {
-  studyId: string;
-  generation: number;
 /** One intermediate value a running trial reported (early stopping): one per trial and step. */
 export interface IntermediateRecord {
   trialId: number;
@@ -148,6 +145,9 @@ export interface StepPeer {
   value: number | null;
 }
 
+export interface EngineStateRecord {
+  studyId: string;
+  generation: number;
   /** Increases by one with every commit for this study. */
   revision: number;
   /** Format version of `state`, so old snapshots can be migrated or refused. */

@@ -12,7 +12,12 @@ export const MAX_OBSERVATIONS = 1000;
 const Value = z.number().describe('The objective value (finite).');
 const Stderr = z.number().min(0).nullish().describe('Standard error of the value, if known (recorded, not used by the model).');
 
-const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr });
+const Stopped = z
+  .boolean()
+  .optional()
+  .describe('The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and counts as an observation of that value.');
+
+const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr, stopped: Stopped });
 const ByParameters = z.strictObject({
   parameters: z
     .record(z.string().regex(PARAMETER_NAME), ChoiceValue)

@@ -19,6 +19,7 @@ import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
+import { isStopped, STOPPED_EARLY } from '../trials/stopping-rule.js';
 import { choiceIndex, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
 import { isCategorical } from '../studies/study-spec.js';
 import type { ParamValue } from '../studies/study-request.js';
@@ -71,11 +72,12 @@ function validate(snap: StudySnapshot, inputs: readonly ObservationInput[]): voi
     const t = snap.trial(o.trial_id)!;
     if (t.state === 'FAILED') throw new TrialNotActiveError(t.trialId, t.state, 'its evaluation was reported as failed, so it takes no result');
     if (t.state === 'ABANDONED' && !givenUp(t)) throw new TrialNotActiveError(t.trialId, t.state, `it was abandoned (${t.failureReason ?? 'no reason'}), so it takes no result`);
-    if (t.state === 'COMPLETED' && !sameResult(t, o)) throw new TrialAlreadyCompletedError(t.trialId, `with value ${t.value}${t.stderr === null ? '' : ` ± ${t.stderr}`}`);
+    if (t.state === 'COMPLETED' && !sameResult(t, o)) throw new TrialAlreadyCompletedError(t.trialId, `with value ${t.value}${t.stderr === null ? '' : ` ± ${t.stderr}`}${isStopped(t) ? ' (stopped early)' : ''}`);
   }
 }
 
-const sameResult = (t: TrialRecord, o: { value: number; stderr?: number | null }) => t.value === o.value && t.stderr === (o.stderr ?? null);
+const sameResult = (t: TrialRecord, o: { value: number; stderr?: number | null; stopped?: boolean }) =>
+  t.value === o.value && t.stderr === (o.stderr ?? null) && isStopped(t) === (o.stopped ?? false);
 
 /**
  * Validate, then apply in memory: trials to COMPLETED (identical repeats are no-ops), external
@@ -90,8 +92,10 @@ export function applyObservations(snap: StudySnapshot, inputs: readonly Observat
       const t = snap.trial(o.trial_id)!;
       if (t.state === 'COMPLETED') return t; // identical repeat
       // A late result for an expired lease (back in REQUESTED) is as good as any: same point.
-      if (!givenUp(t)) return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null });
-      return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason: null, late: true });
+      // A stopped trial keeps why in failure_reason: its value is where its evaluation was cut short.
+      const failureReason = o.stopped ? STOPPED_EARLY : null;
+      if (!givenUp(t)) return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason });
+      return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason, late: true });
     }
     const x = vectorFromNamed(snap.space, o.parameters);
     const parameters = Object.fromEntries(snap.space.parameters.map((p, i) => [p.name, x[i]!]));

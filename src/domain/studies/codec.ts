@@ -12,6 +12,7 @@ import { getStrategy, isMethodName, type BaseState, type MethodName, type Option
 import type { JsonObject, JsonValue, StudyRecord } from '../../storage/index.js';
 import { DomainError } from '../common/errors.js';
 import type { EffectivePrior, ParameterSpec } from './study-spec.js';
+import { readLoopSettings, type LoopSettings } from '../trials/loop-settings.js';
 
 export type Direction = 'minimize' | 'maximize';
 
@@ -22,6 +23,8 @@ export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prio
   prior: EffectivePrior;
   /** Effective options, defaults filled in. */
   options: Options;
+  /** Repeats and early stopping (trials/loop-settings.ts). */
+  loop: LoopSettings;
 }
 
 /** y the engine minimises for a value in the study's direction; its own inverse (value back from y). */
@@ -44,7 +47,14 @@ export class StoredDataError extends DomainError {
 /** A study record with its JSON fields read back as the types the service wrote. */
 export function readStudy(r: StudyRecord): Study {
   if (!isMethodName(r.method)) throw new StoredDataError(r.id, `its method ${JSON.stringify(r.method)} is not one this server knows`);
-  return { ...r, method: r.method, parameters: r.parameters as unknown as ParameterSpec[], prior: r.prior as unknown as EffectivePrior, options: r.options as Options };
+  return {
+    ...r,
+    method: r.method,
+    parameters: r.parameters as unknown as ParameterSpec[],
+    prior: r.prior as unknown as EffectivePrior,
+    options: r.options as Options,
+    loop: readLoopSettings(r.loopSettings),
+  };
 }
 
 /**

@@ -13,6 +13,7 @@ import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
 import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
 import { searchSpace, toInternal } from './transforms.js';
+import { writeLoopSettings } from '../trials/loop-settings.js';
 import { readStudy, writeEngineState, writeJson, writeJsonObject, type Study } from './codec.js';
 
 export type { Study } from './codec.js';
@@ -79,6 +80,7 @@ export class StudyService {
       leaseSeconds: input.lease_seconds,
       knownOptimum: input.known_optimum ?? null,
       metadata: writeJsonObject(input.metadata),
+      loopSettings: writeLoopSettings({ allowRepeats: input.allow_repeats, stopping: input.stopping ?? null }),
       state: 'ACTIVE' as const,
       reason: null,
       createdAt,

@@ -9,6 +9,7 @@ import { DEFAULT_METHOD, METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES } from '../operations/operations.js';
 import { boundedJsonObject, wellFormed } from '../common/schemas.js';
 import { addOptionIssues, optionsDocumentation } from './method-options.js';
+import { AllowRepeatsSchema, StoppingRuleSchema } from '../trials/loop-settings.js';
 
 /** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
 export const MAX_SEED = 2 ** 31 - 1;
@@ -124,6 +125,8 @@ export const CreateStudyRequest = z
     lease_seconds: z.int().min(1).max(LIMITS.leaseSeconds).default(600).describe('How long a handed-out trial stays leased to its client.'),
     known_optimum: z.number().nullish().describe('Enables simple regret in /history.'),
     metadata: Metadata.default({}),
+    allow_repeats: AllowRepeatsSchema.default(false),
+    stopping: StoppingRuleSchema.nullish(),
   })
   .superRefine((body, ctx) => addOptionIssues(body.method, body.options, ctx));
 

@@ -11,6 +11,8 @@ import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
 import { boundedJsonObject, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
 import { ChoiceValue, LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
+import { AllowRepeatsSchema, StoppingRuleSchema } from '../trials/loop-settings.js';
+import { MAX_STEP } from '../trials/intermediate-request.js';
 
 export const DOCUMENT_FORMAT = 'probnes-study';
 export const DOCUMENT_VERSION = 1;
@@ -23,6 +25,8 @@ export const DOCUMENT_LIMITS = {
   engineStateBytes: 8 * 1024 * 1024,
   /** Free text (client ids, failure reasons; the loop accepts reasons up to 2000 characters). */
   textLength: 4096,
+  /** Intermediate values (early stopping) of all the trials together. */
+  intermediateValues: 1_000_000,
 } as const;
 
 const Text = wellFormed(z.string().max(DOCUMENT_LIMITS.textLength));
@@ -65,6 +69,8 @@ const StudyEntry = z
     generation: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
     created_at: Timestamp,
     updated_at: Timestamp,
+    allow_repeats: AllowRepeatsSchema.default(false),
+    stopping: StoppingRuleSchema.nullable().default(null),
   })
   .superRefine((s, ctx) => addOptionIssues(s.method, s.options, ctx));
 
@@ -95,6 +101,13 @@ const EngineStateEntry = z.strictObject({
   created_at: Timestamp,
 });
 
+export const IntermediateEntry = z.strictObject({
+  trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
+  step: z.int().min(0).max(MAX_STEP),
+  value: z.number(),
+  created_at: Timestamp,
+});
+
 export const DocumentSchema = z
   .strictObject({
     format: z.literal(DOCUMENT_FORMAT),
@@ -103,6 +116,11 @@ export const DocumentSchema = z
     study: StudyEntry.describe('The specification (effective prior and options), state and generation.'),
     trials: z.array(TrialEntry).max(DOCUMENT_LIMITS.trials).describe('Every trial, by ascending trial id.'),
     engine_states: z.array(EngineStateEntry).max(DOCUMENT_LIMITS.engineStates).describe('One engine-state snapshot per generation, by generation.'),
+    intermediate_values: z
+      .array(IntermediateEntry)
+      .max(DOCUMENT_LIMITS.intermediateValues)
+      .default([])
+      .describe('What running trials reported at each step (early stopping), by trial id then step; absent in documents of older servers.'),
   });
 
 export type StudyDocument = z.output<typeof DocumentSchema>;

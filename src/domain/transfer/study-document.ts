@@ -5,7 +5,8 @@
  * would have. Field names are snake_case like the rest of the API: the document is a file format.
  * Both directions of the mapping live here: records → document (export), document → records (import).
  */
-import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, JsonObject, TrialRecord } from '../../storage/index.js';
+import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, JsonObject, TrialRecord } from '../../storage/index.js';
+import { writeLoopSettings } from '../trials/loop-settings.js';
 import { resolveOptions } from '../../engine/index.js';
 import type { Study } from '../studies/studies.js';
 import { writeJson, writeJsonObject } from '../studies/codec.js';
@@ -14,7 +15,7 @@ import { DOCUMENT_FORMAT, DOCUMENT_VERSION, type StudyDocument } from './documen
 
 export type { StudyDocument } from './document-schema.js';
 
-export function toDocument(study: Study, trials: TrialRecord[], states: EngineStateRecord[], exportedAt: string): StudyDocument {
+export function toDocument(study: Study, trials: TrialRecord[], states: EngineStateRecord[], exportedAt: string, intermediate: IntermediateRecord[] = []): StudyDocument {
   return {
     format: DOCUMENT_FORMAT,
     version: DOCUMENT_VERSION,
@@ -38,14 +39,20 @@ export function toDocument(study: Study, trials: TrialRecord[], states: EngineSt
       generation: study.generation,
       created_at: study.createdAt,
       updated_at: study.updatedAt,
+      allow_repeats: study.loop.allowRepeats,
+      stopping: study.loop.stopping,
     },
     trials: trials.map(toDocumentTrial),
     engine_states: states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: e.state as JsonObject, created_at: e.createdAt })),
+    intermediate_values: intermediate.map((r) => ({ trial_id: r.trialId, step: r.step, value: r.value, created_at: r.createdAt })),
   };
 }
 
 /** A checked document → the records of its copy: a new id and tenant, created and updated `now`, trials and states as they were. */
-export function fromDocument(doc: StudyDocument, copy: { id: string; tenantId: string; now: string }): { study: ImportedStudy; trials: ImportedTrial[]; engineStates: ImportedEngineState[] } {
+export function fromDocument(
+  doc: StudyDocument,
+  copy: { id: string; tenantId: string; now: string },
+): { study: ImportedStudy; trials: ImportedTrial[]; engineStates: ImportedEngineState[]; intermediate: IntermediateRecord[] } {
   const s = doc.study;
   return {
     study: {
@@ -70,8 +77,10 @@ export function fromDocument(doc: StudyDocument, copy: { id: string; tenantId: s
       generation: s.generation,
       createdAt: copy.now,
       updatedAt: copy.now,
+      loopSettings: writeLoopSettings({ allowRepeats: s.allow_repeats, stopping: s.stopping }),
     },
     trials: doc.trials.map(fromDocumentTrial),
     engineStates: doc.engine_states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: writeJson(e.state), createdAt: e.created_at })),
+    intermediate: doc.intermediate_values.map((r) => ({ trialId: r.trial_id, step: r.step, value: r.value, createdAt: r.created_at })),
   };
 }

@@ -34,6 +34,8 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
     options: s.options,
     lease_seconds: s.lease_seconds,
     metadata: s.metadata,
+    allow_repeats: s.allow_repeats,
+    stopping: s.stopping,
   };
   try {
     checkStudySpec(spec);
@@ -108,6 +110,18 @@ function checkCategorical(space: SearchSpace, q: unknown, at: (...rest: (string 
     return Array.isArray(row) && row.length === p.choices.length && row.every((v) => typeof v === 'number' && v >= 0 && v <= 1) && Math.abs(row.reduce((a: number, b: number) => a + b, 0) - 1) <= 1e-6;
   });
   if (!ok) errors.push({ path: at('state', 'categorical'), message: 'must hold, per categorical parameter, the probabilities of its choices (summing to 1)' });
+}
+
+/** Intermediate values belong to trials of the document, one per trial and step. */
+function checkIntermediate(doc: StudyDocument, errors: FieldError[]): void {
+  const trials = new Set(doc.trials.map((t) => t.trial_id));
+  const seen = new Set<string>();
+  doc.intermediate_values.forEach((r, i) => {
+    const key = `${r.trial_id}:${r.step}`;
+    if (!trials.has(r.trial_id)) errors.push({ path: pointer(['intermediate_values', i, 'trial_id']), message: 'is not a trial of the document' });
+    else if (seen.has(key)) errors.push({ path: pointer(['intermediate_values', i, 'step']), message: `duplicates another value of trial ${r.trial_id} at this step` });
+    seen.add(key);
+  });
 }
 
 /** Every number in a JSON value is finite (JSON text like 1e999 parses to Infinity). */
@@ -242,6 +256,7 @@ export async function checkDocument(doc: StudyDocument, runner: EngineRunner = n
   const errors: FieldError[] = [];
   if (checkStudy(doc, errors)) {
     checkTrials(doc, errors);
+    checkIntermediate(doc, errors);
     checkEngineStates(doc, errors);
     if (errors.length === 0) await checkResumable(doc, runner, errors);
   }

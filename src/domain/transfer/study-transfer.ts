@@ -36,14 +36,14 @@ export class StudyTransfer {
   async export(tenantId: string, studyId: string): Promise<StudyDocument> {
     const dump = await this.storage.exportStudy(tenantId, studyId);
     if (!dump) throw new StudyNotFoundError(studyId);
-    return toDocument(readStudy(dump.study), dump.trials, dump.engineStates, this.now().toISOString());
+    return toDocument(readStudy(dump.study), dump.trials, dump.engineStates, this.now().toISOString(), dump.intermediate);
   }
 
   /** A structurally valid document (document-schema.ts) → the new study; ValidationError if inconsistent. */
   async import(tenantId: string, doc: StudyDocument): Promise<Study> {
     await checkDocument(doc, this.engine);
     const copy = fromDocument(doc, { id: this.newId(), tenantId, now: this.now().toISOString() });
-    const record = await this.storage.importStudy(copy.study, copy.trials, copy.engineStates);
+    const record = await this.storage.importStudy(copy.study, copy.trials, copy.engineStates, copy.intermediate);
     return readStudy(record);
   }
 }

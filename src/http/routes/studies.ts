@@ -24,6 +24,8 @@ export function toStudyResource(s: Study): StudyResource {
     reason: s.reason,
     generation: s.generation,
     trial_counts: s.trialCounts,
+    allow_repeats: s.loop.allowRepeats,
+    stopping: s.loop.stopping,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };

@@ -1,12 +1,12 @@
 /** GET /v1/studies/{id}/trials and /trials/{trial_id}: thin routes over the reports service. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { ReportsService } from '../../domain/index.js';
+import type { IntermediateService, ReportsService } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
-import { toTrialResource, TrialListQuery, TrialListSchema, TrialParams, TrialSchema } from '../schemas/trial.js';
+import { toTrialResource, TrialListQuery, TrialListSchema, TrialParams, TrialWithCurveSchema } from '../schemas/trial.js';
 
 const tags = ['trials'];
 
-export const trialReadRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }> = async (app, { reports }) => {
+export const trialReadRoutes: FastifyPluginAsyncZod<{ reports: ReportsService; intermediate: IntermediateService }> = async (app, { reports, intermediate }) => {
   app.get('/v1/studies/:study_id/trials', {
     schema: {
       summary: 'List trials',
@@ -26,11 +26,15 @@ export const trialReadRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }>
   app.get('/v1/studies/:study_id/trials/:trial_id', {
     schema: {
       summary: 'Get a trial',
-      description: 'One trial with its state, point, lease and outcome.',
+      description: 'One trial with its state, point, lease and outcome, and the intermediate values it reported (early stopping).',
       tags,
       params: TrialParams,
-      response: { 200: TrialSchema, 400: problemResponse('trial_id is not a positive integer.'), 404: problemResponse('No such study (study_not_found) or trial (trial_not_found).') },
+      response: { 200: TrialWithCurveSchema, 400: problemResponse('trial_id is not a positive integer.'), 404: problemResponse('No such study (study_not_found) or trial (trial_not_found).') },
     },
-    handler: async (req) => toTrialResource(await reports.getTrial(req.tenantId, req.params.study_id, req.params.trial_id)),
+    handler: async (req) => {
+      const trial = await reports.getTrial(req.tenantId, req.params.study_id, req.params.trial_id);
+      const curve = await intermediate.list(req.tenantId, req.params.study_id, [trial.trialId]);
+      return { ...toTrialResource(trial), intermediate_values: curve.map((r) => ({ step: r.step, value: r.value })) };
+    },
   });
 };

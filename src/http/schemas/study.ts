@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { METHOD_NAMES } from '../../engine/index.js';
 import { CreateStudyRequest, ParameterValueSchema, PatchStudyRequest, PriorSourceSchema, STUDY_STATES, Timestamp, TRIAL_STATES } from '../../domain/index.js';
+import { AllowRepeatsSchema, StoppingRuleSchema } from '../../domain/index.js';
 import { NextPageToken } from './common.js';
 
 const createExample = {
@@ -95,6 +96,8 @@ const exampleStudy = {
   reason: null,
   generation: 0,
   trial_counts: { REQUESTED: 0, ACTIVE: 0, COMPLETED: 0, FAILED: 0, ABANDONED: 0 },
+  allow_repeats: false,
+  stopping: { rule: 'median', min_steps: 5, warmup_trials: 5 },
   created_at: '2025-01-01T12:00:00.000Z',
   updated_at: '2025-01-01T12:00:00.000Z',
 };
@@ -120,6 +123,8 @@ export const StudySchema = z
     reason: z.string().nullable().describe('Why the study is in its state, e.g. paused_by_client; null when ACTIVE.'),
     generation: z.int(),
     trial_counts: z.object(Object.fromEntries(TRIAL_STATES.map((s) => [s, z.int()])) as Record<(typeof TRIAL_STATES)[number], z.ZodInt>),
+    allow_repeats: AllowRepeatsSchema,
+    stopping: StoppingRuleSchema.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

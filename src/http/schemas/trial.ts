@@ -1,6 +1,7 @@
 /** Trial resource and listing schemas (API.md "Resources"). */
 import { z } from 'zod';
 import { ParameterValueSchema, Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
+import { isStopped } from '../../domain/index.js';
 import { NextPageToken, PageQuery, StudyIdParams } from './common.js';
 
 const exampleTrial = {
@@ -17,6 +18,7 @@ const exampleTrial = {
   source: 'suggested',
   created_at: '2025-01-01T12:00:00.000Z',
   completed_at: '2025-01-01T12:03:10.000Z',
+  stopped: false,
 };
 
 export const TrialSchema = z
@@ -39,8 +41,17 @@ export const TrialSchema = z
     source: z.enum(['suggested', 'external']).describe('`external`: reported by parameters, not handed out by the server.'),
     created_at: Timestamp,
     completed_at: Timestamp.nullable(),
+    stopped: z
+      .boolean()
+      .describe('COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value.'),
   })
   .meta({ id: 'Trial', examples: [exampleTrial] });
+
+export const IntermediateValueSchema = z.object({ step: z.int(), value: z.number() });
+
+export const TrialWithCurveSchema = TrialSchema.extend({
+  intermediate_values: z.array(IntermediateValueSchema).describe('What the trial reported while it ran (POST …/intermediate), by step.'),
+}).meta({ id: 'TrialWithCurve' });
 
 export const TrialListSchema = z
   .object({
@@ -59,5 +70,5 @@ export const TrialParams = StudyIdParams.extend({
 
 export type TrialResource = z.output<typeof TrialSchema>;
 
-/** The domain's trial fields (src/domain/transfer/trial-fields.ts, shared with the study document) are exactly the resource. */
-export const toTrialResource: (t: TrialRecord) => TrialResource = trialFields;
+/** The domain's trial fields (src/domain/transfer/trial-fields.ts, shared with the study document), and whether it was stopped early. */
+export const toTrialResource = (t: TrialRecord): TrialResource => ({ ...trialFields(t), stopped: isStopped(t) });
