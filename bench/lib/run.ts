@@ -7,7 +7,7 @@
  * (ALGORITHM.md §0); the objective is evaluated at x = priorMean + priorStd·u.
  */
 import { performance } from 'node:perf_hooks';
-import { STRATEGIES, resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
+import { STRATEGIES, resolveOptions, type MethodName, type OptionSpecs, type Options } from '../../src/engine/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy } from '../../src/engine/strategies/registry.js';
 import { generationSize, type Observation } from '../../src/engine/strategies/types.js';
@@ -50,14 +50,24 @@ export interface RunRecord {
   elapsed_ms?: number[];
   /** Evaluations done after the k-th update (generations can differ in size). */
   generation_ends?: number[];
+  /** The best evaluated point, in the task's coordinates (after projection onto its bounds). */
+  best_x?: number[];
   /** The instance run, for tasks that have instances. */
   instance?: number;
   tag?: string;
 }
 
-/** Keeps the options a method declares, so one --options blob can serve every method. */
+/**
+ * Every option a benchmark may set for a method: the public ones (the API's) and the bench-only
+ * switches of the ablations, which only code that calls the strategy directly can pass.
+ */
+export function declaredOptions(method: MethodName): OptionSpecs {
+  return { ...STRATEGIES[method].options, ...STRATEGIES[method].benchOptions };
+}
+
+/** Keeps the options a method declares (public or bench), so one --options blob can serve every method. */
 export function optionsFor(method: MethodName, given: Options): Options {
-  const known = STRATEGIES[method].options;
+  const known = declaredOptions(method);
   return Object.fromEntries(Object.entries(given).filter(([k]) => k in known));
 }
 
@@ -132,12 +142,15 @@ export function runOne(spec: RunSpec): RunRecord {
   // (the methods with a box_std for unbounded parameters), not bounds: ProbNES would keep μ inside it.
   const boxIsBounds = spec.clip || 'box_std' in getStrategy(spec.method).options;
   const box = spec.box && boxIsBounds ? { lower: toU(spec.box.lower), upper: toU(spec.box.upper) } : null;
+  const best: { y: number; x: number[] | null } = { y: Infinity, x: null };
   const result = runLoop(
     { ...spec, box },
     (u) => {
       const x = toX(u);
+      const y = bench.f(x);
+      if (best.x === null || y < best.y) Object.assign(best, { y, x });
       // The strategy is told the point actually evaluated (after projection), ALGORITHM.md §0.
-      return { y: bench.f(x), told: spec.clip ? toU(x) : [...u] };
+      return { y, told: spec.clip ? toU(x) : [...u] };
     },
     (mean) => bench.f(toX(mean)),
   );
@@ -149,6 +162,7 @@ export function runOne(spec: RunSpec): RunRecord {
     batch: spec.batch,
     optimum: bench.optimum,
     ...result,
+    ...(best.x === null ? {} : { best_x: best.x }),
     ...(spec.instance === undefined ? {} : { instance: spec.instance }),
     ...(spec.tag === undefined ? {} : { tag: spec.tag }),
   };
