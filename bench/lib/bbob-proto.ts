@@ -46,7 +46,8 @@ const BOX = 5, PRIOR_STD = 2;
 
 /** The symmetric eigen-decomposition of a small SPD matrix by Jacobi rotations (Σ₀ = I in practice). */
 function principalAxes(S: number[][]): { values: number[]; vectors: number[][] } {
-  const d = S.length, A = S.map((r) => r.slice()), V = S.map((_, i) => S.map((__, j) => (i === j ? 1 : 0)));
+  const d = S.length, A = S.map((r) => r.slice());
+  const V: number[][] = S.map((_, i) => S.map((__, j) => (i === j ? 1 : 0)));
   for (let sweep = 0; sweep < 50; sweep++) {
     let off = 0;
     for (let i = 0; i < d; i++) for (let j = i + 1; j < d; j++) off += A[i][j] ** 2;

@@ -127,3 +127,23 @@ describe('the noise\'s standard deviation (what a replicating user would report)
     expect(bbobNoisyProblem(101, 2, 1).noiseStd(bbobNoisyProblem(101, 2, 1).argmin)).toBe(0);
   });
 });
+
+describe('the centre of the noisy value (what a model of the observations estimates)', () => {
+  it('is the sample mean (Gaussian, uniform) and the sample median (Cauchy)', () => {
+    for (const fn of [101, 102, 103, 104, 105, 106]) {
+      const p = bbobNoisyProblem(fn, 5, 2, 13);
+      const x = p.argmin.map((v, i) => v - 0.2 * (i + 1));
+      const v = Array.from({ length: N }, () => p.f(x));
+      const c = p.fCentre(x);
+      if (fn === 103 || fn === 106) {
+        const sorted = [...v].sort((a, b) => a - b);
+        // 95% of the draws are exactly f + 10 + 1.01e−8: the median is one of them.
+        expect(sorted[N >> 1], `f${fn}`).toBeCloseTo(c, 9);
+      } else {
+        const { m } = meanSd(v);
+        // 5 standard errors of the mean (the noise's sd from noiseStd, itself checked above).
+        expect(Math.abs(m - c), `f${fn}`).toBeLessThan((5 * p.noiseStd(x)!) / Math.sqrt(N));
+      }
+    }
+  });
+});

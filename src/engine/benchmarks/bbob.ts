@@ -76,6 +76,8 @@ export interface NoisyBbobProblem extends BbobProblem {
   fTrue(x: readonly number[]): number;
   /** The noise's standard deviation at x (null for the Cauchy model, whose outliers have none). */
   noiseStd(x: readonly number[]): number | null;
+  /** The value the noisy f is centred on at x: its mean, or its median for the Cauchy model. */
+  fCentre(x: readonly number[]): number;
 }
 
 /**
@@ -105,6 +107,10 @@ export function bbobNoisyProblem(fn: number, d: number, instance = 1, noiseSeed 
     noiseStd: (x) => {
       checkDim(name, x, d);
       return parts.noiseStd(x);
+    },
+    fCentre: (x) => {
+      checkDim(name, x, d);
+      return parts.fCentre(x);
     },
     optimum: parts.fopt,
     argmin: parts.xopt,

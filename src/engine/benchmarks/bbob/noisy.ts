@@ -91,6 +91,22 @@ export function noiseStd(fn: NoisyFunction, f: number, d: number): number | null
   return Math.sqrt(Math.max(0, moment(2) - moment(1) ** 2));
 }
 
+/**
+ * The value the noisy objective is centred on at a noise-free value f ≥ 0 (f_opt and f_pen apart): its
+ * mean for the Gaussian and uniform models (m₁ of noiseStd, + 1.01·10⁻⁸), and for the Cauchy model,
+ * whose mean does not exist, its median f + 1000α + 1.01·10⁻⁸ (the undisturbed draw, probability
+ * 1 − p > ½). f itself below 10⁻⁸. This is what a model of the observations can estimate.
+ */
+export function noiseCentre(fn: NoisyFunction, f: number, d: number): number {
+  if (f < NOISE_THRESHOLD) return f;
+  const kind = (fn - 101) % 3;
+  if (kind === 0) return f * Math.exp(0.01 ** 2 / 2) + FINAL_OFFSET;
+  if (kind === 2) return f + 0.01 * 1000 + FINAL_OFFSET;
+  const alpha = 0.01 * (0.49 + 1 / d), beta = 0.01;
+  const L = Math.log(1e9 / (f + 1e-99));
+  return (f / (1 + beta)) * (L > 0 ? Math.expm1(alpha * L) / (alpha * L) : 1) + FINAL_OFFSET;
+}
+
 /** One noisy instance: `f` draws fresh noise at every call, `fTrue` is the noise-free value (f_opt included). */
 export interface NoisyParts {
   xopt: number[];
@@ -99,6 +115,8 @@ export interface NoisyParts {
   fTrue(x: ArrayLike<number>): number;
   /** The noise's standard deviation at x (noiseStd), or null for the Cauchy model. */
   noiseStd(x: ArrayLike<number>): number | null;
+  /** The value the noisy f is centred on at x (noiseCentre, with f_pen and f_opt). */
+  fCentre(x: ArrayLike<number>): number;
 }
 
 export function noisyParts(fn: NoisyFunction, d: number, instance: number, noiseSeed: number): NoisyParts {
@@ -116,5 +134,6 @@ export function noisyParts(fn: NoisyFunction, d: number, instance: number, noise
     f: (x) => noise(raw(x)) + 100 * fpen(x) + fopt,
     fTrue: (x) => raw(x) + 100 * fpen(x) + fopt,
     noiseStd: (x) => noiseStd(fn, raw(x), d),
+    fCentre: (x) => noiseCentre(fn, raw(x), d) + 100 * fpen(x) + fopt,
   };
 }
