@@ -1,8 +1,11 @@
 /**
- * The dashboard in headless Chromium against a listening app: a study driven through the real loop
- * routes, then /ui and /ui/studies/{id} loaded with the CSP in force. Checks what was drawn (one
- * marker per completed evaluation, one distribution panel per parameter, one table row per trial),
- * that the browser logged no errors, and saves a screenshot to test-artifacts/dashboard.png.
+ * The dashboard in headless Chromium against a listening app, with the CSP in force: a ProbNES, a
+ * CMA-ES and a BO study (with and without known_optimum) driven through the real loop routes, a
+ * study whose regret spans 33 decades, and one of 5,000 trials. For each study page it checks what
+ * was drawn (points per chart, one slice per parameter, the parallel-coordinates lines, the
+ * importance rows, the contour's cells and ellipses, the table's rows), the interactions (tooltip,
+ * log toggle, zoom, generation slider, sort, filters, notes), that the browser logged no errors,
+ * and it writes screenshots to test-artifacts/ui/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,54 +14,49 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
+import { bigStudy, BRANIN_MIN, call, decadesStudy, loopStudy } from './seed.js';
 
-const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts');
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/ui');
 const hasChromium = chromiumPresent();
-
-const branin = (x1: number, x2: number) =>
-  (x2 - (5.1 / (4 * Math.PI ** 2)) * x1 ** 2 + (5 / Math.PI) * x1 - 6) ** 2 + 10 * (1 - 1 / (8 * Math.PI)) * Math.cos(x1) + 10;
 
 let t: TestApp;
 let base: string;
 let browser: Browser;
-let studyId: string;
-const COMPLETED = 12;
-
-async function call(method: 'GET' | 'POST', url: string, payload?: unknown) {
-  const res = await t.app.inject({ method, url, ...(payload === undefined ? {} : { payload: payload as object }) });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json() as Record<string, unknown>;
-}
+const ids: Record<string, string> = {};
+const CASES = [
+  ['prob-cmaes', true],
+  ['prob-cmaes', false],
+  ['cmaes', true],
+  ['cmaes', false],
+  ['bo', true],
+  ['bo', false],
+] as const;
+const key = (method: string, known: boolean) => `${method}-${known ? 'known' : 'unknown'}`;
+const GENERATIONS = 5;
 
 beforeAll(async () => {
   if (!hasChromium) return;
   t = await makeTestApp();
   await t.app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
-  const study = await call('POST', '/v1/studies', {
-    name: 'branin-ui',
-    method: 'cmaes',
-    batch_size: 4,
-    known_optimum: 0.397887,
-    parameters: [
-      { name: 'x1', type: 'float', bounds: [-5, 10], prior: { mean: 2.5, std: 3 } },
-      { name: 'x2', type: 'float', bounds: [0, 15], prior: { mean: 7.5, std: 3 } },
-    ],
-  });
-  studyId = study.id as string;
-  // Three generations of four, then one failed evaluation and one still leased: 12 COMPLETED.
-  for (let done = 0; done < COMPLETED; done += 4) {
-    const s = await call('GET', `/v1/studies/${studyId}/suggestions?count=4&client_id=w1`);
-    const trials = s.trials as { trial_id: number; parameters: { x1: number; x2: number } }[];
-    await call('POST', `/v1/studies/${studyId}/observations`, { observations: trials.map((tr) => ({ trial_id: tr.trial_id, value: branin(tr.parameters.x1, tr.parameters.x2) })) });
+  for (const [method, known] of CASES) {
+    const extra: Record<string, unknown> = { name: key(method, known), metadata: { owner: 'team-a' }, ...(known ? { known_optimum: BRANIN_MIN } : {}) };
+    if (method === 'prob-cmaes') extra.options = { candidates: 64 };
+    if (method === 'bo') extra.options = { candidates: 100, mc_samples: 16 };
+    ids[key(method, known)] = await loopStudy(t.app, method, method === 'bo' ? 3 : GENERATIONS, extra);
   }
-  const more = (await call('GET', `/v1/studies/${studyId}/suggestions?count=2&client_id=w2`)).trials as { trial_id: number }[];
-  await call('POST', `/v1/studies/${studyId}/trials/${more[0]!.trial_id}/fail`, { reason: 'simulated crash' });
+  // One failed and one leased trial in the first study, so the table shows every kind of row.
+  const first = ids[key('prob-cmaes', true)]!;
+  const more = (await call(t.app, 'GET', `/v1/studies/${first}/suggestions?count=2&client_id=w2`)).trials as { trial_id: number }[];
+  await call(t.app, 'POST', `/v1/studies/${first}/trials/${more[0]!.trial_id}/fail`, { reason: 'simulated crash' });
+  ids.decades = await decadesStudy(t.app);
+  ids.big = await bigStudy(t.app, 5000);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-quic'],
   });
-});
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+}, 240_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -68,88 +66,215 @@ afterAll(async () => {
   }
 });
 
-/** A page that records console errors, uncaught exceptions and failed requests. */
-async function openPage(): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+/** A page that records console errors, uncaught exceptions, CSP violations and failed requests. */
+async function openPage(width = 1280): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
   const errors: string[] = [];
-  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('console', (m) => (m.type() === 'error' || /Content Security Policy/i.test(m.text())) && errors.push(`console: ${m.text()}`));
   page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
   page.on('requestfailed', (r) => errors.push(`request: ${r.url()} ${r.failure()?.errorText}`));
   return { page, errors };
 }
 
+/** The y-axis labels uPlot drew on a chart, and their pixel positions (read from the chart object). */
+async function yLabels(page: Page, selector: string): Promise<{ text: string; px: number }[]> {
+  // Runs in the page (a function, not a string: the CSP forbids eval).
+  return page.evaluate((sel) => {
+    const u = (globalThis as any).document.querySelector(sel).__chart;
+    const ax = u.axes[1];
+    return (ax._splits as number[]).map((v: number, i: number) => ({ text: String(ax._values[i]), px: u.valToPos(v, 'y') })).filter((l: { px: number }) => l.px >= -1 && l.px <= u.bbox.height / (globalThis as any).uPlot.pxRatio + 1);
+  }, selector);
+}
+
+async function studyPage(id: string, query = '?idle_minutes=100000000') {
+  const { page, errors } = await openPage();
+  const res = await page.goto(`${base}/ui/studies/${id}${query}`);
+  expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+  await page.waitForSelector('body[data-loaded="true"]');
+  await page.waitForFunction(() => {
+    const d = (globalThis as any).document;
+    return d.querySelector('#importance')?.dataset.source && d.querySelector('#plot-contour')?.dataset.generation;
+  });
+  return { page, errors };
+}
+
 describe.skipIf(!hasChromium)('dashboard', () => {
-  it('lists studies with a link to each', async () => {
+  it('lists studies, marks idle ones, and links to each', async () => {
     const { page, errors } = await openPage();
-    const res = await page.goto(`${base}/ui`);
-    expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
-    await page.waitForSelector('#studies tbody tr');
-    expect(await page.locator('#studies tbody tr').count()).toBe(1);
-    const link = page.locator('#studies tbody a');
-    expect(await link.textContent()).toBe('branin-ui');
-    expect(await link.getAttribute('href')).toBe(`/ui/studies/${studyId}`);
+    await page.goto(`${base}/ui`);
+    await page.waitForSelector('body[data-loaded="true"]');
+    expect(await page.locator('#studies tbody tr').count()).toBe(CASES.length + 2);
+    const link = page.locator('#studies tbody a', { hasText: 'bo-known' });
+    expect(await link.getAttribute('href')).toBe(`/ui/studies/${ids['bo-known']}`);
+    // The test clock is in 2025: every ACTIVE study without max_trials has been quiet for far longer than 10 minutes.
+    expect(await page.locator('#studies tbody td.badge.IDLE').count()).toBe(CASES.length + 2);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'studies.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });
 
-  it('draws the curves, the distribution and the trials of a study, and saves a screenshot', async () => {
-    const { page, errors } = await openPage();
-    await page.goto(`${base}/ui/studies/${studyId}`);
-    await page.waitForSelector('body[data-loaded="true"]');
-
-    expect(await page.locator('#study-name').textContent()).toBe('branin-ui');
-    expect(await page.locator('#study-state').textContent()).toBe('ACTIVE');
-    // One marker per completed evaluation on both curves; the best-so-far step line has one vertex per evaluation too.
-    expect(await page.locator('#plot-best').getAttribute('data-points')).toBe(String(COMPLETED));
-    expect(await page.locator('#plot-best circle.pt').count()).toBe(COMPLETED);
-    expect(await page.locator('#plot-best .best path.line').getAttribute('data-vertices')).toBe(String(COMPLETED));
-    expect(await page.locator('#plot-regret circle.pt').count()).toBe(COMPLETED);
-
-    const history = (await call('GET', `/v1/studies/${studyId}/history`)) as { evaluations: { regret: number }[]; generations: unknown[] };
-    const regrets = history.evaluations.map((e) => e.regret).filter((r) => r > 0);
-    const decades = Math.max(...regrets) / Math.min(...regrets) >= 100;
-    expect(await page.locator('#plot-regret').getAttribute('data-scale')).toBe(decades ? 'log' : 'linear');
-
-    // One panel per parameter, one point per generation in each.
-    expect(await page.locator('#dist-plots svg').count()).toBe(2);
-    for (const name of ['x1', 'x2']) {
-      expect(await page.locator(`#dist-plots svg[data-parameter="${name}"] circle.pt`).count()).toBe(history.generations.length);
+  it.each(CASES)('%s (known_optimum: %s): every view renders', async (method, known) => {
+    const id = ids[key(method, known)]!;
+    const { page, errors } = await studyPage(id);
+    const history = await call(t.app, 'GET', `/v1/studies/${id}/history`);
+    const n = history.evaluations.length;
+    expect(await page.locator('#plot-best').getAttribute('data-points')).toBe(String(n));
+    expect(await page.locator('#plot-best canvas').count()).toBe(1);
+    expect(await page.locator('#plot-regret').getAttribute('data-points')).toBe(known ? String(n) : '0');
+    if (!known) expect(await page.locator('#plot-regret').textContent()).toContain('no known_optimum');
+    // One slice and one distribution panel per parameter, each with one point per evaluation / generation.
+    for (const p of ['x1', 'x2', 'lr']) {
+      expect(await page.locator(`[data-slice="${p}"]`).getAttribute('data-points')).toBe(String(n));
+      expect(await page.locator(`#dist-plots [data-parameter="${p}"]`).getAttribute('data-points')).toBe(String(history.generations.length));
     }
-    expect(history.generations.length).toBeGreaterThanOrEqual(3);
-
-    // 12 completed + 1 failed + 1 active (+ any the engine generated but nobody holds yet are REQUESTED).
-    const trials = ((await call('GET', `/v1/studies/${studyId}/trials?page_size=1000`)).trials as unknown[]).length;
-    expect(await page.locator('#trials tbody tr').count()).toBe(trials);
-    expect(await page.locator('#trials tbody td.badge.FAILED').count()).toBe(1);
-    expect(await page.locator('#trials tbody td.badge.ACTIVE').count()).toBe(1);
-    expect(await page.locator('#best-observed').textContent()).not.toBe('–');
-
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#csv')]);
-    const csv = fs.readFileSync((await download.path())!, 'utf8').trim().split('\n');
-    expect(csv[0]).toBe('trial_id,state,generation,client_id,source,value,stderr,x1,x2,failure_reason,created_at,completed_at');
-    expect(csv).toHaveLength(trials + 1);
-    expect(csv.filter((l) => l.includes(',COMPLETED,'))).toHaveLength(COMPLETED);
-
-    fs.mkdirSync(ARTIFACTS, { recursive: true });
-    await page.screenshot({ path: path.join(ARTIFACTS, 'dashboard.png'), fullPage: true });
+    expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe(String(n));
+    // Importance: one row per parameter, from the method's GP (prob-cmaes, bo) or one fitted for the view (cmaes).
+    expect(await page.locator('#importance .imp-row').count()).toBe(3);
+    expect(await page.locator('#importance').getAttribute('data-source')).toBe(method === 'cmaes' ? 'fitted' : 'method');
+    expect(await page.locator('#plot-contour').getAttribute('data-cells')).toBe(String(40 * 40));
+    expect(await page.locator('#plot-contour').getAttribute('data-ellipses')).toBe('2');
+    const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials.length;
+    expect(await page.locator('#trials').getAttribute('data-rows')).toBe(String(trials));
+    await page.screenshot({ path: path.join(ARTIFACTS, `study-${key(method, known)}.png`), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
-  it('refreshes an ACTIVE study on its own', async () => {
+  it('thins the ticks of a regret axis spanning 33 decades so that no labels overlap', async () => {
+    const { page, errors } = await studyPage(ids.decades!);
+    expect(await page.locator('#plot-regret').getAttribute('data-scale')).toBe('log');
+    const labels = await yLabels(page, '#plot-regret');
+    expect(labels.length).toBeGreaterThanOrEqual(3);
+    expect(labels.length).toBeLessThanOrEqual(12);
+    const gaps = labels.slice(1).map((l, i) => Math.abs(l.px - labels[i]!.px));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(20);
+    // The value plot is linear by default (28 then values near 0); the toggle makes it logarithmic.
+    expect(await page.locator('#plot-best').getAttribute('data-scale')).toBe('linear');
+    await page.click('label[for="value-scale-log"]');
+    await page.waitForSelector('#plot-best[data-scale="log"]');
+    const vLabels = await yLabels(page, '#plot-best');
+    expect(Math.min(...vLabels.slice(1).map((l, i) => Math.abs(l.px - vLabels[i]!.px)))).toBeGreaterThanOrEqual(20);
+    await page.locator('#plot-regret').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(ARTIFACTS, 'regret-33-decades.png'), clip: (await page.locator('.plots').first().boundingBox())! });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows a tooltip with the trial on hover and zooms on drag', async () => {
+    const id = ids[key('prob-cmaes', true)]!;
+    const { page, errors } = await studyPage(id);
+    const over = page.locator('#plot-best .u-over');
+    const box = (await over.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    await page.waitForSelector('#plot-best .u-tip:not([hidden])');
+    const tip = await page.locator('#plot-best .u-tip').textContent();
+    expect(tip).toMatch(/evaluation \d+ · trial \d+/);
+    expect(tip).toMatch(/x1 = .*x2 = .*lr = /);
+    const range = () => page.evaluate(() => {
+      const s = (globalThis as any).document.querySelector('#plot-best').__chart.scales.x;
+      return [s.min, s.max];
+    });
+    const before = await range();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5, { steps: 5 });
+    await page.mouse.up();
+    const zoomed = await range();
+    expect(zoomed[1] - zoomed[0]).toBeLessThan((before[1] - before[0]) * 0.5);
+    await page.mouse.dblclick(box.x + box.width * 0.5, box.y + box.height * 0.5);
+    expect(await range()).toEqual(before);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('shows the model of any generation with the slider', async () => {
+    const id = ids[key('prob-cmaes', true)]!;
+    const { page, errors } = await studyPage(id);
+    await page.locator('#generation').fill('1');
+    await page.waitForSelector('#plot-contour[data-generation="1"]');
+    expect(await page.locator('#generation-label').textContent()).toMatch(/generation 1 of \d+/);
+    await page.selectOption('#contour-y', 'lr');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#contour-note')?.textContent.includes('generation 1'));
+    await page.locator('#model-section').screenshot({ path: path.join(ARTIFACTS, 'model-generation-1.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('sorts, filters and searches the trial table; edits the notes', async () => {
+    const id = ids[key('prob-cmaes', true)]!;
+    const { page, errors } = await studyPage(id);
+    const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials as { state: string; value: number | null; parameters: Record<string, number> }[];
+    await page.click('#trials th[data-key="value"]');
+    const best = Math.min(...trials.filter((x) => x.value !== null).map((x) => x.value!));
+    expect(await page.locator('#trials th[data-key="value"]').getAttribute('aria-sort')).toBe('ascending');
+    expect(await page.locator('#trials tbody tr:first-child td:nth-child(5)').textContent()).toBe(String(Number(best.toPrecision(4))));
+    await page.selectOption('#state-filter', 'FAILED');
+    expect(await page.locator('#trials').getAttribute('data-rows')).toBe('1');
+    await page.selectOption('#state-filter', '');
+    await page.fill('input[data-param="x1"][data-bound="min"]', '0');
+    await page.fill('input[data-param="x1"][data-bound="max"]', '5');
+    const inRange = trials.filter((x) => x.parameters.x1! >= 0 && x.parameters.x1! <= 5).length;
+    await page.waitForSelector(`#trials[data-rows="${inRange}"]`);
+
+    await page.fill('#notes', 'lr matters less than x1');
+    await page.click('#notes-form button[type="submit"]');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#notes-status').textContent.startsWith('saved'));
+    const study = await call(t.app, 'GET', `/v1/studies/${id}`);
+    expect(study.metadata).toEqual({ owner: 'team-a', notes: 'lr matters less than x1' });
+    expect(await page.locator('#metadata').textContent()).toContain('team-a');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('stops refreshing an idle study and keeps refreshing an active one', async () => {
+    const id = ids[key('cmaes', true)]!;
+    const idle = await studyPage(id, '');
+    expect(await idle.page.locator('#study-state').textContent()).toBe('IDLE');
+    expect(await idle.page.locator('body').getAttribute('data-refreshing')).toBe('false');
+    expect(await idle.page.locator('#status').textContent()).toMatch(/idle for .* not refreshing/);
+    expect(await idle.page.locator('#refresh').isVisible()).toBe(true);
+    await idle.page.close();
+
+    const { page, errors } = await studyPage(id);
+    expect(await page.locator('body').getAttribute('data-refreshing')).toBe('true');
+    const n = Number(await page.locator('#plot-best').getAttribute('data-points'));
+    const held = (await call(t.app, 'GET', `/v1/studies/${id}/suggestions?count=1&client_id=w3`)).trials as { trial_id: number }[];
+    await call(t.app, 'POST', `/v1/studies/${id}/observations`, { observations: [{ trial_id: held[0]!.trial_id, value: 50 }] });
+    const drawn = (k: number) => (globalThis as any).document.querySelector('#plot-best')?.getAttribute('data-points') === String(k);
+    await page.waitForFunction(drawn, n + 1, { timeout: 15_000 });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('overlays the best-so-far curves of several studies', async () => {
+    const chosen = [ids[key('prob-cmaes', true)]!, ids[key('cmaes', true)]!, ids[key('bo', true)]!];
     const { page, errors } = await openPage();
-    await page.goto(`${base}/ui/studies/${studyId}`);
+    await page.goto(`${base}/ui/compare?ids=${chosen.join(',')}`);
     await page.waitForSelector('body[data-loaded="true"]');
-    const held = (await call('GET', `/v1/studies/${studyId}/suggestions?count=1&client_id=w2`)).trials as { trial_id: number; parameters: { x1: number; x2: number } }[];
-    await call('POST', `/v1/studies/${studyId}/observations`, { observations: [{ trial_id: held[0]!.trial_id, value: 50 }] });
-    // Runs in the page (a function, not a string: the CSP forbids eval); `document` is the page's.
-    const drawn = (n: number) => (globalThis as any).document.querySelector('#plot-best')?.getAttribute('data-points') === String(n);
-    await page.waitForFunction(drawn, COMPLETED + 1, { timeout: 10_000 });
+    expect(await page.locator('#plot-compare').getAttribute('data-series')).toBe('3');
+    expect(await page.locator('#compare-caption').textContent()).toMatch(/regret/i);
+    await page.click('label[for="compare-scale-log"]');
+    await page.waitForSelector('#plot-compare[data-scale="log"]');
+    await page.screenshot({ path: path.join(ARTIFACTS, 'compare.png'), fullPage: true });
+    // Unticking a study redraws without it.
+    await page.locator(`#compare-pick input[data-id="${chosen[2]}"]`).uncheck();
+    await page.waitForSelector('#plot-compare[data-series="2"]');
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 60_000);
 
-  it('shows an error and asks for a key when the API refuses', async () => {
+  it('draws a study of 5,000 trials', async () => {
+    const { page, errors } = await studyPage(ids.big!);
+    expect(await page.locator('#plot-best').getAttribute('data-points')).toBe('5000');
+    expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe('5000');
+    expect(await page.locator('#trials').getAttribute('data-rows')).toBe('5000');
+    expect(await page.locator('#trials tbody tr').count()).toBe(100);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'study-5000-trials.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('shows an error when the API refuses', async () => {
     const { page } = await openPage();
     await page.goto(`${base}/ui/studies/no-such-study`);
     await page.waitForSelector('#status.error');

@@ -11,8 +11,9 @@
  *   (completed at or before the state was written; `source: "method"`).
  * - every other method (no model of its own), and the generations before a method's first fit:
  *   a GP fitted here for the view, with the ProbNES priors in the internal coordinates, to the
- *   points completed at or before the state was written (`source: "fitted"`). Fewer than two such
- *   points: 409 `model_unavailable`.
+ *   points completed while that generation was current (before the next generation's state was
+ *   written; for the latest generation, every completed point) (`source: "fitted"`). Fewer than
+ *   two such points: 409 `model_unavailable`.
  * Cost is bounded: at most MAX_VIEW_POINTS training points (the most recent) and GRID_MAX_N² grid
  * points, computed in the engine pool (off the event loop).
  */
@@ -207,14 +208,25 @@ export class ModelViews {
       throw new ValidationError([{ path: '/generation', message: `the study has no generation ${generation} (its latest is ${study.generation})` }]);
     }
     const all = (await this.deps.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null && t.point !== null);
-    const before = all.filter((t) => (t.completedAt ?? '') <= state.createdAt);
-    const data = before.slice(-MAX_VIEW_POINTS);
+    // A method's own GP was fitted to what was completed when its state was written; a GP fitted
+    // for the view learns from everything completed while the generation was current (everything,
+    // for the latest one).
+    const next = state.generation < study.generation ? await this.deps.storage.getEngineState(studyId, state.generation + 1) : null;
+    const until = (t: TrialRecord, limit: string | null) => limit === null || (t.completedAt ?? '') <= limit;
+    const owns = methodGp(study.method, state);
+    const data = all.filter((t) => until(t, owns ? state.createdAt : (next?.createdAt ?? null))).slice(-MAX_VIEW_POINTS);
     const { model, source, nPoints } = viewModel(study, space, state, data);
     return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, inModel: new Set(data.map((t) => t.trialId)) };
   }
 }
 
 /** The GP of the view (see the header): the method's own, or null to fit one to `data`. */
+/** Whether the state holds a GP of the method's own (ProbNES: the fitted GP; BO: its MAP hyperparameters). */
+function methodGp(method: MethodName, rec: EngineStateRecord): boolean {
+  const s = rec.state as Record<string, unknown>;
+  return (PROBNES_METHODS.includes(method) && isStoredProbnesGp(s.gp)) || (BO_METHODS.includes(method) && isBoState(s));
+}
+
 function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
   const dim = data[0]?.point?.length ?? space.numeric.length;
   const identity = { inputShift: new Array<number>(dim).fill(0), inputScale: new Array<number>(dim).fill(1) };
@@ -228,7 +240,7 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
   }
   const y = data.map((t) => engineY(study.direction, t.value!));
   if (data.length < 2) {
-    throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} before it; a model needs at least two (choose a later generation)`);
+    throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
   }
   if (BO_METHODS.includes(study.method) && isBoState(s)) {
     // BO's GP: inputs in its box scaled to [0, 1], y standardised over the points (bo-core.ts).

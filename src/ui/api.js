@@ -1,0 +1,128 @@
+// What every dashboard page shares: calls to the public /v1 API with the API key the user pasted
+// (kept in localStorage), number formatting, the status line and the key form. Plain ES modules,
+// no inline scripts, so the page's strict Content-Security-Policy holds.
+const KEY = 'probnes_api_key';
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem?.detail ?? `HTTP ${status}`);
+    this.status = status;
+    this.code = problem?.code ?? null;
+  }
+}
+
+export async function api(path, init = {}) {
+  const key = localStorage.getItem(KEY);
+  const headers = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...(init.body ? { 'content-type': 'application/json' } : {}) };
+  const res = await fetch(path, { ...init, headers });
+  const body = res.headers.get('content-type')?.includes('json') ? await res.json() : null;
+  if (!res.ok) throw new ApiError(res.status, body);
+  return body;
+}
+
+/** Every item of a paginated list route. */
+export async function all(path, field, pageSize = 1000) {
+  const items = [];
+  let token = null;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await api(`${path}${sep}page_size=${pageSize}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    items.push(...page[field]);
+    token = page.next_page_token;
+  } while (token);
+  return items;
+}
+
+/** The whole /history: its pages merged (evaluations and generations arrive in separate page runs). */
+export async function history(studyId) {
+  const out = { known_optimum: null, evaluations: [], generations: [] };
+  let token = null;
+  do {
+    const page = await api(`/v1/studies/${encodeURIComponent(studyId)}/history?page_size=10000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    out.known_optimum = page.known_optimum;
+    out.evaluations.push(...page.evaluations);
+    out.generations.push(...page.generations);
+    token = page.next_page_token ?? null;
+  } while (token);
+  return out;
+}
+
+export function fmt(v) {
+  if (v === null || v === undefined) return '–';
+  if (typeof v !== 'number') return String(v);
+  if (!Number.isFinite(v)) return '–';
+  const a = Math.abs(v);
+  if (a !== 0 && (a < 1e-3 || a >= 1e5)) return v.toExponential(2);
+  return String(Number(v.toPrecision(4)));
+}
+
+export const paramsText = (p) => Object.entries(p ?? {}).map(([k, v]) => `${k}=${fmt(v)}`).join(', ');
+
+export function status(text, isError = false) {
+  const p = $('#status');
+  p.textContent = text;
+  p.classList.toggle('error', isError);
+}
+
+export function showError(err) {
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+    status(`${err.message} — paste an API key above.`, true);
+    $('#api-key').focus();
+  } else {
+    status(`Could not load: ${err.message}`, true);
+  }
+}
+
+export function setupKeyForm(reload) {
+  const input = $('#api-key');
+  input.value = localStorage.getItem(KEY) ?? '';
+  $('#key-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const v = input.value.trim();
+    if (v) localStorage.setItem(KEY, v);
+    else localStorage.removeItem(KEY);
+    reload();
+  });
+}
+
+/** An element with attributes and children (text or nodes). */
+export function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v === null || v === undefined) continue;
+    if (k === 'class') node.className = v;
+    else if (k in node && typeof v !== 'string') node[k] = v;
+    else node.setAttribute(k, v === true ? '' : String(v));
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c instanceof Node ? c : String(c));
+  return node;
+}
+
+// ---- idle studies: ACTIVE, no max_trials, no commit (suggestion, result) for a while ----
+const IDLE_KEY = 'probnes_idle_minutes';
+export const DEFAULT_IDLE_MINUTES = 10;
+
+/** Minutes without activity after which a study without max_trials counts as idle: ?idle_minutes=, else the saved setting. */
+export function idleMinutes() {
+  const q = Number(new URLSearchParams(location.search).get('idle_minutes'));
+  if (Number.isFinite(q) && q > 0) return q;
+  const saved = Number(localStorage.getItem(IDLE_KEY));
+  return Number.isFinite(saved) && saved > 0 ? saved : DEFAULT_IDLE_MINUTES;
+}
+
+export function saveIdleMinutes(m) {
+  localStorage.setItem(IDLE_KEY, String(m));
+}
+
+/** Milliseconds the study has been idle, or 0 when it is not idle (finished, paused, bounded, or recently active). */
+export function idleFor(study, now = Date.now()) {
+  if (study.state !== 'ACTIVE' || study.max_trials !== null) return 0;
+  const quiet = now - Date.parse(study.updated_at);
+  return quiet >= idleMinutes() * 60_000 ? quiet : 0;
+}
+
+export function duration(ms) {
+  const m = Math.round(ms / 60_000);
+  return m < 90 ? `${m} min` : m < 48 * 60 ? `${(m / 60).toFixed(1)} h` : `${(m / 1440).toFixed(1)} days`;
+}

@@ -1,0 +1,110 @@
+// Parallel coordinates on a canvas: one vertical axis per parameter (log axes for log-scaled ones,
+// evenly spaced choices for categorical ones) and one for the value; each completed trial is a
+// polyline coloured by its rank (best bright, worst dark), the best drawn last so they stay on top.
+// Hovering near an axis highlights the nearest trial's line and shows it.
+import { fmt, h } from './api.js';
+import { ramp, rankPositions } from './charts.js';
+
+const M = { left: 40, right: 60, top: 28, bottom: 26 };
+
+function axisOf(p, trials) {
+  if (p.type === 'categorical') {
+    const choices = p.choices;
+    return { name: p.name, kind: 'cat', pos: (v) => (choices.length > 1 ? choices.indexOf(v) / (choices.length - 1) : 0.5), labels: choices.map((c, i) => [choices.length > 1 ? i / (choices.length - 1) : 0.5, String(c)]) };
+  }
+  const log = p.scale === 'log';
+  const t = (v) => (log ? Math.log10(v) : v);
+  const vals = trials.map((tr) => tr.parameters[p.name]).filter((v) => Number.isFinite(v) && (!log || v > 0));
+  let lo = Math.min(...vals.map(t)), hi = Math.max(...vals.map(t));
+  if (p.bounds) [lo, hi] = [Math.min(lo, t(p.bounds[0])), Math.max(hi, t(p.bounds[1]))];
+  if (!(hi > lo)) [lo, hi] = [lo - 1, hi + 1];
+  const pos = (v) => (t(v) - lo) / (hi - lo);
+  return { name: log ? `${p.name} (log)` : p.name, kind: 'num', pos, labels: [[0, fmt(log ? 10 ** lo : lo)], [1, fmt(log ? 10 ** hi : hi)]] };
+}
+
+export function parallelCoordinates(root, study, trials) {
+  root.replaceChildren();
+  const done = trials.filter((t) => t.state === 'COMPLETED' && t.value !== null);
+  root.dataset.lines = String(done.length);
+  if (done.length === 0) {
+    root.append(h('p', { class: 'empty' }, 'no completed trials yet'));
+    return;
+  }
+  const values = done.map((t) => t.value);
+  const vAxis = axisOf({ name: 'value', type: 'float', scale: 'linear', bounds: null }, done.map((t) => ({ parameters: { value: t.value } })));
+  const axes = [...study.parameters.map((p) => axisOf(p, done)), { ...vAxis, name: 'value' }];
+  const getters = [...study.parameters.map((p) => (t) => t.parameters[p.name]), (t) => t.value];
+  const rank = rankPositions(values, study.direction);
+
+  const W = Math.max(root.clientWidth || 800, 320), H = 320;
+  const dpr = globalThis.devicePixelRatio || 1;
+  const canvas = h('canvas', { width: Math.round(W * dpr), height: Math.round(H * dpr), class: 'pc-canvas', role: 'img', 'aria-label': 'parallel coordinates' });
+  canvas.style.width = `${W}px`;
+  canvas.style.height = `${H}px`;
+  const tip = h('div', { class: 'u-tip', hidden: true });
+  const wrap = h('div', { class: 'pc-wrap' }, canvas, tip);
+  root.append(wrap);
+  const ctx = canvas.getContext('2d');
+  ctx.scale(dpr, dpr);
+  const xs = axes.map((_, i) => M.left + (i * (W - M.left - M.right)) / Math.max(axes.length - 1, 1));
+  const y = (f) => M.top + (1 - f) * (H - M.top - M.bottom);
+  const lines = done.map((t, j) => ({ t, pts: getters.map((g, i) => [xs[i], y(axes[i].pos(g(t)))]), r: rank[j] })).sort((a, b) => b.r - a.r);
+
+  const draw = (hl) => {
+    ctx.clearRect(0, 0, W, H);
+    ctx.globalAlpha = lines.length > 1000 ? 0.35 : 0.7;
+    ctx.lineWidth = 1;
+    for (const l of lines) {
+      ctx.strokeStyle = ramp(1 - l.r);
+      ctx.beginPath();
+      l.pts.forEach(([a, b], i) => (i ? ctx.lineTo(a, b) : ctx.moveTo(a, b)));
+      ctx.stroke();
+    }
+    ctx.globalAlpha = 1;
+    if (hl) {
+      ctx.strokeStyle = '#dc2626';
+      ctx.lineWidth = 2.5;
+      ctx.beginPath();
+      hl.pts.forEach(([a, b], i) => (i ? ctx.lineTo(a, b) : ctx.moveTo(a, b)));
+      ctx.stroke();
+    }
+    ctx.fillStyle = '#1d2330';
+    ctx.strokeStyle = '#1d2330';
+    ctx.font = '12px system-ui, sans-serif';
+    ctx.textAlign = 'center';
+    axes.forEach((a, i) => {
+      ctx.beginPath();
+      ctx.moveTo(xs[i], y(0));
+      ctx.lineTo(xs[i], y(1));
+      ctx.lineWidth = 1;
+      ctx.stroke();
+      ctx.fillText(a.name, xs[i], 14);
+      ctx.font = '10px system-ui, sans-serif';
+      for (const [f, label] of a.labels) ctx.fillText(label, xs[i], f === 0 ? y(0) + 14 : f === 1 ? y(1) - 4 : y(f) + 3);
+      ctx.font = '12px system-ui, sans-serif';
+    });
+  };
+  draw(null);
+
+  canvas.addEventListener('mousemove', (e) => {
+    const r = canvas.getBoundingClientRect();
+    const mx = e.clientX - r.left, my = e.clientY - r.top;
+    const i = xs.reduce((b, x, k) => (Math.abs(x - mx) < Math.abs(xs[b] - mx) ? k : b), 0);
+    let best = null, dist = 8;
+    for (const l of lines) {
+      const d = Math.abs(l.pts[i][1] - my);
+      if (d < dist) [best, dist] = [l, d];
+    }
+    draw(best);
+    tip.hidden = !best;
+    if (best) {
+      tip.replaceChildren(h('div', { class: 'u-tip-head' }, `trial ${best.t.trial_id}: ${fmt(best.t.value)}`), ...study.parameters.map((p) => h('div', {}, `${p.name} = ${fmt(best.t.parameters[p.name])}`)));
+      tip.style.left = `${Math.min(mx + 12, W - 180)}px`;
+      tip.style.top = `${Math.max(my - 10, 0)}px`;
+    }
+  });
+  canvas.addEventListener('mouseleave', () => {
+    tip.hidden = true;
+    draw(null);
+  });
+}

@@ -1,0 +1,339 @@
+// /ui/studies/{id}: one study. Summary and notes, value and regret curves, the search distribution
+// over generations, parallel coordinates and slice plots, the model's parameter importance and
+// contour (any generation), and the trial table. Refreshes every 3 s while the study is ACTIVE,
+// except when it has been idle (no max_trials and no activity for the configured minutes).
+import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
+import { chart, lineSeries, pointsSeries, scaleOpts, scaleToggle, stepSeries, xAxis, yAxis } from './charts.js';
+import { contourChart, contourLegend } from './contour.js';
+import { parallelCoordinates } from './parcoords.js';
+import { downloadCsv, TrialTable } from './table.js';
+
+const REFRESH_MS = 3000;
+const SCALE_KEY = 'probnes_value_scale';
+
+/** 'log' when every value is positive, else 'asinh' (symmetric log); the linear/log toggle picks between it and linear. */
+const logKind = (values) => (values.every((v) => v > 0) ? 'log' : 'asinh');
+
+function renderSummary(study, best, idle) {
+  document.title = `${study.name} · ProbNES`;
+  $('#study-name').textContent = study.name;
+  const badge = $('#study-state');
+  badge.textContent = idle ? 'IDLE' : study.state;
+  badge.className = `badge ${idle ? 'IDLE' : study.state}`;
+  badge.title = idle ? `ACTIVE, but no activity for ${duration(idle)}` : '';
+  $('#best-observed').textContent = best.observed ? fmt(best.observed.value) : '–';
+  $('#best-observed-params').textContent = best.observed ? `trial ${best.observed.trial_id}: ${paramsText(best.observed.parameters)}` : 'no completed trials yet';
+  const e = best.estimated;
+  $('#best-estimated').textContent = e.predicted_value === null ? 'no model prediction' : `${fmt(e.predicted_value)} ± ${fmt(e.predicted_std)}`;
+  $('#best-estimated-params').textContent = paramsText(e.parameters);
+  const facts = {
+    method: study.method,
+    direction: study.direction,
+    batch: study.batch_size,
+    generation: study.generation,
+    trials: Object.entries(study.trial_counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'none',
+    'max trials': study.max_trials ?? '–',
+    'known optimum': study.known_optimum ?? '–',
+    updated: new Date(study.updated_at).toLocaleString(),
+  };
+  $('#study-facts').replaceChildren(...Object.entries(facts).flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, String(v))]));
+}
+
+// ---- notes: the study's metadata, its `notes` entry editable (PATCH /v1/studies/{id} metadata) ----
+function renderMetadata(study, editing) {
+  const { notes, ...rest } = study.metadata ?? {};
+  const entries = Object.entries(rest);
+  $('#metadata').replaceChildren(...(entries.length ? entries.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v))]) : [h('dd', { class: 'note' }, 'no other metadata')]));
+  if (!editing) $('#notes').value = typeof notes === 'string' ? notes : notes === undefined ? '' : JSON.stringify(notes);
+}
+
+function setupNotes(id, onSaved) {
+  const form = $('#notes-form');
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const msg = $('#notes-status');
+    msg.textContent = 'saving…';
+    try {
+      // Read the metadata again just before writing, so keys set elsewhere in the meantime survive.
+      const fresh = await api(`/v1/studies/${encodeURIComponent(id)}`);
+      const updated = await api(`/v1/studies/${encodeURIComponent(id)}`, { method: 'PATCH', body: JSON.stringify({ metadata: { ...fresh.metadata, notes: $('#notes').value } }) });
+      msg.textContent = `saved ${new Date().toLocaleTimeString()}`;
+      onSaved(updated);
+    } catch (err) {
+      msg.textContent = `not saved: ${err.message}`;
+    }
+  });
+}
+
+// ---- progress: value per evaluation with the running best; simple regret ----
+function renderProgress(view, hist, trialsById, scale) {
+  const ev = hist.evaluations;
+  const xs = ev.map((e) => e.index);
+  const values = ev.map((e) => e.value);
+  const kind = scale === 'linear' ? 'linear' : logKind(values);
+  const describe = (i) => {
+    const e = ev[i];
+    if (!e) return null;
+    const t = trialsById.get(e.trial_id);
+    return [`evaluation ${e.index} · trial ${e.trial_id}`, `value ${fmt(e.value)} (best so far ${fmt(e.best_so_far)})`, ...(t ? Object.entries(t.parameters).map(([k, v]) => `${k} = ${fmt(v)}`) : [])];
+  };
+  $('#value-scale').replaceChildren(scaleToggle('value-scale', ['linear', 'log'], scale, view.setScale));
+  $('#plot-best').dataset.scale = kind;
+  chart($('#plot-best'), {
+    data: [xs, values, ev.map((e) => e.best_so_far)],
+    series: [pointsSeries('value', 'rgba(37,99,235,0.6)', 5), stepSeries('best so far', '#dc2626')],
+    scales: { y: scaleOpts(kind, values) },
+    axes: [xAxis('evaluation', 'count'), yAxis(kind, 'value')],
+    tooltip: describe,
+    points: ev.length,
+  });
+  $('#plot-best').dataset.scale = kind;
+
+  const reg = $('#plot-regret');
+  if (hist.known_optimum === null) {
+    $('#regret-caption').textContent = 'Simple regret (needs known_optimum on the study)';
+    reg.__chart?.destroy();
+    reg.__chart = null;
+    reg.replaceChildren(h('p', { class: 'empty' }, 'no known_optimum: regret is not defined'));
+    reg.dataset.points = '0';
+    reg.dataset.scale = 'none';
+    $('#regret-scale').replaceChildren();
+    return;
+  }
+  const r = ev.map((e) => e.regret);
+  const positive = r.filter((v) => v > 0);
+  const auto = positive.length > 0 && Math.max(...positive) / Math.min(...positive) >= 100 ? 'log' : 'linear';
+  const rScale = view.regretScale ?? auto;
+  // Zeros (optimum reached) cannot sit on a log axis: they are drawn on a floor a decade below the smallest positive regret.
+  const floor = positive.length ? Math.min(...positive) / 10 : 1e-12;
+  const drawn = rScale === 'log' ? r.map((v) => Math.max(v, floor)) : r;
+  $('#regret-caption').textContent = `Simple regret (best so far − ${fmt(hist.known_optimum)})${rScale === 'log' && r.some((v) => v <= 0) ? `; 0 drawn at ${fmt(floor)}` : ''}`;
+  $('#regret-scale').replaceChildren(scaleToggle('regret-scale', ['linear', 'log'], rScale, view.setRegretScale));
+  chart(reg, {
+    data: [xs, drawn],
+    series: [{ ...stepSeries('regret', '#b45309'), points: { show: true, size: 4, fill: '#b45309', stroke: '#b45309' } }],
+    scales: { y: scaleOpts(rScale) },
+    axes: [xAxis('evaluation', 'count'), yAxis(rScale, 'regret')],
+    tooltip: (i) => (ev[i] ? [`evaluation ${ev[i].index} · trial ${ev[i].trial_id}`, `regret ${fmt(r[i])}`, `value ${fmt(ev[i].value)}`] : null),
+    points: ev.length,
+  });
+  reg.dataset.scale = rScale;
+}
+
+// ---- the search distribution: mean ± std per parameter over generations ----
+function renderDistribution(study, hist) {
+  const box = $('#dist-plots');
+  const gens = hist.generations;
+  const numeric = study.parameters.filter((p) => p.type !== 'categorical');
+  box.replaceChildren(...numeric.map((p) => h('figure', {}, h('figcaption', {}, p.scale === 'log' ? `ln(${p.name})` : p.name), h('div', { class: 'chart small', 'data-parameter': p.name }))));
+  numeric.forEach((p, i) => {
+    const log = p.scale === 'log';
+    // Mean in user units, std in the parameter's transformed scale (ln for log parameters).
+    const m = gens.map((g) => (log ? Math.log(g.mean[p.name]) : g.mean[p.name]));
+    chart(box.querySelector(`[data-parameter="${CSS.escape(p.name)}"]`), {
+      height: 200,
+      data: [gens.map((g) => g.generation), m, gens.map((g, j) => m[j] - g.std[i]), gens.map((g, j) => m[j] + g.std[i])],
+      series: [{ ...lineSeries('mean', '#2563eb'), points: { show: true, size: 4 } }, lineSeries('−1σ', 'rgba(37,99,235,0.35)', 1), lineSeries('+1σ', 'rgba(37,99,235,0.35)', 1)],
+      axes: [xAxis('generation', 'count'), yAxis('linear', log ? `ln ${p.name}` : p.name)],
+      tooltip: (j) => (gens[j] ? [`generation ${gens[j].generation}`, `mean ${fmt(gens[j].mean[p.name])}`, `std ${fmt(gens[j].std[i])}${log ? ' (ln units)' : ''}`] : null),
+      points: gens.length,
+    });
+  });
+}
+
+// ---- slices: value against each parameter ----
+function renderSlices(study, trials, scale) {
+  const done = trials.filter((t) => t.state === 'COMPLETED' && t.value !== null);
+  const box = $('#slice-plots');
+  box.replaceChildren(...study.parameters.map((p) => h('figure', {}, h('figcaption', {}, `value vs ${p.name}`), h('div', { class: 'chart small', 'data-slice': p.name }))));
+  const kind = scale === 'linear' ? 'linear' : logKind(done.map((t) => t.value));
+  for (const p of study.parameters) {
+    const cat = p.type === 'categorical';
+    const xOf = (t) => (cat ? p.choices.indexOf(t.parameters[p.name]) : t.parameters[p.name]);
+    const pts = done.map((t) => [xOf(t), t.value, t]).filter(([x]) => Number.isFinite(x)).sort((a, b) => a[0] - b[0]);
+    const el = box.querySelector(`[data-slice="${CSS.escape(p.name)}"]`);
+    const xLog = !cat && p.scale === 'log';
+    chart(el, {
+      height: 200,
+      data: [pts.map((q) => q[0]), pts.map((q) => q[1])],
+      series: [pointsSeries(p.name, 'rgba(37,99,235,0.6)', 5)],
+      scales: { x: { ...(xLog ? { distr: 3, log: 10 } : {}), ...(cat ? { range: [-0.5, p.choices.length - 0.5] } : {}) }, y: scaleOpts(kind, pts.map((q) => q[1])) },
+      axes: [cat ? { ...xAxis(p.name), splits: () => p.choices.map((_, i) => i), values: (_u, v) => v.map((i) => String(p.choices[i] ?? '')) } : xAxis(p.name, xLog ? 'log' : 'linear'), yAxis(kind, 'value')],
+      tooltip: (i) => (pts[i] ? [`trial ${pts[i][2].trial_id}`, `${p.name} = ${fmt(pts[i][2].parameters[p.name])}`, `value ${fmt(pts[i][1])}`] : null),
+      points: pts.length,
+    });
+  }
+}
+
+// ---- the model: importance and contour, any generation ----
+async function renderImportance(id, generation) {
+  const box = $('#importance');
+  try {
+    const v = await api(`/v1/studies/${encodeURIComponent(id)}/model/importance${generation === null ? '' : `?generation=${generation}`}`);
+    const top = Math.max(...v.parameters.map((p) => p.relevance_interval?.[1] ?? p.relevance));
+    const rows = [...v.parameters].sort((a, b) => b.relevance - a.relevance).map((p) => {
+      const track = h('span', { class: 'imp-track' });
+      const bar = h('span', { class: 'imp-bar' });
+      bar.style.width = `${(100 * p.relevance) / top}%`;
+      track.append(bar);
+      if (p.relevance_interval) {
+        const wh = h('span', { class: 'imp-whisker' });
+        wh.style.left = `${(100 * p.relevance_interval[0]) / top}%`;
+        wh.style.width = `${(100 * (p.relevance_interval[1] - p.relevance_interval[0])) / top}%`;
+        track.append(wh);
+      }
+      const unit = p.scale === 'log' ? ' (in ln units)' : '';
+      const ci = p.lengthscale_interval ? ` (95%: ${fmt(p.lengthscale_interval[0])}–${fmt(p.lengthscale_interval[1])})` : '';
+      return h('div', { class: 'imp-row', 'data-parameter': p.name }, h('span', { class: 'imp-name' }, p.name), track, h('span', { class: 'imp-text' }, `relevance ${fmt(p.relevance)} · length scale ${fmt(p.lengthscale)}${ci}${unit}`));
+    });
+    const how = v.source === 'method' ? 'the GP the method fitted' : 'a GP fitted to the study\'s points for this view (the method has no model of its own)';
+    const unc = v.uncertainty === 'joint' ? 'Laplace approximation' : v.uncertainty === 'conditional' ? 'Laplace approximation with the other hyperparameters held fixed' : 'unavailable';
+    box.replaceChildren(...rows, h('p', { class: 'note' }, `Generation ${v.generation}: ${how}, ${v.n_points} points. Relevance = prior std / length scale (larger: the objective changes faster along the parameter); bars show the estimate, whiskers the 95% interval (${unc}).`));
+    box.dataset.source = v.source;
+  } catch (err) {
+    box.replaceChildren(h('p', { class: 'empty' }, err.code === 'model_unavailable' ? err.message : `importance unavailable: ${err.message}`));
+    box.dataset.source = 'none';
+  }
+}
+
+function setupModel(view) {
+  const study = view.study;
+  const numeric = study.parameters.filter((p) => p.type !== 'categorical');
+  const section = $('#model-section');
+  if (numeric.length < 2) {
+    $('#contour-controls').replaceChildren(h('p', { class: 'note' }, 'The contour needs two numeric parameters.'));
+  } else {
+    const opt = (p, sel) => h('option', { value: p.name, selected: sel }, p.name);
+    const xs = h('select', { id: 'contour-x', 'aria-label': 'x parameter' }, ...numeric.map((p, i) => opt(p, i === 0)));
+    const ys = h('select', { id: 'contour-y', 'aria-label': 'y parameter' }, ...numeric.map((p, i) => opt(p, i === 1)));
+    const slider = h('input', { type: 'range', id: 'generation', min: '0', max: String(study.generation), value: String(study.generation), step: '1', 'aria-label': 'generation' });
+    const label = h('output', { id: 'generation-label', for: 'generation' }, `generation ${study.generation}`);
+    let timer = null;
+    const redraw = () => {
+      clearTimeout(timer);
+      label.textContent = `generation ${slider.value} of ${slider.max}`;
+      timer = setTimeout(() => view.drawModel(), 150);
+    };
+    for (const c of [xs, ys]) c.addEventListener('change', () => view.drawModel());
+    slider.addEventListener('input', redraw);
+    $('#contour-controls').replaceChildren(h('label', {}, 'x ', xs), h('label', {}, ' y ', ys), h('label', { class: 'slider' }, ' ', slider, ' ', label));
+  }
+  section.hidden = false;
+}
+
+async function drawModel(view) {
+  const id = view.study.id;
+  const slider = $('#generation');
+  const generation = slider ? Number(slider.value) : null;
+  await renderImportance(id, generation);
+  const root = $('#plot-contour');
+  const xs = $('#contour-x'), ys = $('#contour-y');
+  if (!xs) return;
+  if (xs.value === ys.value) {
+    root.replaceChildren(h('p', { class: 'empty' }, 'choose two different parameters'));
+    return;
+  }
+  try {
+    const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}`);
+    contourChart(root, g, { direction: view.study.direction, generation: g.generation });
+    root.dataset.generation = String(g.generation);
+    const fixed = Object.entries(g.fixed);
+    $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at the distribution mean: ${paramsText(g.fixed)}` : ''}. Drag to zoom, double-click to reset.`));
+  } catch (err) {
+    root.__chart?.destroy();
+    root.__chart = null;
+    root.replaceChildren(h('p', { class: 'empty' }, err.message));
+    root.dataset.generation = 'none';
+    $('#contour-note').replaceChildren();
+  }
+}
+
+export async function studyPage() {
+  const id = decodeURIComponent(location.pathname.split('/').pop());
+  let timer = null;
+  const view = {
+    study: null,
+    latest: null,
+    scale: localStorage.getItem(SCALE_KEY) === 'log' ? 'log' : 'linear',
+    regretScale: null,
+    table: null,
+    modelReady: false,
+    setScale: (k) => {
+      view.scale = k;
+      localStorage.setItem(SCALE_KEY, k);
+      paint();
+    },
+    setRegretScale: (k) => {
+      view.regretScale = k;
+      paint();
+    },
+    drawModel: () => drawModel(view),
+  };
+  const paint = () => {
+    const { hist, trials } = view.latest;
+    const byId = new Map(trials.map((t) => [t.trial_id, t]));
+    renderProgress(view, hist, byId, view.scale);
+    renderSlices(view.study, trials, view.scale);
+  };
+
+  const load = async () => {
+    clearTimeout(timer);
+    try {
+      const base = `/v1/studies/${encodeURIComponent(id)}`;
+      const [study, hist, best, trials] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials')]);
+      const idle = idleFor(study);
+      const newGeneration = view.study && view.study.generation !== study.generation;
+      view.study = study;
+      view.latest = { hist, trials };
+      renderSummary(study, best, idle);
+      renderMetadata(study, document.activeElement === $('#notes'));
+      paint();
+      renderDistribution(study, hist);
+      parallelCoordinates($('#plot-parallel'), study, trials);
+      if (!view.table) view.table = new TrialTable($('#trials-box'), study);
+      view.table.setTrials(trials);
+      if (!view.modelReady) {
+        setupModel(view);
+        view.modelReady = true;
+        await view.drawModel();
+      } else if (newGeneration && $('#generation')) {
+        // Follow the newest generation only when the slider was on the newest one.
+        const s = $('#generation');
+        const atEnd = s.value === s.max;
+        s.max = String(study.generation);
+        if (atEnd) {
+          s.value = s.max;
+          await view.drawModel();
+        }
+      }
+      const live = study.state === 'ACTIVE' && !idle;
+      status(`Updated ${new Date().toLocaleTimeString()}${live ? ` · refreshing every ${REFRESH_MS / 1000} s while ACTIVE` : idle ? ` · idle for ${duration(idle)} (no max_trials, no activity for ${idleMinutes()} min or more): not refreshing` : ''}`);
+      $('#refresh').hidden = live;
+      document.body.dataset.loaded = 'true';
+      document.body.dataset.refreshing = String(live);
+      if (live) timer = setTimeout(load, REFRESH_MS);
+    } catch (err) {
+      showError(err);
+      // A transient failure of an ACTIVE study's refresh should not stop the refreshing.
+      if (view.study?.state === 'ACTIVE' && !idleFor(view.study)) timer = setTimeout(load, REFRESH_MS);
+    }
+  };
+  $('#csv').addEventListener('click', () => view.latest && downloadCsv(view.study, view.latest.trials));
+  $('#refresh').addEventListener('click', () => load());
+  const idleInput = $('#idle-minutes');
+  idleInput.value = String(idleMinutes());
+  idleInput.addEventListener('change', () => {
+    const m = Number(idleInput.value);
+    if (Number.isFinite(m) && m > 0) {
+      saveIdleMinutes(m);
+      void load();
+    }
+  });
+  setupNotes(id, (updated) => {
+    view.study = updated;
+    renderMetadata(updated, false);
+  });
+  setupKeyForm(load);
+  await load();
+}
+

@@ -1,0 +1,131 @@
+// The trial table: sort by any column (click its header), filter by state, search by parameter
+// range (min/max per numeric parameter, a choice per categorical one), 100 rows a page so that a
+// study of 5,000 trials stays responsive. The table records the number of matching trials in
+// data-rows (tests read it).
+import { fmt, h } from './api.js';
+
+const PAGE = 100;
+const STATES = ['REQUESTED', 'ACTIVE', 'COMPLETED', 'FAILED', 'ABANDONED'];
+
+export class TrialTable {
+  constructor(root, study) {
+    this.root = root;
+    this.study = study;
+    this.trials = [];
+    this.sort = { key: 'trial_id', dir: -1 };
+    this.page = 0;
+    this.filters = {};
+    this.build();
+  }
+
+  build() {
+    const params = this.study.parameters;
+    this.stateSel = h('select', { id: 'state-filter', 'aria-label': 'filter by state' }, h('option', { value: '' }, 'all states'), ...STATES.map((s) => h('option', { value: s }, s)));
+    this.stateSel.addEventListener('change', () => this.update(0));
+    const ranges = params.map((p) => {
+      if (p.type === 'categorical') {
+        const sel = h('select', { 'data-param': p.name, 'aria-label': `${p.name} choice` }, h('option', { value: '' }, 'any'), ...p.choices.map((c, i) => h('option', { value: String(i) }, String(c))));
+        sel.addEventListener('change', () => {
+          this.filters[p.name] = sel.value === '' ? null : { choice: p.choices[Number(sel.value)] };
+          this.update(0);
+        });
+        return h('label', { class: 'range' }, `${p.name} `, sel);
+      }
+      const lo = h('input', { type: 'number', step: 'any', placeholder: 'min', 'data-param': p.name, 'data-bound': 'min', 'aria-label': `${p.name} minimum` });
+      const hi = h('input', { type: 'number', step: 'any', placeholder: 'max', 'data-param': p.name, 'data-bound': 'max', 'aria-label': `${p.name} maximum` });
+      const set = () => {
+        const a = lo.value === '' ? -Infinity : Number(lo.value), b = hi.value === '' ? Infinity : Number(hi.value);
+        this.filters[p.name] = a === -Infinity && b === Infinity ? null : { min: a, max: b };
+        this.update(0);
+      };
+      lo.addEventListener('input', set);
+      hi.addEventListener('input', set);
+      return h('label', { class: 'range' }, `${p.name} `, lo, ' – ', hi);
+    });
+    this.note = h('span', { class: 'note', id: 'trials-note' });
+    this.prev = h('button', { type: 'button', id: 'page-prev' }, '‹ newer');
+    this.next = h('button', { type: 'button', id: 'page-next' }, 'older ›');
+    this.prev.addEventListener('click', () => this.update(this.page - 1));
+    this.next.addEventListener('click', () => this.update(this.page + 1));
+    const cols = [['trial_id', '#'], ['state', 'State'], ['generation', 'Gen'], ['client_id', 'Client'], ['value', 'Value'], ...params.map((p) => [`p:${p.name}`, p.name]), ['completed_at', 'Completed']];
+    this.head = h('tr', {}, ...cols.map(([key, label]) => {
+      const th = h('th', { 'data-key': key, class: 'sortable', tabindex: '0', 'aria-sort': 'none' }, label);
+      const go = () => {
+        this.sort = { key, dir: this.sort.key === key ? -this.sort.dir : key === 'value' ? (this.study.direction === 'maximize' ? -1 : 1) : 1 };
+        this.update(0);
+      };
+      th.addEventListener('click', go);
+      th.addEventListener('keydown', (e) => e.key === 'Enter' && go());
+      return th;
+    }));
+    this.body = h('tbody');
+    this.table = h('table', { id: 'trials', class: 'grid' }, h('thead', {}, this.head), this.body);
+    this.root.replaceChildren(h('div', { class: 'filters' }, this.stateSel, ...ranges), h('div', { class: 'pager' }, this.note, this.prev, this.next), h('div', { class: 'table-scroll' }, this.table));
+  }
+
+  setTrials(trials) {
+    this.trials = trials;
+    this.update(this.page);
+  }
+
+  matching() {
+    const state = this.stateSel.value;
+    return this.trials.filter((t) => {
+      if (state && t.state !== state) return false;
+      for (const [name, f] of Object.entries(this.filters)) {
+        if (!f) continue;
+        const v = t.parameters[name];
+        if ('choice' in f ? v !== f.choice : !(v >= f.min && v <= f.max)) return false;
+      }
+      return true;
+    });
+  }
+
+  update(page) {
+    const rows = this.matching();
+    const { key, dir } = this.sort;
+    const get = key.startsWith('p:') ? (t) => t.parameters[key.slice(2)] : (t) => t[key];
+    rows.sort((a, b) => {
+      const x = get(a), y = get(b);
+      if (x === y) return a.trial_id - b.trial_id;
+      if (x === null || x === undefined) return 1; // missing values last, whatever the direction
+      if (y === null || y === undefined) return -1;
+      return (x < y ? -1 : 1) * dir;
+    });
+    const pages = Math.max(Math.ceil(rows.length / PAGE), 1);
+    this.page = Math.min(Math.max(page, 0), pages - 1);
+    const shown = rows.slice(this.page * PAGE, (this.page + 1) * PAGE);
+    this.body.replaceChildren(...shown.map((t) => h('tr', { 'data-trial': t.trial_id },
+      h('td', { class: 'num' }, String(t.trial_id)),
+      h('td', { class: `badge ${t.state}` }, t.state),
+      h('td', { class: 'num' }, String(t.generation)),
+      h('td', {}, t.client_id ?? ''),
+      h('td', { class: 'num' }, t.state === 'FAILED' ? (t.failure_reason ?? '') : fmt(t.value)),
+      ...this.study.parameters.map((p) => h('td', { class: 'num' }, fmt(t.parameters[p.name]))),
+      h('td', {}, t.completed_at ? new Date(t.completed_at).toLocaleString() : ''),
+    )));
+    for (const th of this.head.children) th.setAttribute('aria-sort', th.dataset.key === key ? (dir > 0 ? 'ascending' : 'descending') : 'none');
+    this.table.dataset.rows = String(rows.length);
+    this.note.textContent = `${rows.length} of ${this.trials.length} trials · page ${this.page + 1} of ${pages}`;
+    this.prev.disabled = this.page === 0;
+    this.next.disabled = this.page >= pages - 1;
+  }
+}
+
+export function csv(study, trials) {
+  const names = study.parameters.map((p) => p.name);
+  const q = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v));
+  const head = ['trial_id', 'state', 'generation', 'client_id', 'source', 'value', 'stderr', ...names, 'failure_reason', 'created_at', 'completed_at'];
+  const rows = trials.map((t) => [t.trial_id, t.state, t.generation, t.client_id, t.source, t.value, t.stderr, ...names.map((n) => t.parameters[n]), t.failure_reason, t.created_at, t.completed_at]);
+  return [head, ...rows].map((r) => r.map(q).join(',')).join('\n') + '\n';
+}
+
+export function downloadCsv(study, trials) {
+  const url = URL.createObjectURL(new Blob([csv(study, trials)], { type: 'text/csv' }));
+  const a = h('a', { href: url, download: `${study.name || study.id}-trials.csv` });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
