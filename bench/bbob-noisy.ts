@@ -9,11 +9,12 @@
  * --functions 101-106, --instances 1-5, --budget-per-dim 20,50, --stderr, --out. Writes runs.jsonl
  * and results.md to --out; runs one at a time (nice it: the machine is shared).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { NOISY_FUNCTIONS } from '../src/engine/benchmarks/bbob.js';
+import { NOISY_FUNCTIONS, type NoisyFunction } from '../src/engine/benchmarks/bbob.js';
+import { noiseCentre } from '../src/engine/benchmarks/bbob/noisy.js';
 import { UsageError } from './lib/args.js';
 import { defaultPopulation, parseBbobConfig, parseRange } from './lib/bbob-args.js';
 import { renderNoisyReport, runNoisyPeer, runNoisyService, type NoisyRecord } from './lib/bbob-noisy.js';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
     args: argv,
     options: {
       methods: { type: 'string' }, dims: { type: 'string' }, functions: { type: 'string' }, instances: { type: 'string' },
-      'budget-per-dim': { type: 'string' }, stderr: { type: 'boolean' }, out: { type: 'string' },
+      'budget-per-dim': { type: 'string' }, stderr: { type: 'boolean' }, out: { type: 'string' }, 'report-only': { type: 'boolean' },
     },
     strict: true,
   });
@@ -44,7 +45,18 @@ async function main(): Promise<void> {
   const jobs = dims.flatMap((dim) => fns.flatMap((fn) => variants.flatMap((variant) => instances.map((instance) => ({ variant, fn, dim, instance })))));
   const progress = new Progress(jobs.length);
   const runs: (NoisyRecord & { provenance: typeof provenance })[] = [];
-  writeFileSync(join(out, 'runs.jsonl'), '');
+  if (v['report-only']) {
+    // Report the runs already in <out>/runs.jsonl (records written before centre_at_mean existed get it
+    // from the noise-free value: μ lies in the box, where f_pen = 0, so c(μ) = f_opt + noiseCentre(f(μ) − f_opt)).
+    for (const line of readFileSync(join(out, 'runs.jsonl'), 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(line) as NoisyRecord & { provenance: typeof provenance };
+      for (const c of r.checkpoints) {
+        if (c.centre_at_mean === undefined && c.true_at_mean !== null) c.centre_at_mean = r.f_opt + noiseCentre(r.fn as NoisyFunction, c.true_at_mean - r.f_opt, r.dim);
+      }
+      runs.push(r);
+    }
+    jobs.length = 0;
+  } else writeFileSync(join(out, 'runs.jsonl'), '');
   for (const j of jobs) {
     const spec = {
       variant: j.variant.label, method: j.variant.method, options: j.variant.options, fn: j.fn, dim: j.dim, instance: j.instance,
@@ -59,6 +71,7 @@ async function main(): Promise<void> {
   }
   const md = renderNoisyReport(runs, [
     `Command: \`${provenance.command}\``,
+    ...(v['report-only'] ? [`Report of the runs in ${out}/runs.jsonl (made by: ${[...new Set(runs.map((r) => `\`${r.provenance.command}\``))].join(', ')}).`] : []),
     describeProvenance(runs.map((r) => r.provenance)),
     `Observations ${v.stderr ? 'report the noise\'s standard deviation at their point as stderr (none for the Cauchy model)' : 'report no stderr'}. Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`,
   ], variants.map((x) => x.label), perDim);
