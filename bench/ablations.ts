@@ -21,6 +21,7 @@
  *   npx tsx bench/ablations.ts mean-basis-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
+ *   npx tsx bench/ablations.ts vague --seeds 10   # multimodal 8-D problems with vague priors (bench/lib/vague-problems.ts), 50·d evaluations
  *
  * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir,
  * --variants 0,2 (only those variants, by position), --seed-offset 100 (seeds 100 … 114: a second sample).
@@ -37,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import type { MethodName, Options } from '../src/engine/index.js';
 import { currentProvenance, describeProvenance, type Provenance } from './lib/provenance.js';
 import { runOne } from './lib/run.js';
+import { isVagueProblem, runVague, VAGUE_FUNCTIONS, VAGUE_VARIANTS } from './lib/vague-problems.js';
 
 interface Variant {
   label: string;
@@ -143,6 +145,8 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setti
   'mean-basis': { variants: MEAN_BASIS_VARIANTS },
   'mean-basis-bbob': { variants: MEAN_BASIS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'step-bbob': { variants: STEP_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
+  // Each problem brings its own vague prior and box (the setting's prior is not used for them).
+  vague: { variants: VAGUE_VARIANTS, functions: VAGUE_FUNCTIONS, setting: { prior: { mean: 0, std: 1 }, clip: true, budgetPerDim: 50 } },
   acquisition: { variants: [{ label: 'batch-bq', options: {} }, { label: 'none', options: { acquisition: 'none' } }] },
   'active-set': { variants: [{ label: 'active set on', options: {} }, { label: 'active set off', options: { active_set: false } }] },
   gradient: { variants: [{ label: 'expected', options: {} }, { label: 'sampled', options: { gradient: 'sampled' } }] },
@@ -206,7 +210,7 @@ function runJob(j: Job): Record<string, unknown> {
   const budget = ab.setting?.budgetPerDim ? ab.setting.budgetPerDim * j.dim : 153;
   // BBOB functions take the instance from the seed (instances 1, 2, …), as bench:bbob does.
   const seed = ab.setting ? j.seed + 1 : j.seed;
-  const r = runOne({
+  const r = isVagueProblem(j.fn) ? runVague({ method: j.method, fn: j.fn, dim: j.dim, seed, budget, batch: q, options: { ...j.variant.options } }) : runOne({
     method: j.method, fn: j.fn, dim: j.dim, seed, budget, batch: q,
     priorMean: Array(j.dim).fill(p.mean), priorStd: Array(j.dim).fill(p.std),
     // BBOB: the box [−5, 5]^d is the study's bounds, as bench:bbob gives it (points projected onto it).
