@@ -2,7 +2,8 @@
  * A sequential client optimising Branin over HTTP follows exactly the trajectory of the engine
  * driven in-process with the same seed and transforms, for every registered method; asking one
  * point at a time gives the same points (each is one of a jointly chosen batch); maximising −f
- * is minimising f.
+ * is minimising f. The studies allow repeats: the reference is the engine alone, which does not
+ * redraw a point that repeats an evaluated configuration (test/http/no-repeat.test.ts covers that).
  */
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ async function runOverHttp(studyId: string, count: number | 'generation', f: (p:
 
 describe.each(registeredMethods())('%s over HTTP', (method: MethodName) => {
   it('follows the in-process engine trajectory bit for bit (count = the generation\'s size)', async () => {
-    const study = await create(braninStudy(method, { options: fastOptions(method) }));
+    const study = await create(braninStudy(method, { options: fastOptions(method), allow_repeats: true }));
     const http = await runOverHttp(study.id, 'generation', branin);
     expect(http).toEqual(referenceTrajectory(study, GENERATIONS, branin));
     const after = (await app.inject({ method: 'GET', url: `/v1/studies/${study.id}` })).json();
@@ -66,16 +67,16 @@ describe.each(registeredMethods())('%s over HTTP', (method: MethodName) => {
 
 describe('batches and direction', () => {
   it.each(['cmaes', 'prob-cmaes', 'lq-cmaes'] as MethodName[])('%s: one point per request gives the same jointly chosen batches', async (method) => {
-    const study = await create(braninStudy(method, { options: fastOptions(method) }));
+    const study = await create(braninStudy(method, { options: fastOptions(method), allow_repeats: true }));
     const http = await runOverHttp(study.id, 1, branin);
     expect(http).toEqual(referenceTrajectory(study, GENERATIONS, branin));
   });
 
   it.each(['cmaes', 'prob-cmaes', 'bo'] as MethodName[])('%s: maximising −f hands out the points of minimising f', async (method) => {
     const negBranin = (p: Record<string, number>) => -branin(p);
-    const max = await create(braninStudy(method, { direction: 'maximize', options: fastOptions(method) }));
+    const max = await create(braninStudy(method, { direction: 'maximize', options: fastOptions(method), allow_repeats: true }));
     const http = await runOverHttp(max.id, 'generation', negBranin);
-    const min = await create(braninStudy(method, { options: fastOptions(method) }));
+    const min = await create(braninStudy(method, { options: fastOptions(method), allow_repeats: true }));
     expect(http).toEqual(referenceTrajectory(max, GENERATIONS, negBranin));
     expect(http).toEqual(referenceTrajectory(min, GENERATIONS, branin));
   });

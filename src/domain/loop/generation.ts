@@ -23,6 +23,7 @@ import type { TrialRecord } from '../../storage/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
 import { leaseExpiry } from './lease.js';
+import { redraw, withoutRepeats } from './no-repeat.js';
 import type { StudySnapshot } from './study-snapshot.js';
 
 /** failure_reason of the trials the service abandons itself; the others are the clients' own verdicts. */
@@ -101,6 +102,8 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
     ctx.log.error({ err, study_id: study.id, generation: snap.generation }, 'engine ask failed');
     throw new EngineUnavailableError(err);
   }
+  // No wasted repeats (no-repeat.ts): a point that repeats a configuration of the study is redrawn.
+  if (!study.loop.allowRepeats) points = await withoutRepeats(snap, points, redraw(snap, ctx, history));
   const nowIso = ctx.now.toISOString();
   const lease = leaseExpiry(ctx.now, study.leaseSeconds);
   return points

@@ -19,12 +19,13 @@ import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import { applyObservations, type ObservationInput } from './observations.js';
 import { KeyedMutex } from './study-lock.js';
+import { CONVERGED, foundNoNewConfiguration } from './no-repeat.js';
 import { StudyCache } from './study-cache.js';
 import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
 import { writeEngineState } from '../studies/codec.js';
 import { getStrategy } from '../../engine/index.js';
 
-export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached';
+export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached' | 'converged';
 
 export interface Suggestions {
   trials: TrialRecord[];
@@ -127,7 +128,7 @@ export class LoopService {
         extras: extrasAmong(snap, trials),
         ranksGeneration: getStrategy(snap.study.method).minBatch > 1,
       });
-      if (snap.study.state === 'COMPLETED') return done([], 'study_completed');
+      if (snap.study.state === 'COMPLETED') return done([], snap.study.reason === CONVERGED ? 'converged' : 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.
       const out = heldBy(snap, clientId).slice(0, count).map((t) => leaseTo(snap, t, clientId, ctx.now));
       if (out.length === count) return done(out, null);
@@ -138,7 +139,8 @@ export class LoopService {
         out.push(leaseTo(snap, t, clientId, ctx.now));
       }
       if (out.length < count) out.push(...(await askMore(snap, count - out.length, clientId, ctx)));
-      return done(out, out.length < count ? 'max_trials_reached' : null);
+      // Fewer points: the budget is spent, or no new configuration could be drawn (no-repeat.ts).
+      return done(out, out.length < count ? (foundNoNewConfiguration(snap) ? 'converged' : 'max_trials_reached') : null);
     });
   }
 

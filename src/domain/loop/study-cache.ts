@@ -20,6 +20,7 @@
  * Bounded: the least recently used studies are forgotten first.
  */
 import type { BaseState } from '../../engine/index.js';
+import type { ParameterValue } from '../../storage/index.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import type { WarmSnapshot } from './study-snapshot.js';
 
@@ -29,6 +30,8 @@ export interface CompletedPoint {
   completedAt: string;
   point: number[] | null;
   value: number;
+  /** As handed out, in user units (what no-repeat.ts compares). */
+  parameters: Readonly<Record<string, ParameterValue>>;
 }
 
 /** Completion order, as storage sorts it: completed_at, then trial id. */

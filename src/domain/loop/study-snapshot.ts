@@ -20,7 +20,7 @@ export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leas
 /** Storage changed between the request's reads (another writer): reload and recompute. */
 export class StaleSnapshotError extends Error {}
 
-const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value! });
+const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, parameters: t.parameters });
 
 /**
  * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the
@@ -263,12 +263,17 @@ export class StudySnapshot {
    * a reloaded study sees the same history), as (x, y) for the engine.
    */
   async history(): Promise<Observation[]> {
+    const out: Observation[] = [];
+    for (const t of await this.completedPoints()) if (t.point !== null) out.push({ x: t.point, y: this.y(t.value) });
+    return out;
+  }
+
+  /** Every completed trial (suggested and external) in completion order, as stored and as this request completed them. */
+  async completedPoints(): Promise<CompletedPoint[]> {
     const stored = await this.loadCompleted();
     // Another writer completed trials after this request's load: its view is no longer one state.
     if (stored.length !== this.loadedCompleted) throw new StaleSnapshotError(`study ${this.study.id}: completed trials changed during the request`);
-    const out: Observation[] = [];
-    for (const t of mergeCompleted(stored, this.freshlyCompleted())) if (t.point !== null) out.push({ x: t.point, y: this.y(t.value) });
-    return out;
+    return mergeCompleted(stored, this.freshlyCompleted());
   }
 
   /** Points handed out or about to be, not yet observed (ProbNES conditions its batch on them). */

@@ -33,9 +33,12 @@ export const SuggestionsSchema = z
   .object({
     trials: z.array(TrialSchema).describe('ACTIVE trials leased to the client: the ones it already held first, then new ones.'),
     reason: z
-      .enum(['study_completed', 'study_paused', 'max_trials_reached'])
+      .enum(['study_completed', 'study_paused', 'max_trials_reached', 'converged'])
       .nullable()
-      .describe('Why fewer than `count` trials came back; null when all did.'),
+      .describe(
+        'Why fewer than `count` trials came back; null when all did. converged: the search distribution yields no configuration the study has not evaluated or handed out yet ' +
+          '(a suggestion never repeats one unless the study has allow_repeats); with nothing pending the study is then COMPLETED with reason converged.',
+      ),
     generation: z.int().describe('The study\'s generation (number of distribution updates so far).'),
     generation_size: z
       .int()

@@ -1,0 +1,98 @@
+/**
+ * No wasted repeats: a suggestion never hands out, in user units, a configuration that the study
+ * has already evaluated or is evaluating (every COMPLETED trial, every REQUESTED or ACTIVE one, and
+ * the points of the same answer), unless the study allows repeats (loop-settings.ts, for noisy
+ * objectives). A strategy's point can repeat one when its distribution stops moving (ProbNES hands
+ * out the mean μ every generation; an unmoved μ is the same point), or when rounding int parameters,
+ * clipping to bounds or choosing categories maps nearby draws to one configuration.
+ *
+ * A repeat is replaced by a redraw from the same strategy (its `ask` again, conditioned on the
+ * pending points and the ones kept so far), in rounds that ask for 1, 2, 4, … (at most 32) times the
+ * points still missing, six rounds at most: 63 draws when one point is missing. When even those give
+ * no new configuration, a new one is unlikely (if each draw had probability p of being new, 63 misses
+ * happen with probability (1 − p)^63, under 5% for p ≥ 4.6%): the distribution has converged as far
+ * as the study's resolution can tell, and the answer says so instead of handing out a repeat
+ * (suggestions' reason "converged"). With nothing pending either, no result can move the
+ * distribution again: the study is COMPLETED with reason "converged".
+ *
+ * Configurations are compared as the values handed out (after rounding, exp of log scales, clipping,
+ * category choice): numbers by their exact value, strings as strings.
+ */
+import type { Observation } from '../../engine/index.js';
+import type { ParameterValue } from '../../storage/index.js';
+import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
+import type { LoopContext } from './generation.js';
+import type { SearchSpace } from '../studies/transforms.js';
+import type { StudySnapshot } from './study-snapshot.js';
+
+/** failure reason / study reason when the distribution yields no new configuration. */
+export const CONVERGED = 'converged';
+
+const ROUNDS = 6;
+const MAX_PER_ROUND = 32;
+
+/** One configuration as a string: its values in the study's parameter order (JSON keeps strings and numbers apart). */
+export function configurationKey(space: SearchSpace, parameters: Readonly<Record<string, ParameterValue>>): string {
+  return JSON.stringify(space.parameters.map((p) => parameters[p.name] ?? null));
+}
+
+/** Snapshots whose last suggestion found no new configuration (read by the loop for its answer). */
+const exhausted = new WeakSet<StudySnapshot>();
+
+export function foundNoNewConfiguration(snap: StudySnapshot): boolean {
+  return exhausted.has(snap);
+}
+
+/** Every configuration of the study that a new point must not repeat: completed and pending. */
+async function takenConfigurations(snap: StudySnapshot): Promise<Set<string>> {
+  const taken = new Set<string>();
+  for (const c of await snap.completedPoints()) taken.add(configurationKey(snap.space, c.parameters));
+  for (const t of snap.inState('REQUESTED', 'ACTIVE')) taken.add(configurationKey(snap.space, t.parameters));
+  return taken;
+}
+
+/**
+ * The first `points.length` points, in order, that repeat no taken configuration nor each other:
+ * `points` themselves, then redraws through `draw(n, pending)` (an engine ask that also advances the
+ * snapshot's engine state). Fewer when the redraws run out (see the header); then the snapshot is
+ * marked, and the study COMPLETED as converged if nothing is pending.
+ */
+export async function withoutRepeats(snap: StudySnapshot, points: number[][], draw: (n: number, pending: number[][]) => Promise<number[][]>): Promise<number[][]> {
+  const wanted = points.length;
+  const taken = await takenConfigurations(snap);
+  const kept: number[][] = [];
+  const keep = (candidates: number[][]) => {
+    for (const u of candidates) {
+      if (kept.length === wanted) return;
+      const key = configurationKey(snap.space, handOut(snap.space, u).parameters);
+      if (taken.has(key)) continue;
+      taken.add(key);
+      kept.push(u);
+    }
+  };
+  keep(points);
+  for (let round = 0; kept.length < wanted && round < ROUNDS; round++) {
+    const n = Math.min(MAX_PER_ROUND, (wanted - kept.length) * 2 ** round);
+    keep(await draw(n, [...snap.pending(), ...kept]));
+  }
+  if (kept.length < wanted) {
+    exhausted.add(snap);
+    if (kept.length === 0 && snap.inState('REQUESTED', 'ACTIVE').length === 0) snap.studyState = { state: 'COMPLETED', reason: CONVERGED };
+  }
+  return kept;
+}
+
+/** A redraw: `n` more points from the strategy, given the points pending; advances the snapshot's engine state. */
+export function redraw(snap: StudySnapshot, ctx: LoopContext, history: Observation[]): (n: number, pending: number[][]) => Promise<number[][]> {
+  return async (n, pending) => {
+    try {
+      const { result } = await ctx.runner.run({ op: 'ask', method: snap.study.method, state: snap.engine, ctx: { history, pending }, count: n });
+      if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
+      snap.engine = result.state;
+      return result.points;
+    } catch (err) {
+      ctx.log.error({ err, study_id: snap.study.id, generation: snap.generation }, 'engine redraw failed');
+      throw new EngineUnavailableError(err);
+    }
+  };
+}
