@@ -58,7 +58,8 @@ async function main(): Promise<void> {
 
   // Keys from the environment need their tenants to exist before studies can reference them.
   for (const k of config.apiKeys) await storage.ensureTenant(k.tenantId, new Date().toISOString());
-  const hasKeys = config.apiKeys.length > 0 || (await storage.hasActiveApiKeys());
+  // Keyed stays keyed when its last key is revoked (fail closed); `probnes keys open --confirm` re-opens.
+  const hasKeys = config.apiKeys.length > 0 || (await storage.isKeyed());
   const refusal = openBindingRefusal(config.host, hasKeys, config.allowInsecureOpen);
   if (refusal) {
     process.stderr.write(`probnes-server: ${refusal}\n`);
@@ -66,6 +67,9 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   if (!hasKeys) logger.warn({ host: config.host }, 'no API keys configured: running open, every request acts as the default tenant');
+  else if (config.apiKeys.length === 0 && !(await storage.hasActiveApiKeys())) {
+    logger.warn('keyed, but every key is revoked: every /v1 request gets 401 until a key is created (probnes keys create) or the server is opened again (probnes keys open --confirm)');
+  }
 
   const engine = createEngineRunner(config.engineWorkers);
   // Started with keys: never open, even if every key is revoked later. Started without: open until a key exists.

@@ -28,9 +28,9 @@ function setup() {
   opened.push(storage, other);
   // Counts what reaches the database, to tell cached answers from fresh ones.
   const calls = { find: 0, any: 0 };
-  const counted: Pick<Storage, 'findActiveApiKey' | 'hasActiveApiKeys'> = {
+  const counted: Pick<Storage, 'findActiveApiKey' | 'isKeyed'> = {
     findActiveApiKey: (hash) => (calls.find++, storage.findActiveApiKey(hash)),
-    hasActiveApiKeys: () => (calls.any++, storage.hasActiveApiKeys()),
+    isKeyed: () => (calls.any++, storage.isKeyed()),
   };
   const clock = { t: 0 };
   const auth = (allowOpen: boolean, cacheTtlMs = 1000) => new Authenticator({ storage: counted, allowOpen, cacheTtlMs, clock: () => clock.t });

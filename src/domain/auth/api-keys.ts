@@ -13,7 +13,7 @@
  * which stored key shares a prefix with the guess; the final comparison still uses timingSafeEqual.
  *
  * Caching: every request authenticates, and asking the database each time (which key has this hash;
- * in open mode, whether any key exists at all) was a visible share of a small request's cost. The
+ * in open mode, whether the server is keyed) was a visible share of a small request's cost. The
  * Authenticator keeps both answers for `cacheTtlMs` (1 s by default). A key created or revoked
  * through this process (ApiKeyService, which the CLI and the tests use) clears every cache at once;
  * one created or revoked by another process (the CLI next to a running server) takes effect within
@@ -77,13 +77,13 @@ export function apiKeysChanged(): void {
 }
 
 export interface AuthenticatorDeps {
-  storage: Pick<Storage, 'findActiveApiKey' | 'hasActiveApiKeys'>;
+  storage: Pick<Storage, 'findActiveApiKey' | 'isKeyed'>;
   envKeys?: readonly EnvApiKey[];
   /**
-   * Whether a request without a key may act as the default tenant when no key exists at all.
-   * Decided once at boot; even then, as soon as a key is created (e.g. by the CLI while the server
-   * runs) every request needs one. A server started with keys never falls back to open, even if
-   * every key is later revoked.
+   * Whether a request without a key may act as the default tenant while the database is not keyed
+   * (Storage.isKeyed). Decided once at boot; even then, as soon as a key is created (e.g. by the CLI
+   * while the server runs) every request needs one, and keeps needing one when every key is later
+   * revoked: only `probnes keys open --confirm` lets requests without a key in again. Fail closed.
    */
   allowOpen: boolean;
   /** How long answers from storage are reused (default AUTH_CACHE_TTL_MS; 0 asks every time). */
@@ -100,6 +100,7 @@ export class Authenticator {
   private readonly clock: () => number;
   /** The value of keyChanges the cached answers were read under. */
   private seenChanges = keyChanges;
+  /** Whether the database is keyed (Storage.isKeyed), while fresh. */
   private anyKeys: { value: boolean; until: number } | null = null;
   /** Hash → the active key with that hash, or null for none (unknown and revoked keys are cached too). */
   private readonly byHash = new Map<string, { key: StoredKey | null; until: number }>();
@@ -124,7 +125,7 @@ export class Authenticator {
     this.current();
     if (this.anyKeys && this.clock() < this.anyKeys.until) return !this.anyKeys.value;
     const changes = keyChanges;
-    const value = await this.deps.storage.hasActiveApiKeys();
+    const value = await this.deps.storage.isKeyed();
     // A key created while the query ran must not be hidden behind a stale answer.
     if (changes === keyChanges) this.anyKeys = { value, until: this.clock() + this.ttlMs };
     return !value;
@@ -164,11 +165,18 @@ export class Authenticator {
 }
 
 export interface ApiKeyServiceDeps {
-  storage: Pick<Storage, 'createApiKey' | 'listApiKeys' | 'revokeApiKey'>;
+  storage: Pick<Storage, 'createApiKey' | 'listApiKeys' | 'revokeApiKey' | 'reopenWithoutKeys' | 'listStudies'>;
   now?: () => Date;
 }
 
-/** Key management for the CLI: the plaintext key leaves this class once, from `create`. */
+/**
+ * Key management for the CLI: the plaintext key leaves this class once, from `create`.
+ *
+ * Studies created while the server ran open belong to tenant `default`, and stay there when keys
+ * appear: nothing moves silently between tenants. A key for `default` reaches them; `create` says
+ * so (`defaultStudiesUnreachable`) when it makes the first key of another tenant while `default`
+ * has studies and no key of its own.
+ */
 export class ApiKeyService {
   private readonly now: () => Date;
 
@@ -176,7 +184,7 @@ export class ApiKeyService {
     this.now = deps.now ?? (() => new Date());
   }
 
-  async create(tenant: string, label: string | null = null): Promise<{ key: string; record: ApiKeyRecord }> {
+  async create(tenant: string, label: string | null = null): Promise<{ key: string; record: ApiKeyRecord; defaultStudiesUnreachable: boolean }> {
     const errors = [];
     if (!TENANT_PATTERN.test(tenant)) errors.push({ path: '/tenant', message: 'must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
     if (label !== null && (label.length > 200 || /\p{Cc}/u.test(label))) errors.push({ path: '/label', message: 'must be at most 200 characters without control characters' });
@@ -191,7 +199,24 @@ export class ApiKeyService {
     });
     // An open server in this process must demand keys from now on, not after its cache expires.
     apiKeysChanged();
-    return { key, record };
+    return { key, record, defaultStudiesUnreachable: tenant !== DEFAULT_TENANT && (await this.defaultStudiesUnreachable()) };
+  }
+
+  /** Whether tenant `default` owns studies (made while the server ran open) that no active key reaches. */
+  private async defaultStudiesUnreachable(): Promise<boolean> {
+    const keys = await this.deps.storage.listApiKeys();
+    if (keys.some((k) => k.tenantId === DEFAULT_TENANT && k.revokedAt === null)) return false;
+    return (await this.deps.storage.listStudies(DEFAULT_TENANT, { after: null, limit: 1 })).items.length > 0;
+  }
+
+  /**
+   * Lets requests without a key in again, as tenant `default` (an explicit operator decision:
+   * revoking the last key does not do it). False while an unrevoked key exists.
+   */
+  async reopen(): Promise<boolean> {
+    const reopened = await this.deps.storage.reopenWithoutKeys();
+    apiKeysChanged();
+    return reopened;
   }
 
   list(): Promise<ApiKeyRecord[]> {
