@@ -32,10 +32,12 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 __all__ = [
     "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
     "NotFoundError", "ConflictError", "PayloadTooLargeError", "RateLimitedError", "ServerError",
-    "UnavailableError", "OptimizeResult", "Progress", "prior_from_points", "prior_from_study",
+    "UnavailableError", "OptimizeResult", "Progress", "prior_from_points", "prior_from_study", "ParamValue",
 ]
 
 Json = Dict[str, Any]
+#: A parameter's value: a number, or one of a categorical parameter's choices (str, int, float or bool).
+ParamValue = Union[float, int, str, bool]
 
 
 def prior_from_points(points: List[Mapping[str, float]], weights: Optional[List[float]] = None) -> Json:
@@ -334,7 +336,7 @@ class Client:
 
     # -- parallel optimisation --
 
-    def optimize(self, objective: Callable[[Dict[str, float]], float], study: Union[str, Mapping[str, Any]], budget: int,
+    def optimize(self, objective: Callable[[Dict[str, ParamValue]], float], study: Union[str, Mapping[str, Any]], budget: int,
                  workers: int = 4, client_prefix: str = "worker", heartbeat_seconds: Optional[float] = None,
                  progress: Any = None) -> "OptimizeResult":
         """Evaluate up to `budget` points with `workers` threads, each with its own client id.
