@@ -57,6 +57,18 @@ function runRunner(args: string[], io: CliIo, capture: boolean): Promise<{ code:
   });
 }
 
+/**
+ * The runner's usage text: from the compiled copy next to this module when it runs from the bundle
+ * of bin/cli-build.js (no TypeScript loader there), else from the source under tsx.
+ */
+async function runnerUsage(): Promise<string> {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const manifest = path.join(here, 'manifest.json');
+  const compiled = fs.existsSync(manifest) ? (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { benchArgs?: string }).benchArgs : undefined;
+  const url = compiled ? pathToFileURL(path.join(here, compiled)).href : pathToFileURL(path.join(ROOT, 'bench/lib/args.ts')).href;
+  return ((await import(url)) as { USAGE: string }).USAGE;
+}
+
 export async function runBench(argv: string[], io: CliIo): Promise<number> {
   const help = argv.includes('--help') || argv.includes('-h');
   if (RUNNER === null) {
@@ -65,9 +77,8 @@ export async function runBench(argv: string[], io: CliIo): Promise<number> {
     return help ? 0 : 1;
   }
   if (help) {
-    // The runner's own option list, so the two can never disagree; it prints it as a usage error.
-    const r = await runRunner(['--help'], io, true);
-    io.out(`${BENCH_USAGE}\nrunner options (bench/paper.ts):\n${r.err.replace(/^usage:.*\n/, '')}`);
+    // The runner's own option list (bench/lib/args.ts), so the two can never disagree.
+    io.out(`${BENCH_USAGE}\nrunner options (bench/paper.ts):\n${(await runnerUsage()).replace(/^usage:.*\n/, '')}\n`);
     return 0;
   }
   const hasOut = argv.some((a) => a === '--out' || a.startsWith('--out='));

@@ -9,13 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
-import { buildApp } from '../app.js';
-import { ConfigError, loadConfig } from '../config.js';
-import { createEngineRunner, type EngineRunner } from '../domain/index.js';
+import type { EngineRunner } from '../domain/pool/engine-pool.js';
 import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, registeredMethods, type Benchmark, type MethodName } from '../engine/index.js';
 import { ProbnesClient, ProbnesError, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
-import { SqliteStorage } from '../storage/index.js';
+import type { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { intOption, parse, UsageError, type CliIo } from './common.js';
 import { DemoProgress } from './progress.js';
 
@@ -168,6 +165,14 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     io.out(DEMO_USAGE);
     return 0;
   }
+  // The server side is loaded only now, so that `probnes demo --help` answers without it.
+  const [{ default: pino }, { buildApp }, { ConfigError, loadConfig }, { createEngineRunner }, { SqliteStorage }] = await Promise.all([
+    import('pino'),
+    import('../app.js'),
+    import('../config.js'),
+    import('../domain/pool/engine-pool.js'),
+    import('../storage/sqlite/sqlite-storage.js'),
+  ]);
   let workers: number;
   try {
     // Only ENGINE_WORKERS is taken from the environment; the demo picks its own host, port and file.

@@ -2,12 +2,10 @@
  * `probnes <command>`: the command-line entry (bin/probnes.js loads it). Each command parses its own
  * options strictly and answers --help; bad usage exits 2 with a message naming what is wrong.
  * Returns the exit code; `serve` (and `demo --keep-running`) keep the process alive until a signal.
+ * Each command's module is imported only when that command runs, so `probnes keys list` never
+ * loads the server, the engine or the benchmark code (bin/probnes.js measures the rest).
  */
-import { runBackup } from './backup.js';
-import { runBench } from './bench.js';
 import { processIo, type CliIo } from './common.js';
-import { runDemo } from './demo.js';
-import { runKeys } from './keys.js';
 
 export const SERVE_USAGE = `usage: probnes serve
 
@@ -54,13 +52,13 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       await import('../server.js');
       return 0;
     case 'demo':
-      return runDemo(rest, io);
+      return (await import('./demo.js')).runDemo(rest, io);
     case 'bench':
-      return runBench(rest, io);
+      return (await import('./bench.js')).runBench(rest, io);
     case 'keys':
-      return runKeys(rest, io);
+      return (await import('./keys.js')).runKeys(rest, io);
     case 'backup':
-      return runBackup(rest, io);
+      return (await import('./backup.js')).runBackup(rest, io);
     case undefined:
     case 'help':
     case '--help':
