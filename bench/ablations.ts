@@ -17,8 +17,6 @@
  *   npx tsx bench/ablations.ts points-bbob --seeds 5   # the model's optimum as a batch point (ALGORITHM.md §24), BBOB d = 2, 5
  *   npx tsx bench/ablations.ts radius           # prob-cmaes's trust radius of the model's optimum, 2 vs 3 (ALGORITHM.md §24)
  *   npx tsx bench/ablations.ts radius-bbob --seeds 5   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–5
- *   npx tsx bench/ablations.ts mean-basis       # the GP mean's basis by the count rule vs by leave-one-out (ALGORITHM.md §25)
- *   npx tsx bench/ablations.ts mean-basis-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts vague --seeds 10   # multimodal 8-D problems with vague priors (bench/lib/vague-problems.ts), 50·d evaluations
@@ -107,26 +105,6 @@ const FIT_START_VARIANTS: Variant[] = [
   { label: 'warm start only, cap 50', options: { gp_cold_start_every: 0, active_set_cap: 50 } },
   { label: 'cap 50', options: { active_set_cap: 50 } },
 ];
-/** How the GP mean's basis is chosen (ALGORITHM.md §25, §26): the count rule alone, or the LOO score among the bases it allows. */
-const MEAN_BASIS_VARIANTS: Variant[] = [
-  { label: 'count rule', options: { mean_basis: 'count' } },
-  { label: 'loo', options: { mean_basis: 'loo', mean_basis_se: 0 } },
-  { label: 'loo, 2 SE', options: { mean_basis: 'loo', mean_basis_se: 2 } },
-  { label: 'loo, 2 SE, cap 100', options: { mean_basis: 'loo', mean_basis_se: 2, active_set_cap: 100 } },
-  { label: 'loo-constant, 2 SE', options: { mean_basis: 'loo-constant', mean_basis_se: 2 } },
-  { label: 'loo-constant, 2 SE, cap 100', options: { mean_basis: 'loo-constant', mean_basis_se: 2, active_set_cap: 100 } },
-  { label: 'count rule, cap 100', options: { mean_basis: 'count', active_set_cap: 100 } },
-  { label: 'loo, linear step', options: { mean_basis: 'loo', mean_basis_se: 0, mean_step_linear: true } },
-  { label: 'constant mean', options: { mean_function: 'constant', active_set_floor: false } },
-  { label: 'constant mean, no cap', options: { mean_function: 'constant', active_set_floor: false, active_set_cap: 0 } },
-  // §M: the constant mean competes only while ν is wide, the residual GP varies within it and R² < ρ.
-  { label: 'loo-gated, 1 SE, cap 100', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100 } },
-  { label: 'loo-gated, 1 SE', options: { mean_basis: 'loo-gated', mean_basis_se: 1 } },
-  { label: 'loo-gated, 2 SE, cap 100', options: { mean_basis: 'loo-gated', mean_basis_se: 2, active_set_cap: 100 } },
-  { label: 'loo-gated, 1 SE, cap 100, R² gate 0.8', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100, mean_basis_r2: 0.8 } },
-  { label: 'loo-gated, 1 SE, cap 100, no scale gate', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100, mean_basis_scale: 100 } },
-  { label: 'loo-gated, 1 SE, cap 100, no width gate', options: { mean_basis: 'loo-gated', mean_basis_se: 1, active_set_cap: 100, mean_basis_wide: 0 } },
-];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
 interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }
@@ -142,8 +120,6 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setti
   'points-bbob': { variants: POINT_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   radius: { variants: RADIUS_VARIANTS },
   'radius-bbob': { variants: RADIUS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
-  'mean-basis': { variants: MEAN_BASIS_VARIANTS },
-  'mean-basis-bbob': { variants: MEAN_BASIS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'step-bbob': { variants: STEP_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   // Each problem brings its own vague prior and box (the setting's prior is not used for them).
   vague: { variants: VAGUE_VARIANTS, functions: VAGUE_FUNCTIONS, setting: { prior: { mean: 0, std: 1 }, clip: true, budgetPerDim: 50 } },

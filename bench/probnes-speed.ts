@@ -52,7 +52,7 @@ import { Rng } from '../src/engine/random/index.js';
 import { getStrategy } from '../src/engine/strategies/registry.js';
 import type { Observation } from '../src/engine/strategies/types.js';
 import { standardise } from '../src/engine/strategies/probnes-data.js';
-import { drawCandidateBatchesStacked, expectedGradientRows, fitModel, sampleFrom } from '../src/engine/strategies/probnes-bq.js';
+import { drawCandidateBatchesStacked, expectedGradientRows, fitProbnesGp, sampleFrom } from '../src/engine/strategies/probnes-bq.js';
 import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat } from '../src/engine/gp/index.js';
 import { kernelMatrixInto } from '../src/engine/gp/kernel.js';
 import { choleskyInto, cholInverseSymInto, cholSolve } from '../src/engine/linalg/index.js';
@@ -222,7 +222,7 @@ function covarianceUpdates(dims: number[], reps: number): void {
       const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
       const history = sampleFrom(mean, cov, 60, rng).map((x) => ({ x, y: ackley(x) }));
       const st = standardise(history.map((o) => o.y));
-      const fit = fitModel(history.map((o) => o.x), st.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng });
+      const fit = fitProbnesGp(history.map((o) => o.x), st.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng });
       const g = expectedGradientRows(fit.model, mean, cov);
       const per = (fn: () => void) => {
         const s0 = performance.now();
@@ -269,7 +269,7 @@ function detail(): void {
     const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
     const history = sampleFrom(mean, cov, n, rng).map((x) => ({ x, y: ackley(x) }));
     const prevSt = standardise(history.slice(0, n - q).map((o) => o.y));
-    const warm = fitModel(history.slice(0, n - q).map((o) => o.x), prevSt.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
+    const warm = fitProbnesGp(history.slice(0, n - q).map((o) => o.x), prevSt.yTilde.map((v) => -v), { warmStart: null, restarts: 0, rng }).model.hyper;
     const st = standardise(history.map((o) => o.y));
     const X = toMat(history.map((o) => o.x));
     const z = st.yTilde.map((v) => -v);

@@ -12,7 +12,7 @@ import { isMethodName, resolveOptions, STRATEGIES, type MethodName, type Options
 import { registeredMethods } from '../../src/engine/strategies/registry.js';
 import { UsageError } from './args.js';
 import { isPeer, PEER_XTOL_REL, PEERS, type PeerName, type PeerRunSpec } from './bbob-peers.js';
-import { optionsFor, type RunSpec } from './run.js';
+import { declaredOptions, optionsFor, type RunSpec } from './run.js';
 
 /**
  * A method with its own options: `prob-cmaes:paper` is prob-cmaes with profile paper. `bobyqa` and
@@ -82,7 +82,7 @@ export function defaultPopulation(method: string, d: number): number {
 /** Rejects an option the method declares with a value outside its spec (unknown options are simply not passed). */
 function checkOptions(method: MethodName, options: Options, label: string): void {
   for (const [key, value] of Object.entries(options)) {
-    const spec = STRATEGIES[method].options[key];
+    const spec = declaredOptions(method)[key];
     if (!spec) continue;
     const bad =
       spec.kind === 'enum' ? !spec.values.includes(String(value))

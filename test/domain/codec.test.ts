@@ -47,8 +47,12 @@ describe('readEngineState', () => {
       expect((err as Error).message).toMatch(message);
     };
     refused(() => readEngineState('a', 'xnes', stored(s)), /belongs to method "cmaes", not the study's xnes/);
-    refused(() => readEngineState('a', 'cmaes', { version: 2, state: { ...s, version: 2 } as unknown as JsonValue }), /version 2 .*cmaes reads version 1/);
-    refused(() => readEngineState('a', 'cmaes', { version: 2, state: s as unknown as JsonValue }), /stored as 2/);
+    refused(() => readEngineState('a', 'cmaes', { version: 9, state: { ...s, version: 9 } as unknown as JsonValue }), /version 9.*cmaes reads engine states of versions 1 to 2, not 9/);
+    refused(() => readEngineState('a', 'cmaes', { version: 1, state: s as unknown as JsonValue }), /version 2 but was stored as version 1/);
+    // A state an earlier release wrote is read through the strategy's migration (version 1 kept the options).
+    const { params, ...v1 } = s;
+    const migrated = readEngineState('a', 'cmaes', { version: 1, state: { ...v1, version: 1, options: { ...params } } as unknown as JsonValue });
+    expect(migrated).toEqual(s);
     refused(() => readEngineState('a', 'cmaes', { version: 1, state: [1, 2] }), /not an object/);
   });
 
@@ -69,7 +73,7 @@ describe('readEngineState', () => {
     const doc = (await app.inject({ method: 'GET', url: `/v1/studies/${id}/export` })).json();
     const imported = await app.inject({ method: 'POST', url: '/v1/studies/import', payload: doc });
     expect(imported.statusCode).toBe(400);
-    expect(imported.json().errors).toContainEqual({ path: '/engine_states/0/version', message: 'must be a version cmaes reads (1)' });
+    expect(imported.json().errors).toContainEqual({ path: '/engine_states/0/version', message: 'must be a version cmaes reads (1 to 2)' });
     await app.close();
   });
 });

@@ -292,7 +292,7 @@ describe('πBO strategy', () => {
   it('with β large moves the chosen points toward the prior mode', () => {
     const a = run(bo, far, { dim: 2, q: 3, gens: 5, seed: 22 });
     const ctx = { history: a.history, pending: [] };
-    const piState = { ...a.state, method: 'pibo' as const, options: { ...a.state.options, beta: 1000 } };
+    const piState = { ...a.state, method: 'pibo' as const, params: { ...a.state.params, beta: 1000 } };
     const norm = (p: number[]) => Math.hypot(...p);
     const boPts = bo.ask(a.state, ctx, 3).points;
     const piPts = pibo.ask(piState, ctx, 3).points;

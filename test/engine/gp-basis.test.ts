@@ -26,7 +26,7 @@ import {
 import { type Mat, cholesky, cholSolve, fromRows } from '../../src/engine/linalg/index.js';
 import { contrastBasis, contrastIsCheaper } from '../../src/engine/gp/reml-contrast.js';
 import { bqIntegral, quadraticMoments } from '../../src/engine/quadrature/index.js';
-import { expectedGradientRows as expectedGradient, integralMoments, fitModel, predictAt } from '../../src/engine/strategies/probnes-bq.js';
+import { expectedGradientRows as expectedGradient, integralMoments, fitProbnesGp, predictAt } from '../../src/engine/strategies/probnes-bq.js';
 import { kernelMatrix as gpKernel } from '../../src/engine/gp/kernel.js';
 import { Rng } from '../../src/engine/random/index.js';
 
@@ -229,7 +229,7 @@ describe('fit with a basis', () => {
     };
     const y = U.map(f);
     const cov = randomCov(d, rng, 0.5);
-    const out = fitModel(U, y, { warmStart: null, restarts: 0, rng, mean: { kind: 'quadratic', centre: c0, cov } });
+    const out = fitProbnesGp(U, y, { warmStart: null, restarts: 0, rng, quadratic: { centre: c0, cov } });
     expect(out.basis).toBe('full');
     for (let i = 0; i < d; i++) {
       expect(out.quad!.b[i]).toBeCloseTo(b[i], 5);
@@ -244,7 +244,7 @@ describe('fit with a basis', () => {
     const d = 5, rng = Rng.fromSeed(41);
     const U = points(8, d, rng), y = U.map((u) => u[0] ** 2);
     const cov = randomCov(d, rng);
-    const q = fitModel(U, y, { warmStart: null, restarts: 0, rng: Rng.fromSeed(1), mean: { kind: 'quadratic', centre: new Array(d).fill(0), cov } });
+    const q = fitProbnesGp(U, y, { warmStart: null, restarts: 0, rng: Rng.fromSeed(1), quadratic: { centre: new Array(d).fill(0), cov } });
     const c = fitGp(U, y, { priors: probnesPriors(d), warmStart: null, restarts: 0, rng: Rng.fromSeed(1) });
     expect(q.basis).toBe('constant');
     expect(q.quad).toBeNull();
@@ -325,7 +325,7 @@ describe('the full surrogate (basis mean + residual GP)', () => {
   const y = U.map((u) => Math.sin(1.5 * u[0]) + 0.8 * u[1] * u[1] + u[0] * u[2] - 0.3 * u[2]);
   const cov = randomCov(d, rng, 0.4);
   const centre = [0.1, 0, -0.1];
-  const fit = fitModel(U, y, { warmStart: null, restarts: 0, rng, mean: { kind: 'quadratic', centre, cov } });
+  const fit = fitProbnesGp(U, y, { warmStart: null, restarts: 0, rng, quadratic: { centre, cov } });
   const mean = [0.3, -0.2, 0.1];
 
   it('uses the full quadratic and a non-trivial residual GP', () => {

@@ -12,9 +12,11 @@ import { evalQuadratic } from '../../src/engine/gp/basis.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
-import { currentOptimumRadius, updateOptimumRadius, type ProbnesState } from '../../src/engine/strategies/probnes-core.js';
+import { updateOptimumRadius, type ProbnesState } from '../../src/engine/strategies/probnes-core.js';
 import type { Observation } from '../../src/engine/strategies/types.js';
-import { probnesDefaults } from '../../src/engine/strategies/options.js';
+import { resolveProbnesParams } from '../../src/engine/strategies/probnes-params.js';
+
+const paramsOf = (profile: string) => resolveProbnesParams('prob-cmaes', { learningRateCov: 0.5, optimumRadius: 3 }, { profile });
 
 const A = [[-2, 0.5], [0.5, -1]];
 const b = [1, -0.5];
@@ -112,11 +114,11 @@ describe('inject_optimum in ask', () => {
   it('the batch is μ, the model optimum, then the BQ point; without the option, no such point', () => {
     const s = afterGenerations({ inject_optimum: 'basis' }, 3);
     expect(s.gp?.basis).toBe('full');
-    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, s.options.optimum_radius as number, null);
+    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, s.params.optimumRadius, null);
     const pts = probCmaes.ask(s, { history: [], pending: [] }, 3).points;
     expect(pts[0]).toEqual(s.mean);
     pts[1].forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
-    const off = probCmaes.ask({ ...s, options: { ...s.options, inject_optimum: 'off' } }, { history: [], pending: [] }, 3).points;
+    const off = probCmaes.ask({ ...s, params: { ...s.params, injectOptimum: 'off' } }, { history: [], pending: [] }, 3).points;
     expect(off.some((p) => p.every((v, i) => Math.abs(v - expected[i]) < 1e-9))).toBe(false);
   });
 
@@ -124,10 +126,10 @@ describe('inject_optimum in ask', () => {
     const early = afterGenerations({ inject_optimum: 'basis' }, 1);
     expect(early.gp?.basis).not.toBe('full');
     const off = afterGenerations({ inject_optimum: 'off' }, 1);
-    expect(probCmaes.ask(early, { history: [], pending: [] }, 3).points).toEqual(probCmaes.ask({ ...off, options: early.options }, { history: [], pending: [] }, 3).points);
+    expect(probCmaes.ask(early, { history: [], pending: [] }, 3).points).toEqual(probCmaes.ask({ ...off, params: early.params }, { history: [], pending: [] }, 3).points);
     const s = afterGenerations({ inject_optimum: 'basis' }, 3);
     const two = probCmaes.ask(s, { history: [], pending: [] }, 2).points;
-    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, s.options.optimum_radius as number, null);
+    const expected = modelOptimumPoint(s.gp!.quad!, s.mean, s.cov, s.params.optimumRadius, null);
     expect(two[1].every((v, i) => Math.abs(v - expected[i]) < 1e-9)).toBe(false);
   });
 
@@ -144,38 +146,23 @@ describe('inject_optimum in ask', () => {
     expect(model.kind).not.toBe('linear');
     const { c, b: lin, H } = gradientAndHessian(model, 2);
     const neg = { centre: model.xBest, a0: -c, b: lin.map((v) => -v), A: H.map((r) => r.map((v) => -v)) };
-    const expected = modelOptimumPoint(neg, s.mean, s.cov, s.options.optimum_radius as number, null);
+    const expected = modelOptimumPoint(neg, s.mean, s.cov, s.params.optimumRadius, null);
     const pts = probCmaes.ask(s, { history, pending: [] }, 3).points;
     pts[1].forEach((v, i) => expect(v).toBeCloseTo(expected[i], 12));
   });
 
-  it('optimum_gate count: injects when the active set allows the quadratic though the GP mean kept the constant basis', () => {
-    const history: Observation[] = [];
-    let s = probCmaes.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2, { inject_optimum: 'weighted' }) }, Rng.fromSeed(3));
-    for (let g = 0; g < 3; g++) {
-      const a = probCmaes.ask(s, { history, pending: [] }, 3);
-      const batch = a.points.map((x) => ({ x, y: f(x) }));
-      history.push(...batch);
-      s = probCmaes.tell(a.state, { batch, history: history.slice() });
-    }
-    // 9 active points: the count rule allows the full quadratic (n ≥ 1.5·6). Pretend leave-one-out
-    // (mean_basis loo-constant) kept the constant mean, as the GP state then records it.
+  it('no injection while the GP mean kept the constant basis, even with enough points for the quadratic', () => {
+    const s = afterGenerations({ inject_optimum: 'weighted' }, 3);
     expect(s.gp!.X.length).toBeGreaterThanOrEqual(9);
     const constant: ProbnesState = { ...s, gp: { ...s.gp!, quad: null, basis: 'constant' } };
-    const model = fitSurrogate(history.slice(-maxModelSize(2, 3)), 2);
-    const { c, b: lin, H } = gradientAndHessian(model, 2);
-    const expected = modelOptimumPoint({ centre: model.xBest, a0: -c, b: lin.map((v) => -v), A: H.map((r) => r.map((v) => -v)) }, s.mean, s.cov, s.options.optimum_radius as number, null);
-    const isExpected = (p: number[]) => p.every((v, i) => Math.abs(v - expected[i]) < 1e-9);
-    const byBasis = probCmaes.ask({ ...constant, options: { ...s.options, optimum_gate: 'basis' } }, { history, pending: [] }, 3).points;
-    expect(byBasis.some(isExpected)).toBe(false);
-    const byCount = probCmaes.ask({ ...constant, options: { ...s.options, optimum_gate: 'count' } }, { history, pending: [] }, 3).points;
-    expect(isExpected(byCount[1])).toBe(true);
-    expect(probnesDefaults('default', 0.5).optimum_gate).toBe('basis');
+    const withConstant = probCmaes.ask(constant, { history: [], pending: [] }, 3).points;
+    const off = probCmaes.ask({ ...constant, params: { ...constant.params, injectOptimum: 'off' } }, { history: [], pending: [] }, 3).points;
+    expect(withConstant).toEqual(off);
   });
 
   it('is weighted in the default profile and off in the paper profile', () => {
-    expect(probnesDefaults('default', 0.5).inject_optimum).toBe('weighted');
-    expect(probnesDefaults('paper', 0.5).inject_optimum).toBe('off');
+    expect(paramsOf('default').injectOptimum).toBe('weighted');
+    expect(paramsOf('paper').injectOptimum).toBe('off');
   });
 });
 
@@ -201,7 +188,7 @@ describe('optimum_radius_max: the adaptive trust radius of the model optimum (§
       const batch = a.points.map((x) => ({ x, y: slope(x) }));
       history.push(...batch);
       s = probCmaes.tell(a.state, { batch, history: history.slice() });
-      radii.push(currentOptimumRadius(s));
+      radii.push(s.optimumRadius);
     }
     return { s, radii };
   }
@@ -212,21 +199,16 @@ describe('optimum_radius_max: the adaptive trust radius of the model optimum (§
     expect(radii.every((r) => r >= 2 && r <= 8)).toBe(true);
     const fixed = run({ optimum_radius: 2 }, 8);
     expect(fixed.radii.every((r) => r === 2)).toBe(true);
-    expect(fixed.s.optimumRadius).toBeUndefined();
-    expect(probnesDefaults('paper', 0.5).optimum_radius_max).toBeUndefined();
+    expect(fixed.s.optimumAsked).toBeNull();
+    expect(paramsOf('paper').optimumRadiusMax).toBe(0);
     // The default profile's ρ₀ (BBOB ablation, docs/BENCHMARKS.md); the paper profile never injects.
-    expect(resolveOptions('prob-cmaes', 2, {}).optimum_radius).toBe(3);
-    expect(resolveOptions('prob-xnes', 2, {}).optimum_radius).toBe(2);
-    expect(probnesDefaults('paper', 0.5).inject_optimum).toBe('off');
+    expect(probCmaes.init({ dim: 2, batchSize: 3, options: {} }, Rng.fromSeed(1)).params.optimumRadius).toBe(3);
+    expect(probCmaes.init({ dim: 2, batchSize: 3, options: { profile: 'paper' } }, Rng.fromSeed(1)).params.injectOptimum).toBe('off');
   });
 
-  it('a state without the field (written before it) resumes at ρ₀', () => {
+  it('ρ_t survives a JSON round trip of the state (version-1 states without it: test/engine/state-migrations.test.ts)', () => {
     const { s } = run({ optimum_radius: 2, optimum_radius_max: 8 }, 4);
-    const old = { ...s } as ProbnesState;
-    delete old.optimumRadius;
-    delete old.optimumAsked;
-    expect(currentOptimumRadius(old)).toBe(2);
     const restored = JSON.parse(JSON.stringify(s)) as ProbnesState;
-    expect(currentOptimumRadius(restored)).toBe(currentOptimumRadius(s));
+    expect(restored.optimumRadius).toBe(s.optimumRadius);
   });
 });

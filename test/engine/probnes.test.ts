@@ -273,27 +273,8 @@ describe('robustness and units', () => {
     expect(Math.abs(ea.predicted! - f(a.mean))).toBeLessThan(0.5);
   });
 
-  it('a state stored before the GP targets were named negYTilde (field `z`) asks and estimates the same', () => {
-    const { state, history } = run('prob-cmaes', quad(0.5), 3, start('prob-cmaes', 2, 3, { candidates: 30 }, 15));
-    const { negYTilde, ...rest } = state.gp!;
-    const legacy = { ...state, gp: { ...rest, z: negYTilde } } as unknown as ProbnesState;
-    expect(probCmaes.ask(legacy, { history, pending: [] }, 3).points).toEqual(probCmaes.ask(state, { history, pending: [] }, 3).points);
-    expect(probCmaes.estimate!(legacy, [])).toEqual(probCmaes.estimate!(state, []));
-    // Without either field the ask could not rebuild the GP: the test would fail, not pass silently.
-    const broken = { ...state, gp: rest } as unknown as ProbnesState;
-    expect(() => probCmaes.ask(broken, { history, pending: [] }, 3)).toThrow();
-  });
-
-  it('a state stored before the quadratic-mean options existed updates as the constant-mean model did', () => {
-    // Written by the engine of that time: options without mean_function, active_set_floor, mean_step & co.
-    const NEW = ['mean_function', 'active_set_floor', 'learning_rate_cov_quadratic', 'mean_step', 'trust_radius', 'cov_step_limit'];
-    const constant = start('prob-cmaes', 2, 3, { candidates: 30, mean_function: 'constant', active_set_floor: false, mean_step: 'natural' }, 16);
-    const legacy = { ...constant, options: Object.fromEntries(Object.entries(constant.options).filter(([k]) => !NEW.includes(k))) } as ProbnesState;
-    const a = run('prob-cmaes', quad(0.5), 3, legacy).state;
-    const b = run('prob-cmaes', quad(0.5), 3, constant).state;
-    expect(a.mean).toEqual(b.mean);
-    expect(a.cov).toEqual(b.cov);
-  });
+  // States stored by earlier releases (targets under `z`, options added later missing): read through
+  // the migration and replayed bit for bit in test/engine/state-migrations.test.ts.
 
   it('the kernel-mean density used by the brute force matches a direct 2-D formula', () => {
     // N(0; 0, I₂) = 1/(2π).

@@ -50,8 +50,9 @@ describe('POST /v1/studies', () => {
   it('fills defaults: prob-cmaes with its default-profile options, minimize, batch 3', async () => {
     const s = (await create(studyBody())).json();
     expect(s.method).toBe('prob-cmaes');
-    expect(s.options).toMatchObject({ profile: 'default', include_mean: true, gp_warm_start: true, learning_rate_cov: 0.5 });
-    expect((await create(studyBody({ options: { profile: 'paper' } }))).json().options).toMatchObject({ profile: 'paper', include_mean: false, gp_warm_start: false });
+    // The public options only, with their defaults; the ablation switches are no study options.
+    expect(s.options).toEqual({ profile: 'default', learning_rate_mean: 1, learning_rate_cov: 0.5, learning_rate_cov_quadratic: 1, candidates: 1000, active_set_cap: 50, gp_restarts: 0 });
+    expect((await create(studyBody({ options: { profile: 'paper' } }))).json().options).toMatchObject({ profile: 'paper', active_set_cap: 0, learning_rate_cov_quadratic: 0.5 });
   });
 
   it('accepts a joint prior and echoes it with per-parameter std', async () => {
@@ -92,7 +93,8 @@ describe('POST /v1/studies', () => {
     ['unknown option', studyBody({ method: 'cmaes', options: { candidates: 10 } }), [{ path: '/options/candidates', message: /not an option of method cmaes/ }]],
     ['option out of range', studyBody({ method: 'bo', options: { mc_samples: 8 } }), [{ path: '/options/mc_samples', message: />=16/ }]],
     ['non-integer option', studyBody({ options: { candidates: 10.5 } }), [{ path: '/options/candidates', message: /int/ }]],
-    ['wrong option type', studyBody({ options: { include_mean: 'yes' } }), [{ path: '/options/include_mean', message: /boolean/ }]],
+    ['wrong option type', studyBody({ options: { profile: 1 } }), [{ path: '/options/profile', message: /default|paper/ }]],
+    ['a benchmark-only switch', studyBody({ options: { include_mean: false } }), [{ path: '/options/include_mean', message: /not an option of method prob-cmaes/ }]],
     ['lq-cmaes: Kendall τ threshold out of range', studyBody({ method: 'lq-cmaes', options: { tau_threshold: 1.5 } }), [{ path: '/options/tau_threshold', message: /<=1/ }]],
     ['lq-cmaes: τ threshold −1 (every ranking would pass)', studyBody({ method: 'lq-cmaes', options: { tau_threshold: -1 } }), [{ path: '/options/tau_threshold', message: />-1/ }]],
     ['lq-cmaes: inject_optimum not a boolean', studyBody({ method: 'lq-cmaes', options: { inject_optimum: 1 } }), [{ path: '/options/inject_optimum', message: /boolean/ }]],

@@ -8,7 +8,7 @@
  * Also the direction's sign: every strategy minimises y, and y = value when the study minimises,
  * y = −value when it maximises. Nothing else in the server flips a sign for the direction.
  */
-import { getStrategy, isMethodName, type BaseState, type MethodName, type Options } from '../../engine/index.js';
+import { EngineError, getStrategy, isMethodName, type BaseState, type MethodName, type Options } from '../../engine/index.js';
 import type { JsonObject, JsonValue, StudyRecord } from '../../storage/index.js';
 import { DomainError } from '../common/errors.js';
 import type { EffectivePrior, ParameterSpec } from './study-spec.js';
@@ -70,16 +70,24 @@ export function writeJsonObject(v: Record<string, unknown>): JsonObject {
   return v as JsonObject;
 }
 
-/** An engine state as stored, checked to be one the study's strategy wrote in the version it reads. */
+/**
+ * An engine state as stored, checked to be one the study's strategy wrote, and read as the version the
+ * strategy writes now: a state an earlier release stored goes through the strategy's migration (so a
+ * study continues across releases); one it cannot read (a later release's) is refused.
+ */
 export function readEngineState(studyId: string, method: MethodName, stored: { version: number; state: JsonValue }): BaseState {
   const s = stored.state;
   if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new StoredDataError(studyId, 'its engine state is not an object');
   if (s.method !== method) throw new StoredDataError(studyId, `its engine state belongs to method ${JSON.stringify(s.method)}, not the study's ${method}`);
-  const version = getStrategy(method).stateVersion;
-  if (stored.version !== version || s.version !== version) {
-    throw new StoredDataError(studyId, `its engine state has version ${String(s.version)} (stored as ${stored.version}); ${method} reads version ${version}`);
+  if (stored.version !== s.version || typeof s.version !== 'number') {
+    throw new StoredDataError(studyId, `its engine state has version ${String(s.version)} but was stored as version ${stored.version}`);
   }
-  return s as unknown as BaseState;
+  try {
+    return getStrategy(method).migrate({ ...s, version: s.version, method });
+  } catch (e) {
+    if (e instanceof EngineError) throw new StoredDataError(studyId, `its engine state (version ${s.version}) cannot be read: ${e.message}`);
+    throw e;
+  }
 }
 
 /** An engine state as storage keeps it. */

@@ -190,9 +190,18 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
     if (st.method !== s.method) errors.push({ path: at('state', 'method'), message: `must be the study's method (${s.method})` });
     // The loop stores a new snapshot under the state's own version: it must be the recorded one.
     if (st.version !== e.version) errors.push({ path: at('state', 'version'), message: `must be the snapshot's version (${e.version})` });
-    // …and one this server's strategy reads (the loop refuses any other on load).
-    const readable = getStrategy(s.method).stateVersion;
-    if (e.version !== readable) errors.push({ path: at('version'), message: `must be a version ${s.method} reads (${readable})` });
+    // …and one this server's strategy reads: its own version or an earlier one, which it migrates on
+    // load (the loop refuses any other).
+    const strategy = getStrategy(s.method);
+    if (!(Number.isInteger(e.version) && e.version >= 1 && e.version <= strategy.stateVersion)) {
+      errors.push({ path: at('version'), message: `must be a version ${s.method} reads (1 to ${strategy.stateVersion})` });
+    } else if (st.version === e.version && st.method === s.method) {
+      try {
+        strategy.migrate({ ...st, version: e.version, method: s.method });
+      } catch (err) {
+        errors.push({ path: at('state'), message: `is not a ${s.method} state of version ${e.version}: ${(err as Error).message}` });
+      }
+    }
     if (st.dim !== dim) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${dim})` });
     if (st.categorical !== undefined) checkCategorical(space, st.categorical, at, errors);
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });

@@ -6,4 +6,3 @@ export { fitGp, buildModel, defaultStartHyper } from './fit.js';
 export { predict, posteriorJoint, type Prediction, type JointPrediction } from './predict.js';
 export { type BasisKind, type QuadraticMean, basisSize, chooseBasis, basisMatrix, lowerInverse, quadraticFromBasis, evalQuadratic } from './basis.js';
 export { remlObjectiveEvaluator, restrictedLogLikelihood, buildBasisModel, type BasisModel } from './reml.js';
-export { looPredictive, type LooResult } from './loo.js';

@@ -45,9 +45,38 @@ import { maximizeInBox } from '../acquisition/optimize.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
-import { checkDim } from './es-utils.js';
+import { checkDim, migrateOptionsState } from './es-utils.js';
+import { checkedOptions, type Options, type OptionSpecs } from './options.js';
+import type { StoredState } from './types.js';
 
-export const BO_STATE_VERSION = 1;
+/** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
+export const BO_STATE_VERSION = 2;
+
+/**
+ * BO's and πBO's parameters, resolved once at init: random candidates before refinement, Monte Carlo
+ * samples of q-EI, the half-width of the box (prior standard deviations) where a parameter has no
+ * bounds, and πBO's prior weight β (0 for BO).
+ */
+export interface BoParams {
+  readonly candidates: number;
+  readonly mcSamples: number;
+  readonly boxStd: number;
+  readonly beta: number;
+}
+
+/** The parameters for `options` (the defaults of options.ts BO_DEFAULTS; β = 1 for πBO, 0 for BO). */
+export function boParams(method: MethodName, options: Options): BoParams {
+  return Object.freeze({
+    candidates: Number(options.candidates ?? 2000),
+    mcSamples: Number(options.mc_samples ?? 256),
+    boxStd: Number(options.box_std ?? 3),
+    beta: method === 'pibo' ? Number(options.beta ?? 1) : 0,
+  });
+}
+
+export function migrateBoState(method: MethodName, stored: StoredState): BoState {
+  return migrateOptionsState<BoState>(method, BO_STATE_VERSION, stored, (o) => boParams(method, o));
+}
 
 export interface Box {
   lower: number[];
@@ -55,6 +84,7 @@ export interface Box {
 }
 
 export interface BoState extends BaseState {
+  params: BoParams;
   box: Box;
   /** MAP hyperparameters of the last fit (normalised inputs, standardised y), or null before one. */
   hyper: GpHyper | null;
@@ -71,10 +101,11 @@ const LOCAL_STD = 0.05;
 const REFINE_ANALYTIC = { starts: 5, maxIterations: 50 };
 const REFINE_MC = { starts: 2, maxIterations: 25 };
 
-export function initBo(method: MethodName, spec: InitSpec, rng: Rng): BoState {
+export function initBo(method: MethodName, spec: InitSpec, rng: Rng, specs: OptionSpecs): BoState {
+  const params = boParams(method, checkedOptions(method, specs, spec.options));
   checkDim(spec.dim, spec.batchSize, method);
   const d = spec.dim;
-  const half = Number(spec.options.box_std ?? 3);
+  const half = params.boxStd;
   const box = spec.box ? { lower: [...spec.box.lower], upper: [...spec.box.upper] } : { lower: new Array<number>(d).fill(-half), upper: new Array<number>(d).fill(half) };
   if (box.lower.length !== d || box.upper.length !== d || box.lower.some((l, j) => !(l < box.upper[j]))) {
     throw new InvalidInputError('BO needs a box with lower < upper in every dimension');
@@ -82,7 +113,7 @@ export function initBo(method: MethodName, spec: InitSpec, rng: Rng): BoState {
   const cov = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
   return {
     version: BO_STATE_VERSION, method, dim: d, batchSize: spec.batchSize, generation: 0, rng: rng.state(),
-    options: { ...spec.options }, mean: new Array<number>(d).fill(0), cov, box, hyper: null,
+    params, mean: new Array<number>(d).fill(0), cov, box, hyper: null,
     diagnostics: { integral_mean: null, integral_std: null, n_active: null },
   };
 }
@@ -188,9 +219,9 @@ function prunedGainScores(bound: Float64Array, starts: number, gain: (i: number)
 /** The greedy batch of §header, in unit-box coordinates. */
 function selectBatch(state: BoState, model: GpModel, rng: Rng, pending: number[][], count: number, incumbent: number[], best: number, w: number): number[][] {
   const d = state.dim;
-  const S = Number(state.options.mc_samples ?? 256);
+  const S = state.params.mcSamples;
   const base: BaseSamples = Array.from({ length: S }, () => rng.normals(pending.length + count));
-  const cands = drawCandidates(rng, d, Number(state.options.candidates ?? 2000), incumbent);
+  const cands = drawCandidates(rng, d, state.params.candidates, incumbent);
   const candPosts = cands.map((x) => pointPosterior(model, x));
   const single = singlePointScores(state, cands, candPosts, best, w);
   const prior = (x: ArrayLike<number>) => (w === 0 ? 0 : w * logPrior(state.box, x).value);
@@ -231,7 +262,8 @@ function plainHyper(h: GpHyper): GpHyper {
   return { lengthscales: Array.from(h.lengthscales), outputscale: h.outputscale, noise: h.noise, constant: h.constant };
 }
 
-export function askBo(state: BoState, ctx: AskContext, count: number, beta: number): AskResult<BoState> {
+export function askBo(state: BoState, ctx: AskContext, count: number): AskResult<BoState> {
+  const beta = state.params.beta;
   const rng = Rng.fromState(state.rng);
   const history = ctx.history;
   if (count <= 0) return { points: [], state };

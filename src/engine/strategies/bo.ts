@@ -4,7 +4,8 @@
  * prior weight β = 0.
  */
 import type { StrategyDescriptor } from './types.js';
-import { askBo, BO_STATE_VERSION, initBo, tellBo, type BoState } from './bo-core.js';
+import { askBo, BO_STATE_VERSION, initBo, migrateBoState, tellBo, type BoState } from './bo-core.js';
+import { askBoMixed, initBoMixed, tellBoMixed } from './bo-mixed.js';
 import { BO_DEFAULTS, BO_OPTIONS } from './options.js';
 
 export const bo: StrategyDescriptor<BoState> = {
@@ -13,8 +14,11 @@ export const bo: StrategyDescriptor<BoState> = {
   defaults: () => ({ ...BO_DEFAULTS }),
   minBatch: 1,
   usesBox: true,
+  categorical: true,
   stateVersion: BO_STATE_VERSION,
-  init: (spec, rng) => initBo('bo', spec, rng),
-  ask: (state, ctx, count) => askBo(state, ctx, count, 0),
-  tell: (state, ctx) => tellBo(state, ctx),
+  migrate: (stored) => migrateBoState('bo', stored),
+  // Categorical parameters: the mixed-space BO of bo-mixed.ts (ALGORITHM.md §27).
+  init: (spec, rng) => (spec.categories?.length ? initBoMixed('bo', spec, rng, BO_OPTIONS) : initBo('bo', spec, rng, BO_OPTIONS)),
+  ask: (state, ctx, count) => (state.categorical ? askBoMixed(state, ctx, count) : askBo(state, ctx, count)),
+  tell: (state, ctx) => (state.categorical ? tellBoMixed(state, ctx) : tellBo(state, ctx)),
 };

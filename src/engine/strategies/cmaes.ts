@@ -23,19 +23,32 @@ import { InvalidInputError, NonFiniteError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import { fromRows, symEig } from '../linalg/index.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
-import type { OptionSpecs } from './options.js';
+import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 import {
-  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, orderBestFirst, positiveOption, zerosVec,
+  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, orderBestFirst, positiveOption, zerosVec,
 } from './es-utils.js';
 
-export const CMAES_STATE_VERSION = 1;
+/** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
+export const CMAES_STATE_VERSION = 2;
 /** σ is capped here (as CyberAgentAILab/cmaes does): beyond it the search is meaningless in whitened units. */
 const SIGMA_MAX = 1e32;
 /** The update ranks a generation's points: one point alone carries no ranking. */
 const MIN_BATCH = 2;
 
+/** CMA-ES's parameters, resolved once at init: σ₀ and whether the update is active (negative weights). */
+export interface CmaParams {
+  readonly sigma0: number;
+  readonly active: boolean;
+}
+
+/** The parameters for `options` (sigma0 defaults to 1, active to true). */
+export function cmaParams(options: Options): CmaParams {
+  return Object.freeze({ sigma0: positiveOption(options, 'sigma0', 1), active: options.active !== false });
+}
+
 export interface CmaesState extends BaseState {
   method: 'cmaes';
+  params: CmaParams;
   sigma: number;
   C: number[][];
   p_sigma: number[];
@@ -122,20 +135,21 @@ const norm = (v: readonly number[]): number => Math.sqrt(v.reduce((s, a) => s + 
 const covOf = (sigma: number, C: number[][]): number[][] => C.map((row) => row.map((c) => sigma * sigma * c));
 
 /** σ₀ (option `sigma0`), C₀ = I, m₀ = 0 (the prior mean in whitened coordinates, ALGORITHM.md §0), zero paths. */
-export function cmaStart(spec: InitSpec, method: string): Pick<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c'> {
+export function cmaStart(spec: InitSpec, method: string, params: CmaParams): Pick<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c'> {
   checkDim(spec.dim, spec.batchSize, method, MIN_BATCH);
   const d = spec.dim;
-  const sigma = positiveOption(spec.options, 'sigma0', 1);
+  const sigma = params.sigma0;
   if (sigma > SIGMA_MAX) throw new InvalidInputError(`${method}: sigma0 must be ≤ ${SIGMA_MAX}`);
   const C = identityRows(d);
   return { mean: zerosVec(d), cov: covOf(sigma, C), sigma, C, p_sigma: zerosVec(d), p_c: zerosVec(d) };
 }
 
 function init(spec: InitSpec, rng: Rng): CmaesState {
-  const start = cmaStart(spec, 'cmaes');
+  const params = cmaParams(checkedOptions('cmaes', CMA_OPTIONS, spec.options));
+  const start = cmaStart(spec, 'cmaes', params);
   return {
     version: CMAES_STATE_VERSION, method: 'cmaes', dim: spec.dim, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), options: { ...spec.options }, diagnostics: { ...NO_DIAGNOSTICS }, ...start, asked: [],
+    rng: rng.state(), params, diagnostics: { ...NO_DIAGNOSTICS }, ...start, asked: [],
   };
 }
 
@@ -147,7 +161,7 @@ export interface CmaCore {
   C: number[][];
   p_sigma: number[];
   p_c: number[];
-  options: BaseState['options'];
+  params: Pick<CmaParams, 'active'>;
 }
 
 /** What one update writes. */
@@ -198,7 +212,7 @@ function tell(state: CmaesState, ctx: TellContext): CmaesState {
  */
 export function cmaUpdate(state: CmaCore, ranked: readonly number[][], injected: readonly boolean[], g: number): CmaStep {
   const n = state.dim;
-  const p = cmaParameters(n, ranked.length, state.options.active !== false);
+  const p = cmaParameters(n, ranked.length, state.params.active);
   const { B, D } = eigenBasis(state.C);
   const invD = D.map((v) => 1 / v);
   const { mean: m, sigma } = state;
@@ -275,6 +289,7 @@ export const cmaes: StrategyDescriptor<CmaesState> = {
   minBatch: MIN_BATCH,
   usesBox: false,
   stateVersion: CMAES_STATE_VERSION,
+  migrate: (stored) => migrateOptionsState<CmaesState>('cmaes', CMAES_STATE_VERSION, stored, cmaParams),
   init,
   ask,
   tell,

@@ -8,6 +8,7 @@
 import { InvalidInputError, NonFiniteError } from '../errors.js';
 import type { Diagnostics, Observation } from './types.js';
 import type { Options } from './options.js';
+import type { BaseState, StoredState } from './types.js';
 
 export const NO_DIAGNOSTICS: Diagnostics = { integral_mean: null, integral_std: null, n_active: null };
 
@@ -84,4 +85,29 @@ export function zerosVec(d: number): number[] {
 
 export function identityRows(d: number, scale = 1): number[][] {
   return Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? scale : 0)));
+}
+
+/**
+ * The migration of a strategy whose only change at version 2 was its parameters: a version-1 state
+ * kept the options and read them by name (with the same fallbacks as `params` now applies), version 2
+ * keeps `params`, resolved from them once.
+ */
+export function migrateOptionsState<S extends BaseState>(method: string, current: number, stored: StoredState, params: (options: Options) => S['params']): S {
+  if (stored.version === current) return stored as unknown as S;
+  if (stored.version === 1) {
+    const { options, ...rest } = stored as StoredState & { options?: Options };
+    return { ...(rest as unknown as Omit<S, 'params'>), version: current, params: params(options ?? {}) } as S;
+  }
+  throw new InvalidInputError(`${method} reads engine states of versions 1 to ${current}, not ${String(stored.version)}`);
+}
+
+/** XNES's and SNES's parameters, resolved once at init: the step sizes η_μ and η_Σ (η_σ, η_M). */
+export interface NesParams {
+  readonly etaMean: number;
+  readonly etaCov: number;
+}
+
+/** The parameters for `options` (learning_rate_mean defaults to 1, learning_rate_cov to the method's default for d). */
+export function nesParams(options: Options, etaCovDefault: number): NesParams {
+  return Object.freeze({ etaMean: positiveOption(options, 'learning_rate_mean', 1), etaCov: positiveOption(options, 'learning_rate_cov', etaCovDefault) });
 }

@@ -25,11 +25,13 @@ import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import { kendallTau } from '../surrogate/kendall.js';
 import { fitModel, maxModelSize, modelOptimum, predict, type Observed, type QuadraticModel } from '../surrogate/quadratic.js';
-import { CMA_OPTIONS, cmaSample, cmaStart, cmaUpdate, type CmaesState } from './cmaes.js';
-import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount } from './es-utils.js';
+import { CMA_OPTIONS, cmaParams, cmaSample, cmaStart, cmaUpdate, type CmaParams, type CmaesState } from './cmaes.js';
+import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, migrateOptionsState } from './es-utils.js';
+import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 
-export const LQ_CMAES_STATE_VERSION = 1;
+/** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
+export const LQ_CMAES_STATE_VERSION = 2;
 
 /** One candidate of the current CMA iteration. */
 export interface Candidate {
@@ -42,8 +44,15 @@ export interface Candidate {
   injected: boolean;
 }
 
+/** lq-CMA-ES's parameters, resolved once at init: CMA-ES's, the τ threshold and the model optimum's injection. */
+export interface LqCmaParams extends CmaParams {
+  readonly tauThreshold: number;
+  readonly injectOptimum: boolean;
+}
+
 export interface LqCmaesState extends BaseState, Pick<CmaesState, 'sigma' | 'C' | 'p_sigma' | 'p_c'> {
   method: 'lq-cmaes';
+  params: LqCmaParams;
   /** CMA-ES updates so far (`generation` counts the service's generations, one or more per update). */
   cma_generation: number;
   /**
@@ -76,10 +85,11 @@ export function tauSampleSize(lambda: number, evaluated: number): number {
   return Math.floor(Math.max(15, Math.min(1.2 * evaluated, 0.75 * lambda)));
 }
 
-function options(state: Pick<BaseState, 'options'>): { threshold: number; inject: boolean } {
-  const t = state.options.tau_threshold ?? TAU_THRESHOLD;
+/** The parameters for `options` (tau_threshold defaults to the paper's 0.85, inject_optimum to true). */
+function lqParams(options: Options): LqCmaParams {
+  const t = options.tau_threshold ?? TAU_THRESHOLD;
   if (typeof t !== 'number' || !(t > -1 && t <= 1)) throw new InvalidInputError(`lq-cmaes: tau_threshold must be a number in (−1, 1], got ${String(t)}`);
-  return { threshold: t, inject: state.options.inject_optimum !== false };
+  return Object.freeze({ ...cmaParams(options), tauThreshold: t, injectOptimum: options.inject_optimum !== false });
 }
 
 const key = (x: readonly number[]): string => x.join(',');
@@ -107,7 +117,7 @@ function rankByModel(model: QuadraticModel | null, population: readonly Candidat
 function startIteration(state: LqCmaesState, rng: Rng, model: QuadraticModel | null): LqCmaesState {
   const lambda = state.batchSize;
   const injected: Candidate[] = [];
-  if (model && options(state).inject) {
+  if (model && state.params.injectOptimum) {
     const xopt = modelOptimum(model, state.dim);
     if (xopt.every(Number.isFinite)) injected.push({ x: xopt, y: null, out: false, injected: true });
   }
@@ -128,13 +138,13 @@ function startIteration(state: LqCmaesState, rng: Rng, model: QuadraticModel | n
 }
 
 function init(spec: InitSpec, rng: Rng): LqCmaesState {
-  const start = cmaStart(spec, 'lq-cmaes');
+  const params = lqParams(checkedOptions('lq-cmaes', LQ_OPTIONS, spec.options));
+  const start = cmaStart(spec, 'lq-cmaes', params);
   const state: LqCmaesState = {
     version: LQ_CMAES_STATE_VERSION, method: 'lq-cmaes', dim: spec.dim, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), options: { ...spec.options }, diagnostics: { ...NO_DIAGNOSTICS }, ...start,
+    rng: rng.state(), params, diagnostics: { ...NO_DIAGNOSTICS }, ...start,
     cma_generation: 0, archive: [], population: [], n_eval: 0, queue: [], handed: [], tau: null, generationSize: 0,
   };
-  options(state); // validate before the first request
   return startIteration(state, rng, null);
 }
 
@@ -197,7 +207,7 @@ function recordResults(state: LqCmaesState, ctx: TellContext): Candidate[] {
 
 function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
   checkBatch(ctx.batch, state.dim, 'lq-cmaes');
-  const { threshold } = options(state);
+  const threshold = state.params.tauThreshold;
   const population = recordResults(state, ctx);
   const data = modelData(state, population);
   const model = fitModel(data, state.dim);
@@ -253,17 +263,20 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
   return startIteration(updated, Rng.fromState(state.rng), model);
 }
 
+const LQ_OPTIONS: OptionSpecs = {
+  ...CMA_OPTIONS,
+  tau_threshold: { kind: 'number', min: -1, max: 1, exclusiveMin: true, description: 'Kendall τ between true and surrogate ranks from which the surrogate ranks the rest of the population (the paper: 0.85).' },
+  inject_optimum: { kind: 'boolean', description: 'Make the surrogate model\'s optimum one of the candidates of every CMA iteration (the paper does).' },
+};
+
 export const lqCmaes: StrategyDescriptor<LqCmaesState> = {
   name: 'lq-cmaes',
-  options: {
-    ...CMA_OPTIONS,
-    tau_threshold: { kind: 'number', min: -1, max: 1, exclusiveMin: true, description: 'Kendall τ between true and surrogate ranks from which the surrogate ranks the rest of the population (the paper: 0.85).' },
-    inject_optimum: { kind: 'boolean', description: 'Make the surrogate model\'s optimum one of the candidates of every CMA iteration (the paper does).' },
-  },
+  options: LQ_OPTIONS,
   defaults: () => ({ sigma0: 1, active: true, tau_threshold: TAU_THRESHOLD, inject_optimum: true }),
   minBatch: 2,
   usesBox: false,
   stateVersion: LQ_CMAES_STATE_VERSION,
+  migrate: (stored) => migrateOptionsState<LqCmaesState>('lq-cmaes', LQ_CMAES_STATE_VERSION, stored, lqParams),
   init,
   ask,
   tell,

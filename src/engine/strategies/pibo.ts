@@ -8,17 +8,23 @@
  * narrow or shifted; that scaling bug is deliberately not reproduced.
  */
 import type { StrategyDescriptor } from './types.js';
-import { askBo, BO_STATE_VERSION, initBo, tellBo, type BoState } from './bo-core.js';
-import { BO_DEFAULTS, BO_OPTIONS } from './options.js';
+import { askBo, BO_STATE_VERSION, initBo, migrateBoState, tellBo, type BoState } from './bo-core.js';
+import { askBoMixed, initBoMixed, tellBoMixed } from './bo-mixed.js';
+import { BO_DEFAULTS, BO_OPTIONS, type OptionSpecs } from './options.js';
+
+const PIBO_OPTIONS: OptionSpecs = { ...BO_OPTIONS, beta: { kind: 'number', min: 0, max: 1e3, description: 'πBO prior weight β in EI(x)·π(x)^{β/n}.' } };
 
 export const pibo: StrategyDescriptor<BoState> = {
   name: 'pibo',
-  options: { ...BO_OPTIONS, beta: { kind: 'number', min: 0, max: 1e3, description: 'πBO prior weight β in EI(x)·π(x)^{β/n}.' } },
+  options: PIBO_OPTIONS,
   defaults: () => ({ ...BO_DEFAULTS, beta: 1 }),
   minBatch: 1,
   usesBox: true,
+  categorical: true,
   stateVersion: BO_STATE_VERSION,
-  init: (spec, rng) => initBo('pibo', spec, rng),
-  ask: (state, ctx, count) => askBo(state, ctx, count, Number(state.options.beta ?? 1)),
-  tell: (state, ctx) => tellBo(state, ctx),
+  migrate: (stored) => migrateBoState('pibo', stored),
+  // Categorical parameters: the mixed-space BO of bo-mixed.ts (ALGORITHM.md §27).
+  init: (spec, rng) => (spec.categories?.length ? initBoMixed('pibo', spec, rng, PIBO_OPTIONS) : initBo('pibo', spec, rng, PIBO_OPTIONS)),
+  ask: (state, ctx, count) => (state.categorical ? askBoMixed(state, ctx, count) : askBo(state, ctx, count)),
+  tell: (state, ctx) => (state.categorical ? tellBoMixed(state, ctx) : tellBo(state, ctx)),
 };

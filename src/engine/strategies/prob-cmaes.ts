@@ -4,11 +4,10 @@
  * Glossary: see probnes-core.ts (mean μ, cov Σ, G = ∂E_ν[−ỹ]/∂Σ).
  */
 import { makeProbnesStrategy } from './probnes-core.js';
-import type { Options } from './options.js';
 
 export const probCmaes = makeProbnesStrategy('prob-cmaes', {
   learningRateCov: 0.5,
   // ALGORITHM-default.md §K: the model optimum's trust radius in the default profile (BBOB ablation of
   // optimum_radius 2/3/4/8 in docs/BENCHMARKS.md); prob-xnes and prob-snes keep 2, the paper profile never injects.
-  defaults: (profile): Options => (profile === 'paper' ? {} : { optimum_radius: 3 }),
+  optimumRadius: 3,
 });

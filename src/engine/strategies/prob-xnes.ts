@@ -5,4 +5,4 @@
  */
 import { makeProbnesStrategy } from './probnes-core.js';
 
-export const probXnes = makeProbnesStrategy('prob-xnes', { learningRateCov: 0.5 });
+export const probXnes = makeProbnesStrategy('prob-xnes', { learningRateCov: 0.5, optimumRadius: 2 });

@@ -24,7 +24,6 @@ import {
   evalQuadratic,
   fitGp,
   lowerInverse,
-  looPredictive,
   predict,
   probnesPriors,
   quadraticFromBasis,
@@ -59,26 +58,13 @@ export interface FitOutcome {
   fallbackReason: string | null;
 }
 
-/** How the GP mean is modelled (option `mean_function`; docs/ALGORITHM-default.md §A). */
-export interface MeanSpec {
-  /** 'constant' (§2) or 'quadratic': the richest basis up to the full quadratic that n ≥ 1.5·p allows. */
-  kind: 'constant' | 'quadratic';
-  /** Centre c and covariance of the whitening (the current ν). */
+/**
+ * The whitening of the quadratic GP mean (params.meanFunction quadratic; docs/ALGORITHM-default.md §A):
+ * centre c and covariance of the current ν.
+ */
+export interface QuadraticSpec {
   centre: number[];
   cov: number[][];
-  /**
-   * How the basis is chosen (option `mean_basis`): 'count' the richest with n ≥ 1.5·p; 'loo' among
-   * those, the poorest whose leave-one-out predictive log likelihood is within `looSe` standard errors
-   * of the best one's (docs/ALGORITHM-default.md §L).
-   */
-  selection?: 'count' | 'loo' | 'loo-constant' | 'loo-gated';
-  /** k of the k-SE rule (option `mean_basis_se`); 0: the best LOO score. */
-  looSe?: number;
-  /**
-   * With selection 'loo-gated' (docs/ALGORITHM-default.md §M): τ (`mean_basis_wide`), κ
-   * (`mean_basis_scale`) and ρ (`mean_basis_r2`) of the gate that lets the constant mean compete.
-   */
-  gate?: { wide: number; scale: number; r2: number };
 }
 
 /** Points needed for the full quadratic basis under the n ≥ 1.5·p rule (the active-set floor). */
@@ -87,125 +73,28 @@ export function quadraticFloor(d: number): number {
 }
 
 /**
- * MAP fit with the ProbNES priors (§2); the warm start, when given, is one more start. With a
- * quadratic mean and enough points for more than the constant basis, the GP has explicit basis
- * functions (restricted likelihood, GLS β); otherwise it is the constant-mean GP, bit for bit.
+ * The generation's GP: MAP fit with the ProbNES priors (§2); the warm start, when given, is one more
+ * start. With a quadratic mean the basis is the richest of constant, linear, diagonal and full
+ * quadratic with n ≥ 1.5·p (the count rule, §A), fitted under the restricted likelihood (GLS β); with
+ * the constant basis it is the constant-mean GP of §2, bit for bit.
  */
-export function fitModel(
+export function fitProbnesGp(
   X: number[][],
   negYTilde: number[],
-  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; mean?: MeanSpec },
+  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; quadratic?: QuadraticSpec | null },
 ): FitOutcome {
-  const d = X[0].length;
-  const richest: BasisKind = opts.mean?.kind === 'quadratic' ? chooseBasis(X.length, d) : 'constant';
-  const sel = opts.mean?.selection ?? 'count';
-  if (!opts.mean || richest === 'constant' || sel === 'count') return fitBasis(X, negYTilde, opts, richest);
-  // 'loo-gated' (docs/ALGORITHM-default.md §M): the count rule's basis unless ν is wide, the residual
-  // GP varies within ν and the basis explains little of the targets; only then the LOO comparison.
-  let richFit: FitOutcome | null = null;
-  if (sel === 'loo-gated') {
-    richFit = fitBasis(X, negYTilde, opts, richest);
-    if (!gateOpen(richFit, X, negYTilde, opts.mean)) return richFit;
-  }
-  // Every basis the count rule allows (one per size: at d = 1 the diagonal and full bases coincide),
-  // each with its own MAP fit, scored by the LOO predictive log likelihood on the same targets.
-  const scored: { fit: FitOutcome; total: number; terms: Float64Array | null }[] = [];
-  const seen = new Set<number>();
-  for (const kind of BASES_POOREST_FIRST) {
-    const p = basisSize(kind, d);
-    if (seen.has(p) || X.length < 1.5 * p) continue;
-    // 'loo-constant': only the count rule's basis and the constant mean are candidates.
-    if ((sel === 'loo-constant' || sel === 'loo-gated') && kind !== 'constant' && kind !== richest) continue;
-    seen.add(p);
-    const fit = richFit && kind === richest ? richFit : fitBasis(X, negYTilde, opts, kind);
-    const H = basisMatrix(kind, toMat(X), opts.mean.centre, lowerInverse(cholesky(fromRows(opts.mean.cov)).L));
-    const loo = looPredictive(fit.model.L, H, negYTilde);
-    if (loo) scored.push({ fit, total: loo.total, terms: loo.terms });
-    else if (kind === 'constant') scored.push({ fit, total: -Infinity, terms: null });
-  }
-  let best = scored[0];
-  for (const s of scored) if (s.total > best.total) best = s;
-  // The poorest basis whose score is within k standard errors of the best's (the k-SE rule on the
-  // pointwise LOO differences, Vehtari, Gelman & Gabry 2017): a richer mean is used only when the
-  // data show it predicts better, not when the difference is within the LOO estimate's own noise.
-  const k = opts.mean.looSe ?? 0;
-  if (best.terms && k > 0) {
-    const n = best.terms.length;
-    for (const s of scored) {
-      if (s === best) break;
-      if (!s.terms) continue;
-      let m = 0, v = 0;
-      for (let i = 0; i < n; i++) m += (best.terms[i] - s.terms[i]) / n;
-      for (let i = 0; i < n; i++) v += (best.terms[i] - s.terms[i] - m) ** 2;
-      const se = Math.sqrt((n * v) / Math.max(n - 1, 1));
-      if (best.total - s.total <= k * se) {
-        best = s;
-        break;
-      }
-    }
-  }
-  return best.fit;
-}
-
-/**
- * docs/ALGORITHM-default.md §M: whether the constant mean is a candidate besides the count rule's basis
- * (fit `rich`): ν is wide (max_i √Σ_ii ≥ τ, prior units), the residual GP varies within ν
- * (min_i ℓ_i/√Σ_ii < κ) and the basis explains little of the targets (R² < ρ).
- */
-function gateOpen(rich: FitOutcome, X: number[][], z: number[], mean: MeanSpec): boolean {
-  const gate = mean.gate ?? { wide: 0, scale: Infinity, r2: 1 };
-  const d = mean.cov.length;
-  let wide = 0, ratio = Infinity;
-  for (let i = 0; i < d; i++) {
-    const s = Math.sqrt(mean.cov[i][i]);
-    wide = Math.max(wide, s);
-    ratio = Math.min(ratio, rich.model.hyper.lengthscales[i] / s);
-  }
-  return wide >= gate.wide && ratio < gate.scale && basisR2(rich, X, z) < gate.r2;
-}
-
-/** R² = 1 − ‖z − m(U)‖²/‖z − z̄‖² of the basis part m of a fit (1 without a basis or without spread). */
-function basisR2(fit: FitOutcome, X: number[][], z: number[]): number {
-  const q = fit.quad;
-  if (!q) return 1;
-  const n = z.length;
-  let zbar = 0;
-  for (const v of z) zbar += v / n;
-  let ss = 0, res = 0;
-  for (let j = 0; j < n; j++) {
-    const u = X[j];
-    let m = q.a0;
-    for (let i = 0; i < u.length; i++) {
-      const di = u[i] - q.centre[i];
-      m += q.b[i] * di;
-      for (let k = 0; k < u.length; k++) m += di * q.A[i][k] * (u[k] - q.centre[k]);
-    }
-    res += (z[j] - m) ** 2;
-    ss += (z[j] - zbar) ** 2;
-  }
-  return ss > 0 ? 1 - res / ss : 1;
-}
-
-const BASES_POOREST_FIRST: readonly BasisKind[] = ['constant', 'linear', 'diagonal', 'full'];
-
-/** The MAP fit with one basis: 'constant' is the GP of ALGORITHM.md §2, bit for bit. */
-function fitBasis(
-  X: number[][],
-  negYTilde: number[],
-  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; mean?: MeanSpec },
-  basis: BasisKind,
-): FitOutcome {
+  const basis: BasisKind = opts.quadratic ? chooseBasis(X.length, X[0].length) : 'constant';
   const d = X[0].length;
   const priors = probnesPriors(d);
-  if (basis === 'constant' || !opts.mean) {
+  if (basis === 'constant' || !opts.quadratic) {
     const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng });
     return { model: fit.model, quad: null, basis: 'constant', objective: fit.objective, fallbackReason: fit.fallbackReason };
   }
-  const W = lowerInverse(cholesky(fromRows(opts.mean.cov)).L);
+  const W = lowerInverse(cholesky(fromRows(opts.quadratic.cov)).L);
   const Xm = toMat(X);
-  const H = basisMatrix(basis, Xm, opts.mean.centre, W);
+  const H = basisMatrix(basis, Xm, opts.quadratic.centre, W);
   const fit = fitGp(Xm, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng, basis: H });
-  const quad = quadraticFromBasis(basis, fit.beta!, opts.mean.centre, W);
+  const quad = quadraticFromBasis(basis, fit.beta!, opts.quadratic.centre, W);
   return { model: fit.model, quad, basis, objective: fit.objective, fallbackReason: fit.fallbackReason };
 }
 

@@ -4,9 +4,10 @@
  * method is its own module plus one name and one entry here; the compiler checks that every name
  * has its entry.
  */
-import type { BaseState, StrategyDescriptor } from './types.js';
+import type { BaseState, StoredState, StrategyDescriptor } from './types.js';
 import type { Options } from './options.js';
 import { METHOD_NAMES, DEFAULT_METHOD, type MethodName } from './methods.js';
+import { InvalidInputError } from '../errors.js';
 import { cmaes } from './cmaes.js';
 import { lqCmaes } from './lq-cmaes.js';
 import { xnes } from './xnes.js';
@@ -47,7 +48,19 @@ export function registeredMethods(): MethodName[] {
   return [...METHOD_NAMES];
 }
 
-/** Effective options: the method's defaults for the chosen profile, overridden by what the user gave. */
+/**
+ * A stored state of any version its method wrote, as the version the method writes now (each
+ * strategy's `migrate`). Throws InvalidInputError when the method cannot read it.
+ */
+export function migrateState(stored: StoredState): BaseState {
+  if (!isMethodName(stored.method)) throw new InvalidInputError(`unknown method ${JSON.stringify(stored.method)}`);
+  return STRATEGIES[stored.method].migrate(stored);
+}
+
+/**
+ * Effective options: the method's defaults for the chosen profile, overridden by what the user gave
+ * (and, from benchmark code, bench options, which have no defaults here: the strategy resolves them).
+ */
 export function resolveOptions(method: MethodName, d: number, given: Options = {}): Options {
   const profileName = typeof given.profile === 'string' ? given.profile : 'default';
   return { ...getStrategy(method).defaults(d, profileName), ...given };

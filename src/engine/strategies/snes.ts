@@ -15,16 +15,18 @@
  */
 import { Rng } from '../random/index.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
-import { etaCov, etaMean } from './options.js';
-import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, nesUtilities, positiveOption, zerosVec } from './es-utils.js';
+import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
+import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams } from './es-utils.js';
 import { NonFiniteError } from '../errors.js';
 
-export const SNES_STATE_VERSION = 1;
+/** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
+export const SNES_STATE_VERSION = 2;
 /** The utilities rank a generation's points: one point alone carries no ranking. */
 const MIN_BATCH = 2;
 
 export interface SnesState extends BaseState {
   method: 'snes';
+  params: NesParams;
   sigma: number[];
 }
 
@@ -37,12 +39,11 @@ const diagRows = (sigma: readonly number[]): number[][] => sigma.map((s, i) => s
 function init(spec: InitSpec, rng: Rng): SnesState {
   checkDim(spec.dim, spec.batchSize, 'snes', MIN_BATCH);
   const d = spec.dim;
-  positiveOption(spec.options, 'learning_rate_mean', 1);
-  positiveOption(spec.options, 'learning_rate_cov', defaultEtaSigma(d));
+  const params = nesParams(checkedOptions('snes', SNES_OPTIONS, spec.options), defaultEtaSigma(d));
   const sigma = new Array<number>(d).fill(1); // the prior N(0, I) of the whitened coordinates (§0)
   return {
     version: SNES_STATE_VERSION, method: 'snes', dim: d, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: diagRows(sigma),
+    rng: rng.state(), params, mean: zerosVec(d), cov: diagRows(sigma),
     diagnostics: { ...NO_DIAGNOSTICS }, sigma,
   };
 }
@@ -63,8 +64,7 @@ function ask(state: SnesState, _ctx: AskContext, count: number): AskResult<SnesS
 function tell(state: SnesState, ctx: TellContext): SnesState {
   const d = state.dim;
   checkBatch(ctx.batch, d, 'snes');
-  const etaMean = positiveOption(state.options, 'learning_rate_mean', 1);
-  const etaSigma = positiveOption(state.options, 'learning_rate_cov', defaultEtaSigma(d));
+  const { etaMean, etaCov: etaSigma } = state.params;
   const u = nesUtilities(ctx.batch);
   const gMean = zerosVec(d); // Σ u_k (x_k − μ)
   const gSigma = zerosVec(d); // Σ u_k (z_k² − 1)
@@ -87,13 +87,16 @@ function tell(state: SnesState, ctx: TellContext): SnesState {
   return { ...state, generation: state.generation + 1, mean, sigma, cov };
 }
 
+const SNES_OPTIONS: OptionSpecs = { learning_rate_mean: etaMean, learning_rate_cov: etaCov };
+
 export const snes: StrategyDescriptor<SnesState> = {
   name: 'snes',
-  options: { learning_rate_mean: etaMean, learning_rate_cov: etaCov },
+  options: SNES_OPTIONS,
   defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaSigma(d) }),
   minBatch: MIN_BATCH,
   usesBox: false,
   stateVersion: SNES_STATE_VERSION,
+  migrate: (stored) => migrateOptionsState<SnesState>('snes', SNES_STATE_VERSION, stored, (o) => nesParams(o, defaultEtaSigma(Number(stored.dim)))),
   init,
   ask,
   tell,

@@ -16,7 +16,11 @@ export interface InitSpec {
   dim: number;
   /** q: points per generation (λ for CMA-ES/XNES/SNES). */
   batchSize: number;
-  /** Effective options for this method (resolveOptions already applied). */
+  /**
+   * Effective options for this method (resolveOptions already applied): the ones the API accepts
+   * (StrategyDescriptor.options) and, from benchmark and test code only, its `benchOptions`. The
+   * strategy checks them and resolves them once, here, into the typed `params` of its state.
+   */
   options: Options;
   /**
    * Search box in internal coordinates, if the study has bounds (BO/πBO search inside it, the
@@ -69,7 +73,8 @@ export interface BaseState {
   /** Number of completed updates (tell calls). Never decreases. */
   generation: number;
   rng: RngState;
-  options: Options;
+  /** The strategy's parameters, resolved once at init from the options (typed by each strategy); never change. */
+  params: object;
   /** Current search distribution (for BO/random: the prior, N(0, I)). */
   mean: number[];
   cov: number[][];
@@ -116,8 +121,13 @@ export interface Strategy<S extends BaseState = BaseState> {
  * the rest of the server needs before calling it. The registry (registry.ts) holds one per method.
  */
 export interface StrategyDescriptor<S extends BaseState = BaseState> extends Strategy<S> {
-  /** What `options` may hold: names, kinds, ranges (the API rejects anything else). */
+  /** What `options` may hold through the API: names, kinds, ranges (the API rejects anything else). */
   readonly options: OptionSpecs;
+  /**
+   * Switches only benchmark and test code set (ablations), which InitSpec.options also accepts; the
+   * API refuses them.
+   */
+  readonly benchOptions?: OptionSpecs;
   /** The effective defaults for dimension d and the chosen `profile` (only ProbNES has profiles). */
   defaults(d: number, profile: string): Options;
   /** The smallest batch_size the method accepts (2 for methods that rank a generation's points). */
@@ -129,6 +139,15 @@ export interface StrategyDescriptor<S extends BaseState = BaseState> extends Str
   readonly usesBox: boolean;
   /** Searches categorical coordinates (InitSpec.categories); the API refuses them for the others. */
   readonly categorical?: boolean;
-  /** The `version` of the states it writes; a stored state of another version is refused on load. */
+  /** The `version` of the states it writes. */
   readonly stateVersion: number;
+  /**
+   * A stored state of any version this method ever wrote, as the current version (a state of the
+   * current version is returned as it is). Throws InvalidInputError for a state it cannot read (a
+   * newer version, or one that lacks what its version always held).
+   */
+  migrate(stored: StoredState): S;
 }
+
+/** A state as read back from storage: plain JSON with its version. */
+export type StoredState = { version: number; method: string } & Record<string, unknown>;

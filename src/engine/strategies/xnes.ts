@@ -23,12 +23,13 @@
 import { Rng } from '../random/index.js';
 import { cholSolve, cholesky, fromRows, matMul, matMulT, symEig, symExpm, symFunction, toRows, type Mat } from '../linalg/index.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
-import { etaCov, etaMean } from './options.js';
+import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
 import {
-  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, nesUtilities, positiveOption, zerosVec,
+  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams,
 } from './es-utils.js';
 
-export const XNES_STATE_VERSION = 1;
+/** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
+export const XNES_STATE_VERSION = 2;
 /** The utilities rank a generation's points: one point alone carries no ranking. */
 const MIN_BATCH = 2;
 /** Smallest eigenvalue of Σ relative to the largest (the ProbNES covariance updates use the same floor). */
@@ -53,6 +54,7 @@ function floorCondition(A: Mat): Mat {
 
 export interface XnesState extends BaseState {
   method: 'xnes';
+  params: NesParams;
   A: number[][];
   /**
    * Points handed out since the last tell, to tell genuine samples from injected ones. Absent in
@@ -68,12 +70,11 @@ function defaultEtaM(d: number): number {
 function init(spec: InitSpec, rng: Rng): XnesState {
   checkDim(spec.dim, spec.batchSize, 'xnes', MIN_BATCH);
   const d = spec.dim;
-  positiveOption(spec.options, 'learning_rate_mean', 1);
-  positiveOption(spec.options, 'learning_rate_cov', defaultEtaM(d));
+  const params = nesParams(checkedOptions('xnes', XNES_OPTIONS, spec.options), defaultEtaM(d));
   // Start from the prior N(0, I) of the whitened coordinates (ALGORITHM.md §0).
   return {
     version: XNES_STATE_VERSION, method: 'xnes', dim: d, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), options: { ...spec.options }, mean: zerosVec(d), cov: identityRows(d),
+    rng: rng.state(), params, mean: zerosVec(d), cov: identityRows(d),
     diagnostics: { ...NO_DIAGNOSTICS }, A: identityRows(d), asked: [],
   };
 }
@@ -96,8 +97,7 @@ function ask(state: XnesState, _ctx: AskContext, count: number): AskResult<XnesS
 function tell(state: XnesState, ctx: TellContext): XnesState {
   const d = state.dim;
   checkBatch(ctx.batch, d, 'xnes');
-  const etaMean = positiveOption(state.options, 'learning_rate_mean', 1);
-  const etaM = positiveOption(state.options, 'learning_rate_cov', defaultEtaM(d));
+  const { etaMean, etaCov: etaM } = state.params;
   const u = nesUtilities(ctx.batch);
   const A = fromRows(state.A);
   const { L } = cholesky(fromRows(state.cov));
@@ -139,13 +139,16 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   return { ...state, generation: state.generation + 1, mean, A: ARows, cov: covRows, asked: [] };
 }
 
+const XNES_OPTIONS: OptionSpecs = { learning_rate_mean: etaMean, learning_rate_cov: etaCov };
+
 export const xnes: StrategyDescriptor<XnesState> = {
   name: 'xnes',
-  options: { learning_rate_mean: etaMean, learning_rate_cov: etaCov },
+  options: XNES_OPTIONS,
   defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaM(d) }),
   minBatch: MIN_BATCH,
   usesBox: false,
   stateVersion: XNES_STATE_VERSION,
+  migrate: (stored) => migrateOptionsState<XnesState>('xnes', XNES_STATE_VERSION, stored, (o) => nesParams(o, defaultEtaM(Number(stored.dim)))),
   init,
   ask,
   tell,

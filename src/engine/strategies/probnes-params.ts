@@ -1,0 +1,297 @@
+/**
+ * The parameters of the three ProbNES methods, resolved once at `init` from the options into a typed,
+ * frozen `ProbnesParams` kept in the state (as pycma keeps CMAESParameters apart from its state, and
+ * evosax Params apart from State). probnes-core.ts reads only these fields, never an option by name.
+ *
+ * Options come in two kinds:
+ * - public: what a user should turn, accepted by the API (PROBNES_OPTIONS): the profile, the step
+ *   sizes, and the cost knobs (candidate batches, active-set cap, GP restarts);
+ * - bench: switches that exist for the ablations of docs/BENCHMARKS.md (PROBNES_BENCH_OPTIONS). The
+ *   API refuses them; benchmark and test code, which call the strategy directly, pass them in
+ *   InitSpec.options next to the public ones (bench/lib/run.ts).
+ * Every parameter's default depends on the profile (ALGORITHM.md §1 "Two profiles"; the default
+ * profile's additions are docs/ALGORITHM-default.md §A–§K).
+ *
+ * Adding a parameter: a field of ProbnesParams, one row of PARAMS (its option name, spec, kind and
+ * default per profile), then read `params.<field>` in the engine. States already stored lack the
+ * field: bump PROBNES_STATE_VERSION and give the migration (probnes-migrate.ts) the value that keeps
+ * the behaviour those states had.
+ */
+import { InvalidInputError } from '../errors.js';
+import type { MethodName } from './methods.js';
+import { checkedOptions, etaCov, etaMean, type OptionSpec, type OptionSpecs, type Options, type OptionValue } from './options.js';
+import type { PoolSelection } from './probnes-bq.js';
+import type { MeanStep } from './probnes-step.js';
+import type { CovForm } from './probnes-updates.js';
+
+export type Profile = 'default' | 'paper';
+
+export interface ProbnesParams {
+  readonly profile: Profile;
+  /** §4: η_μ; η_Σ; η_Σ in generations whose GP mean has quadratic terms (§D). */
+  readonly etaMean: number;
+  readonly etaCov: number;
+  readonly etaCovQuadratic: number;
+  /** §4: the covariance update (the method, and prob-snes's form). */
+  readonly covForm: CovForm;
+  /** §3: the closed-form expected gradient, or one sampled at `gradientSamples` draws (ablation). */
+  readonly gradient: 'expected' | 'sampled';
+  readonly gradientSamples: number;
+  /** §5: batch BQ over `candidates` batches (from a pool of `candidatePool` points when > 0, §G), or plain draws. */
+  readonly acquisition: 'batch-bq' | 'none';
+  readonly candidates: number;
+  readonly candidatePool: number;
+  readonly poolSelection: PoolSelection;
+  /** §5: μ is one point of every batch. */
+  readonly includeMean: boolean;
+  /** §1: the active set (χ² quantile; cap §H, 0 = none; floor §C). */
+  readonly activeSet: boolean;
+  readonly activeSetQuantile: number;
+  readonly activeSetCap: number;
+  readonly activeSetFloor: boolean;
+  /** §2: the MAP fit's starts (warm start; extra prior draws; default start every k-th generation, §J). */
+  readonly gpWarmStart: boolean;
+  readonly gpRestarts: number;
+  readonly gpColdStartEvery: number;
+  /** §A: the GP mean. */
+  readonly meanFunction: 'constant' | 'quadratic';
+  /** §E: the mean step once the mean is quadratic, its trust radius, and the step of linear generations. */
+  readonly meanStep: MeanStep;
+  readonly trustRadius: number;
+  readonly meanStepLinear: boolean;
+  /** §F: the largest |eigenvalue| of the whitened covariance step once the mean is quadratic. */
+  readonly covStepLimit: number;
+  /** §I: μ and ν kept inside the study's bounds. */
+  readonly meanInBounds: boolean;
+  readonly meanStepFree: boolean;
+  readonly covInBounds: boolean;
+  /** §K: the model's optimum as a batch point, within ρ₀ = optimumRadius (adapting up to optimumRadiusMax when larger). */
+  readonly injectOptimum: 'off' | 'basis' | 'weighted';
+  readonly optimumRadius: number;
+  readonly optimumRadiusMax: number;
+}
+
+/** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
+export interface ProbnesOwn {
+  learningRateCov: number;
+  optimumRadius: number;
+}
+
+type Row<K extends keyof ProbnesParams> = {
+  option: string;
+  spec: OptionSpec;
+  /** Public (the API accepts it) or bench (ablation switches only benchmark code sets). */
+  access: 'public' | 'bench';
+  value: (profile: Profile, own: ProbnesOwn) => ProbnesParams[K];
+};
+
+const paper = (p: Profile) => p === 'paper';
+
+/** Every parameter but the profile and the covariance form: its option, its spec and its default. */
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm'>]: Row<K> } = {
+  etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
+  etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
+  etaCovQuadratic: {
+    option: 'learning_rate_cov_quadratic', access: 'public', value: (p, own) => (paper(p) ? own.learningRateCov : 1),
+    spec: { kind: 'number', min: 0, max: 10, exclusiveMin: true, description: 'η_Σ in generations whose GP mean has quadratic terms (learning_rate_cov otherwise; the paper profile has no such generations).' },
+  },
+  candidates: {
+    option: 'candidates', access: 'public', value: () => 1000,
+    spec: { kind: 'number', min: 1, max: 100_000, integer: true, description: 'Candidate batches scored by batch Bayesian quadrature per batch (cost of ask grows linearly with it).' },
+  },
+  activeSetCap: {
+    option: 'active_set_cap', access: 'public', value: (p) => (paper(p) ? 0 : 50),
+    spec: { kind: 'number', min: 0, max: 100_000, integer: true, description: 'Most points the GP is fitted on (the nearest to the distribution mean are kept), which bounds the cost per generation as the study grows; 0 = no cap (the paper).' },
+  },
+  gpRestarts: {
+    option: 'gp_restarts', access: 'public', value: () => 0,
+    spec: { kind: 'number', min: 0, max: 20, integer: true, description: 'Extra GP fit restarts from prior draws (more robust hyperparameters, at one fit each).' },
+  },
+  gradient: {
+    option: 'gradient', access: 'bench', value: () => 'expected',
+    spec: { kind: 'enum', values: ['expected', 'sampled'], description: 'BQ expected gradient (closed form) or a gradient sampled from the GP posterior (ablation).' },
+  },
+  gradientSamples: {
+    option: 'gradient_samples', access: 'bench', value: () => 1000,
+    spec: { kind: 'number', min: 10, max: 100_000, integer: true, description: 'Points drawn from ν for the sampled gradient.' },
+  },
+  acquisition: {
+    option: 'acquisition', access: 'bench', value: () => 'batch-bq',
+    spec: { kind: 'enum', values: ['batch-bq', 'none'], description: 'Batch Bayesian-quadrature variance reduction, or plain samples from ν.' },
+  },
+  candidatePool: {
+    option: 'candidate_pool', access: 'bench', value: (p) => (paper(p) ? 0 : 200),
+    spec: { kind: 'number', min: 0, max: 100_000, integer: true, description: 'When > 0, batch BQ forms its batch from this many points drawn from ν (see pool_selection) instead of scoring `candidates` batches of fresh draws; 0 = the paper\'s fresh batches.' },
+  },
+  poolSelection: {
+    option: 'pool_selection', access: 'bench', value: () => 'random-batches',
+    spec: { kind: 'enum', values: ['greedy', 'random-batches'], description: 'With candidate_pool > 0: build the batch greedily (each point maximises the variance reduction given the ones before), or take the best of `candidates` random batches of pool points.' },
+  },
+  includeMean: {
+    option: 'include_mean', access: 'bench', value: (p) => !paper(p),
+    spec: { kind: 'boolean', description: 'Evaluate the distribution mean μ as one point of every batch.' },
+  },
+  activeSet: {
+    option: 'active_set', access: 'bench', value: () => true,
+    spec: { kind: 'boolean', description: 'Fit the GP on the points inside the χ² ellipsoid of ν only (true) or on all points (false).' },
+  },
+  activeSetQuantile: {
+    option: 'active_set_quantile', access: 'bench', value: () => 0.9973,
+    spec: { kind: 'number', min: 0.5, max: 1, exclusiveMin: true, description: 'χ²_d quantile that bounds the active set (squared Mahalanobis distance).' },
+  },
+  activeSetFloor: {
+    option: 'active_set_floor', access: 'bench', value: (p) => !paper(p),
+    spec: { kind: 'boolean', description: 'Top the active set up with the nearest points to ⌈1.5·p⌉, p the size of the full quadratic basis, so the quadratic mean stays usable as Σ shrinks.' },
+  },
+  gpWarmStart: {
+    option: 'gp_warm_start', access: 'bench', value: (p) => !paper(p),
+    spec: { kind: 'boolean', description: 'Also start the GP fit from the previous generation\'s MAP hyperparameters and keep the better.' },
+  },
+  gpColdStartEvery: {
+    option: 'gp_cold_start_every', access: 'bench', value: () => 1,
+    spec: { kind: 'number', min: 0, max: 1000, integer: true, description: 'With a warm start, the GP fit also starts from the default hyperparameters in every k-th generation only (1 = every generation, 0 = only when there is no warm start).' },
+  },
+  meanFunction: {
+    option: 'mean_function', access: 'bench', value: (p) => (paper(p) ? 'constant' : 'quadratic'),
+    spec: { kind: 'enum', values: ['constant', 'quadratic'], description: 'GP mean: a learned constant, or explicit basis functions (the richest of constant, linear, diagonal and full quadratic with at least 1.5 points per coefficient), fitted by generalised least squares under the restricted likelihood.' },
+  },
+  meanStep: {
+    option: 'mean_step', access: 'bench', value: (p) => (paper(p) ? 'natural' : 'line'),
+    spec: { kind: 'enum', values: ['natural', 'line', 'newton', 'cauchy', 'newton-cauchy'], description: 'Mean step once the GP mean is quadratic: the natural-gradient step Σg_μ, the best step along it under the model, the model\'s Newton step (the natural step where the model is not concave), the trust-region Cauchy point, or the Newton step where the model is concave and the Cauchy point elsewhere; all but the first stay within trust_radius.' },
+  },
+  trustRadius: {
+    option: 'trust_radius', access: 'bench', value: () => 2,
+    spec: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Largest mean step of every mean_step but natural (and of mean_step_linear), in Mahalanobis units of the current search distribution.' },
+  },
+  meanStepLinear: {
+    option: 'mean_step_linear', access: 'bench', value: () => false,
+    spec: { kind: 'boolean', description: 'In generations whose GP mean is linear, step along Σg_μ to trust_radius.' },
+  },
+  covStepLimit: {
+    option: 'cov_step_limit', access: 'bench', value: () => 3,
+    spec: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'Once the GP mean is quadratic: the largest |eigenvalue| of the whitened covariance step 2η_Σ L_Σᵀ G L_Σ (G is scaled down to it).' },
+  },
+  meanInBounds: {
+    option: 'mean_in_bounds', access: 'bench', value: (p) => !paper(p),
+    spec: { kind: 'boolean', description: 'Keep the distribution mean inside the parameter bounds (projected after each update).' },
+  },
+  meanStepFree: {
+    option: 'mean_step_free', access: 'bench', value: (p) => !paper(p),
+    spec: { kind: 'boolean', description: 'With mean_in_bounds: coordinates of the mean that sit on a bound the step pushes against are held there and the step is taken in the others (projected gradient).' },
+  },
+  covInBounds: {
+    option: 'cov_in_bounds', access: 'bench', value: (p) => !paper(p),
+    spec: { kind: 'boolean', description: 'Keep each marginal standard deviation of the search distribution at most the width of its parameter\'s bounds (Σ scaled as DΣD, correlations kept).' },
+  },
+  injectOptimum: {
+    option: 'inject_optimum', access: 'bench', value: (p) => (paper(p) ? 'off' : 'weighted'),
+    spec: { kind: 'enum', values: ['off', 'basis', 'weighted'], description: 'Once the GP mean is diagonal or full quadratic, evaluate a model optimum within optimum_radius of the search distribution as one point of each batch that keeps at least one batch-BQ point besides the mean: the maximiser of the GP\'s basis quadratic, or of lq-CMA-ES\'s rank-weighted least-squares quadratic on the recent points.' },
+  },
+  optimumRadius: {
+    option: 'optimum_radius', access: 'bench', value: (p, own) => (paper(p) ? 2 : own.optimumRadius),
+    spec: { kind: 'number', min: 0, max: 100, exclusiveMin: true, description: 'With inject_optimum: the trust region of the model\'s optimum, in Mahalanobis units of the search distribution.' },
+  },
+  optimumRadiusMax: {
+    option: 'optimum_radius_max', access: 'bench', value: () => 0,
+    spec: { kind: 'number', min: 0, max: 100, description: 'With inject_optimum: above optimum_radius, the trust radius of the model\'s optimum doubles, up to this value, after a generation whose model optimum was better than every value observed before it, and halves back toward optimum_radius otherwise (0 or at most optimum_radius: fixed).' },
+  },
+};
+
+const PROFILE: OptionSpec = {
+  kind: 'enum', values: ['default', 'paper'],
+  description: '`default` (ours: the paper\'s algorithm plus a quadratic GP mean with a model-based mean step, the model\'s optimum and μ in every batch, a capped active set, a warm-started GP fit and ν kept inside the bounds; docs/ALGORITHM-default.md) or `paper` (the published algorithm).',
+};
+const SNES_FORM: OptionSpec = { kind: 'enum', values: ['reference', 'natural'], description: 'SNES variance update: the reference form (σ⁴ factor) or the natural form.' };
+
+const rows = Object.entries(PARAMS) as [keyof typeof PARAMS, Row<keyof typeof PARAMS>][];
+const specsOf = (access: 'public' | 'bench'): Record<string, OptionSpec> => Object.fromEntries(rows.filter(([, r]) => r.access === access).map(([, r]) => [r.option, r.spec]));
+
+/** The options the API accepts for the three methods. */
+export const PROBNES_OPTIONS: OptionSpecs = { profile: PROFILE, ...specsOf('public') };
+/** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
+export function probnesBenchOptions(method: MethodName): OptionSpecs {
+  return { ...specsOf('bench'), ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+}
+
+function profileOf(v: OptionValue | undefined): Profile {
+  if (v === undefined || v === 'default' || v === 'paper') return v ?? 'default';
+  throw new InvalidInputError(`option profile must be default or paper, got ${JSON.stringify(v)}`);
+}
+
+/** The public options' defaults for a profile (what a study's effective options show). */
+export function probnesDefaults(profileName: string, own: ProbnesOwn): Options {
+  const profile = profileOf(profileName);
+  const out: Options = { profile };
+  for (const [, r] of rows) if (r.access === 'public') out[r.option] = r.value(profile, own);
+  return out;
+}
+
+function covFormOf(method: MethodName, snesForm: OptionValue): CovForm {
+  if (method === 'prob-cmaes') return 'cmaes';
+  if (method === 'prob-xnes') return 'xnes';
+  return snesForm === 'reference' ? 'snes-reference' : 'snes-natural';
+}
+
+/**
+ * The parameters for `options` (public and bench, each checked against its spec; an unknown key is
+ * refused): every parameter the options do not set takes its profile's default.
+ */
+export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, options: Options): ProbnesParams {
+  checkedOptions(method, { ...PROBNES_OPTIONS, ...probnesBenchOptions(method) }, options);
+  const profile = profileOf(options.profile);
+  const out: Record<string, OptionValue> = { profile };
+  for (const [key, r] of rows) out[key] = options[r.option] ?? r.value(profile, own);
+  out.covForm = covFormOf(method, options.snes_form ?? (paper(profile) ? 'reference' : 'natural'));
+  return Object.freeze(out as unknown as ProbnesParams);
+}
+
+/**
+ * The parameters of a version-1 state, whose options were read by name with a fallback for each
+ * option added after the first release (the value that kept the behaviour of states written before
+ * it). Options of removed paths map to the path that remains: `mean_basis` (leave-one-out choices)
+ * to the count rule, `optimum_gate` to the GP basis gate.
+ */
+export function paramsFromV1Options(method: MethodName, own: ProbnesOwn, o: Readonly<Record<string, unknown>>): ProbnesParams {
+  const get = <T>(key: string, fallback: T): T => (o[key] === undefined ? fallback : (o[key] as T));
+  const need = <T>(key: string): T => {
+    if (o[key] === undefined) throw new InvalidInputError(`the stored ProbNES state has no option ${key}`);
+    return o[key] as T;
+  };
+  const etaCovV1 = need<number>('learning_rate_cov');
+  const params: ProbnesParams = {
+    profile: profileOf(o.profile as OptionValue | undefined),
+    etaMean: need('learning_rate_mean'),
+    etaCov: etaCovV1,
+    // Read only in generations with a quadratic mean, which a state without the option never had.
+    etaCovQuadratic: get('learning_rate_cov_quadratic', etaCovV1),
+    covForm: covFormOf(method, method === 'prob-snes' ? need('snes_form') : 'natural'),
+    gradient: need('gradient'),
+    gradientSamples: need('gradient_samples'),
+    acquisition: need('acquisition'),
+    candidates: need('candidates'),
+    candidatePool: get('candidate_pool', 0),
+    poolSelection: get('pool_selection', 'greedy'),
+    includeMean: need('include_mean'),
+    activeSet: need('active_set'),
+    activeSetQuantile: need('active_set_quantile'),
+    activeSetCap: get('active_set_cap', 0),
+    activeSetFloor: get('active_set_floor', false),
+    gpWarmStart: need('gp_warm_start'),
+    gpRestarts: need('gp_restarts'),
+    gpColdStartEvery: get('gp_cold_start_every', 1),
+    meanFunction: get('mean_function', 'constant'),
+    meanStep: get('mean_step', 'natural'),
+    // Read only by steps other than the natural one, which a state without the option never took.
+    trustRadius: get('trust_radius', 2),
+    meanStepLinear: get('mean_step_linear', false),
+    covStepLimit: get('cov_step_limit', 3),
+    meanInBounds: get('mean_in_bounds', false),
+    meanStepFree: get('mean_step_free', false),
+    covInBounds: get('cov_in_bounds', false),
+    injectOptimum: get('inject_optimum', 'off'),
+    // The version-1 engine read optimum_radius in every tell; a state without it could not be told.
+    optimumRadius: need('optimum_radius'),
+    optimumRadiusMax: get('optimum_radius_max', 0),
+  };
+  return Object.freeze(params);
+}

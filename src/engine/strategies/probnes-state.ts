@@ -1,0 +1,63 @@
+/**
+ * The ProbNES state (the three methods share it): plain JSON, with the typed parameters resolved at
+ * init. Glossary: see probnes-core.ts.
+ */
+import type { GpHyper } from '../gp/types.js';
+import type { BasisKind, QuadraticMean } from './probnes-bq.js';
+import type { ProbnesParams } from './probnes-params.js';
+import type { Bounds } from './probnes-step.js';
+import type { BaseState } from './types.js';
+
+/**
+ * Version 2: the typed parameters (`params`) instead of the options, and every field present (the GP's
+ * `negYTilde`, `quad`, `basis`; `bounds`, `optimumRadius`, `optimumAsked`). probnes-migrate.ts reads
+ * version 1.
+ */
+export const PROBNES_STATE_VERSION = 2;
+
+/** The GP of the last tell: what ask selects with and estimate predicts with. */
+export interface StoredGp {
+  hyper: GpHyper;
+  /** U_A: the active inputs the GP was fitted on (internal coordinates). */
+  X: number[][];
+  /** −ỹ on the active set. */
+  negYTilde: number[];
+  /**
+   * The basis part of the GP mean as a quadratic in u (params.meanFunction quadratic; null: the
+   * constant-mean GP). The GP itself is then fitted to −ỹ − quad(X).
+   */
+  quad: QuadraticMean | null;
+  /** The basis of the mean ('constant' exactly when quad is null). */
+  basis: BasisKind;
+  /** Indices of the active points into the history of that tell. */
+  activeIdx: number[];
+  /** Standardisation over the active set: y = yMean + yStd·ỹ. */
+  yMean: number;
+  yStd: number;
+  /** MAP objective of the kept fit, and why the prior modes were used if every start failed (§2). */
+  objective: number;
+  fallbackReason: string | null;
+}
+
+export interface ProbnesState extends BaseState {
+  /** Resolved once at init (probnes-params.ts); never changes. */
+  params: ProbnesParams;
+  /** μ has been handed out in the current generation (ALGORITHM.md §5: once per generation). */
+  meanAsked: boolean;
+  gp: StoredGp | null;
+  /** ‖Σ g_μ‖ and ‖Σ G Σ‖_F of the last update (diagnosis of stalled gradients). */
+  lastStep: { mean: number; cov: number } | null;
+  /**
+   * The study's bounds in internal coordinates (InitSpec.box; null for an unbounded coordinate, so
+   * the state stays plain JSON), which bound μ with params.meanInBounds. null: no bounds known.
+   */
+  bounds: Bounds | null;
+  /**
+   * ρ_t, the current trust radius of the model's optimum (ALGORITHM-default.md §K): params.optimumRadius
+   * unless params.optimumRadiusMax > params.optimumRadius, when it adapts.
+   */
+  optimumRadius: number;
+  /** With an adapting ρ_t: the model's optimum handed out in this generation and the best y observed before it (null: none). */
+  optimumAsked: { x: number[]; bestBefore: number } | null;
+}
+
