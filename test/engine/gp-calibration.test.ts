@@ -2,12 +2,14 @@
  * The leave-one-out scale of a fitted GP (src/engine/gp/calibration.ts). Expected values: brute-force
  * leave-one-out (refitting without each point at fixed hyperparameters, R&W 2006 eq. 2.23–2.24 with
  * the noise added to the held-out variance), and Monte Carlo: targets drawn from a GP whose covariance
- * is c² times the model's give a scale near c (the tolerance is justified below).
+ * is c² times the model's give a scale near c (the tolerance is justified below); the basis
+ * coefficients' variance against the GP whose kernel has the basis with a Gaussian prior N(0, b·I) on β,
+ * as b grows (R&W 2006 §2.7: eq. 2.42 is that limit).
  */
 import { describe, expect, it } from 'vitest';
-import { looScale } from '../../src/engine/gp/calibration.js';
-import { buildModel, kernelMatrix, predict, toMat, type GpHyper } from '../../src/engine/gp/index.js';
-import { cholesky } from '../../src/engine/linalg/index.js';
+import { basisVariance, looScale } from '../../src/engine/gp/calibration.js';
+import { basisMatrix, buildBasisModel, buildModel, kernelMatrix, predict, rbfCross, toMat, type GpHyper } from '../../src/engine/gp/index.js';
+import { cholesky, cholSolve, fromRows } from '../../src/engine/linalg/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 
 const hyper: GpHyper = { lengthscales: [0.7, 1.1], outputscale: 1.2, noise: 0.05, constant: 0 };
@@ -41,5 +43,66 @@ describe('leave-one-out scale', () => {
       const est = looScale(buildModel(X, y, hyper));
       expect(Math.abs(est / c - 1), `c = ${c}`).toBeLessThan(0.2);
     }
+  });
+});
+
+describe('with a basis mean (β estimated by GLS)', () => {
+  const rng = Rng.fromSeed(3);
+  const U = pointsOf(14, rng);
+  const X = toMat(U);
+  const y = U.map((u) => 1 + u[0] - 2 * u[1] * u[1] + 0.5 * u[0] * u[1] + 0.1 * Math.sin(5 * u[0]) + 0.05 * rng.normal());
+  const I = fromRows([[1, 0], [0, 1]]);
+  const H = basisMatrix('full', X, [0, 0], I);
+  const h0 = { ...hyper, constant: 0 };
+
+  it('the coefficients\' variance is the large-prior limit of the GP with the basis in its kernel (R&W eq. 2.42)', () => {
+    const { model } = buildBasisModel(X, y, H, h0);
+    const at = [[0.2, -0.3], [0.9, 0.9], [1.5, -1.2]];
+    const Xs = toMat(at), Hs = basisMatrix('full', Xs, [0, 0], I);
+    const extra = basisVariance(model, H, Xs, Hs);
+    const residual = predict(model, at).variance;
+    // k_b(x, x') = k(x, x') + b·h(x)ᵀh(x'): its plain posterior variance, minus the residual GP's.
+    const b = 1e5, n = U.length, p = H.cols;
+    const K = kernelMatrix(X, h0);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
+      let s = 0;
+      for (let a = 0; a < p; a++) s += H.data[i * p + a] * H.data[j * p + a];
+      K.data[i * n + j] += b * s;
+    }
+    const L = cholesky(K).L;
+    const ks = rbfCross(X, Xs, h0);
+    at.forEach((_, j) => {
+      const kb = Float64Array.from({ length: n }, (_, i) => {
+        let s = 0;
+        for (let a = 0; a < p; a++) s += H.data[i * p + a] * Hs.data[j * p + a];
+        return ks.data[i * at.length + j] + b * s;
+      });
+      let hh = 0;
+      for (let a = 0; a < p; a++) hh += Hs.data[j * p + a] ** 2;
+      const v = cholSolve(L, kb);
+      const post = h0.outputscale + b * hh - kb.reduce((s, kv, i) => s + kv * v[i], 0);
+      // The limit is approached as O(1/b); the cancellation of b·hh costs ~1e−16·b·hh absolute.
+      expect(Math.abs(post - residual[j] - extra[j]) / extra[j], `point ${j}`).toBeLessThan(1e-3);
+    });
+    expect(extra.every((v) => v > 0)).toBe(true);
+  });
+
+  it('the leave-one-out scale re-estimates β without each point (brute force)', () => {
+    const { model } = buildBasisModel(X, y, H, h0);
+    let s = 0;
+    for (let i = 0; i < U.length; i++) {
+      const keep = U.map((_, j) => j).filter((j) => j !== i);
+      const Xi = toMat(keep.map((j) => U[j])), Hi = basisMatrix('full', Xi, [0, 0], I);
+      const fit = buildBasisModel(Xi, keep.map((j) => y[j]), Hi, h0);
+      const xs = toMat([U[i]]), hs = basisMatrix('full', xs, [0, 0], I);
+      let mean = predict(fit.model, [U[i]]).mean[0];
+      for (let a = 0; a < H.cols; a++) mean += hs.data[a] * fit.beta[a];
+      const v = predict(fit.model, [U[i]]).variance[0] + basisVariance(fit.model, Hi, xs, hs)[0] + h0.noise;
+      s += (y[i] - mean) ** 2 / v;
+    }
+    const expected = Math.sqrt(s / U.length);
+    expect(looScale(model, H)).toBeCloseTo(expected, 8);
+    // Holding β fixed understates the residuals: about √((n − p)/n) of the GLS-aware value here.
+    expect(looScale(model)).toBeLessThan(expected);
   });
 });
