@@ -7,7 +7,7 @@ import { makeProbnesStrategy } from './probnes-core.js';
 
 export const probCmaes = makeProbnesStrategy('prob-cmaes', {
   learningRateCov: 0.5,
-  // ALGORITHM-default.md §K: the model optimum's trust radius in the default profile (BBOB ablation of
+  // ALGORITHM.md §24: the model optimum's trust radius in the default profile (BBOB ablation of
   // optimum_radius 2/3/4/8 in docs/BENCHMARKS.md); prob-xnes and prob-snes keep 2, the paper profile never injects.
   optimumRadius: 3,
 });

@@ -8,7 +8,7 @@
  * as plain rows (`…Rows`) where the quadrature module returns typed arrays.
  *
  * The surrogate of one generation is the GP `model` (the whole model with a constant mean, or the
- * residual GP of a model with explicit basis functions, docs/ALGORITHM-default.md §A) plus `quad`,
+ * residual GP of a model with explicit basis functions, docs/ALGORITHM.md §14) plus `quad`,
  * the basis mean as a quadratic in u (null when the mean is the GP's constant). Posterior mean =
  * quad(u) + the GP's mean(u); every integral and gradient below is the sum of the two parts (§B).
  */
@@ -59,7 +59,7 @@ export interface FitOutcome {
 }
 
 /**
- * The whitening of the quadratic GP mean (params.meanFunction quadratic; docs/ALGORITHM-default.md §A):
+ * The whitening of the quadratic GP mean (params.meanFunction quadratic; docs/ALGORITHM.md §14):
  * centre c and covariance of the current ν.
  */
 export interface QuadraticSpec {

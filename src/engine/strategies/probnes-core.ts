@@ -75,7 +75,7 @@ function init(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): Pr
 }
 
 /**
- * Whether this request hands out μ (default profile, ALGORITHM.md §5): once per generation; with
+ * Whether this request hands out μ (default profile, ALGORITHM.md §12): once per generation; with
  * q = 1 only on even generations (μ every other generation). Generation 0 (the initial design)
  * counts too: the prior mean is the user's best guess, so it is one of the first q points.
  */
@@ -89,7 +89,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   const rng = Rng.fromState(state.rng);
   const includeMean = count > 0 && wantsMean(state);
   const points: number[][] = includeMean ? [state.mean.slice()] : [];
-  // Default profile (ALGORITHM-default.md §K): the quadratic model's trust-region optimum as one point,
+  // Default profile (ALGORITHM.md §24): the quadratic model's trust-region optimum as one point,
   // when the batch keeps at least one point for the BQ selection.
   const optimum = count - points.length >= 2 ? injectedOptimum(state, ctx.history, points) : null;
   if (optimum) points.push(optimum);
@@ -207,7 +207,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   // With a warm start, the default start runs in every k-th generation only.
   const every = p.gpColdStartEvery;
   const coldStart = !warm || (every > 0 && state.generation % every === 0);
-  // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM-default.md §A).
+  // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM.md §14).
   const meanSpec = p.meanFunction === 'quadratic' ? { centre: state.mean, cov: state.cov } : null;
   const fit = fitProbnesGp(X, negYTilde, { warmStart: warm, coldStart, restarts: p.gpRestarts, rng, quadratic: meanSpec });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
@@ -225,14 +225,14 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     (quadratic && p.meanStep !== 'natural') || linearStep
       ? (m, c, g, A) => meanStep(linearStep ? 'cauchy' : p.meanStep, m, c, g, A, p.etaMean, p.trustRadius)
       : (m, c, g) => updateMean(m, c, g, p.etaMean);
-  // Default profile: μ stays inside the study's bounds (ALGORITHM-default.md §I).
+  // Default profile: μ stays inside the study's bounds (ALGORITHM.md §22).
   const mean =
     p.meanInBounds && state.bounds
       ? stepInBounds(step, state.mean, state.cov, grad.gMean, fit.quad?.A ?? null, state.bounds, p.meanStepFree)
       : step(state.mean, state.cov, grad.gMean, fit.quad?.A ?? null);
   const gCov = quadratic ? limitCovGradient(state.cov, grad.gCov, etaCov, p.covStepLimit) : grad.gCov;
   const updated = updateCov(p.covForm, state.cov, gCov, etaCov);
-  // Default profile: ν no wider than the box (ALGORITHM-default.md §I). Without it Σ can grow
+  // Default profile: ν no wider than the box (ALGORITHM.md §22). Without it Σ can grow
   // without bound while every point lands on the box's faces (σ ≈ 10⁸ in a width-10 box seen on BBOB
   // f16), and the GP's data then carry no information to shrink it again.
   const cov = p.covInBounds && state.bounds ? limitCovToBounds(updated, state.bounds) : updated;

@@ -1,6 +1,6 @@
 /**
  * The fitted model's optimum as one point of the batch (option `inject_optimum`;
- * docs/ALGORITHM-default.md §K). Once the GP mean has quadratic terms, the basis quadratic
+ * docs/ALGORITHM.md §24). Once the GP mean has quadratic terms, the basis quadratic
  * m(u) = a0 + bᵀ(u − c) + (u − c)ᵀA(u − c) (maximised: the GP models −ỹ) says where the model
  * expects the best value; lq-CMA-ES evaluates its model's optimum in every iteration (Hansen 2019),
  * which is how it reaches the targets of ill-conditioned functions (BBOB f12 at d = 2) within 10·d

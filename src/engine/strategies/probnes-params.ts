@@ -9,8 +9,8 @@
  * - bench: switches that exist for the ablations of docs/BENCHMARKS.md (PROBNES_BENCH_OPTIONS). The
  *   API refuses them; benchmark and test code, which call the strategy directly, pass them in
  *   InitSpec.options next to the public ones (bench/lib/run.ts).
- * Every parameter's default depends on the profile (ALGORITHM.md §1 "Two profiles"; the default
- * profile's additions are docs/ALGORITHM-default.md §A–§K).
+ * Every parameter's default depends on the profile (ALGORITHM.md §10; the default profile's
+ * additions are docs/ALGORITHM.md §11–§24).
  *
  * Adding a parameter: a field of ProbnesParams, one row of PARAMS (its option name, spec, kind and
  * default per profile), then read `params.<field>` in the engine. States already stored lack the
@@ -199,7 +199,7 @@ const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm'>]: Row<
 
 const PROFILE: OptionSpec = {
   kind: 'enum', values: ['default', 'paper'],
-  description: '`default` (ours: the paper\'s algorithm plus a quadratic GP mean with a model-based mean step, the model\'s optimum and μ in every batch, a capped active set, a warm-started GP fit and ν kept inside the bounds; docs/ALGORITHM-default.md) or `paper` (the published algorithm).',
+  description: '`default` (ours: the paper\'s algorithm plus a quadratic GP mean with a model-based mean step, the model\'s optimum and μ in every batch, a capped active set, a warm-started GP fit and ν kept inside the bounds; docs/ALGORITHM.md §10) or `paper` (the published algorithm).',
 };
 const SNES_FORM: OptionSpec = { kind: 'enum', values: ['reference', 'natural'], description: 'SNES variance update: the reference form (σ⁴ factor) or the natural form.' };
 

@@ -42,7 +42,7 @@ export interface StoredGp {
 export interface ProbnesState extends BaseState {
   /** Resolved once at init (probnes-params.ts); never changes. */
   params: ProbnesParams;
-  /** μ has been handed out in the current generation (ALGORITHM.md §5: once per generation). */
+  /** μ has been handed out in the current generation (ALGORITHM.md §12: once per generation). */
   meanAsked: boolean;
   gp: StoredGp | null;
   /** ‖Σ g_μ‖ and ‖Σ G Σ‖_F of the last update (diagnosis of stalled gradients). */
@@ -53,7 +53,7 @@ export interface ProbnesState extends BaseState {
    */
   bounds: Bounds | null;
   /**
-   * ρ_t, the current trust radius of the model's optimum (ALGORITHM-default.md §K): params.optimumRadius
+   * ρ_t, the current trust radius of the model's optimum (ALGORITHM.md §24): params.optimumRadius
    * unless params.optimumRadiusMax > params.optimumRadius, when it adapts.
    */
   optimumRadius: number;

@@ -1,6 +1,6 @@
 /**
  * The mean step of the default profile when the GP mean is quadratic (option `mean_step`;
- * docs/ALGORITHM-default.md §E). ALGORITHM.md §4's step μ' = μ + η_μ Σ g_μ is the natural gradient:
+ * docs/ALGORITHM.md §18). ALGORITHM.md §4's step μ' = μ + η_μ Σ g_μ is the natural gradient:
  * its length is set by Σ, which lags behind the curvature the quadratic mean has already measured
  * (at d = 5 the natural step was 3–20× shorter than the model's Newton step). Two longer steps,
  * both kept inside a trust region ‖L_Σ⁻¹(μ' − μ)‖ ≤ ρ (Mahalanobis under the current ν, where the
@@ -76,7 +76,7 @@ export function meanStep(
 }
 
 /**
- * The covariance step's size limit once the mean is quadratic (docs/ALGORITHM-default.md §F): G
+ * The covariance step's size limit once the mean is quadratic (docs/ALGORITHM.md §19): G
  * scaled by min(1, κ / ρ(2η_Σ L_Σᵀ G L_Σ)), ρ the spectral radius, so that no direction of Σ changes
  * by more than a factor ≈ e^κ in one generation. G ≈ A is then the fitted curvature, which is not
  * bounded: a quadratic fitted on points clustered far inside ν has |A| ≫ Σ⁻¹, and the XNES/SNES
@@ -100,7 +100,7 @@ export interface Bounds {
 }
 
 /**
- * μ projected onto the study's box (option `mean_in_bounds`; docs/ALGORITHM-default.md §I). A
+ * μ projected onto the study's box (option `mean_in_bounds`; docs/ALGORITHM.md §22). A
  * linear or weakly curved fitted mean extrapolates: on a slope whose minimum is on the boundary the
  * mean step walks μ arbitrarily far outside, every point drawn is then projected onto the same face,
  * and the model, fitted on projected points, stops informing the search.
@@ -113,7 +113,7 @@ export function clampToBounds(mean: number[], bounds: Bounds): number[] {
 }
 
 /**
- * Σ limited to the study's box (option `cov_in_bounds`; docs/ALGORITHM-default.md §I): Σ' = DΣD with
+ * Σ limited to the study's box (option `cov_in_bounds`; docs/ALGORITHM.md §22): Σ' = DΣD with
  * D_ii = min(1, w_i/√Σ_ii), w_i = u_i − l_i the width of a coordinate bounded on both sides (D_ii = 1
  * otherwise). Each marginal standard deviation is then at most its width, correlations are unchanged,
  * and Σ' stays positive definite (a congruence with a positive diagonal D). Only a distribution far
@@ -134,7 +134,7 @@ export type Stepper = (mean: number[], cov: number[][], gMean: number[], A: numb
 
 /**
  * The mean step with μ kept inside the bounds (options `mean_in_bounds`, `mean_step_free`;
- * docs/ALGORITHM-default.md §I). With `free`, a coordinate of μ that sits on a bound which the
+ * docs/ALGORITHM.md §22). With `free`, a coordinate of μ that sits on a bound which the
  * natural direction s = Σg_μ pushes against (μ_i ≥ u_i and s_i > 0, or μ_i ≤ l_i and s_i < 0) is held
  * there, and the step is taken in the other coordinates only — the projected-gradient method's
  * active set (Bertsekas 1982): on the restricted problem (μ_F, Σ_FF, g_F, A_FF). Without it, the step
