@@ -198,6 +198,12 @@ export interface paths {
                          *             "FAILED": 0,
                          *             "ABANDONED": 0
                          *           },
+                         *           "allow_repeats": false,
+                         *           "stopping": {
+                         *             "rule": "median",
+                         *             "min_steps": 5,
+                         *             "warmup_trials": 5
+                         *           },
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "updated_at": "2025-01-01T12:00:00.000Z"
                          *         }
@@ -277,10 +283,10 @@ export interface paths {
                          * @enum {string}
                          */
                         direction?: "minimize" | "maximize";
-                        parameters: {
+                        parameters: ({
                             name: string;
                             /**
-                             * @description `int` values are rounded to the nearest integer when handed out; their bounds must be integers.
+                             * @description `int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.
                              * @default float
                              * @enum {string}
                              */
@@ -301,7 +307,18 @@ export interface paths {
                                 mean: number;
                                 std: number;
                             } | null;
-                        }[];
+                        } | {
+                            name: string;
+                            /** @enum {string} */
+                            type: "categorical";
+                            /** @description The values the parameter may take (1 to 100, distinct; strings of at most 200 characters, numbers or booleans), handed out exactly as given. They are unordered: the methods treat two different choices as equally far apart. */
+                            choices: (string | number | boolean)[];
+                            /** @description Prior over the choices (default: uniform). */
+                            prior?: {
+                                /** @description One positive probability per choice, in the order of `choices`, summing to 1 (to 1e-6). */
+                                probabilities: number[];
+                            } | null;
+                        })[];
                         prior?: {
                             mean?: number[];
                             /** @description Symmetric positive definite, in the order of `parameters`. */
@@ -345,9 +362,9 @@ export interface paths {
                         batch_size?: number;
                         /**
                          * @description Method options; defaults are filled in and echoed back. Unknown options are rejected. Per method:
-                         *     - `prob-cmaes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `gradient` ("expected" | "sampled"), `gradient_samples` (integer in [10, 100000]), `acquisition` ("batch-bq" | "none"), `candidates` (integer in [1, 100000]), `candidate_pool` (integer in [0, 100000]), `pool_selection` ("greedy" | "random-batches"), `active_set` (boolean), `active_set_quantile` (number in (0.5, 1]), `active_set_cap` (integer in [0, 100000]), `include_mean` (boolean), `gp_warm_start` (boolean), `gp_restarts` (integer in [0, 20]), `gp_cold_start_every` (integer in [0, 1000]), `mean_function` ("constant" | "quadratic"), `mean_basis` ("count" | "loo" | "loo-constant" | "loo-gated"), `mean_basis_wide` (number in [0, 100]), `mean_basis_scale` (number in [0, 100]), `mean_basis_r2` (number in [0, 1]), `mean_basis_se` (number in [0, 10]), `active_set_floor` (boolean), `mean_step` ("natural" | "line" | "newton" | "cauchy" | "newton-cauchy"), `mean_step_free` (boolean), `mean_step_linear` (boolean), `trust_radius` (number in (0, 100]), `cov_step_limit` (number in (0, 100]), `mean_in_bounds` (boolean), `cov_in_bounds` (boolean), `inject_optimum` ("off" | "basis" | "weighted"), `optimum_gate` ("basis" | "count"), `optimum_radius` (number in (0, 100]), `optimum_radius_max` (number in [0, 100]), `learning_rate_cov_quadratic` (number in (0, 10])
-                         *     - `prob-xnes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `gradient` ("expected" | "sampled"), `gradient_samples` (integer in [10, 100000]), `acquisition` ("batch-bq" | "none"), `candidates` (integer in [1, 100000]), `candidate_pool` (integer in [0, 100000]), `pool_selection` ("greedy" | "random-batches"), `active_set` (boolean), `active_set_quantile` (number in (0.5, 1]), `active_set_cap` (integer in [0, 100000]), `include_mean` (boolean), `gp_warm_start` (boolean), `gp_restarts` (integer in [0, 20]), `gp_cold_start_every` (integer in [0, 1000]), `mean_function` ("constant" | "quadratic"), `mean_basis` ("count" | "loo" | "loo-constant" | "loo-gated"), `mean_basis_wide` (number in [0, 100]), `mean_basis_scale` (number in [0, 100]), `mean_basis_r2` (number in [0, 1]), `mean_basis_se` (number in [0, 10]), `active_set_floor` (boolean), `mean_step` ("natural" | "line" | "newton" | "cauchy" | "newton-cauchy"), `mean_step_free` (boolean), `mean_step_linear` (boolean), `trust_radius` (number in (0, 100]), `cov_step_limit` (number in (0, 100]), `mean_in_bounds` (boolean), `cov_in_bounds` (boolean), `inject_optimum` ("off" | "basis" | "weighted"), `optimum_gate` ("basis" | "count"), `optimum_radius` (number in (0, 100]), `optimum_radius_max` (number in [0, 100]), `learning_rate_cov_quadratic` (number in (0, 10])
-                         *     - `prob-snes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `gradient` ("expected" | "sampled"), `gradient_samples` (integer in [10, 100000]), `acquisition` ("batch-bq" | "none"), `candidates` (integer in [1, 100000]), `candidate_pool` (integer in [0, 100000]), `pool_selection` ("greedy" | "random-batches"), `active_set` (boolean), `active_set_quantile` (number in (0.5, 1]), `active_set_cap` (integer in [0, 100000]), `include_mean` (boolean), `gp_warm_start` (boolean), `gp_restarts` (integer in [0, 20]), `gp_cold_start_every` (integer in [0, 1000]), `mean_function` ("constant" | "quadratic"), `mean_basis` ("count" | "loo" | "loo-constant" | "loo-gated"), `mean_basis_wide` (number in [0, 100]), `mean_basis_scale` (number in [0, 100]), `mean_basis_r2` (number in [0, 1]), `mean_basis_se` (number in [0, 10]), `active_set_floor` (boolean), `mean_step` ("natural" | "line" | "newton" | "cauchy" | "newton-cauchy"), `mean_step_free` (boolean), `mean_step_linear` (boolean), `trust_radius` (number in (0, 100]), `cov_step_limit` (number in (0, 100]), `mean_in_bounds` (boolean), `cov_in_bounds` (boolean), `inject_optimum` ("off" | "basis" | "weighted"), `optimum_gate` ("basis" | "count"), `optimum_radius` (number in (0, 100]), `optimum_radius_max` (number in [0, 100]), `learning_rate_cov_quadratic` (number in (0, 10]), `snes_form` ("reference" | "natural")
+                         *     - `prob-cmaes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `learning_rate_cov_quadratic` (number in (0, 10]), `candidates` (integer in [1, 100000]), `active_set_cap` (integer in [0, 100000]), `gp_restarts` (integer in [0, 20])
+                         *     - `prob-xnes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `learning_rate_cov_quadratic` (number in (0, 10]), `candidates` (integer in [1, 100000]), `active_set_cap` (integer in [0, 100000]), `gp_restarts` (integer in [0, 20])
+                         *     - `prob-snes`: `profile` ("default" | "paper"), `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10]), `learning_rate_cov_quadratic` (number in (0, 10]), `candidates` (integer in [1, 100000]), `active_set_cap` (integer in [0, 100000]), `gp_restarts` (integer in [0, 20])
                          *     - `cmaes`: `sigma0` (number in (0, 1000]), `active` (boolean)
                          *     - `lq-cmaes`: `sigma0` (number in (0, 1000]), `active` (boolean), `tau_threshold` (number in (-1, 1]), `inject_optimum` (boolean)
                          *     - `xnes`: `learning_rate_mean` (number in (0, 10]), `learning_rate_cov` (number in (0, 10])
@@ -377,6 +394,28 @@ export interface paths {
                         metadata?: {
                             [key: string]: unknown;
                         };
+                        /**
+                         * @description Let a suggestion repeat a configuration (in user units) already evaluated or pending in the study, for noisy objectives. Default false: repeats are redrawn, and a study whose distribution yields no new configuration answers reason "converged".
+                         * @default false
+                         */
+                        allow_repeats?: boolean;
+                        stopping?: {
+                            /**
+                             * @description The median stopping rule (docs/early-stopping.md): stop a trial whose best value so far is worse than the median of the completed trials' values at the same step.
+                             * @enum {string}
+                             */
+                            rule: "median";
+                            /**
+                             * @description No trial is stopped at a step below this one (Optuna MedianPruner's n_warmup_steps).
+                             * @default 0
+                             */
+                            min_steps?: number;
+                            /**
+                             * @description No trial is stopped before this many trials have completed without being stopped (Optuna MedianPruner's n_startup_trials).
+                             * @default 5
+                             */
+                            warmup_trials?: number;
+                        } | null;
                     };
                 };
             };
@@ -770,7 +809,8 @@ export interface paths {
                          *           "late": false,
                          *           "source": "suggested",
                          *           "created_at": "2025-01-01T12:00:00.000Z",
-                         *           "completed_at": "2025-01-01T12:03:10.000Z"
+                         *           "completed_at": "2025-01-01T12:03:10.000Z",
+                         *           "stopped": false
                          *         }
                          *       ],
                          *       "next_page_token": null
@@ -853,7 +893,7 @@ export interface paths {
         };
         /**
          * Get a trial
-         * @description One trial with its state, point, lease and outcome.
+         * @description One trial with its state, point, lease and outcome, and the intermediate values it reported (early stopping).
          */
         get: {
             parameters: {
@@ -875,7 +915,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["Trial"];
+                        "application/json": components["schemas"]["TrialWithCurve"];
                     };
                 };
                 /** @description trial_id is not a positive integer. */
@@ -899,6 +939,237 @@ export interface paths {
                     };
                 };
                 /** @description No such study (study_not_found) or trial (trial_not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{study_id}/trials/{trial_id}/intermediate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an intermediate value; should the trial stop?
+         * @description A running trial (ACTIVE, or still evaluated after its lease expired or the service gave it up) reports its objective at a step. One value per step: repeating a report is answered again (200), a different value for a stored step is 409 intermediate_value_conflict. The answer applies the study's `stopping` rule (the median rule: docs/early-stopping.md); without one should_stop is always false, and the values are still kept for the curves.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The id returned when the study was created. */
+                    study_id: string;
+                    /** @description The trial id within the study. */
+                    trial_id: number;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "step": 3,
+                     *       "value": 0.42
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The step the value belongs to (an integer in [0, 2147483647]: an epoch, an iteration count). One value per step. */
+                        step: number;
+                        /** @description The objective at that step, in the study's direction (finite). */
+                        value: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StopDecision"];
+                    };
+                };
+                /** @description Invalid body or trial_id (validation_failed; `errors` names each problem by JSON pointer). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such study (study_not_found) or trial (trial_not_found). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A different value for a step already reported (intermediate_value_conflict), or the trial is not running (trial_not_active). */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{study_id}/intermediate_values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every trial's intermediate values
+         * @description The curves the trials reported (POST …/intermediate), grouped by trial: what a dashboard plots.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The id returned when the study was created. */
+                    study_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "trials": [
+                         *         {
+                         *           "trial_id": 12,
+                         *           "intermediate_values": [
+                         *             {
+                         *               "step": 0,
+                         *               "value": 0.9
+                         *             },
+                         *             {
+                         *               "step": 1,
+                         *               "value": 0.61
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Every trial that reported intermediate values, by trial id, each with its values by step. */
+                            trials: {
+                                trial_id: number;
+                                intermediate_values: {
+                                    step: number;
+                                    value: number;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such study (or it belongs to another tenant). */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -993,7 +1264,7 @@ export interface paths {
                             observed: {
                                 trial_id: number;
                                 parameters: {
-                                    [key: string]: number;
+                                    [key: string]: number | string | boolean;
                                 };
                                 value: number;
                             } | null;
@@ -1001,7 +1272,7 @@ export interface paths {
                             estimated: {
                                 /** @description The search-distribution mean, rounded and projected onto the bounds like a suggested point. */
                                 parameters: {
-                                    [key: string]: number;
+                                    [key: string]: number | string | boolean;
                                 };
                                 /** @description The model's prediction of the value there; null when the method has no model (or none fitted yet). */
                                 predicted_value: number | null;
@@ -1151,11 +1422,11 @@ export interface paths {
                             /** @description One entry per generation, from the stored engine state of that generation. */
                             generations: {
                                 generation: number;
-                                /** @description Distribution mean in user units (exp of the transformed mean for log-scaled parameters; not rounded or projected). */
+                                /** @description Distribution mean in user units (exp of the transformed mean for log-scaled parameters; not rounded or projected); for a categorical parameter its most probable choice. */
                                 mean: {
-                                    [key: string]: number;
+                                    [key: string]: number | string | boolean;
                                 };
-                                /** @description Per parameter, in parameter order, in the parameter's transformed scale (ln(value) for log-scaled ones): √diag(L0 Σ L0ᵀ). */
+                                /** @description Per numeric parameter, in parameter order (categorical ones skipped), in the parameter's transformed scale (ln(value) for log-scaled ones): √diag(L0 Σ L0ᵀ). */
                                 std: number[];
                                 /** @description ProbNES: Bayesian-quadrature posterior mean of E_ν[value], the expected value under the search distribution. */
                                 integral_mean: number | null;
@@ -1276,23 +1547,28 @@ export interface paths {
                          *       "scale": [
                          *         "linear",
                          *         "log"
-                         *       ]
+                         *       ],
+                         *       "probabilities": {}
                          *     }
                          */
                         "application/json": {
                             generation: number;
-                            /** @description The mean in user units (exp of mean_transformed for log-scaled parameters; not rounded or projected). */
+                            /** @description The mean in user units (exp of mean_transformed for log-scaled parameters; not rounded or projected); for a categorical parameter its most probable choice. */
                             mean: {
-                                [key: string]: number;
+                                [key: string]: number | string | boolean;
                             };
-                            /** @description The mean in each parameter's transformed scale (x, or ln x), in parameter order. */
+                            /** @description The mean in each numeric parameter's transformed scale (x, or ln x), in parameter order (categorical parameters skipped). */
                             mean_transformed: number[];
-                            /** @description Covariance in the transformed scale, in parameter order: L0 Σ L0ᵀ. */
+                            /** @description Covariance in the transformed scale, over the numeric parameters in parameter order: L0 Σ L0ᵀ. */
                             covariance: number[][];
-                            /** @description √diag(covariance), per parameter. */
+                            /** @description √diag(covariance), per numeric parameter. */
                             std: number[];
-                            /** @description Each parameter's scale: what "transformed" means for it. */
+                            /** @description Each numeric parameter's scale: what "transformed" means for it. */
                             scale: ("linear" | "log")[];
+                            /** @description Per categorical parameter, the search distribution's probabilities of its choices (in the order of `choices`); {} without categorical parameters. */
+                            probabilities: {
+                                [key: string]: number[];
+                            };
                         };
                     };
                 };
@@ -1309,6 +1585,222 @@ export interface paths {
                 };
                 /** @description No such study (or it belongs to another tenant). */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{study_id}/model/grid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The model's prediction on a grid over two parameters
+         * @description Posterior mean and std of the objective on an n×n grid over parameters x and y, the other parameters at the search distribution's mean, with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recent) and n ≤ 60.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Name of the numeric parameter on the horizontal axis. */
+                    x: string;
+                    /** @description Name of the numeric parameter on the vertical axis (not x). */
+                    y: string;
+                    /** @description Grid points per axis (at most 60: 3600 predictions). */
+                    n?: number;
+                    /** @description The generation whose model is shown (default: the latest). Each generation has the search distribution and model it had then. */
+                    generation?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The id returned when the study was created. */
+                    study_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ModelGrid"];
+                    };
+                };
+                /** @description Invalid query: x or y is not a numeric parameter, x = y, n out of range, or no such generation (validation_failed). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such study (or it belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description model_unavailable: fewer than two completed evaluations before that generation, so there is no model to show. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{study_id}/model/importance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Parameter importance from the GP's length scales
+         * @description Each numeric parameter's fitted kernel length scale in the parameter's own scale, and its relevance (prior std / length scale), with 95% intervals from the Laplace approximation of the hyperparameter posterior. Short length scale = the objective is sensitive to the parameter.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The generation whose model is shown (default: the latest). Each generation has the search distribution and model it had then. */
+                    generation?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description The id returned when the study was created. */
+                    study_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ModelImportance"];
+                    };
+                };
+                /** @description Invalid query, or no such generation (validation_failed). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such study (or it belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description model_unavailable: fewer than two completed evaluations before that generation, so there is no model to show. */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1592,8 +2084,8 @@ export interface paths {
                         "application/json": {
                             /** @description ACTIVE trials leased to the client: the ones it already held first, then new ones. */
                             trials: components["schemas"]["Trial"][];
-                            /** @description Why fewer than `count` trials came back; null when all did. */
-                            reason: ("study_completed" | "study_paused" | "max_trials_reached") | null;
+                            /** @description Why fewer than `count` trials came back; null when all did. converged: the search distribution yields no configuration the study has not evaluated or handed out yet (a suggestion never repeats one unless the study has allow_repeats); with nothing pending the study is then COMPLETED with reason converged. */
+                            reason: ("study_completed" | "study_paused" | "max_trials_reached" | "converged") | null;
                             /** @description The study's generation (number of distribution updates so far). */
                             generation: number;
                             /** @description How many results of this generation the next update waits for: batch_size, except for lq-cmaes, whose surrogate decides per generation how many of its candidates are truly evaluated (a client evaluating one generation per request asks for this many). */
@@ -1725,10 +2217,12 @@ export interface paths {
                             value: number;
                             /** @description Standard error of the value, if known (recorded, not used by the model). */
                             stderr?: number | null;
+                            /** @description The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and counts as an observation of that value. */
+                            stopped?: boolean;
                         } | {
-                            /** @description Every parameter of the study, in user units, inside its bounds; int parameters integral. */
+                            /** @description Every parameter of the study, in user units, inside its bounds; int parameters integral; a categorical parameter one of its choices. */
                             parameters: {
-                                [key: string]: number;
+                                [key: string]: string | number | boolean;
                             };
                             /** @description The objective value (finite). */
                             value: number;
@@ -2325,7 +2819,7 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 direction: "minimize" | "maximize";
-                parameters: {
+                parameters: ({
                     name: string;
                     /** @enum {string} */
                     type: "float" | "int";
@@ -2339,7 +2833,15 @@ export interface components {
                         mean: number;
                         std: number;
                     };
-                }[];
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "categorical";
+                    choices: (string | number | boolean)[];
+                    prior: {
+                        probabilities: number[];
+                    };
+                })[];
                 prior: {
                     mean: number[];
                     covariance: number[][];
@@ -2390,6 +2892,29 @@ export interface components {
                  * @description ISO-8601 UTC timestamp.
                  */
                 updated_at: string;
+                /**
+                 * @description Let a suggestion repeat a configuration (in user units) already evaluated or pending in the study, for noisy objectives. Default false: repeats are redrawn, and a study whose distribution yields no new configuration answers reason "converged".
+                 * @default false
+                 */
+                allow_repeats: boolean;
+                /** @default null */
+                stopping: {
+                    /**
+                     * @description The median stopping rule (docs/early-stopping.md): stop a trial whose best value so far is worse than the median of the completed trials' values at the same step.
+                     * @constant
+                     */
+                    rule: "median";
+                    /**
+                     * @description No trial is stopped at a step below this one (Optuna MedianPruner's n_warmup_steps).
+                     * @default 0
+                     */
+                    min_steps: number;
+                    /**
+                     * @description No trial is stopped before this many trials have completed without being stopped (Optuna MedianPruner's n_startup_trials).
+                     * @default 5
+                     */
+                    warmup_trials: number;
+                } | null;
             };
             /** @description Every trial, by ascending trial id. */
             trials: {
@@ -2400,7 +2925,7 @@ export interface components {
                 client_id: string | null;
                 lease_expires_at: string | null;
                 parameters: {
-                    [key: string]: number;
+                    [key: string]: string | number | boolean;
                 };
                 /** @description Internal (whitened) coordinates of the point, as the engine saw it. */
                 point: number[] | null;
@@ -2435,6 +2960,20 @@ export interface components {
                 state: {
                     [key: string]: unknown;
                 };
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 UTC timestamp.
+                 */
+                created_at: string;
+            }[];
+            /**
+             * @description What running trials reported at each step (early stopping), by trial id then step; absent in documents of older servers.
+             * @default []
+             */
+            intermediate_values: {
+                trial_id: number;
+                step: number;
+                value: number;
                 /**
                  * Format: date-time
                  * @description ISO-8601 UTC timestamp.
@@ -2533,6 +3072,12 @@ export interface components {
          *         "FAILED": 0,
          *         "ABANDONED": 0
          *       },
+         *       "allow_repeats": false,
+         *       "stopping": {
+         *         "rule": "median",
+         *         "min_steps": 5,
+         *         "warmup_trials": 5
+         *       },
          *       "created_at": "2025-01-01T12:00:00.000Z",
          *       "updated_at": "2025-01-01T12:00:00.000Z"
          *     }
@@ -2542,7 +3087,7 @@ export interface components {
             name: string;
             /** @enum {string} */
             direction: "minimize" | "maximize";
-            parameters: {
+            parameters: ({
                 name: string;
                 /** @enum {string} */
                 type: "float" | "int";
@@ -2557,8 +3102,17 @@ export interface components {
                     mean: number;
                     std: number;
                 };
-            }[];
-            /** @description Effective joint prior, in each parameter's scale (ln(value) for log-scaled ones). */
+            } | {
+                name: string;
+                /** @constant */
+                type: "categorical";
+                choices: (number | string | boolean)[];
+                /** @description Effective prior over the choices (uniform unless given), in the order of `choices`. */
+                prior: {
+                    probabilities: number[];
+                };
+            })[];
+            /** @description Effective joint prior, in each parameter's scale (ln(value) for log-scaled ones), over the numeric parameters in parameter order (categorical ones have theirs in `parameters`). */
             prior: {
                 mean: number[];
                 covariance: number[][];
@@ -2608,6 +3162,25 @@ export interface components {
                 FAILED: number;
                 ABANDONED: number;
             };
+            /** @description Let a suggestion repeat a configuration (in user units) already evaluated or pending in the study, for noisy objectives. Default false: repeats are redrawn, and a study whose distribution yields no new configuration answers reason "converged". */
+            allow_repeats: boolean;
+            stopping: {
+                /**
+                 * @description The median stopping rule (docs/early-stopping.md): stop a trial whose best value so far is worse than the median of the completed trials' values at the same step.
+                 * @constant
+                 */
+                rule: "median";
+                /**
+                 * @description No trial is stopped at a step below this one (Optuna MedianPruner's n_warmup_steps).
+                 * @default 0
+                 */
+                min_steps: number;
+                /**
+                 * @description No trial is stopped before this many trials have completed without being stopped (Optuna MedianPruner's n_startup_trials).
+                 * @default 5
+                 */
+                warmup_trials: number;
+            } | null;
             /**
              * Format: date-time
              * @description ISO-8601 UTC timestamp.
@@ -2637,7 +3210,8 @@ export interface components {
          *       "late": false,
          *       "source": "suggested",
          *       "created_at": "2025-01-01T12:00:00.000Z",
-         *       "completed_at": "2025-01-01T12:03:10.000Z"
+         *       "completed_at": "2025-01-01T12:03:10.000Z",
+         *       "stopped": false
          *     }
          */
         Trial: {
@@ -2645,9 +3219,9 @@ export interface components {
             trial_id: number;
             /** @enum {string} */
             state: "REQUESTED" | "ACTIVE" | "COMPLETED" | "FAILED" | "ABANDONED";
-            /** @description The point, in user units, keyed by parameter name. */
+            /** @description The point, in user units, keyed by parameter name (a categorical parameter's value is one of its choices). */
             parameters: {
-                [key: string]: number;
+                [key: string]: number | string | boolean;
             };
             /** @description The generation whose distribution produced the point. */
             generation: number;
@@ -2674,6 +3248,124 @@ export interface components {
              */
             created_at: string;
             completed_at: string | null;
+            /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value. */
+            stopped: boolean;
+        };
+        TrialWithCurve: {
+            /** @description Numbered per study: 1, 2, 3, … */
+            trial_id: number;
+            /** @enum {string} */
+            state: "REQUESTED" | "ACTIVE" | "COMPLETED" | "FAILED" | "ABANDONED";
+            /** @description The point, in user units, keyed by parameter name (a categorical parameter's value is one of its choices). */
+            parameters: {
+                [key: string]: number | string | boolean;
+            };
+            /** @description The generation whose distribution produced the point. */
+            generation: number;
+            /** @description Who holds (or held) the lease. */
+            client_id: string | null;
+            /** @description Until when an ACTIVE trial is leased; null otherwise. */
+            lease_expires_at: string | null;
+            /** @description The reported objective value (COMPLETED only). */
+            value: number | null;
+            /** @description Reported standard error of the value, if any. */
+            stderr: number | null;
+            /** @description Why the trial was FAILED (the client's reason) or ABANDONED: superseded (its generation's distribution was updated without it), study_completed, or abandoned_by_client. */
+            failure_reason: string | null;
+            /** @description The result arrived after the service had given the trial up (ABANDONED as superseded, when its generation's distribution was updated without it, or when the study completed). It was accepted all the same: the trial is COMPLETED, counts toward max_trials, and its value joins the model's data like an external observation (not its generation's update, which was already made). */
+            late: boolean;
+            /**
+             * @description `external`: reported by parameters, not handed out by the server.
+             * @enum {string}
+             */
+            source: "suggested" | "external";
+            /**
+             * Format: date-time
+             * @description ISO-8601 UTC timestamp.
+             */
+            created_at: string;
+            completed_at: string | null;
+            /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value. */
+            stopped: boolean;
+            /** @description What the trial reported while it ran (POST …/intermediate), by step. */
+            intermediate_values: {
+                step: number;
+                value: number;
+            }[];
+        };
+        ModelGrid: {
+            generation: number;
+            /**
+             * @description "method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo); "fitted": a GP fitted for this view to the points completed by then (methods without a model, and generations before a method's first fit).
+             * @enum {string}
+             */
+            source: "method" | "fitted";
+            /** @description Training points of the GP. */
+            n_points: number;
+            x: {
+                name: string;
+                /** @enum {string} */
+                scale: "linear" | "log";
+                /** @description Grid values in user units, evenly spaced in the parameter's scale (ln of the value for log-scaled parameters), spanning the search distribution's ±3σ and the evaluated points, within the bounds. */
+                values: number[];
+            };
+            y: {
+                name: string;
+                /** @enum {string} */
+                scale: "linear" | "log";
+                /** @description Grid values in user units, evenly spaced in the parameter's scale (ln of the value for log-scaled parameters), spanning the search distribution's ±3σ and the evaluated points, within the bounds. */
+                values: number[];
+            };
+            /** @description Posterior mean of the objective in the study's units, mean[iy][ix]. */
+            mean: number[][];
+            /** @description Posterior standard deviation of the objective (latent, without observation noise), std[iy][ix]. */
+            std: number[][];
+            /** @description Where the other parameters are held: the search distribution's mean (a categorical parameter at its most probable choice). */
+            fixed: {
+                [key: string]: number | string | boolean;
+            };
+            distribution: {
+                /** @description The search distribution's mean of (x, y), user units. */
+                mean: number[];
+                /** @description The 1σ and 2σ ellipses of its (x, y) marginal (Gaussian in the parameters' scale), as closed polygons in user units. */
+                ellipses: {
+                    sigma: number;
+                    points: number[][];
+                }[];
+            };
+            /** @description Every COMPLETED trial. */
+            points: {
+                trial_id: number;
+                x: number;
+                y: number;
+                value: number;
+                generation: number;
+                /** @description Whether the GP shown was conditioned on this point. */
+                in_model: boolean;
+            }[];
+        };
+        ModelImportance: {
+            generation: number;
+            /**
+             * @description "method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo); "fitted": a GP fitted for this view to the points completed by then (methods without a model, and generations before a method's first fit).
+             * @enum {string}
+             */
+            source: "method" | "fitted";
+            n_points: number;
+            /** @description How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists. */
+            uncertainty: ("joint" | "conditional") | null;
+            parameters: {
+                name: string;
+                /** @enum {string} */
+                scale: "linear" | "log";
+                /** @description The GP kernel's length scale along this parameter, in its scale (units of the value, or of ln value for log-scaled parameters): the distance over which the objective changes appreciably. */
+                lengthscale: number;
+                /** @description 95% interval from the Laplace approximation; null when unavailable. */
+                lengthscale_interval: number[] | null;
+                /** @description Prior std of the parameter / its length scale: how much the objective varies across the prior's range; comparable across parameters. */
+                relevance: number;
+                relevance_interval: number[] | null;
+            }[];
         };
         /**
          * @example {
@@ -2792,7 +3484,7 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 direction: "minimize" | "maximize";
-                parameters: {
+                parameters: ({
                     name: string;
                     /** @enum {string} */
                     type: "float" | "int";
@@ -2806,7 +3498,15 @@ export interface components {
                         mean: number;
                         std: number;
                     };
-                }[];
+                } | {
+                    name: string;
+                    /** @constant */
+                    type: "categorical";
+                    choices: (string | number | boolean)[];
+                    prior: {
+                        probabilities: number[];
+                    };
+                })[];
                 prior: {
                     mean: number[];
                     covariance: number[][];
@@ -2857,6 +3557,29 @@ export interface components {
                  * @description ISO-8601 UTC timestamp.
                  */
                 updated_at: string;
+                /**
+                 * @description Let a suggestion repeat a configuration (in user units) already evaluated or pending in the study, for noisy objectives. Default false: repeats are redrawn, and a study whose distribution yields no new configuration answers reason "converged".
+                 * @default false
+                 */
+                allow_repeats: boolean;
+                /** @default null */
+                stopping: {
+                    /**
+                     * @description The median stopping rule (docs/early-stopping.md): stop a trial whose best value so far is worse than the median of the completed trials' values at the same step.
+                     * @constant
+                     */
+                    rule: "median";
+                    /**
+                     * @description No trial is stopped at a step below this one (Optuna MedianPruner's n_warmup_steps).
+                     * @default 0
+                     */
+                    min_steps: number;
+                    /**
+                     * @description No trial is stopped before this many trials have completed without being stopped (Optuna MedianPruner's n_startup_trials).
+                     * @default 5
+                     */
+                    warmup_trials: number;
+                } | null;
             };
             /** @description Every trial, by ascending trial id. */
             trials: {
@@ -2867,7 +3590,7 @@ export interface components {
                 client_id: string | null;
                 lease_expires_at: string | null;
                 parameters: {
-                    [key: string]: number;
+                    [key: string]: string | number | boolean;
                 };
                 /** @description Internal (whitened) coordinates of the point, as the engine saw it. */
                 point: number[] | null;
@@ -2908,6 +3631,48 @@ export interface components {
                  */
                 created_at: string;
             }[];
+            /**
+             * @description What running trials reported at each step (early stopping), by trial id then step; absent in documents of older servers.
+             * @default []
+             */
+            intermediate_values: {
+                trial_id: number;
+                step: number;
+                value: number;
+                /**
+                 * Format: date-time
+                 * @description ISO-8601 UTC timestamp.
+                 */
+                created_at: string;
+            }[];
+        };
+        /**
+         * @example {
+         *       "trial_id": 12,
+         *       "step": 3,
+         *       "value": 0.42,
+         *       "should_stop": true,
+         *       "reason": "worse_than_median",
+         *       "detail": "best value so far 0.42 against the median 0.31 of 6 completed trial(s) at step 3: worse, stop",
+         *       "median": 0.31
+         *     }
+         */
+        StopDecision: {
+            trial_id: number;
+            step: number;
+            /** @description The value stored for this step. */
+            value: number;
+            /** @description Stop evaluating this trial: report it with its last value and "stopped": true in POST …/observations. */
+            should_stop: boolean;
+            /**
+             * @description Why: no_rule (the study has no `stopping`), trial_finished (the trial is no longer running; a retried report), before_min_steps, warming_up (fewer than warmup_trials trials completed), no_peers_at_step (no completed trial reported this step), not_worse_than_median, worse_than_median (should_stop).
+             * @enum {string}
+             */
+            reason: "no_rule" | "trial_finished" | "before_min_steps" | "warming_up" | "no_peers_at_step" | "not_worse_than_median" | "worse_than_median";
+            /** @description The same, with the numbers compared, for people. */
+            detail: string;
+            /** @description The completed trials' median at this step the trial was compared with; null when no comparison was made. */
+            median: number | null;
         };
     };
     responses: never;
