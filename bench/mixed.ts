@@ -1,0 +1,264 @@
+/**
+ * bench:mixed — categorical parameters against Optuna's TPE sampler and random search.
+ *
+ *   npm run bench:mixed -- [--functions 1,8,15,21] [--seeds 5] [--budget 40] [--methods random,bo,pibo,tpe]
+ *                          [--sklearn] [--sklearn-seeds 3] [--sklearn-budget 30] [--out DIR]
+ *
+ * Synthetic problems (documented construction): BBOB function f (bbob.ts, instance = seed + 1) in
+ * D = d_c + m dimensions (default d_c = 2 continuous, m = 2 categorical with K = 5 choices each).
+ * Coordinate d_c + j is restricted to the K levels −4, −2, 0, 2, 4 of the [−5, 5] domain, and
+ * choice a of categorical parameter j stands for level π_j(a), π_j a permutation drawn per instance
+ * (seeded), so a choice's index carries no order: f_mixed(u, c) = f([u, level(π(c))]) − f_opt.
+ * Continuous parameters have bounds [−5, 5] (the default prior N(0, 2.5²)); choices are the labels
+ * "c0" … "c4" with the uniform prior. Every method gets the same problems and budget; the service's
+ * methods run through the engine exactly as the server drives it (initSpec, ask, handOut, tell, batch
+ * size 1), TPE (Optuna's defaults, seeded) through bench/peers/tpe_mixed_runner.py, which proposes
+ * points and gets these values over a pipe. Reported: f − f_opt of the best evaluation at the budget.
+ *
+ * Real task (--sklearn): scikit-learn's SVC on the digits data (kernel choice, log C, log gamma;
+ * 1 − 3-fold CV accuracy), bench/peers/mixed_sklearn.py, the service's methods through the Python
+ * client against a real server process started here, TPE in-process.
+ *
+ * Raw runs go to DIR/runs.jsonl (and DIR/sklearn.jsonl), the table to DIR/results.md.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, writeFileSync, appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { bbobProblem } from '../src/engine/benchmarks/bbob.js';
+import { generationSize, getStrategy, resolveOptions, Rng, type BaseState, type MethodName, type Observation } from '../src/engine/index.js';
+import { checkStudySpec, effectivePrior, type StudySpecInput } from '../src/domain/studies/study-spec.js';
+import { searchSpace } from '../src/domain/studies/transforms.js';
+import { handOut, initSpec } from '../src/domain/studies/engine-ops.js';
+import type { ParamValue } from '../src/domain/studies/study-request.js';
+
+interface Args {
+  functions: number[];
+  seeds: number;
+  budget: number;
+  methods: string[];
+  dc: number;
+  m: number;
+  K: number;
+  sklearn: boolean;
+  sklearnSeeds: number;
+  sklearnBudget: number;
+  out: string;
+}
+
+function parseArgs(argv: string[]): Args {
+  const get = (k: string, d: string) => {
+    const i = argv.indexOf(`--${k}`);
+    return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : d;
+  };
+  const stamp = new Date().toISOString().slice(0, 10);
+  return {
+    functions: get('functions', '1,8,15,21').split(',').map(Number),
+    seeds: Number(get('seeds', '5')),
+    budget: Number(get('budget', '40')),
+    methods: get('methods', 'random,bo,pibo,tpe').split(','),
+    dc: Number(get('dc', '2')),
+    m: Number(get('m', '2')),
+    K: Number(get('k', '5')),
+    sklearn: argv.includes('--sklearn'),
+    sklearnSeeds: Number(get('sklearn-seeds', '3')),
+    sklearnBudget: Number(get('sklearn-budget', '30')),
+    out: get('out', `bench-results/mixed/${stamp}`),
+  };
+}
+
+/** The mixed problem of the header for BBOB function fn, instance `instance`. */
+export function mixedProblem(fn: number, dc: number, m: number, K: number, instance: number) {
+  const p = bbobProblem(fn, dc + m, instance);
+  const levels = Array.from({ length: K }, (_, a) => -4 + (8 * a) / (K - 1));
+  const rng = Rng.fromSeed(7919 * instance + fn);
+  const perm = Array.from({ length: m }, () => {
+    const order = Array.from({ length: K }, (_, a) => a);
+    for (let i = K - 1; i > 0; i--) {
+      const j = Math.floor(rng.uniform() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    return order;
+  });
+  const f = (u: readonly number[], c: readonly number[]) => p.f([...u.map((v) => Math.min(5, Math.max(-5, v))), ...c.map((a, j) => levels[perm[j]![a]!]!)]) - p.optimum;
+  return { f, fOpt: p.optimum };
+}
+
+function studySpec(args: Args, method: MethodName): StudySpecInput {
+  return {
+    name: 'mixed',
+    direction: 'minimize',
+    parameters: [
+      ...Array.from({ length: args.dc }, (_, i) => ({ name: `x${i}`, type: 'float' as const, scale: 'linear' as const, bounds: [-5, 5] as [number, number] })),
+      ...Array.from({ length: args.m }, (_, j) => ({ name: `c${j}`, type: 'categorical' as const, choices: Array.from({ length: args.K }, (_, a) => `c${a}`) })),
+    ],
+    method,
+    batch_size: 1,
+    options: {},
+    lease_seconds: 600,
+    metadata: {},
+  } as unknown as StudySpecInput;
+}
+
+/** One run of a service method through the engine, as the server drives it. */
+function runService(args: Args, method: MethodName, f: (u: number[], c: number[]) => number, seed: number): number[] {
+  const spec = studySpec(args, method);
+  checkStudySpec(spec);
+  const eff = effectivePrior(spec);
+  const space = searchSpace(eff.parameters, eff.prior);
+  const options = resolveOptions(method, space.parameters.length, {});
+  const strategy = getStrategy(method);
+  let state: BaseState = strategy.init(initSpec(method, 1, options, space), Rng.fromSeed(seed));
+  const history: Observation[] = [];
+  const values: number[] = [];
+  while (values.length < args.budget) {
+    const asked = strategy.ask(state, { history: [...history], pending: [] }, Math.min(generationSize(state), args.budget - values.length));
+    state = asked.state;
+    const batch = asked.points.map((uPoint) => {
+      const h = handOut(space, uPoint);
+      const p = h.parameters as Record<string, ParamValue>;
+      const u = Array.from({ length: args.dc }, (_, i) => p[`x${i}`] as number);
+      const c = Array.from({ length: args.m }, (_, j) => Number(String(p[`c${j}`]).slice(1)));
+      const y = f(u, c);
+      values.push(y);
+      return { x: h.point, y };
+    });
+    history.push(...batch);
+    state = strategy.tell(state, { batch, history: [...history] });
+  }
+  return values.slice(0, args.budget);
+}
+
+/** One TPE run through the pipe protocol of bench/peers/tpe_mixed_runner.py. */
+function runTpe(args: Args, f: (u: number[], c: number[]) => number, seed: number): Promise<number[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/python3', ['bench/peers/tpe_mixed_runner.py'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const values: number[] = [];
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const msg = JSON.parse(line) as { x?: number[]; c?: number[]; done?: boolean; error?: string };
+      if (msg.error) return reject(new Error(`tpe: ${msg.error}`));
+      if (msg.x && msg.c) {
+        const y = f(msg.x, msg.c);
+        values.push(y);
+        child.stdin.write(`${JSON.stringify({ y })}\n`);
+      } else if (msg.done) {
+        child.stdin.end();
+        resolve(values);
+      }
+    });
+    child.on('close', (code) => (values.length < args.budget ? reject(new Error(`tpe runner exited (${code}): ${stderr}`)) : undefined));
+    child.stdin.write(`${JSON.stringify({ dim: args.dc, choices: Array.from({ length: args.m }, () => args.K), lower: -5, upper: 5, budget: args.budget, seed })}\n`);
+  });
+}
+
+const bestOf = (v: number[]) => v.reduce((a, b) => Math.min(a, b), Infinity);
+const median = (v: number[]) => {
+  const s = [...v].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
+};
+const fmt = (x: number) => (x === 0 ? '0' : Math.abs(x) >= 100 || Math.abs(x) < 0.01 ? x.toExponential(2) : x.toFixed(3));
+
+async function syntheticRuns(args: Args): Promise<Map<string, number[]>> {
+  const finals = new Map<string, number[]>();
+  const file = join(args.out, 'runs.jsonl');
+  writeFileSync(file, '');
+  for (const fn of args.functions) {
+    for (let seed = 0; seed < args.seeds; seed++) {
+      const { f } = mixedProblem(fn, args.dc, args.m, args.K, seed + 1);
+      for (const method of args.methods) {
+        const t0 = performance.now();
+        const values = method === 'tpe' ? await runTpe(args, f, seed) : runService(args, method as MethodName, f, seed);
+        const seconds = (performance.now() - t0) / 1000;
+        appendFileSync(file, `${JSON.stringify({ fn, instance: seed + 1, seed, method, dc: args.dc, m: args.m, K: args.K, budget: args.budget, values, seconds })}\n`);
+        const key = `${fn}:${method}`;
+        finals.set(key, [...(finals.get(key) ?? []), bestOf(values)]);
+        console.log(`f${fn} seed ${seed} ${method}: best ${fmt(bestOf(values))} (${seconds.toFixed(1)} s)`);
+      }
+    }
+  }
+  return finals;
+}
+
+async function sklearnRuns(args: Args): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'probnes-mixed-'));
+  const { freePort } = await import('../test/helpers/free-port.js');
+  const port = await freePort();
+  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'db.sqlite'), LOG_LEVEL: 'warn', LOG_PRETTY: 'false' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {
+      /* not yet listening */
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const file = join(args.out, 'sklearn.jsonl');
+  writeFileSync(file, '');
+  const methods = args.methods.join(',');
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const py = spawn('/usr/bin/python3', ['bench/peers/mixed_sklearn.py', '--url', base, '--methods', methods, '--seeds', String(args.sklearnSeeds), '--budget', String(args.sklearnBudget)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      createInterface({ input: py.stdout }).on('line', (line) => {
+        appendFileSync(file, `${line}\n`);
+        const r = JSON.parse(line) as { method: string; seed: number; values: number[]; seconds: number };
+        console.log(`svc seed ${r.seed} ${r.method}: best error ${fmt(bestOf(r.values))} (${r.seconds.toFixed(1)} s)`);
+      });
+      py.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`mixed_sklearn.py exited ${code}`))));
+    });
+  } finally {
+    server.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return file;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  mkdirSync(args.out, { recursive: true });
+  const lines: string[] = [`# bench:mixed (${new Date().toISOString()})`, ''];
+  lines.push(`Synthetic: BBOB f in D = ${args.dc} + ${args.m} dimensions, the last ${args.m} categorical with K = ${args.K} shuffled levels; budget ${args.budget}, ${args.seeds} instances; median over instances of f − f_opt of the best evaluation (lower is better).`, '');
+  if (args.functions.length > 0 && args.seeds > 0) {
+    const finals = await syntheticRuns(args);
+    lines.push(`| function | ${args.methods.join(' | ')} |`, `|---|${args.methods.map(() => '---').join('|')}|`);
+    for (const fn of args.functions) lines.push(`| f${fn} | ${args.methods.map((m) => fmt(median(finals.get(`${fn}:${m}`)!))).join(' | ')} |`);
+    // Mean rank per method over (function, instance) pairs (1 = best; ties share the mean rank).
+    const ranks = new Map<string, number[]>();
+    for (const fn of args.functions) {
+      for (let s = 0; s < args.seeds; s++) {
+        const vals = args.methods.map((m) => finals.get(`${fn}:${m}`)![s]!);
+        args.methods.forEach((m, i) => {
+          const below = vals.filter((v) => v < vals[i]!).length, equal = vals.filter((v) => v === vals[i]!).length;
+          ranks.set(m, [...(ranks.get(m) ?? []), below + (equal + 1) / 2]);
+        });
+      }
+    }
+    lines.push(`| mean rank | ${args.methods.map((m) => (ranks.get(m)!.reduce((a, b) => a + b, 0) / ranks.get(m)!.length).toFixed(2)).join(' | ')} |`, '');
+  }
+  if (args.sklearn) {
+    const file = await sklearnRuns(args);
+    const runs = (await import('node:fs')).readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { method: string; values: number[]; seconds: number });
+    lines.push(`Real task: SVC on digits (kernel ∈ {linear, rbf, poly, sigmoid}, log C, log gamma), 1 − 3-fold CV accuracy, budget ${args.sklearnBudget}, ${args.sklearnSeeds} seeds: median best error (and per-seed bests).`, '');
+    lines.push('| method | median best error | per seed | seconds per run |', '|---|---|---|---|');
+    for (const m of args.methods) {
+      const rs = runs.filter((r) => r.method === m);
+      const bests = rs.map((r) => bestOf(r.values));
+      lines.push(`| ${m} | ${fmt(median(bests))} | ${bests.map(fmt).join(', ')} | ${median(rs.map((r) => r.seconds)).toFixed(1)} |`);
+    }
+    lines.push('');
+  }
+  writeFileSync(join(args.out, 'results.md'), `${lines.join('\n')}\n`);
+  console.log(lines.join('\n'));
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
