@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
+import { DATABASE_FILE_MODE } from './connection.js';
 
 export interface BackupResult {
   pages: number;
@@ -22,6 +23,10 @@ export async function backupSqliteFile(source: string, dest: string): Promise<Ba
   // The busy timeout lets the copy wait out a writer's lock, as the server's own writers wait for us.
   const db = new Database(source, { fileMustExist: true });
   try {
+    // The copy holds what the database holds (studies, key hashes): owner-only, like a new database
+    // (connection.ts). 'wx' also makes "never overwrites" hold against a file appearing meanwhile.
+    fs.closeSync(fs.openSync(dest, 'wx', DATABASE_FILE_MODE));
+    fs.chmodSync(dest, DATABASE_FILE_MODE);
     db.pragma('busy_timeout = 5000');
     const { totalPages } = await db.backup(dest);
     const copy = new Database(dest, { readonly: true });
