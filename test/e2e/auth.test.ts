@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
-import { spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
+import { E2E_TIMEOUT_MS, spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-e2e-auth-'));
 const children: ChildProcess[] = [];
@@ -38,23 +38,23 @@ describe('open mode guard', () => {
     expect(await srv.exited).toBe(1);
     expect(srv.err()).toMatch(/refusing to listen on HOST=0\.0\.0\.0 without API keys/);
     expect(srv.err()).toMatch(/ALLOW_INSECURE_OPEN=true/);
-  }, 30_000);
+  }, E2E_TIMEOUT_MS);
 
   it('starts open on a non-loopback address with ALLOW_INSECURE_OPEN=true', async () => {
     const port = await freePort();
     const srv = start({ HOST: '0.0.0.0', PORT: String(port), ALLOW_INSECURE_OPEN: 'true' });
-    await waitReady(`http://127.0.0.1:${port}`, srv.exited);
+    await waitReady(`http://127.0.0.1:${port}`, srv.exited, { pid: srv.child.pid! });
     expect((await fetch(`http://127.0.0.1:${port}/v1/studies`)).status).toBe(200);
     expect(srv.out()).toMatch(/running open/);
     await stop(srv);
-  }, 30_000);
+  }, E2E_TIMEOUT_MS);
 
   it('with API_KEYS listens anywhere, demands a key, and never logs it', async () => {
     const port = await freePort();
     const key = 'k'.repeat(24) + 'SECRETSECRET';
     const srv = start({ HOST: '0.0.0.0', PORT: String(port), API_KEYS: `acme:${key}`, LOG_LEVEL: 'debug' });
     const base = `http://127.0.0.1:${port}`;
-    await waitReady(base, srv.exited);
+    await waitReady(base, srv.exited, { pid: srv.child.pid! });
     const anon = await fetch(`${base}/v1/studies`);
     expect(anon.status).toBe(401);
     expect(anon.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -63,19 +63,19 @@ describe('open mode guard', () => {
     expect(created.status).toBe(201);
     await stop(srv);
     expect(srv.out() + srv.err()).not.toContain('SECRETSECRET');
-  }, 30_000);
+  }, E2E_TIMEOUT_MS);
 
   it('names API_KEYS in the error for a malformed value without echoing it', async () => {
     const srv = start({ API_KEYS: 'acme:tooshortSECRET' });
     expect(await srv.exited).toBe(1);
     expect(srv.err()).toMatch(/API_KEYS: .*entry 1 \(tenant acme\).*at least 32/);
     expect(srv.err()).not.toContain('tooshortSECRET');
-  }, 30_000);
+  }, E2E_TIMEOUT_MS);
 
   it('`probnes serve` runs the same server', async () => {
     const port = await freePort();
     const srv = start({ PORT: String(port) }, ['bin/probnes.js', 'serve']);
-    await waitReady(`http://127.0.0.1:${port}`, srv.exited);
+    await waitReady(`http://127.0.0.1:${port}`, srv.exited, { pid: srv.child.pid! });
     await stop(srv);
-  }, 30_000);
+  }, E2E_TIMEOUT_MS);
 });

@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { branin, braninStudy, fastOptions } from '../helpers/loop.js';
-import { startServer, type ServerProcess } from '../helpers/server-process.js';
+import { scaledMs, startServer, type ServerProcess } from '../helpers/server-process.js';
 import type { MethodName } from '../../src/engine/index.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-crash-'));
@@ -218,5 +218,5 @@ describe('crash safety', () => {
       expect(((await s.json()) as { trials: Trial[] }).trials, where).toHaveLength(1);
     }
     expect(await server.stop('SIGTERM'), context()).toBe(0);
-  }, 180_000);
+  }, scaledMs(180_000));
 });

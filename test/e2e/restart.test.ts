@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/free-port.js';
+import { scaledMs, waitReady } from '../helpers/server-process.js';
 import { branin, braninStudy, fastOptions } from '../helpers/loop.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -31,15 +32,8 @@ async function start(db: string): Promise<{ base: string; child: ChildProcess; e
   children.push(child);
   const exited = new Promise((resolve) => child.on('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return { base, child, exited };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('server did not become ready');
+  await waitReady(base, exited, { pid: child.pid! });
+  return { base, child, exited };
 }
 
 const json = { 'content-type': 'application/json' };
@@ -87,5 +81,5 @@ describe('restart', () => {
     expect(study.generation).toBeGreaterThanOrEqual(method === 'lq-cmaes' ? 2 : 3);
     second.child.kill('SIGTERM');
     await second.exited;
-  });
+  }, scaledMs(120_000));
 });

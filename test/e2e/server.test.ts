@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../../src/storage/sqlite/migrate.js';
 import { freePort } from '../helpers/free-port.js';
-import { spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
+import { E2E_TIMEOUT_MS, spawnServer, waitReady, type SpawnedServer } from '../helpers/server-process.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-e2e-'));
 const children: ChildProcess[] = [];
@@ -34,7 +34,7 @@ describe('server process', () => {
     const dbFile = path.join(tmp, 'sub', 'probnes.db');
     const srv = startServer({ PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: dbFile });
     const base = `http://127.0.0.1:${port}`;
-    await waitReady(base, srv.exited);
+    await waitReady(base, srv.exited, { pid: srv.child.pid! });
 
     const json = { 'content-type': 'application/json' };
     const body = { name: 'e2e', parameters: [{ name: 'x', bounds: [-1, 1] }], method: 'cmaes', metadata: { run: 1 } };
@@ -65,14 +65,14 @@ describe('server process', () => {
     } finally {
       db.close();
     }
-  });
+  }, E2E_TIMEOUT_MS);
 
   it('refuses to start on a bad configuration, naming the variable', async () => {
     const srv = startServer({ PORT: 'eighty', DATABASE_PATH: path.join(tmp, 'never.db') });
     expect(await srv.exited).toBe(1);
     expect(srv.err()).toMatch(/PORT: must be an integer from 0 to 65535 \(got "eighty"\)/);
     expect(fs.existsSync(path.join(tmp, 'never.db'))).toBe(false);
-  });
+  }, E2E_TIMEOUT_MS);
 
   it('refuses to start on a database newer than the code', async () => {
     const file = path.join(tmp, 'newer.db');
@@ -82,5 +82,5 @@ describe('server process', () => {
     const srv = startServer({ PORT: String(await freePort()), DATABASE_PATH: file });
     expect(await srv.exited).toBe(1);
     expect(srv.out()).toMatch(/schema is at version 42, newer than this server knows/);
-  });
+  }, E2E_TIMEOUT_MS);
 });

@@ -1,9 +1,11 @@
 /**
  * The real server process (src/server.ts through tsx) on a free loopback port, for end-to-end tests
- * and benchmarks: spawn, wait for /readyz, and stop it (SIGTERM for a clean exit, SIGKILL for a
- * crash). No test-framework imports, so the benchmarks can use it too.
+ * and benchmarks: spawn, wait for /readyz (as long as the process makes progress: see waitReady),
+ * and stop it (SIGTERM for a clean exit, SIGKILL for a crash). No test-framework imports, so the
+ * benchmarks can use it too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { freePort } from './free-port.js';
 
@@ -24,6 +26,7 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Where the server's stderr goes: 'ignore' (default) or 'inherit' (benchmarks show crashes). */
   stderr?: 'ignore' | 'inherit';
+  /** The readiness stall window (see waitReady); by default READY_STALL_MS scaled by the load. */
   readyTimeoutMs?: number;
   /** Extra node flags before the script, e.g. --cpu-prof to profile the server. */
   nodeArgs?: string[];
@@ -57,20 +60,67 @@ export function spawnServer(env: Record<string, string>, argv = ['--import', 'ts
   return { child, exited, out: () => stdout, err: () => stderr };
 }
 
-/** Polls `${base}/readyz` until it answers 200; throws when the process exits first or after `timeoutMs`. */
-export async function waitReady(base: string, exited: Promise<unknown>, timeoutMs = 30_000): Promise<void> {
+/**
+ * How much slower than an idle machine this one runs now: the 1-minute load average per core, from 1
+ * (idle or lightly used) to 8. A server start that takes 3 s idle took 14–47 s at load 15–20 on two
+ * cores, so fixed waits either fail under load or hide hangs when idle.
+ */
+export function loadFactor(): number {
+  const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  return Math.min(8, Math.max(1, os.loadavg()[0]! / cores));
+}
+
+/** `ms` scaled by loadFactor(): test timeouts around server starts. */
+export function scaledMs(ms: number): number {
+  return Math.round(ms * loadFactor());
+}
+
+/** The longest a server may go without using any CPU while starting before it counts as hung. */
+export const READY_STALL_MS = 60_000;
+/** The longest a start may take while it still makes progress. */
+export const READY_MAX_MS = 300_000;
+/** Timeout of a test that starts one server: the longest start, and a minute for the test itself. */
+export const E2E_TIMEOUT_MS = READY_MAX_MS + 60_000;
+
+export interface ReadyOptions {
+  /** The server's process id: while its CPU time grows it is making progress (Linux; elsewhere the stall window is the deadline). */
+  pid?: number;
+  /** Fail after this long without progress (default READY_STALL_MS, scaled by the load). */
+  stallMs?: number;
+  /** Fail after this long in any case (default READY_MAX_MS). */
+  maxMs?: number;
+}
+
+/**
+ * Polls `${base}/readyz` until it answers 200. Throws when the process exits first, when it has made
+ * no progress (no CPU time used) for the stall window, or after `maxMs`: a generous deadline for a
+ * loaded machine, which still fails fast on a server that died or hangs idle. A number is taken as
+ * the stall window (the older fixed-timeout form).
+ */
+export async function waitReady(base: string, exited: Promise<unknown>, opts: ReadyOptions | number = {}): Promise<void> {
+  const o = typeof opts === 'number' ? { stallMs: opts } : opts;
+  const stallMs = o.stallMs ?? scaledMs(READY_STALL_MS);
+  const maxMs = Math.max(o.maxMs ?? READY_MAX_MS, stallMs);
   let gone = false;
   void exited.then(() => (gone = true));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline && !gone) {
+  const start = Date.now();
+  let lastProgress = start;
+  let cpu = o.pid === undefined ? null : await processCpuSeconds(o.pid);
+  while (!gone) {
     try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
+      if ((await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })).ok) return;
     } catch {
-      // not listening yet
+      // not listening yet, or too busy to answer within 5 s
     }
-    await new Promise((r) => setTimeout(r, 50));
+    const now = Date.now();
+    const used = o.pid === undefined ? null : await processCpuSeconds(o.pid);
+    if (used !== null && cpu !== null && used > cpu) lastProgress = now;
+    cpu = used;
+    if (now - lastProgress > stallMs) throw new Error(`server did not become ready: no progress for ${Math.round((now - lastProgress) / 1000)} s (CPU time ${used ?? 'unknown'} s)`);
+    if (now - start > maxMs) throw new Error(`server did not become ready within ${Math.round(maxMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(gone ? 'server exited before it was ready' : 'server did not become ready');
+  throw new Error('server exited before it was ready');
 }
 
 export async function startServer(databasePath: string, opts: StartOptions = {}): Promise<ServerProcess> {
@@ -93,7 +143,7 @@ export async function startServer(databasePath: string, opts: StartOptions = {})
   };
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitReady(base, exited, opts.readyTimeoutMs ?? 30_000);
+    await waitReady(base, exited, { pid: child.pid!, ...(opts.readyTimeoutMs !== undefined ? { stallMs: opts.readyTimeoutMs } : {}) });
   } catch (err) {
     await stop('SIGKILL');
     throw exitCode === undefined || exitCode === null ? err : new Error(`server exited with code ${exitCode} before it was ready`);
