@@ -8,7 +8,8 @@ import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { ModelViews, ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
-import type { EngineRunner } from './domain/pool/engine-pool.js';
+import { FairEngineRunner, type EngineRunner } from './domain/pool/engine-pool.js';
+import { fairnessLimits } from './domain/pool/fair-runner.js';
 import { InlineEngineRunner, LoopService, Operations } from './domain/index.js';
 import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
 // Studies first: the OpenAPI components are listed in the order their schemas are first imported.
@@ -33,7 +34,7 @@ import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';
 import type { Storage } from './storage/index.js';
 
 export interface BuildAppOptions {
-  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'rateLimitOpenLoopbackPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs'>>;
+  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'rateLimitOpenLoopbackPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs' | 'engineWorkers' | 'engineQueue' | 'studyCostMax'>>;
   storage: Storage;
   /** A pino logger; omit (or false) for no logging, as in most tests. */
   logger?: Logger | false;
@@ -86,11 +87,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   await registerOpenApi(app);
   // Study creation (engine init) and the loop share one runner; inline when the caller gives none.
-  const runner = metrics.meter(opts.engine ?? new InlineEngineRunner());
-  const studies = new StudyService({ storage: opts.storage, engine: runner, ...opts.service });
+  // Fair engine time between tenants (pool/fair-runner.ts) in front of the pool or the inline runner.
+  const fair = new FairEngineRunner(opts.engine ?? new InlineEngineRunner(), fairnessLimits(opts.config));
+  metrics.addFairnessGauges(() => fair.scheduler.stats);
+  const runner = metrics.meter(fair);
+  const studies = new StudyService({ storage: opts.storage, engine: runner, ...(opts.config.studyCostMax ? { maxStudyCost: opts.config.studyCostMax } : {}), ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { ops });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
-  const reports = new ReportsService({ storage: opts.storage, engine: runner });
+  const reports = new ReportsService({ storage: opts.storage, engine: runner, now: opts.service?.now });
   const intermediate = new IntermediateService({ storage: opts.storage, now: opts.service?.now });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports, intermediate });
   await app.withTypeProvider<ZodTypeProvider>().register(intermediateRoutes, { intermediate });

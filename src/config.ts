@@ -51,6 +51,14 @@ const envSchema = z.object({
   LOG_PRETTY: z.enum(['auto', 'true', 'false'], { error: 'must be one of auto, true, false' }).default('auto'),
   // One core stays with the event loop (HTTP, SQLite); the others run GP fits. 0 = inline (no pool).
   ENGINE_WORKERS: intVar(0, 256, Math.max(1, os.availableParallelism() - 1)),
+  // Fair engine time (docs/capacity.md): engine calls a tenant / a study may have queued or running,
+  // the longest predicted wait before a call is refused with 429, and what counts as a light call.
+  ENGINE_QUEUE_PER_TENANT: intVar(1, 10_000, 8),
+  ENGINE_QUEUE_PER_STUDY: intVar(1, 1000, 2),
+  ENGINE_QUEUE_MAX_WAIT_MS: intVar(0, 3_600_000, 10_000),
+  ENGINE_LIGHT_MS: intVar(0, 60_000, 50),
+  // Largest dimension × batch size × active set a study may have (checked at creation).
+  STUDY_COST_MAX: intVar(1, 1e15, 100_000_000),
   // Keys for containers (see config-api-keys.ts); `probnes keys create` stores them in the database instead.
   API_KEYS: apiKeysSchema.optional(),
   API_KEYS_FILE: z.string().trim().min(1, 'must be a file path').optional(),
@@ -90,6 +98,10 @@ export interface Config {
   readonly logPretty: 'auto' | 'true' | 'false';
   /** Worker threads for engine calls (GP fits, acquisition); 0 runs them on the event loop. */
   readonly engineWorkers: number;
+  /** Fair engine time: per-tenant and per-study queue bounds, longest queued wait, light-call threshold (ms). */
+  readonly engineQueue: { readonly perTenant: number; readonly perStudy: number; readonly maxWaitMs: number; readonly lightMs: number };
+  /** Largest study cost (dimension × batch × active set) accepted at creation. */
+  readonly studyCostMax: number;
   /** Keys from API_KEYS and API_KEYS_FILE, already hashed. */
   readonly apiKeys: readonly EnvApiKey[];
   readonly allowInsecureOpen: boolean;
@@ -139,6 +151,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     logPretty: e.LOG_PRETTY,
     engineWorkers: e.ENGINE_WORKERS,
+    engineQueue: Object.freeze({ perTenant: e.ENGINE_QUEUE_PER_TENANT, perStudy: e.ENGINE_QUEUE_PER_STUDY, maxWaitMs: e.ENGINE_QUEUE_MAX_WAIT_MS, lightMs: e.ENGINE_LIGHT_MS }),
+    studyCostMax: e.STUDY_COST_MAX,
     apiKeys: Object.freeze(apiKeys),
     allowInsecureOpen: e.ALLOW_INSECURE_OPEN === 'true',
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

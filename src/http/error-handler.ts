@@ -20,7 +20,7 @@ export interface Problem {
   errors?: (FieldError & { in?: string })[];
 }
 
-const STATUS_BY_KIND: Record<ErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409, unavailable: 503 };
+const STATUS_BY_KIND: Record<ErrorKind, number> = { invalid: 400, not_found: 404, conflict: 409, unavailable: 503, busy: 429 };
 
 /** Fastify's own errors that a client can cause, by Fastify error code. */
 const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail?: string }> = {
@@ -113,6 +113,7 @@ export function errorHandler(this: FastifyInstance, error: FastifyError, request
     return sendProblem(request, reply, { status: 400, code: error.code, detail: `the request is invalid (${error.errors.length} issue${error.errors.length === 1 ? '' : 's'})`, errors: error.errors });
   }
   if (error instanceof DomainError) {
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return sendProblem(request, reply, { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message });
   }
   if ((error as unknown) instanceof StorageUnavailableError) {

@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
 import type { EngineTask } from '../domain/pool/engine-tasks.js';
+import { EngineBusyError, type EngineCaller, type FairnessStats } from '../domain/pool/fair-runner.js';
 import { STUDY_STATES, type LoopStats, type Operations } from '../domain/index.js';
 
 const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';
@@ -42,6 +43,13 @@ export class Metrics {
    * handing out points from its current distribution, so without this counter a study whose update
    * keeps failing would look healthy from outside; alert on its rate.
    */
+  /** Engine calls refused because their tenant's or study's queue was full (answered 429 with Retry-After). */
+  readonly engineRejected = new Counter({
+    name: 'probnes_engine_rejected_total',
+    help: "Engine calls refused (429) because the caller's queue was full or too long, by method and operation.",
+    labelNames: ['method', 'op'],
+    registers: [this.registry],
+  });
   readonly engineFailures = new Counter({
     name: 'probnes_engine_failures_total',
     help: 'Engine calls that failed (the update is retried on the next request), by method and operation.',
@@ -55,21 +63,33 @@ export class Metrics {
 
   /** The same runner, recording each call's compute time. */
   meter(runner: EngineRunner): EngineRunner {
-    const { engineTime, engineFailures } = this;
+    const { engineTime, engineFailures, engineRejected } = this;
     return {
-      async run(task: EngineTask) {
+      async run(task: EngineTask, caller?: EngineCaller) {
+        const labels = { method: 'method' in task ? task.method : 'none', op: task.op };
         let out;
         try {
-          out = await runner.run(task);
+          out = await runner.run(task, caller);
         } catch (err) {
-          engineFailures.inc({ method: task.method, op: task.op });
+          // A full queue is a refusal (429), not a failure of the engine.
+          (err instanceof EngineBusyError ? engineRejected : engineFailures).inc(labels);
           throw err;
         }
-        engineTime.observe({ method: task.method, op: task.op }, out.ms / 1000);
+        engineTime.observe(labels, out.ms / 1000);
         return out;
       },
       close: () => runner.close(),
     };
+  }
+
+  /** The fair scheduler's queue (fair-runner.ts), read when scraped. */
+  addFairnessGauges(stats: () => FairnessStats): void {
+    const figures = [
+      ['probnes_engine_queued', 'Heavy engine calls waiting for a slot (all tenants).', 'queuedHeavy'],
+      ['probnes_engine_running_heavy', 'Heavy engine calls computing now.', 'runningHeavy'],
+      ['probnes_engine_running_light', 'Light engine calls (model-free methods) computing now.', 'runningLight'],
+    ] as const;
+    this.addFigureGauges(figures, (key) => stats()[key]);
   }
 
   /** The loop's storage reads and recomputations since start (LoopService.stats), read when scraped. */
@@ -93,14 +113,19 @@ export class Metrics {
 
   /** Gauges computed from storage when scraped (not kept up to date on every write). */
   addStorageGauges(ops: Operations, now: () => Date): void {
-    // One read per scrape: both gauges below need it, and prom-client collects them concurrently,
-    // so the second shares the first's query (the open-lease count scans every study's trials).
+    // One read per scrape: both gauges below need it, and prom-client starts their collection
+    // together, so the second shares the first's query while it is in flight. Forgotten as soon as
+    // it settles (not a macrotask later: with an in-memory database and injected requests no
+    // macrotask may run between two scrapes, and the next scrape would get this one's figures).
     let pending: Promise<Awaited<ReturnType<Operations['counts']>>> | null = null;
     const counts = () => {
       if (!pending) {
-        pending = ops.counts(now());
-        const clear = () => setImmediate(() => (pending = null));
-        pending.then(clear, clear);
+        const p = ops.counts(now());
+        pending = p;
+        const clear = () => {
+          if (pending === p) pending = null;
+        };
+        p.then(clear, clear);
       }
       return pending;
     };

@@ -91,8 +91,10 @@ function addSecurity(doc: OpenApiDoc): OpenApiDoc {
         };
       }
       if (isRateLimitedRoute(url)) {
+        const own429 = responses['429'] as { description?: string } | undefined;
         responses['429'] = {
           description:
+            (own429?.description ? `${own429.description} Or: ` : '') +
             'Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). ' +
             'A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default.',
           headers: { 'Retry-After': { description: 'Seconds until a request will be accepted again.', schema: { type: 'integer' } } },

@@ -202,7 +202,10 @@ describe('GET /best', () => {
       const told = runEngineTask({ op: 'tell', method: 'prob-cmaes', state: asked.state, ctx: { batch, history: batch } });
       if (told.op !== 'tell') throw new Error('tell');
       const trials = evaluated.map((e) => ({ state: 'COMPLETED' as const, generation: 0, source: 'suggested' as const, parameters: e.parameters, point: e.point, value: e.value, completedAt: stamp() }));
-      await commit(storage, study.id, 1, told.state as unknown as Parameters<typeof commit>[3], trials);
+      // Stored under the engine's own state version (helpers' commit() writes hand-made version-1 states).
+      const head = await storage.getEngineState(study.id);
+      const res = await storage.commitGeneration(study.id, { expectedRevision: head!.revision, generation: 1, engineState: { version: (told.state as BaseState).version, state: told.state as unknown as Parameters<typeof commit>[3] }, newTrials: trials, now: stamp() });
+      expect(res.committed).toBe(true);
 
       const expected = runEngineTask({ op: 'estimate', method: 'prob-cmaes', state: told.state as BaseState, history: batch });
       if (expected.op !== 'estimate' || expected.estimate.predicted === null) throw new Error('no estimate');

@@ -9,13 +9,16 @@ export interface FieldError {
   message: string;
 }
 
-export type ErrorKind = 'invalid' | 'not_found' | 'conflict' | 'unavailable';
+/** `busy`: the server has more queued work for this caller than it takes now; retry after `retryAfterSeconds`. */
+export type ErrorKind = 'invalid' | 'not_found' | 'conflict' | 'unavailable' | 'busy';
 
 export class DomainError extends Error {
   constructor(
     readonly kind: ErrorKind,
     readonly code: string,
     message: string,
+    /** When a retry may succeed (sent as Retry-After). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = new.target.name;

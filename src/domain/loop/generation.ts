@@ -21,6 +21,7 @@
 import type { BaseState } from '../../engine/index.js';
 import type { TrialRecord } from '../../storage/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
+import { callerOf, EngineBusyError } from '../pool/fair-runner.js';
 import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
 import { leaseExpiry } from './lease.js';
 import { redraw, withoutRepeats } from './no-repeat.js';
@@ -55,16 +56,21 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
   const history = await snap.history();
   let state: BaseState;
   try {
-    const { result } = await ctx.runner.run({
-      op: 'tell',
-      method: snap.study.method,
-      state: snap.engine,
-      ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history },
-    });
+    const { result } = await ctx.runner.run(
+      {
+        op: 'tell',
+        method: snap.study.method,
+        state: snap.engine,
+        ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history },
+      },
+      callerOf(snap),
+    );
     if (result.op !== 'tell') throw new Error(`engine answered ${result.op} to tell`);
     state = result.state;
   } catch (err) {
-    ctx.log.error({ err, study_id: snap.study.id, generation: snap.generation }, 'engine update failed; results are kept and the update is retried on the next request');
+    // A full engine queue is not a failure: the results are kept and the next request updates.
+    if (err instanceof EngineBusyError) ctx.log.warn({ study_id: snap.study.id, generation: snap.generation }, 'engine busy: the update waits for the next request');
+    else ctx.log.error({ err, study_id: snap.study.id, generation: snap.generation }, 'engine update failed; results are kept and the update is retried on the next request');
     return false;
   }
   snap.engine = state;
@@ -88,17 +94,13 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
   const history = await snap.history();
   let points: number[][];
   try {
-    const { result } = await ctx.runner.run({
-      op: 'ask',
-      method: study.method,
-      state: snap.engine,
-      ctx: { history, pending: snap.pending() },
-      count,
-    });
+    const { result } = await ctx.runner.run({ op: 'ask', method: study.method, state: snap.engine, ctx: { history, pending: snap.pending() }, count }, callerOf(snap));
     if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
     snap.engine = result.state;
     points = result.points;
   } catch (err) {
+    // The caller's queue is full: 429 with Retry-After, nothing written.
+    if (err instanceof EngineBusyError) throw err;
     ctx.log.error({ err, study_id: study.id, generation: snap.generation }, 'engine ask failed');
     throw new EngineUnavailableError(err);
   }

@@ -21,6 +21,7 @@
 import type { Observation } from '../../engine/index.js';
 import type { ParameterValue } from '../../storage/index.js';
 import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
+import { callerOf, EngineBusyError } from '../pool/fair-runner.js';
 import type { LoopContext } from './generation.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import type { StudySnapshot } from './study-snapshot.js';
@@ -86,11 +87,13 @@ export async function withoutRepeats(snap: StudySnapshot, points: number[][], dr
 export function redraw(snap: StudySnapshot, ctx: LoopContext, history: Observation[]): (n: number, pending: number[][]) => Promise<number[][]> {
   return async (n, pending) => {
     try {
-      const { result } = await ctx.runner.run({ op: 'ask', method: snap.study.method, state: snap.engine, ctx: { history, pending }, count: n });
+      const { result } = await ctx.runner.run({ op: 'ask', method: snap.study.method, state: snap.engine, ctx: { history, pending }, count: n }, callerOf(snap));
       if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
       snap.engine = result.state;
       return result.points;
     } catch (err) {
+      // The caller's engine queue is full: 429 with Retry-After, nothing written.
+      if (err instanceof EngineBusyError) throw err;
       ctx.log.error({ err, study_id: snap.study.id, generation: snap.generation }, 'engine redraw failed');
       throw new EngineUnavailableError(err);
     }

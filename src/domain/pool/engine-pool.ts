@@ -10,10 +10,35 @@ import { Piscina } from 'piscina';
 import { EngineError } from '../../engine/index.js';
 import handle, { type WorkerReply } from './engine-worker.js';
 import type { EngineResult, EngineTask } from './engine-tasks.js';
+import { DEFAULT_FAIRNESS, FairScheduler, type EngineCaller, type FairnessLimits } from './fair-runner.js';
 
 export interface EngineRunner {
-  run(task: EngineTask): Promise<{ result: EngineResult; ms: number }>;
+  /** `caller`: whose work this is, for fair scheduling (FairEngineRunner); calls without one are not queued. */
+  run(task: EngineTask, caller?: EngineCaller): Promise<{ result: EngineResult; ms: number }>;
   close(): Promise<void>;
+}
+
+/**
+ * The server's runner: calls with a caller go through the fair scheduler (fair-runner.ts), the
+ * others (study creation's cheap init, tools) straight to the inner runner.
+ */
+export class FairEngineRunner implements EngineRunner {
+  readonly scheduler: FairScheduler;
+
+  constructor(
+    private readonly inner: EngineRunner,
+    limits: FairnessLimits = DEFAULT_FAIRNESS,
+  ) {
+    this.scheduler = new FairScheduler((task) => inner.run(task), limits);
+  }
+
+  run(task: EngineTask, caller?: EngineCaller) {
+    return caller ? this.scheduler.run(task, caller) : this.inner.run(task);
+  }
+
+  close() {
+    return this.inner.close();
+  }
 }
 
 function unwrap(reply: WorkerReply): { result: EngineResult; ms: number } {
@@ -56,6 +81,10 @@ export class WorkerEngineRunner implements EngineRunner {
   }
 }
 
+/**
+ * `threads` workers for heavy calls and one more for the light lane (fair-runner.ts), so that a
+ * model-free method's millisecond calls never wait behind a GP fit; 0: inline.
+ */
 export function createEngineRunner(threads: number): EngineRunner {
-  return threads > 0 ? new WorkerEngineRunner(threads) : new InlineEngineRunner();
+  return threads > 0 ? new WorkerEngineRunner(threads + 1) : new InlineEngineRunner();
 }

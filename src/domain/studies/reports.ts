@@ -2,15 +2,17 @@
  * The read side of a study: its trials, the best point, the regret history and the search
  * distribution. Reads only; the suggest/observe loop writes what is read here.
  */
-import { EngineError, type Diagnostics, type Observation } from '../../engine/index.js';
-import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
+import { EngineError, type Diagnostics } from '../../engine/index.js';
+import type { EngineStateRecord, EvaluationRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
 import { engineY, isBetter, readEngineState, readStudy, type Direction } from './codec.js';
 import type { Study } from './studies.js';
 import type { NumericParameterSpec } from './study-spec.js';
 import { centrePoint, internalDistribution, priorDistribution, userDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
-import { StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
+import { InvalidPageTokenError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
+import { asRead } from '../loop/lease.js';
+import { decodeCursor, encodeCursor, evaluationPage, FIRST_PAGE, HISTORY_LIMITS } from './history-pages.js';
 import { Paginator } from './page-token.js';
 import { materialize, searchSpace, type SearchSpace } from './transforms.js';
 
@@ -18,6 +20,22 @@ export interface ReportsServiceDeps {
   storage: Storage;
   /** Runs the engine's `estimate` (the server's shared runner); without one, or for a method without a model, predictions are null. */
   engine?: EngineRunner | null;
+  /** The clock that decides which leases have run out (trials read as REQUESTED then). */
+  now?: () => Date;
+}
+
+type Prediction = { predicted: number | null; predicted_std: number | null };
+/** Studies whose latest prediction is kept. */
+const ESTIMATE_CACHE_SIZE = 1000;
+
+/** One page of GET /history. */
+export interface HistoryPage {
+  knownOptimum: number | null;
+  /** All of the study's evaluations (COMPLETED trials with a value), not only this page's. */
+  evaluationCount: number;
+  evaluations: Evaluation[];
+  generations: GenerationReport[];
+  nextPageToken: string | null;
 }
 
 export interface BestReport {
@@ -54,62 +72,77 @@ export interface DistributionReport {
   probabilities: Record<string, number[]>;
 }
 
-/** Completion order; trials completed by one atomic report share a timestamp and keep id order. */
-function byCompletion(a: TrialRecord, b: TrialRecord): number {
-  const ta = a.completedAt ?? '';
-  const tb = b.completedAt ?? '';
-  return ta < tb ? -1 : ta > tb ? 1 : a.trialId - b.trialId;
+/** A stored evaluation with its simple regret (as regretHistory computes it). */
+function evaluation(e: EvaluationRecord, direction: Direction, knownOptimum: number | null): Evaluation {
+  return { index: e.index, trialId: e.trialId, value: e.value, bestSoFar: e.bestSoFar, regret: knownOptimum === null ? null : engineY(direction, e.bestSoFar - knownOptimum) };
 }
 
 export class ReportsService {
   private readonly storage: Storage;
   private readonly engine: EngineRunner | null;
   private readonly pages: Paginator;
+  private readonly now: () => Date;
+  /** Predictions by study and engine-state revision (oldest first, bounded). */
+  private readonly estimates = new Map<string, Prediction>();
 
   constructor(deps: ReportsServiceDeps) {
     this.storage = deps.storage;
     this.engine = deps.engine ?? null;
     this.pages = new Paginator(deps.storage);
+    this.now = deps.now ?? (() => new Date());
   }
 
+  /** Trials as they read now: an ACTIVE trial whose lease ran out is REQUESTED (lease.ts, asRead), in the filter too. */
   async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: TrialRecord[]; nextPageToken: string | null }> {
     await this.study(tenantId, studyId);
+    const now = this.now();
     // The filter is part of the scope: a token from one listing cannot continue another.
     const scope = `trials:${studyId}:${q.state ?? '*'}`;
-    const page = await this.pages.page(scope, q.pageToken, (after) => this.storage.listTrials(studyId, { after, limit: q.pageSize, ...(q.state ? { state: q.state } : {}) }));
-    return { trials: page.items, nextPageToken: page.nextPageToken };
+    const page = await this.pages.page(scope, q.pageToken, (after) =>
+      this.storage.listTrials(studyId, { after, limit: q.pageSize, now: now.toISOString(), ...(q.state ? { state: q.state } : {}) }),
+    );
+    return { trials: page.items.map((t) => asRead(t, now)), nextPageToken: page.nextPageToken };
   }
 
   async getTrial(tenantId: string, studyId: string, trialId: number): Promise<TrialRecord> {
     await this.study(tenantId, studyId);
     const trial = await this.storage.getTrial(studyId, trialId);
     if (!trial) throw new TrialNotFoundError(studyId, trialId);
-    return trial;
+    return asRead(trial, this.now());
   }
 
+  /**
+   * O(1) in the study's size: the best is the last best-so-far step storage keeps with the study
+   * (strictly better only, so among equal values the first in completion order keeps the title),
+   * the distribution comes from the latest engine state, and the model's prediction is computed
+   * once per engine-state revision.
+   */
   async best(tenantId: string, studyId: string): Promise<BestReport> {
     const study = await this.study(tenantId, studyId);
-    const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
-    let best: TrialRecord | null = null;
-    // Strictly better only: among equal values the first one found keeps the title.
-    for (const t of completed) if (!best || isBetter(study.direction, t.value!, best.value!)) best = t;
+    const { best: step } = await this.storage.evaluationSummary(studyId);
+    const best = step ? await this.storage.getTrial(studyId, step.trialId) : null;
     const space = spaceOf(study);
     const state = await this.storage.getEngineState(studyId);
     const dist = state ? internalDistribution(state.state, space) : priorDistribution(space);
-    const predicted = state ? await this.estimate(study, state, completed) : { predicted: null, predicted_std: null };
+    const predicted = state ? await this.estimate(study, state) : { predicted: null, predicted_std: null };
     return {
-      observed: best ? { trialId: best.trialId, parameters: best.parameters, value: best.value! } : null,
+      observed: best && step ? { trialId: best.trialId, parameters: best.parameters, value: step.value } : null,
       // The mean as it would be handed out (rounded, inside the bounds): a point one can evaluate.
       estimated: { parameters: materialize(space, centrePoint(dist)).parameters, predictedValue: predicted.predicted, predictedStd: predicted.predicted_std },
     };
   }
 
-  async history(tenantId: string, studyId: string): Promise<{ knownOptimum: number | null; evaluations: Evaluation[]; generations: GenerationReport[] }> {
+  /**
+   * One page of the history (history-pages.ts): evaluations in completion order with the running
+   * best and regret, and the generations' distributions, each read in O(page). `stride` > 1
+   * downsamples the evaluations, keeping every best-so-far step.
+   */
+  async history(tenantId: string, studyId: string, q: { pageSize?: number; pageToken?: string | null; stride?: number } = {}): Promise<HistoryPage> {
     const study = await this.study(tenantId, studyId);
-    const completed = (await this.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null).sort(byCompletion);
-    const evaluations = regretHistory(completed, study.direction, study.knownOptimum);
+    const pageSize = q.pageSize ?? HISTORY_LIMITS.defaultPageSize;
+    const stride = q.stride ?? 1;
     const space = spaceOf(study);
-    const generations = (await this.storage.listEngineStates(studyId)).map((rec) => {
+    const toGeneration = (rec: EngineStateRecord): GenerationReport => {
       const dist = userDistribution(space, internalDistribution(rec.state, space));
       const diag: Partial<Diagnostics> | undefined = readEngineState(studyId, study.method, rec).diagnostics;
       return {
@@ -121,8 +154,24 @@ export class ReportsService {
         integralStd: finiteOrNull(diag?.integral_std),
         nActive: finiteOrNull(diag?.n_active),
       };
+    };
+    const { count } = await this.storage.evaluationSummary(studyId);
+    let result: Omit<HistoryPage, 'nextPageToken'> | null = null;
+    // The stride is part of the scope: a token from one listing cannot continue another.
+    const page = await this.pages.page(`history:${studyId}:${stride}`, q.pageToken, async (after) => {
+      const cursor = after === null ? FIRST_PAGE : decodeCursor(after);
+      if (!cursor) throw new InvalidPageTokenError();
+      const [evals, states] = await Promise.all([
+        evaluationPage(this.storage, studyId, count, cursor.afterIndex, pageSize, stride),
+        this.storage.listEngineStatesPage(studyId, { afterGeneration: cursor.afterGeneration, limit: HISTORY_LIMITS.generationsPerPage + 1 }),
+      ]);
+      const moreGenerations = states.length > HISTORY_LIMITS.generationsPerPage;
+      const kept = states.slice(0, HISTORY_LIMITS.generationsPerPage);
+      result = { knownOptimum: study.knownOptimum, evaluationCount: count, evaluations: evals.items.map((e) => evaluation(e, study.direction, study.knownOptimum)), generations: kept.map(toGeneration) };
+      const next = { afterIndex: evals.items[evals.items.length - 1]?.index ?? cursor.afterIndex, afterGeneration: kept[kept.length - 1]?.generation ?? cursor.afterGeneration };
+      return { items: [], next: evals.more || moreGenerations ? encodeCursor(next) : null };
     });
-    return { knownOptimum: study.knownOptimum, evaluations, generations };
+    return { ...result!, nextPageToken: page.nextPageToken };
   }
 
   async distribution(tenantId: string, studyId: string): Promise<DistributionReport> {
@@ -141,24 +190,35 @@ export class ReportsService {
     };
   }
 
-  /** The engine's prediction at the distribution mean, in the study's direction. */
-  private async estimate(study: Study, rec: EngineStateRecord, completed: TrialRecord[]) {
-    const none = { predicted: null, predicted_std: null };
+  /**
+   * The engine's prediction at the distribution mean, in the study's direction, computed once per
+   * engine-state revision (a dashboard polling /best costs no engine time between updates). The
+   * methods with a model keep it in their state (ProbNES stores the GP's inputs and targets), so
+   * the estimate is asked without the history: reading every completed trial would make /best
+   * O(trials).
+   */
+  private async estimate(study: Study, rec: EngineStateRecord): Promise<Prediction> {
+    const none: Prediction = { predicted: null, predicted_std: null };
     if (!this.engine) return none;
-    // The engine minimises y (codec.ts); only points it could learn from count.
-    const history: Observation[] = completed.filter((t) => t.point !== null).map((t) => ({ x: t.point!, y: engineY(study.direction, t.value!) }));
+    const key = `${study.id}\u0000${study.createdAt}\u0000${rec.revision}`;
+    const cached = this.estimates.get(key);
+    if (cached) return cached;
     const state = readEngineState(study.id, study.method, rec);
+    let out: Prediction;
     try {
-      const { result } = await this.engine.run({ op: 'estimate', method: study.method, state, history });
+      const { result } = await this.engine.run({ op: 'estimate', method: study.method, state, history: [] }, { tenantId: study.tenantId, studyId: study.id });
       if (result.op !== 'estimate') return none;
       const { predicted, predicted_std } = result.estimate;
-      return { predicted: predicted === null ? null : engineY(study.direction, predicted), predicted_std };
+      out = { predicted: predicted === null ? null : engineY(study.direction, predicted), predicted_std };
     } catch (err) {
       // A model that cannot predict (e.g. a degenerate fit) leaves the estimate empty rather than
-      // failing a read-only report; anything else is a real fault.
-      if (err instanceof EngineError) return none;
-      throw err;
+      // failing a read-only report; anything else (engine busy included) is the caller's answer.
+      if (err instanceof EngineError) out = none;
+      else throw err;
     }
+    if (this.estimates.size >= ESTIMATE_CACHE_SIZE) this.estimates.delete(this.estimates.keys().next().value!);
+    this.estimates.set(key, out);
+    return out;
   }
 
   private async study(tenantId: string, studyId: string): Promise<Study> {

@@ -13,6 +13,8 @@ import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
 import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
 import { searchSpace, toInternal } from './transforms.js';
+import { checkStudyCost } from './study-cost.js';
+import { countsAsRead } from '../loop/lease.js';
 import { writeLoopSettings } from '../trials/loop-settings.js';
 import { readStudy, writeEngineState, writeJson, writeJsonObject, type Study } from './codec.js';
 
@@ -27,6 +29,8 @@ export interface StudyServiceDeps {
   newSeed?: () => number;
   /** Where engine calls run (a worker pool in the server); inline when absent. */
   engine?: EngineRunner;
+  /** Largest study cost (dimension × batch × active set, study-cost.ts) accepted at creation. */
+  maxStudyCost?: number;
 }
 
 /** Allowed PATCH transitions; COMPLETED is final (its trials and history stay readable). */
@@ -44,8 +48,10 @@ export class StudyService {
   private readonly newSeed: () => number;
   private readonly engine: EngineRunner;
   private readonly pages: Paginator;
+  private readonly maxStudyCost: number;
 
   constructor(deps: StudyServiceDeps) {
+    this.maxStudyCost = deps.maxStudyCost ?? Infinity;
     this.storage = deps.storage;
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? (() => randomUUID());
@@ -59,6 +65,7 @@ export class StudyService {
     checkStudySpec(input);
     const { parameters, prior } = effectivePrior(input);
     const options = resolveOptions(input.method, parameters.length, input.options);
+    checkStudyCost(input.method, parameters.length, input.batch_size, options, input.max_trials ?? null, this.maxStudyCost);
     const seed = input.seed ?? this.newSeed();
     // The engine starts before the study exists and is written with it: if init fails there is no study.
     const space = searchSpace(parameters, prior);
@@ -122,12 +129,18 @@ export class StudyService {
   async get(tenantId: string, studyId: string): Promise<Study> {
     const record = await this.storage.getStudy(tenantId, studyId);
     if (!record) throw new StudyNotFoundError(studyId);
-    return readStudy(record);
+    return (await this.asRead([record]))[0]!;
   }
 
   async list(tenantId: string, page: { pageSize: number; pageToken?: string | null }): Promise<{ studies: Study[]; nextPageToken: string | null }> {
     const res = await this.pages.page(`studies:${tenantId}`, page.pageToken, (after) => this.storage.listStudies(tenantId, { after, limit: page.pageSize }));
-    return { studies: res.items.map(readStudy), nextPageToken: res.nextPageToken };
+    return { studies: await this.asRead(res.items), nextPageToken: res.nextPageToken };
+  }
+
+  /** Studies with their trial counts as they read now: trials whose lease ran out count as REQUESTED (lease.ts). */
+  private async asRead(records: StudyRecord[]): Promise<Study[]> {
+    const expired = await this.storage.expiredLeaseCounts(records.filter((r) => r.trialCounts.ACTIVE > 0).map((r) => r.id), this.now().toISOString());
+    return records.map((r) => readStudy({ ...r, trialCounts: countsAsRead(r.trialCounts, expired[r.id] ?? 0) }));
   }
 
   async update(tenantId: string, studyId: string, patch: StudyPatchInput): Promise<Study> {
@@ -145,7 +158,7 @@ export class StudyService {
     });
     // Deleted between the read and the write.
     if (!record) throw new StudyNotFoundError(studyId);
-    return readStudy(record);
+    return (await this.asRead([record]))[0]!;
   }
 
   async delete(tenantId: string, studyId: string): Promise<void> {

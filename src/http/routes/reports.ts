@@ -1,8 +1,8 @@
 /** /best, /history and /distribution: what a study has found and where its search stands. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ReportsService } from '../../domain/index.js';
-import { StudyIdParams, studyNotFound as notFound } from '../schemas/common.js';
-import { BestSchema, DistributionSchema, HistorySchema } from '../schemas/reports.js';
+import { problemResponse, StudyIdParams, studyNotFound as notFound } from '../schemas/common.js';
+import { BestSchema, DistributionSchema, HistoryQuery, HistorySchema } from '../schemas/reports.js';
 
 const tags = ['results'];
 
@@ -13,7 +13,7 @@ export const reportRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }> = 
       description: 'The best completed trial, and the search-distribution mean with the model\'s prediction there.',
       tags,
       params: StudyIdParams,
-      response: { 200: BestSchema, 404: notFound },
+      response: { 200: BestSchema, 404: notFound, 429: problemResponse('The model\'s prediction is computed once per engine state; when the tenant\'s engine queue is full it waits (engine_busy): retry after Retry-After.') },
     },
     handler: async (req) => {
       const b = await reports.best(req.tenantId, req.params.study_id);
@@ -27,15 +27,21 @@ export const reportRoutes: FastifyPluginAsyncZod<{ reports: ReportsService }> = 
   app.get('/v1/studies/:study_id/history', {
     schema: {
       summary: 'Regret history and per-generation distribution',
-      description: 'Every evaluation with the running best and simple regret (with known_optimum), and each generation\'s search distribution and diagnostics.',
+      description:
+        'Evaluations in completion order with the running best and simple regret (with known_optimum), and each generation\'s search distribution and diagnostics, ' +
+        'in pages: follow next_page_token until it is null. Each page costs the server O(page), whatever the study\'s size; `stride` downsamples the evaluations and keeps every best-so-far step.',
       tags,
       params: StudyIdParams,
-      response: { 200: HistorySchema, 404: notFound },
+      querystring: HistoryQuery,
+      response: { 200: HistorySchema, 400: problemResponse('Invalid query (validation_failed) or page_token (invalid_page_token).'), 404: notFound },
     },
     handler: async (req) => {
-      const h = await reports.history(req.tenantId, req.params.study_id);
+      const { page_size, page_token, stride } = req.query;
+      const h = await reports.history(req.tenantId, req.params.study_id, { pageSize: page_size, pageToken: page_token ?? null, stride });
       return {
         known_optimum: h.knownOptimum,
+        evaluation_count: h.evaluationCount,
+        next_page_token: h.nextPageToken,
         evaluations: h.evaluations.map((e) => ({ index: e.index, trial_id: e.trialId, value: e.value, best_so_far: e.bestSoFar, regret: e.regret })),
         generations: h.generations.map((g) => ({ generation: g.generation, mean: g.mean, std: g.std, integral_mean: g.integralMean, integral_std: g.integralStd, n_active: g.nActive })),
       };

@@ -20,6 +20,7 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
         200: SuggestionsSchema,
         400: problemResponse('Invalid count or client_id (validation_failed).'),
         404: problemResponse('No such study (study_not_found).'),
+        429: problemResponse('The tenant or the study has its bound of engine computations queued or running, or the queue is longer than ENGINE_QUEUE_MAX_WAIT_MS (engine_busy): nothing was written; retry after Retry-After (docs/capacity.md).'),
         503: problemResponse('The optimiser failed to compute points (engine_error), or the study kept changing (concurrent_update); retry.'),
       },
     },

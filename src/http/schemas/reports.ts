@@ -1,5 +1,6 @@
 /** Response schemas of /best, /history and /distribution (API.md "Best and history"). */
 import { z } from 'zod';
+import { HISTORY_LIMITS } from '../../domain/index.js';
 import { ParameterValueSchema } from '../../domain/index.js';
 
 /** Values in user units by parameter name; a categorical parameter's is one of its choices. */
@@ -28,9 +29,30 @@ export const BestSchema = z
     ],
   });
 
+/** GET /history's pages (docs/capacity.md "History in pages"). */
+export const HistoryQuery = z.strictObject({
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(HISTORY_LIMITS.maxPageSize)
+    .default(HISTORY_LIMITS.defaultPageSize)
+    .describe(`Evaluations per page (1–${HISTORY_LIMITS.maxPageSize}, default ${HISTORY_LIMITS.defaultPageSize}); a page also carries up to ${HISTORY_LIMITS.generationsPerPage} generations.`),
+  page_token: z.string().min(1).max(4096).optional().describe('The `next_page_token` of the previous page (valid for the same study and stride).'),
+  stride: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(HISTORY_LIMITS.maxStride)
+    .default(1)
+    .describe('Downsampling: every stride-th evaluation (index 1, 1 + stride, …), plus every evaluation that improved the best so far and the latest one, so best_so_far and regret stay exact; 1 = every evaluation.'),
+});
+
 export const HistorySchema = z
   .object({
     known_optimum: z.number().nullable(),
+    evaluation_count: z.int().describe('All COMPLETED trials with a value, not only this page\'s.'),
+    next_page_token: z.string().nullable().describe('Pass as page_token for the next page (more evaluations or generations); null on the last page.'),
     evaluations: z
       .array(
         z.object({
@@ -59,6 +81,8 @@ export const HistorySchema = z
     examples: [
       {
         known_optimum: 0,
+        evaluation_count: 3,
+        next_page_token: null,
         evaluations: [
           { index: 1, trial_id: 1, value: 2.5, best_so_far: 2.5, regret: 2.5 },
           { index: 2, trial_id: 2, value: 3.1, best_so_far: 2.5, regret: 2.5 },

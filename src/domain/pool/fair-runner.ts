@@ -1,0 +1,222 @@
+/**
+ * Fair engine time between tenants, in front of the worker pool (docs/capacity.md).
+ *
+ * Every engine call names its caller (tenant and study). Calls are sorted into two lanes:
+ *
+ * - light: methods without a model (random, cmaes, xnes, snes) whose calls of that kind took at
+ *   most `lightMs` on this study so far. They have slots of their own, so a trivial CMA-ES loop
+ *   never waits behind a GP fit of seconds;
+ * - heavy: everything else (GP-based methods, lq-CMA-ES's least squares, and any call measured
+ *   above `lightMs`). Heavy calls wait in one FIFO queue per tenant, and a free slot takes the next
+ *   tenant's oldest call in round-robin order, so a tenant with many heavy studies gets its share
+ *   of the pool, not all of it.
+ *
+ * What one caller may have waiting or running is bounded: `perStudy` calls per study, `perTenant`
+ * per tenant, and no call is queued whose predicted wait (from the measured times of the calls
+ * ahead of it) exceeds `maxWaitMs`. A call over a bound is refused at once with EngineBusyError
+ * (HTTP 429 with Retry-After), which a client retries, instead of a request that stalls for tens
+ * of seconds. The inner runner gets at most `heavySlots` heavy calls at a time, and the worker pool
+ * has one thread more than that (createEngineRunner), so light calls always find a thread free or
+ * about to be: they are short by construction and bounded per caller.
+ */
+import { DomainError } from '../common/errors.js';
+import type { EngineResult, EngineTask } from './engine-tasks.js';
+
+/** Who an engine call is for: what fairness and the limits count by. */
+export interface EngineCaller {
+  tenantId: string;
+  studyId: string;
+}
+
+/** Whose engine time a study's calls use. */
+export const callerOf = (snap: { study: { tenantId: string; id: string } }): EngineCaller => ({ tenantId: snap.study.tenantId, studyId: snap.study.id });
+
+export interface FairnessLimits {
+  /** Heavy calls running at once (the worker threads that compute them). */
+  heavySlots: number;
+  /** A light call: a model-free method whose calls took at most this long on the study. */
+  lightMs: number;
+  /** Calls per study waiting or running. */
+  perStudy: number;
+  /** Calls per tenant waiting or running. */
+  perTenant: number;
+  /** Longest predicted wait for a heavy slot before a call is refused. */
+  maxWaitMs: number;
+}
+
+export const DEFAULT_FAIRNESS: FairnessLimits = { heavySlots: 1, lightMs: 50, perStudy: 2, perTenant: 8, maxWaitMs: 10_000 };
+
+/** Methods without a model: their calls are light until measured otherwise. */
+const MODEL_FREE = new Set(['random', 'cmaes', 'xnes', 'snes']);
+/** A heavy call never measured before is predicted to take this long (ms), for waits and Retry-After. */
+const UNKNOWN_HEAVY_MS = 1000;
+
+export class EngineBusyError extends DomainError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super('busy', 'engine_busy', `${detail}; retry after ${retryAfterSeconds} s`, retryAfterSeconds);
+  }
+}
+
+interface Job {
+  task: EngineTask;
+  caller: EngineCaller;
+  predictedMs: number;
+  start: () => void;
+}
+
+type Run = (task: EngineTask) => Promise<{ result: EngineResult; ms: number }>;
+
+export interface FairnessStats {
+  queuedHeavy: number;
+  runningHeavy: number;
+  runningLight: number;
+  rejected: number;
+}
+
+export class FairScheduler {
+  private readonly queues = new Map<string, Job[]>();
+  /** Tenants with queued heavy calls, in round-robin order (the next to serve first). */
+  private readonly turn: string[] = [];
+  private runningHeavy = 0;
+  private runningLight = 0;
+  private rejected = 0;
+  private readonly perStudy = new Map<string, number>();
+  private readonly perTenant = new Map<string, number>();
+  /** Measured compute time per study and operation (exponential moving average, ms). */
+  private readonly measured = new Map<string, number>();
+  /** Predicted ms of the heavy calls running now. */
+  private readonly runningPredicted = new Set<{ ms: number }>();
+
+  constructor(
+    private readonly inner: Run,
+    readonly limits: FairnessLimits = DEFAULT_FAIRNESS,
+  ) {}
+
+  get stats(): FairnessStats {
+    let queuedHeavy = 0;
+    for (const q of this.queues.values()) queuedHeavy += q.length;
+    return { queuedHeavy, runningHeavy: this.runningHeavy, runningLight: this.runningLight, rejected: this.rejected };
+  }
+
+  async run(task: EngineTask, caller: EngineCaller): Promise<{ result: EngineResult; ms: number }> {
+    const key = `${caller.studyId}\u0000${task.op}`;
+    const seen = this.measured.get(key);
+    const light = 'method' in task && MODEL_FREE.has(task.method) && (seen === undefined || seen <= this.limits.lightMs);
+    this.admit(caller, light, seen);
+    try {
+      const out = light ? await this.runLight(task) : await this.runHeavy(task, caller, seen ?? UNKNOWN_HEAVY_MS);
+      this.measured.set(key, seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms);
+      if (this.measured.size > 100_000) this.measured.delete(this.measured.keys().next().value!);
+      return out;
+    } finally {
+      this.release(caller);
+    }
+  }
+
+  /** Counts the call against its study and tenant, or refuses it (EngineBusyError). */
+  private admit(caller: EngineCaller, light: boolean, seen: number | undefined): void {
+    const study = this.perStudy.get(caller.studyId) ?? 0;
+    const tenant = this.perTenant.get(caller.tenantId) ?? 0;
+    const refuse = (detail: string, waitMs: number) => {
+      this.rejected++;
+      throw new EngineBusyError(detail, Math.max(1, Math.ceil(waitMs / 1000)));
+    };
+    const wait = light ? 0 : this.predictedWait(caller.tenantId);
+    if (study >= this.limits.perStudy) refuse(`study ${JSON.stringify(caller.studyId)} already has ${study} engine computations queued or running (at most ${this.limits.perStudy})`, wait + (seen ?? UNKNOWN_HEAVY_MS));
+    if (tenant >= this.limits.perTenant) refuse(`this tenant already has ${tenant} engine computations queued or running (at most ${this.limits.perTenant})`, wait + (seen ?? UNKNOWN_HEAVY_MS));
+    if (!light && wait > this.limits.maxWaitMs) refuse(`the engine's queue for this tenant is about ${Math.round(wait / 1000)} s long (at most ${this.limits.maxWaitMs / 1000} s is queued)`, wait);
+    this.perStudy.set(caller.studyId, study + 1);
+    this.perTenant.set(caller.tenantId, tenant + 1);
+  }
+
+  private release(caller: EngineCaller): void {
+    const dec = (m: Map<string, number>, k: string) => {
+      const n = (m.get(k) ?? 1) - 1;
+      if (n <= 0) m.delete(k);
+      else m.set(k, n);
+    };
+    dec(this.perStudy, caller.studyId);
+    dec(this.perTenant, caller.tenantId);
+  }
+
+  /**
+   * How long a new heavy call of `tenantId` would wait for a slot under round robin: every other
+   * tenant with queued calls gets about as many turns as this tenant has calls ahead (+1), each
+   * turn costing that tenant's next predicted call; plus the running calls' predicted time. Spread
+   * over the slots.
+   */
+  private predictedWait(tenantId: string): number {
+    const free = this.limits.heavySlots - this.runningHeavy;
+    const own = this.queues.get(tenantId) ?? [];
+    if (free > 0 && this.turn.length === 0) return 0;
+    const rounds = own.length + 1;
+    let ms = own.reduce((s, j) => s + j.predictedMs, 0);
+    for (const [t, q] of this.queues) {
+      if (t === tenantId) continue;
+      for (let i = 0; i < Math.min(rounds, q.length); i++) ms += q[i]!.predictedMs;
+    }
+    for (const r of this.runningPredicted) ms += r.ms;
+    return ms / this.limits.heavySlots;
+  }
+
+  private async runLight(task: EngineTask): Promise<{ result: EngineResult; ms: number }> {
+    this.runningLight++;
+    try {
+      return await this.inner(task);
+    } finally {
+      this.runningLight--;
+    }
+  }
+
+  private runHeavy(task: EngineTask, caller: EngineCaller, predictedMs: number): Promise<{ result: EngineResult; ms: number }> {
+    return new Promise((resolve, reject) => {
+      const job: Job = {
+        task,
+        caller,
+        predictedMs,
+        start: () => {
+          const mark = { ms: predictedMs };
+          this.runningHeavy++;
+          this.runningPredicted.add(mark);
+          this.inner(task)
+            .then(resolve, reject)
+            .finally(() => {
+              this.runningHeavy--;
+              this.runningPredicted.delete(mark);
+              this.dispatch();
+            });
+        },
+      };
+      let q = this.queues.get(caller.tenantId);
+      if (!q) {
+        q = [];
+        this.queues.set(caller.tenantId, q);
+        this.turn.push(caller.tenantId);
+      }
+      q.push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Starts queued heavy calls while slots are free, one tenant per turn. */
+  private dispatch(): void {
+    while (this.runningHeavy < this.limits.heavySlots && this.turn.length > 0) {
+      const tenant = this.turn.shift()!;
+      const q = this.queues.get(tenant)!;
+      const job = q.shift()!;
+      if (q.length === 0) this.queues.delete(tenant);
+      else this.turn.push(tenant);
+      job.start();
+    }
+  }
+}
+
+/** The limits from the server's configuration: one heavy slot per engine worker (one when inline). */
+export function fairnessLimits(config: { engineWorkers?: number; engineQueue?: { perTenant: number; perStudy: number; maxWaitMs: number; lightMs: number } }): FairnessLimits {
+  const q = config.engineQueue;
+  return {
+    ...DEFAULT_FAIRNESS,
+    heavySlots: Math.max(1, config.engineWorkers ?? 1),
+    ...(q ? { perTenant: q.perTenant, perStudy: q.perStudy, maxWaitMs: q.maxWaitMs, lightMs: q.lightMs } : {}),
+  };
+}

@@ -1,0 +1,129 @@
+/**
+ * The fair scheduler in front of the engine pool: heavy calls are served round robin between
+ * tenants, light ones (model-free methods measured fast) never wait behind them, and callers over
+ * their bounds are refused at once with engine_busy and a Retry-After. The inner runner here is a
+ * stub whose calls finish when the test says so, so every ordering is exact.
+ */
+import { describe, expect, it } from 'vitest';
+import { EngineBusyError, FairScheduler, type FairnessLimits } from '../../src/domain/pool/fair-runner.js';
+import type { EngineResult, EngineTask } from '../../src/domain/pool/engine-tasks.js';
+
+interface Pending {
+  task: EngineTask;
+  finish: (ms?: number) => void;
+}
+
+/** An inner runner whose calls are held until finish(ms) is called; `started` lists them in start order. */
+function heldRunner() {
+  const started: Pending[] = [];
+  const run = (task: EngineTask) =>
+    new Promise<{ result: EngineResult; ms: number }>((resolve) => {
+      started.push({ task, finish: (ms = 10) => resolve({ result: { op: 'estimate', estimate: { predicted: null, predicted_std: null } }, ms }) });
+    });
+  return { run, started };
+}
+
+const task = (method: string, tag: number): EngineTask => ({ op: 'estimate', method: method as never, state: { tag } as never, history: [] });
+const tagOf = (p: Pending) => (p.task as unknown as { state: { tag: number } }).state.tag;
+const limits = (o: Partial<FairnessLimits> = {}): FairnessLimits => ({ heavySlots: 1, lightMs: 50, perStudy: 10, perTenant: 10, maxWaitMs: 1e9, ...o });
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('FairScheduler', () => {
+  it('serves heavy calls round robin between tenants: one tenant with many calls gets every other turn', async () => {
+    const inner = heldRunner();
+    const s = new FairScheduler(inner.run, limits());
+    const done: Promise<unknown>[] = [];
+    // Tenant A queues five calls on five studies, then B two, then C one.
+    for (let i = 1; i <= 5; i++) done.push(s.run(task('prob-cmaes', 10 + i), { tenantId: 'A', studyId: `a${i}` }));
+    for (let i = 1; i <= 2; i++) done.push(s.run(task('bo', 20 + i), { tenantId: 'B', studyId: `b${i}` }));
+    done.push(s.run(task('prob-cmaes', 31), { tenantId: 'C', studyId: 'c1' }));
+    await tick();
+    for (let k = 0; k < 8; k++) {
+      expect(inner.started.length).toBe(k + 1); // one slot: one call at a time
+      inner.started[k]!.finish();
+      await tick();
+    }
+    await Promise.all(done);
+    // A's first call took the free slot at once; then the waiting tenants take turns in the order
+    // they began waiting (A, B, C), one call each, until only A has calls left.
+    expect(inner.started.map(tagOf)).toEqual([11, 12, 21, 31, 13, 22, 14, 15]);
+  });
+
+  it('a light call (model-free method) runs at once while the heavy slot is busy, and turns heavy once measured slow', async () => {
+    const inner = heldRunner();
+    const s = new FairScheduler(inner.run, limits({ lightMs: 50 }));
+    const heavy = s.run(task('prob-cmaes', 1), { tenantId: 'A', studyId: 'a' });
+    const queued = s.run(task('prob-cmaes', 2), { tenantId: 'A', studyId: 'a2' });
+    const light = s.run(task('cmaes', 3), { tenantId: 'B', studyId: 'b' });
+    await tick();
+    expect(inner.started.map(tagOf)).toEqual([1, 3]);
+    expect(s.stats).toMatchObject({ runningHeavy: 1, runningLight: 1, queuedHeavy: 1 });
+    inner.started[1]!.finish(400); // the cmaes call took 400 ms: that study's next one is heavy
+    await light;
+    const next = s.run(task('cmaes', 4), { tenantId: 'B', studyId: 'b' });
+    await tick();
+    expect(inner.started.map(tagOf)).toEqual([1, 3]); // waits for the heavy slot now
+    inner.started[0]!.finish();
+    await heavy;
+    await tick();
+    // The heavy lane in turn: A's queued call (A began waiting first), then B's.
+    expect(inner.started.map(tagOf)).toEqual([1, 3, 2]);
+    inner.started[2]!.finish();
+    await queued;
+    await tick();
+    expect(inner.started.map(tagOf)).toEqual([1, 3, 2, 4]);
+    inner.started[3]!.finish();
+    await next;
+  });
+
+  it('refuses a call over the per-study or per-tenant bound at once, with engine_busy and a Retry-After of at least 1 s', async () => {
+    const inner = heldRunner();
+    const s = new FairScheduler(inner.run, limits({ perStudy: 1, perTenant: 2 }));
+    const first = s.run(task('prob-cmaes', 1), { tenantId: 'A', studyId: 'a' });
+    const sameStudy = s.run(task('prob-cmaes', 2), { tenantId: 'A', studyId: 'a' });
+    await expect(sameStudy).rejects.toBeInstanceOf(EngineBusyError);
+    await expect(sameStudy).rejects.toMatchObject({ kind: 'busy', code: 'engine_busy' });
+    const second = s.run(task('prob-cmaes', 3), { tenantId: 'A', studyId: 'b' });
+    const third = s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'c' });
+    const err = await third.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineBusyError);
+    expect((err as EngineBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect((err as Error).message).toMatch(/at most 2/);
+    // Another tenant is not affected.
+    const other = s.run(task('prob-cmaes', 5), { tenantId: 'B', studyId: 'x' });
+    expect(s.stats.rejected).toBe(2);
+    await tick();
+    for (let k = 0; k < 3; k++) {
+      inner.started[k]!.finish();
+      await tick();
+    }
+    await Promise.all([first, second, other]);
+    // Bounds are released when calls finish: the study takes a call again.
+    const again = s.run(task('prob-cmaes', 6), { tenantId: 'A', studyId: 'a' });
+    await tick();
+    inner.started[3]!.finish();
+    await again;
+  });
+
+  it('refuses a heavy call whose predicted wait exceeds maxWaitMs; Retry-After is that wait', async () => {
+    const inner = heldRunner();
+    const s = new FairScheduler(inner.run, limits({ maxWaitMs: 5000 }));
+    // Measure study a's calls at 3 s each.
+    const m = s.run(task('prob-cmaes', 1), { tenantId: 'A', studyId: 'a' });
+    await tick();
+    inner.started[0]!.finish(3000);
+    await m;
+    const running = s.run(task('prob-cmaes', 2), { tenantId: 'A', studyId: 'a' }); // runs (predicted 3 s)
+    const queued = s.run(task('prob-cmaes', 3), { tenantId: 'A', studyId: 'a' }); // waits 3 s: accepted
+    // A third would wait for the running one and the queued one: 6 s > 5 s.
+    const err = await s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'b' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(EngineBusyError);
+    expect((err as EngineBusyError).retryAfterSeconds).toBe(6);
+    await tick();
+    inner.started[1]!.finish(3000);
+    await running;
+    await tick();
+    inner.started[2]!.finish(3000);
+    await queued;
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Engine time over HTTP: a tenant over its engine queue bound gets 429 engine_busy with Retry-After
+ * at once (not a stall), nothing is written, and the same request succeeds once the engine is
+ * free; a study whose cost (dimension × batch × active set) exceeds STUDY_COST_MAX is refused at
+ * creation with a 400 naming batch_size.
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { InlineEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
+import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
+import { SqliteStorage } from '../../src/storage/index.js';
+import { braninStudy } from '../helpers/loop.js';
+
+let app: FastifyInstance;
+afterEach(async () => {
+  await app?.close();
+});
+
+/** An inline engine whose asks wait until `open()` is called. */
+function gatedEngine() {
+  const inner = new InlineEngineRunner();
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const runner: EngineRunner = {
+    async run(task: EngineTask) {
+      if (task.op === 'ask') await gate;
+      return inner.run(task);
+    },
+    close: () => inner.close(),
+  };
+  return { runner, open };
+}
+
+const heavyStudy = (name: string) => braninStudy('prob-cmaes', { name, batch_size: 2, options: { candidates: 32 } });
+
+describe('fair engine time over HTTP', () => {
+  it('429 engine_busy with Retry-After when the tenant has its bound of engine calls in flight; the same request succeeds later', async () => {
+    const engine = gatedEngine();
+    app = await buildApp({
+      config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000, engineQueue: { perTenant: 1, perStudy: 2, maxWaitMs: 60_000, lightMs: 50 } },
+      storage: SqliteStorage.open(':memory:'),
+      engine: engine.runner,
+    });
+    const a = (await app.inject({ method: 'POST', url: '/v1/studies', payload: heavyStudy('a') })).json().id as string;
+    const b = (await app.inject({ method: 'POST', url: '/v1/studies', payload: heavyStudy('b') })).json().id as string;
+    const blocked = app.inject({ method: 'GET', url: `/v1/studies/${a}/suggestions?count=1` });
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = Date.now();
+    const busy = await app.inject({ method: 'GET', url: `/v1/studies/${b}/suggestions?count=1` });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(busy.statusCode).toBe(429);
+    expect(busy.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(busy.json()).toMatchObject({ status: 429, code: 'engine_busy' });
+    // Nothing was written for b.
+    expect((await app.inject({ method: 'GET', url: `/v1/studies/${b}` })).json().trial_counts.REQUESTED).toBe(0);
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/probnes_engine_rejected_total\{method="prob-cmaes",op="ask"\} 1/);
+    expect(metrics).toMatch(/probnes_engine_running_heavy 1/);
+    engine.open();
+    expect((await blocked).statusCode).toBe(200);
+    const retried = await app.inject({ method: 'GET', url: `/v1/studies/${b}/suggestions?count=1` });
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json().trials).toHaveLength(1);
+  });
+});
+
+describe('the cost of a study', () => {
+  it('400 at /batch_size when dimension × batch × active set exceeds STUDY_COST_MAX; max_trials bounds a model that uses every point', async () => {
+    app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000, studyCostMax: 10_000 }, storage: SqliteStorage.open(':memory:') });
+    const create = (body: Record<string, unknown>) => app.inject({ method: 'POST', url: '/v1/studies', payload: body });
+    // BO fits every evaluation: without max_trials it is checked at 1000 (2 × 10 × 1000 = 20 000).
+    const refused = await create(braninStudy('bo', { batch_size: 10 }));
+    expect(refused.statusCode).toBe(400);
+    const problem = refused.json();
+    expect(problem.code).toBe('validation_failed');
+    expect(problem.errors[0].path).toBe('/batch_size');
+    expect(problem.errors[0].message).toMatch(/dimension 2 × batch_size 10 × active set 1000/);
+    expect((await create(braninStudy('bo', { batch_size: 10, max_trials: 400 }))).statusCode).toBe(201);
+    // ProbNES with a capped active set: the cap (or the quadratic floor) is its bound.
+    expect((await create(braninStudy('prob-cmaes', { batch_size: 10, options: { active_set_cap: 400 } }))).statusCode).toBe(201);
+    expect((await create(braninStudy('prob-cmaes', { batch_size: 10, options: { active_set_cap: 600 } }))).statusCode).toBe(400);
+    // Model-free methods cost d × batch.
+    expect((await create(braninStudy('cmaes', { batch_size: 100 }))).statusCode).toBe(201);
+  });
+
+  it('the default limit takes the heaviest default study (100 parameters, batch 100, prob-cmaes) and refuses a larger active set', async () => {
+    app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000, studyCostMax: 100_000_000 }, storage: SqliteStorage.open(':memory:') });
+    const parameters = Array.from({ length: 100 }, (_, i) => ({ name: `x${i}`, bounds: [-5, 5] }));
+    const ok = await app.inject({ method: 'POST', url: '/v1/studies', payload: { name: 'big', method: 'prob-cmaes', batch_size: 100, parameters } });
+    expect(ok.statusCode, ok.body).toBe(201);
+    const tooBig = await app.inject({ method: 'POST', url: '/v1/studies', payload: { name: 'big', method: 'prob-cmaes', batch_size: 100, parameters, options: { active_set_cap: 20_000 } } });
+    expect(tooBig.statusCode).toBe(400);
+    expect(tooBig.json().errors[0].path).toBe('/batch_size');
+  });
+});
