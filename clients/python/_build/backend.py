@@ -1,9 +1,9 @@
-"""A PEP 517 build backend for this one-module package, standard library only.
+"""A PEP 517 build backend for this package (probnes_client, with its optional Optuna bridge), standard library only.
 
 `pip install ./clients/python` then needs nothing from an index: no setuptools or wheel to fetch
 into the isolated build environment (requires = []), so it works offline and in a bare venv.
-Builds a wheel (probnes_client.py plus its .dist-info) and an sdist; name and version come from
-pyproject.toml's [project] table.
+Builds a wheel (the probnes_client package plus its .dist-info) and an sdist; name and version come
+from pyproject.toml's [project] table.
 """
 import base64
 import hashlib
@@ -14,7 +14,13 @@ import tarfile
 import zipfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-MODULE = "probnes_client.py"
+PACKAGE = "probnes_client"
+
+
+def _package_files():
+    """The package's modules, as paths relative to HERE (sorted: the archives come out the same every time)."""
+    root = os.path.join(HERE, PACKAGE)
+    return sorted(PACKAGE + "/" + f for f in os.listdir(root) if f.endswith(".py"))
 
 
 def _project():
@@ -46,12 +52,12 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     p = _project()
     dist = "%s-%s" % (p["name"].replace("-", "_"), p["version"])
     info = dist + ".dist-info"
-    with open(os.path.join(HERE, MODULE), "rb") as f:
-        files = {
-            MODULE: f.read(),
-            info + "/METADATA": _metadata(p).encode("utf-8"),
-            info + "/WHEEL": b"Wheel-Version: 1.0\nGenerator: probnes-client _build/backend.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-        }
+    files = {}
+    for name in _package_files():
+        with open(os.path.join(HERE, name), "rb") as f:
+            files[name] = f.read()
+    files[info + "/METADATA"] = _metadata(p).encode("utf-8")
+    files[info + "/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: probnes-client _build/backend.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
     record = []
     for name, data in files.items():
         digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
@@ -70,7 +76,7 @@ def build_sdist(sdist_directory, config_settings=None):
     dist = "%s-%s" % (p["name"].replace("-", "_"), p["version"])
     filename = dist + ".tar.gz"
     with tarfile.open(os.path.join(sdist_directory, filename), "w:gz") as t:
-        for name in ("pyproject.toml", "README.md", MODULE, "_build/backend.py"):
+        for name in ["pyproject.toml", "README.md", "_build/backend.py"] + _package_files():
             t.add(os.path.join(HERE, name), arcname=dist + "/" + name)
         pkg_info = _metadata(p).encode("utf-8")
         ti = tarfile.TarInfo(dist + "/PKG-INFO")

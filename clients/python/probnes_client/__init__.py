@@ -32,7 +32,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
 __all__ = [
     "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
     "NotFoundError", "ConflictError", "PayloadTooLargeError", "RateLimitedError", "ServerError",
-    "UnavailableError", "OptimizeResult", "Progress", "prior_from_points", "prior_from_study", "ParamValue",
+    "UnavailableError", "OptimizeResult", "Progress", "prior_from_points", "prior_from_study", "ParamValue", "TrialHandle",
 ]
 
 Json = Dict[str, Any]
@@ -265,18 +265,38 @@ class Client:
     # -- the loop --
 
     def suggest(self, study_id: str, count: int = 1, client_id: Optional[str] = None) -> Json:
-        """{'trials': [...], 'reason': None | 'study_completed' | 'study_paused' | 'max_trials_reached', ...}"""
+        """{'trials': [...], 'reason': None | 'study_completed' | 'study_paused' | 'max_trials_reached' | 'converged', ...}"""
         return self.request("GET", f"/v1/studies/{_q(study_id)}/suggestions", {"count": count, "client_id": client_id})
 
     def observe(self, study_id: str, observations: List[Json]) -> Json:
         """Atomic batch: [{'trial_id': 12, 'value': 0.7}, {'parameters': {...}, 'value': 0.9}]."""
         return self.request("POST", f"/v1/studies/{_q(study_id)}/observations", body={"observations": observations})
 
-    def observe_one(self, study_id: str, trial_id: int, value: float, stderr: Optional[float] = None) -> Json:
+    def observe_one(self, study_id: str, trial_id: int, value: float, stderr: Optional[float] = None, stopped: bool = False) -> Json:
+        """One result; stopped=True: the evaluation was stopped early and `value` is its last intermediate value."""
         obs: Json = {"trial_id": trial_id, "value": value}
         if stderr is not None:
             obs["stderr"] = stderr
+        if stopped:
+            obs["stopped"] = True
         return self.observe(study_id, [obs])
+
+    # -- early stopping --
+
+    def report(self, study_id: str, trial_id: int, step: int, value: float) -> Json:
+        """A running trial's value at `step`: {'should_stop': bool, 'reason': ..., 'detail': ..., 'median': ...}.
+
+        One value per step: repeating a report is answered again; another value for the step is a ConflictError.
+        """
+        return self.request("POST", f"/v1/studies/{_q(study_id)}/trials/{int(trial_id)}/intermediate", body={"step": int(step), "value": value})
+
+    def intermediate_values(self, study_id: str) -> Json:
+        """{'trials': [{'trial_id': n, 'intermediate_values': [{'step': s, 'value': v}, ...]}, ...]}"""
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/intermediate_values")
+
+    def trial_handle(self, study_id: str, trial: Union[int, Mapping[str, Any]], client_id: Optional[str] = None) -> "TrialHandle":
+        """A handle on one trial (a trial resource, or its id) for a worker: report(), complete(), stop(), fail()."""
+        return TrialHandle(self, study_id, trial, client_id)
 
     # -- trials --
 
@@ -359,6 +379,42 @@ class Client:
         if message:
             warnings.warn(message, BatchSizeWarning, stacklevel=2)
         return _Optimizer(self, objective, found, budget, workers, client_prefix, heartbeat_seconds, progress).run()
+
+
+class TrialHandle:
+    """One trial as its worker uses it: report intermediate values, then complete, stop or fail it.
+
+        for trial in client.suggest(sid, 1, "w1")["trials"]:
+            t = client.trial_handle(sid, trial, "w1")
+            for epoch in range(50):
+                loss = train_one_epoch(t.parameters)
+                if t.report(epoch, loss):      # True: the study's stopping rule says stop
+                    t.stop(loss)
+                    break
+            else:
+                t.complete(loss)
+    """
+
+    def __init__(self, client: "Client", study_id: str, trial: Union[int, Mapping[str, Any]], client_id: Optional[str] = None):
+        self.client, self.study_id, self.client_id = client, study_id, client_id
+        self.trial_id = int(trial if isinstance(trial, int) else trial["trial_id"])
+        self.parameters: Dict[str, ParamValue] = {} if isinstance(trial, int) else dict(trial["parameters"])
+        self.last: Optional[Json] = None  # the last report's answer
+
+    def report(self, step: int, value: float) -> bool:
+        """Report `value` at `step`; True when the trial should stop (the answer is in .last)."""
+        self.last = self.client.report(self.study_id, self.trial_id, step, value)
+        return bool(self.last["should_stop"])
+
+    def complete(self, value: float, stderr: Optional[float] = None) -> Json:
+        return self.client.observe_one(self.study_id, self.trial_id, value, stderr)
+
+    def stop(self, value: float) -> Json:
+        """Report the trial stopped early with its last value (COMPLETED, counted as an observation of it)."""
+        return self.client.observe_one(self.study_id, self.trial_id, value, stopped=True)
+
+    def fail(self, reason: str) -> Json:
+        return self.client.fail_trial(self.study_id, self.trial_id, reason, self.client_id)
 
 
 def _q(s: str) -> str:

@@ -64,6 +64,9 @@ export type Best = JsonOk<'/v1/studies/{study_id}/best', 'get'>;
 export type History = JsonOk<'/v1/studies/{study_id}/history', 'get'>;
 export type Distribution = JsonOk<'/v1/studies/{study_id}/distribution', 'get'>;
 export type Health = JsonOk<'/healthz', 'get'>;
+/** The answer to an intermediate value: should the trial stop, and why (docs/early-stopping.md). */
+export type StopDecision = JsonOk<'/v1/studies/{study_id}/trials/{trial_id}/intermediate', 'post'>;
+export type IntermediateValues = JsonOk<'/v1/studies/{study_id}/intermediate_values', 'get'>;
 export type Readiness = JsonOk<'/readyz', 'get'>;
 /** A point in user units, by parameter name (int parameters arrive rounded). */
 export type Parameters = Trial['parameters'];
@@ -316,6 +319,27 @@ export class ProbnesClient {
 
   observeOne(studyId: string, trialId: number, value: number, stderr?: number, signal?: AbortSignal): Promise<ObservationResult> {
     return this.observe(studyId, [stderr === undefined ? { trial_id: trialId, value } : { trial_id: trialId, value, stderr }], signal);
+  }
+
+  // -- early stopping --
+
+  /**
+   * A running trial's value at `step`; the answer says whether to stop (`should_stop`) by the study's
+   * stopping rule. One value per step: repeating a report is answered again, another value for the
+   * step is a 409. A trial that stops is reported with `stop()`.
+   */
+  report(studyId: string, trialId: number, step: number, value: number, signal?: AbortSignal): Promise<StopDecision> {
+    return this.request('POST', `/v1/studies/${seg(studyId)}/trials/${tid(trialId)}/intermediate`, { body: { step, value }, signal });
+  }
+
+  /** Reports the trial stopped early with its last value: COMPLETED, counted as an observation of that value. */
+  stop(studyId: string, trialId: number, value: number, signal?: AbortSignal): Promise<ObservationResult> {
+    return this.observe(studyId, [{ trial_id: trialId, value, stopped: true }], signal);
+  }
+
+  /** Every trial's intermediate values (the curves), by trial id. */
+  intermediateValues(studyId: string): Promise<IntermediateValues> {
+    return this.request('GET', `/v1/studies/${seg(studyId)}/intermediate_values`);
   }
 
   // -- trials --

@@ -372,7 +372,6 @@ export interface paths {
                          *     - `bo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20])
                          *     - `pibo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20]), `beta` (number in [0, 1000])
                          *     - `random`: no options
-                         * @default {}
                          */
                         options?: {
                             [key: string]: number | string | boolean;
@@ -1302,7 +1301,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                /** @description The model's prediction is computed once per engine state; when the tenant's engine queue is full it waits (engine_busy): retry after Retry-After. Or: Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
@@ -1343,11 +1342,18 @@ export interface paths {
         };
         /**
          * Regret history and per-generation distribution
-         * @description Every evaluation with the running best and simple regret (with known_optimum), and each generation's search distribution and diagnostics.
+         * @description Evaluations in completion order with the running best and simple regret (with known_optimum), and each generation's search distribution and diagnostics, in pages: follow next_page_token until it is null. Each page costs the server O(page), whatever the study's size; `stride` downsamples the evaluations and keeps every best-so-far step.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Evaluations per page (1–10000, default 1000); a page also carries up to 100 generations. */
+                    page_size?: number;
+                    /** @description The `next_page_token` of the previous page (valid for the same study and stride). */
+                    page_token?: string;
+                    /** @description Downsampling: every stride-th evaluation (index 1, 1 + stride, …), plus every evaluation that improved the best so far and the latest one, so best_so_far and regret stay exact; 1 = every evaluation. */
+                    stride?: number;
+                };
                 header?: never;
                 path: {
                     /** @description The id returned when the study was created. */
@@ -1366,6 +1372,8 @@ export interface paths {
                         /**
                          * @example {
                          *       "known_optimum": 0,
+                         *       "evaluation_count": 3,
+                         *       "next_page_token": null,
                          *       "evaluations": [
                          *         {
                          *           "index": 1,
@@ -1409,6 +1417,10 @@ export interface paths {
                          */
                         "application/json": {
                             known_optimum: number | null;
+                            /** @description All COMPLETED trials with a value, not only this page's. */
+                            evaluation_count: number;
+                            /** @description Pass as page_token for the next page (more evaluations or generations); null on the last page. */
+                            next_page_token: string | null;
                             /** @description COMPLETED trials in completion order (trial id order among those completed together). */
                             evaluations: {
                                 /** @description 1-based: the number of evaluations so far. */
@@ -1436,6 +1448,15 @@ export interface paths {
                                 n_active: number | null;
                             }[];
                         };
+                    };
+                };
+                /** @description Invalid query (validation_failed) or page_token (invalid_page_token). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
@@ -1959,7 +1980,7 @@ export interface paths {
                         "application/json": components["schemas"]["Study"];
                     };
                 };
-                /** @description Invalid document: `errors` lists every issue with its JSON pointer. */
+                /** @description Invalid document: `errors` lists the issues (at most 20; checking stops there), each with its JSON pointer. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2129,7 +2150,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                /** @description The tenant or the study has its bound of engine computations queued or running, or the queue is longer than ENGINE_QUEUE_MAX_WAIT_MS (engine_busy): nothing was written; retry after Retry-After (docs/capacity.md). Or: Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
                 429: {
                     headers: {
                         /** @description Seconds until a request will be accepted again. */
@@ -2702,103 +2723,6 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /**
-         * @example {
-         *       "format": "probnes-study",
-         *       "version": 1,
-         *       "exported_at": "2025-01-02T08:00:00.000Z",
-         *       "study": {
-         *         "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
-         *         "name": "resnet-lr",
-         *         "direction": "minimize",
-         *         "parameters": [
-         *           {
-         *             "name": "log_lr",
-         *             "type": "float",
-         *             "scale": "linear",
-         *             "bounds": [
-         *               -8,
-         *               0
-         *             ],
-         *             "prior": {
-         *               "mean": -3,
-         *               "std": 1
-         *             }
-         *           }
-         *         ],
-         *         "prior": {
-         *           "mean": [
-         *             -3
-         *           ],
-         *           "covariance": [
-         *             [
-         *               1
-         *             ]
-         *           ],
-         *           "std": [
-         *             1
-         *           ]
-         *         },
-         *         "method": "random",
-         *         "batch_size": 1,
-         *         "options": {},
-         *         "seed": 7,
-         *         "max_trials": null,
-         *         "lease_seconds": 600,
-         *         "known_optimum": null,
-         *         "metadata": {},
-         *         "state": "ACTIVE",
-         *         "reason": null,
-         *         "generation": 1,
-         *         "created_at": "2025-01-01T12:00:00.000Z",
-         *         "updated_at": "2025-01-01T12:05:00.000Z"
-         *       },
-         *       "trials": [
-         *         {
-         *           "trial_id": 1,
-         *           "state": "COMPLETED",
-         *           "generation": 0,
-         *           "client_id": "worker-1",
-         *           "lease_expires_at": null,
-         *           "parameters": {
-         *             "log_lr": -2.5
-         *           },
-         *           "point": [
-         *             0.5
-         *           ],
-         *           "value": 0.73,
-         *           "stderr": null,
-         *           "failure_reason": null,
-         *           "late": false,
-         *           "source": "suggested",
-         *           "created_at": "2025-01-01T12:00:01.000Z",
-         *           "completed_at": "2025-01-01T12:04:00.000Z",
-         *           "updated_at": "2025-01-01T12:04:00.000Z"
-         *         }
-         *       ],
-         *       "engine_states": [
-         *         {
-         *           "generation": 1,
-         *           "revision": 3,
-         *           "version": 1,
-         *           "state": {
-         *             "method": "random",
-         *             "dim": 1,
-         *             "mean": [
-         *               0
-         *             ],
-         *             "cov": [
-         *               [
-         *                 1
-         *               ]
-         *             ],
-         *             "…": "…"
-         *           },
-         *           "created_at": "2025-01-01T12:04:00.000Z"
-         *         }
-         *       ]
-         *     }
-         */
         StudyDocumentInput: {
             /** @constant */
             format: "probnes-study";
