@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { EffectivePrior, ParameterSpec } from '../../src/domain/index.js';
 import { searchSpace, toInternal, type SearchSpace } from '../../src/domain/studies/transforms.js';
 import type { JsonValue, NewTrial, Storage } from '../../src/storage/index.js';
+import { getStrategy, type MethodName } from '../../src/engine/index.js';
 
 export interface CreatedStudy {
   id: string;
@@ -25,10 +26,14 @@ export function spaceOf(study: CreatedStudy): SearchSpace {
   return searchSpace(study.parameters, study.prior);
 }
 
-/** A minimal engine state of the shape every strategy stores (BaseState's distribution fields). */
+/**
+ * A minimal engine state of the shape every strategy stores (BaseState's distribution fields), in the
+ * version the method writes now; its parameters are empty (the read side never looks at them).
+ */
 export function fakeEngineState(study: CreatedStudy, generation: number, mean: number[], cov: number[][], diagnostics = { integral_mean: null as number | null, integral_std: null as number | null, n_active: null as number | null }): JsonValue {
   const d = study.parameters.length;
-  return { version: 1, method: study.method, dim: d, batchSize: study.batch_size, generation, rng: { kind: 'xoroshiro128plus', words: [1, 2, 3, 4] }, options: {}, mean, cov, diagnostics };
+  const version = getStrategy(study.method as MethodName).stateVersion;
+  return { version, method: study.method, dim: d, batchSize: study.batch_size, generation, rng: { kind: 'xoroshiro128plus', words: [1, 2, 3, 4] }, params: {}, mean, cov, diagnostics };
 }
 
 /** A trial at user-unit parameters with the matching internal point. */
@@ -41,10 +46,11 @@ let clock = 0;
 /** Distinct, increasing timestamps for hand-made records. */
 export const stamp = () => new Date(Date.UTC(2025, 0, 2, 0, 0, 0, clock++)).toISOString();
 
-/** Commit one generation (engine state + new trials) on top of whatever the study has. */
+/** Commit one generation (engine state, stored under its own version, + new trials) on top of whatever the study has. */
 export async function commit(storage: Storage, studyId: string, generation: number, state: JsonValue, newTrials: NewTrial[] = []) {
   const latest = await storage.getEngineState(studyId);
-  const res = await storage.commitGeneration(studyId, { expectedRevision: latest?.revision ?? null, generation, engineState: { version: 1, state }, newTrials, now: stamp() });
+  const version = (state as { version: number }).version;
+  const res = await storage.commitGeneration(studyId, { expectedRevision: latest?.revision ?? null, generation, engineState: { version, state }, newTrials, now: stamp() });
   if (!res.committed) throw new Error(`commit failed: ${res.reason}`);
   return res.trialIds;
 }

@@ -138,6 +138,14 @@ describe('prior.from_study', () => {
     expect(s.prior.source).toMatchObject({ from: 'study', top_fraction: 0.1, points: 2, observations_copied: 0 });
   });
 
+  it('a maximising source: the best trials are those of the largest values', async () => {
+    const src = await sourceStudy(app, {}, { direction: 'maximize' });
+    const trials = (await app.inject({ method: 'GET', url: `/v1/studies/${src}/trials?page_size=100` })).json().trials as { state: string; value: number; parameters: { x: number } }[];
+    const top = trials.filter((t) => t.state === 'COMPLETED').sort((p, q) => q.value - p.value).slice(0, 3);
+    const s = (await create({ name: 'warm', direction: 'maximize', parameters: params, prior: { from_study: { study_id: src, top_fraction: 0.25 } } })).json();
+    expect(s.prior.mean[0]).toBeCloseTo(top.reduce((acc, t) => acc + t.parameters.x, 0) / 3, 10);
+  });
+
   it('a mismatch of names, scales or direction, or a source without results, is a 400 naming it', async () => {
     const src = await sourceStudy(app);
     const res = await create({ name: 'bad', direction: 'maximize', parameters: [{ name: 'x', scale: 'log', bounds: [1, 5] }, { name: 'z', bounds: [0, 1] }], prior: { from_study: { study_id: src } } });

@@ -5,6 +5,7 @@
  */
 import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
+import { engineY, type Direction } from './codec.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
 import { isCategorical, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
 import type { CreateStudyInput, NumericParameterInput, PriorInput, PriorSource } from './study-request.js';
@@ -87,7 +88,7 @@ export function resolveFromPoints(input: CreateStudyInput, pts: Record<string, n
 /** The source study as the warm start needs it. */
 export interface SourceStudy {
   id: string;
-  direction: 'minimize' | 'maximize';
+  direction: Direction;
   parameters: readonly ParameterSpec[];
   completed: readonly TrialRecord[];
 }
@@ -130,8 +131,9 @@ export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, sourc
   const valued = source.completed.filter((t) => t.value !== null && Number.isFinite(t.value));
   if (valued.length < 2) errors.push({ path: '/prior/from_study/study_id', message: `the source study has ${valued.length} completed trials; at least 2 are needed` });
   if (errors.length > 0) throw new ValidationError(errors);
-  const sign = source.direction === 'maximize' ? -1 : 1;
-  const ranked = [...valued].sort((a, b) => sign * (a.value! - b.value!) || a.trialId - b.trialId);
+  // Best first in the source's direction: by the y the engine minimises (the codec's one sign).
+  const y = (t: TrialRecord) => engineY(source.direction, t.value!);
+  const ranked = [...valued].sort((a, b) => y(a) - y(b) || a.trialId - b.trialId);
   const k = Math.min(ranked.length, Math.max(2, Math.ceil(gamma * ranked.length)));
   const clip = (p: NumericParameterInput, v: number) => (p.bounds ? Math.min(Math.max(v, p.bounds[0]), p.bounds[1]) : v);
   // The source's parameters matched these numeric ones by name and type (matchParameters), so its values are numbers.
