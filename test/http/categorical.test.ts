@@ -35,8 +35,8 @@ const mixed = (overrides: Record<string, unknown> = {}) => ({
 const create = (body: unknown) => t.app.inject({ method: 'POST', url: '/v1/studies', payload: body as Record<string, unknown> });
 
 describe('creating a study with categorical parameters', () => {
-  it('at least random, bo and pibo accept them', () => {
-    expect(SUPPORTING).toEqual(expect.arrayContaining(['random', 'bo', 'pibo']));
+  it('at least random, bo, pibo and cmaes accept them', () => {
+    expect(SUPPORTING).toEqual(expect.arrayContaining(['random', 'bo', 'pibo', 'cmaes']));
   });
 
   it('echoes each categorical parameter with its effective prior (uniform by default), the joint prior over the numeric ones', async () => {
@@ -109,7 +109,7 @@ describe('creating a study with categorical parameters', () => {
 
 describe.each(SUPPORTING)('the loop with categorical parameters (%s)', (method) => {
   it('hands out choices, takes observations by choice, reports, and survives export and import', async () => {
-    const body = mixed({ method, options: method === 'random' ? {} : { candidates: 200, mc_samples: 32 } });
+    const body = mixed({ method, options: method === 'bo' || method === 'pibo' ? { candidates: 200, mc_samples: 32 } : {} });
     const id: string = (await create(body)).json().id;
     const f = (p: Record<string, unknown>) => (p.optimizer === 'sgd' ? 0 : 1) + (p.layers === 2 ? 0 : 0.5) + Math.log10(p.lr as number) ** 2 / 10 + (p.x as number) ** 2;
     for (let g = 0; g < 4; g++) {

@@ -27,6 +27,7 @@ import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 import {
   NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, orderBestFirst, positiveOption, zerosVec,
 } from './es-utils.js';
+import { askCatCma, initCatCma, tellCatCma, type AsngState } from './catcma.js';
 
 /** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
 export const CMAES_STATE_VERSION = 2;
@@ -55,6 +56,8 @@ export interface CmaesState extends BaseState {
   p_c: number[];
   /** Points handed out since the last tell, to tell genuine samples from injected ones. */
   asked: number[][];
+  /** With categorical parameters (CatCMA, catcma.ts): ASNG's step-size state; absent otherwise. */
+  asng?: AsngState;
 }
 
 /** The static strategy parameters of Table 1 for dimension n and population λ. */
@@ -146,11 +149,14 @@ export function cmaStart(spec: InitSpec, method: string, params: CmaParams): Pic
 
 function init(spec: InitSpec, rng: Rng): CmaesState {
   const params = cmaParams(checkedOptions('cmaes', CMA_OPTIONS, spec.options));
-  const start = cmaStart(spec, 'cmaes', params);
-  return {
-    version: CMAES_STATE_VERSION, method: 'cmaes', dim: spec.dim, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), params, diagnostics: { ...NO_DIAGNOSTICS }, ...start, asked: [],
+  const base = {
+    version: CMAES_STATE_VERSION, method: 'cmaes' as const, dim: spec.dim, batchSize: spec.batchSize, generation: 0,
+    rng: rng.state(), params, diagnostics: { ...NO_DIAGNOSTICS },
   };
+  // Categorical parameters: CatCMA (catcma.ts, ALGORITHM.md §27).
+  if (spec.categories?.length) return initCatCma(spec, params, base);
+  const start = cmaStart(spec, 'cmaes', params);
+  return { ...base, ...start, asked: [] };
 }
 
 /** The CMA-ES part of a state: what sampling and one update read (lq-CMA-ES shares it). */
@@ -187,7 +193,8 @@ export function cmaSample(core: CmaCore, rng: Rng, count: number): number[][] {
   return points;
 }
 
-function ask(state: CmaesState, _ctx: AskContext, count: number): AskResult<CmaesState> {
+function ask(state: CmaesState, ctx: AskContext, count: number): AskResult<CmaesState> {
+  if (state.categorical) return askCatCma(state, ctx, count);
   checkCount(count, 'cmaes');
   const rng = Rng.fromState(state.rng);
   const points = cmaSample(state, rng, count);
@@ -196,6 +203,7 @@ function ask(state: CmaesState, _ctx: AskContext, count: number): AskResult<Cmae
 }
 
 function tell(state: CmaesState, ctx: TellContext): CmaesState {
+  if (state.categorical) return tellCatCma(state, ctx);
   checkBatch(ctx.batch, state.dim, 'cmaes');
   const base = { ...state, generation: state.generation + 1, asked: [] as number[][] };
   if (ctx.batch.length < 2) return base; // one point cannot be ranked: nothing to learn
@@ -288,6 +296,7 @@ export const cmaes: StrategyDescriptor<CmaesState> = {
   defaults: () => ({ sigma0: 1, active: true }),
   minBatch: MIN_BATCH,
   usesBox: false,
+  categorical: true,
   stateVersion: CMAES_STATE_VERSION,
   migrate: (stored) => migrateOptionsState<CmaesState>('cmaes', CMAES_STATE_VERSION, stored, cmaParams),
   init,
