@@ -1,7 +1,7 @@
 /**
  * bench:mixed — categorical parameters against Optuna's TPE sampler and random search.
  *
- *   npm run bench:mixed -- [--functions 1,8,15,21] [--seeds 5] [--budget 40] [--methods random,bo,pibo,tpe]
+ *   npm run bench:mixed -- [--functions 1,8,15,21] [--seeds 5] [--budget 40] [--methods random,bo,pibo,cmaes,tpe]
  *                          [--sklearn] [--sklearn-seeds 3] [--sklearn-budget 30] [--out DIR]
  *
  * Synthetic problems (documented construction): BBOB function f (bbob.ts, instance = seed + 1) in
@@ -11,8 +11,8 @@
  * (seeded), so a choice's index carries no order: f_mixed(u, c) = f([u, level(π(c))]) − f_opt.
  * Continuous parameters have bounds [−5, 5] (the default prior N(0, 2.5²)); choices are the labels
  * "c0" … "c4" with the uniform prior. Every method gets the same problems and budget; the service's
- * methods run through the engine exactly as the server drives it (initSpec, ask, handOut, tell, batch
- * size 1), TPE (Optuna's defaults, seeded) through bench/peers/tpe_mixed_runner.py, which proposes
+ * methods run through the engine exactly as the server drives it (initSpec, ask, handOut, tell; batch
+ * size 1 for random, BO and πBO, CMA-ES's default λ for cmaes, i.e. CatCMA), TPE (Optuna's defaults, seeded) through bench/peers/tpe_mixed_runner.py, which proposes
  * points and gets these values over a pipe. Reported: f − f_opt of the best evaluation at the budget.
  *
  * Real task (--sklearn): scikit-learn's SVC on the digits data (kernel choice, log C, log gamma;
@@ -57,7 +57,7 @@ function parseArgs(argv: string[]): Args {
     functions: get('functions', '1,8,15,21').split(',').map(Number),
     seeds: Number(get('seeds', '5')),
     budget: Number(get('budget', '40')),
-    methods: get('methods', 'random,bo,pibo,tpe').split(','),
+    methods: get('methods', 'random,bo,pibo,cmaes,tpe').split(','),
     dc: Number(get('dc', '2')),
     m: Number(get('m', '2')),
     K: Number(get('k', '5')),
@@ -85,6 +85,9 @@ export function mixedProblem(fn: number, dc: number, m: number, K: number, insta
   return { f, fOpt: p.optimum };
 }
 
+/** Batch size: 1 (sequential) for random, BO and πBO; CMA-ES's default λ = 4 + ⌊3 ln D⌋ (it ranks a generation). */
+const batchOf = (method: MethodName, D: number) => (getStrategy(method).minBatch > 1 ? 4 + Math.floor(3 * Math.log(D)) : 1);
+
 function studySpec(args: Args, method: MethodName): StudySpecInput {
   return {
     name: 'mixed',
@@ -94,7 +97,7 @@ function studySpec(args: Args, method: MethodName): StudySpecInput {
       ...Array.from({ length: args.m }, (_, j) => ({ name: `c${j}`, type: 'categorical' as const, choices: Array.from({ length: args.K }, (_, a) => `c${a}`) })),
     ],
     method,
-    batch_size: 1,
+    batch_size: batchOf(method, args.dc + args.m),
     options: {},
     lease_seconds: 600,
     metadata: {},
@@ -109,7 +112,7 @@ function runService(args: Args, method: MethodName, f: (u: number[], c: number[]
   const space = searchSpace(eff.parameters, eff.prior);
   const options = resolveOptions(method, space.parameters.length, {});
   const strategy = getStrategy(method);
-  let state: BaseState = strategy.init(initSpec(method, 1, options, space), Rng.fromSeed(seed));
+  let state: BaseState = strategy.init(initSpec(method, spec.batch_size, options, space), Rng.fromSeed(seed));
   const history: Observation[] = [];
   const values: number[] = [];
   while (values.length < args.budget) {

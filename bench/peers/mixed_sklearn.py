@@ -47,14 +47,19 @@ SPACE = [
 
 def run_service(url, method, seed, budget):
     c = probnes_client.Client(url)
-    study = c.create_study({"name": f"svc-{method}-{seed}", "parameters": SPACE, "method": method, "batch_size": 1, "seed": seed})
+    # CMA-ES ranks a generation: its default λ = 4 + ⌊3 ln 3⌋ = 7; the others one point at a time.
+    batch = 7 if method == "cmaes" else 1
+    study = c.create_study({"name": f"svc-{method}-{seed}", "parameters": SPACE, "method": method, "batch_size": batch, "seed": seed})
     values, params = [], []
-    for _ in range(budget):
-        trial = c.suggest(study["id"], count=1, client_id="bench")["trials"][0]
-        v = objective(trial["parameters"])
-        c.observe(study["id"], [{"trial_id": trial["trial_id"], "value": v}])
-        values.append(v)
-        params.append(trial["parameters"])
+    while len(values) < budget:
+        trials = c.suggest(study["id"], count=min(batch, budget - len(values)), client_id="bench")["trials"]
+        obs = []
+        for trial in trials:
+            v = objective(trial["parameters"])
+            obs.append({"trial_id": trial["trial_id"], "value": v})
+            values.append(v)
+            params.append(trial["parameters"])
+        c.observe(study["id"], obs)
     return values, params
 
 
@@ -76,7 +81,7 @@ def run_tpe(seed, budget):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
-    ap.add_argument("--methods", default="random,bo,pibo,tpe")
+    ap.add_argument("--methods", default="random,bo,pibo,cmaes,tpe")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--budget", type=int, default=30)
     a = ap.parse_args()
