@@ -372,6 +372,7 @@ export interface paths {
                          *     - `bo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20])
                          *     - `pibo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20]), `beta` (number in [0, 1000])
                          *     - `random`: no options
+                         * @default {}
                          */
                         options?: {
                             [key: string]: number | string | boolean;
@@ -1980,7 +1981,7 @@ export interface paths {
                         "application/json": components["schemas"]["Study"];
                     };
                 };
-                /** @description Invalid document: `errors` lists the issues (at most 20; checking stops there), each with its JSON pointer. */
+                /** @description Invalid document: `errors` lists every issue with its JSON pointer. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2723,6 +2724,103 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "format": "probnes-study",
+         *       "version": 1,
+         *       "exported_at": "2025-01-02T08:00:00.000Z",
+         *       "study": {
+         *         "id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+         *         "name": "resnet-lr",
+         *         "direction": "minimize",
+         *         "parameters": [
+         *           {
+         *             "name": "log_lr",
+         *             "type": "float",
+         *             "scale": "linear",
+         *             "bounds": [
+         *               -8,
+         *               0
+         *             ],
+         *             "prior": {
+         *               "mean": -3,
+         *               "std": 1
+         *             }
+         *           }
+         *         ],
+         *         "prior": {
+         *           "mean": [
+         *             -3
+         *           ],
+         *           "covariance": [
+         *             [
+         *               1
+         *             ]
+         *           ],
+         *           "std": [
+         *             1
+         *           ]
+         *         },
+         *         "method": "random",
+         *         "batch_size": 1,
+         *         "options": {},
+         *         "seed": 7,
+         *         "max_trials": null,
+         *         "lease_seconds": 600,
+         *         "known_optimum": null,
+         *         "metadata": {},
+         *         "state": "ACTIVE",
+         *         "reason": null,
+         *         "generation": 1,
+         *         "created_at": "2025-01-01T12:00:00.000Z",
+         *         "updated_at": "2025-01-01T12:05:00.000Z"
+         *       },
+         *       "trials": [
+         *         {
+         *           "trial_id": 1,
+         *           "state": "COMPLETED",
+         *           "generation": 0,
+         *           "client_id": "worker-1",
+         *           "lease_expires_at": null,
+         *           "parameters": {
+         *             "log_lr": -2.5
+         *           },
+         *           "point": [
+         *             0.5
+         *           ],
+         *           "value": 0.73,
+         *           "stderr": null,
+         *           "failure_reason": null,
+         *           "late": false,
+         *           "source": "suggested",
+         *           "created_at": "2025-01-01T12:00:01.000Z",
+         *           "completed_at": "2025-01-01T12:04:00.000Z",
+         *           "updated_at": "2025-01-01T12:04:00.000Z"
+         *         }
+         *       ],
+         *       "engine_states": [
+         *         {
+         *           "generation": 1,
+         *           "revision": 3,
+         *           "version": 1,
+         *           "state": {
+         *             "method": "random",
+         *             "dim": 1,
+         *             "mean": [
+         *               0
+         *             ],
+         *             "cov": [
+         *               [
+         *                 1
+         *               ]
+         *             ],
+         *             "…": "…"
+         *           },
+         *           "created_at": "2025-01-01T12:04:00.000Z"
+         *         }
+         *       ]
+         *     }
+         */
         StudyDocumentInput: {
             /** @constant */
             format: "probnes-study";
