@@ -144,6 +144,28 @@ class RealServer(unittest.TestCase):
         self.assertIn("probnes_http_requests_total", self.c.metrics())
         self.assertEqual(self.c.healthz(), {"status": "ok"})
 
+    def test_early_stopping_with_a_trial_handle(self):
+        study = self.c.create_study({"name": "py-stop", "method": "random", "batch_size": 1, "parameters": [{"name": "x", "bounds": [0, 1]}],
+                                     "stopping": {"rule": "median", "min_steps": 1, "warmup_trials": 1}})
+        sid = study["id"]
+        self.assertEqual(study["stopping"], {"rule": "median", "min_steps": 1, "warmup_trials": 1})
+        first = self.c.trial_handle(sid, self.c.suggest(sid, 1, "a")["trials"][0], "a")
+        self.assertFalse(first.report(0, 5.0))
+        self.assertEqual(first.last["reason"], "before_min_steps")
+        self.assertFalse(first.report(1, 2.0))
+        self.assertEqual(first.last["reason"], "warming_up")
+        first.complete(2.0)
+        second = self.c.trial_handle(sid, self.c.suggest(sid, 1, "b")["trials"][0], "b")
+        self.assertIn("x", second.parameters)
+        self.assertTrue(second.report(1, 3.0))  # 3 is worse than the median 2 of the completed trial at step 1
+        self.assertEqual((second.last["reason"], second.last["median"]), ("worse_than_median", 2.0))
+        with self.assertRaises(ConflictError):
+            self.c.report(sid, second.trial_id, 1, 3.5)  # a step takes one value
+        done = second.stop(3.0)["trials"][0]
+        self.assertEqual((done["state"], done["stopped"], done["failure_reason"]), ("COMPLETED", True, "stopped_early"))
+        curves = self.c.intermediate_values(sid)["trials"]
+        self.assertEqual([[v["value"] for v in t["intermediate_values"]] for t in curves], [[5.0, 2.0], [3.0]])
+
     def test_priors_from_points_and_from_study(self):
         plain = dict(BRANIN, parameters=[{k: v for k, v in p.items() if k != "prior"} for p in BRANIN["parameters"]])
         fitted = self.c.create_study(dict(plain, name="from-points", prior=prior_from_points(
