@@ -22,6 +22,10 @@ import { getStrategy } from '../../src/engine/strategies/registry.js';
 import { generationSize, type Observation } from '../../src/engine/strategies/types.js';
 import { runPeer, PEER_XTOL_REL, type PeerName, type PeerRunner, NLOPT_RUNNER } from './bbob-peers.js';
 import { optionsFor } from './run.js';
+import { basisVariance, looScale } from '../../src/engine/gp/calibration.js';
+import { basisMatrix, toMat, type BasisKind, type GpHyper, type QuadraticMean } from '../../src/engine/gp/index.js';
+import { fromRows } from '../../src/engine/linalg/index.js';
+import { rebuildModel } from '../../src/engine/strategies/probnes-bq.js';
 
 export interface NoisySpec {
   variant: string;
@@ -55,6 +59,19 @@ export interface NoisyCheckpoint {
    * mean does not exist): what a model of the observations estimates. Calibration is scored against it.
    */
   centre_at_mean?: number | null;
+  /**
+   * ProbNES only: the GP's leave-one-out scale c (src/engine/gp/calibration.ts) of the model the estimate
+   * came from, so predicted_std·c is the calibrated standard deviation (measured here before the engine
+   * reports it).
+   */
+  loo_scale?: number | null;
+  /**
+   * ProbNES only, for a constant, linear or full-quadratic GP mean (whose span does not depend on the
+   * whitening, so the basis can be rebuilt from the stored fit): the basis coefficients' variance at μ
+   * (y units², R&W eq. 2.42) and the leave-one-out scale with β re-estimated; null for a diagonal basis.
+   */
+  basis_var?: number | null;
+  loo_scale_gls?: number | null;
 }
 
 export interface NoisyRecord {
@@ -90,11 +107,24 @@ export function runNoisyService(spec: NoisySpec & { method: MethodName }): Noisy
   const budget = spec.checkpoints[spec.checkpoints.length - 1];
   const record = (b: number): void => {
     const est = strategy.estimate ? strategy.estimate(state, history) : { predicted: null, predicted_std: null };
+    const gp = (state as { gp?: { hyper: GpHyper; X: number[][]; negYTilde: number[]; quad?: QuadraticMean | null } | null }).gp;
+    const model = gp ? rebuildModel(gp.hyper, gp.X, gp.negYTilde, gp.quad ?? null) : null;
+    const looC = model ? looScale(model) : null;
+    const kind = (state as { gp?: { basis?: BasisKind } | null }).gp?.basis ?? 'constant';
+    let basisVar: number | null = null, looGls: number | null = null;
+    if (gp && model && kind !== 'diagonal') {
+      const I = fromRows(state.mean.map((_, i) => state.mean.map((__, j) => (i === j ? 1 : 0))));
+      const centre = gp.quad?.centre ?? state.mean;
+      const H = basisMatrix(kind, model.X, centre, I);
+      const yStd = (gp as unknown as { yStd: number }).yStd;
+      basisVar = yStd ** 2 * basisVariance(model, H, toMat([state.mean]), basisMatrix(kind, toMat([state.mean]), centre, I))[0];
+      looGls = looScale(model, H);
+    }
     const xm = toX(state.mean);
     const fm = p.fTrue(xm);
     out.push({
       budget: b, evals: history.length, recommended: Math.max(0, fm - p.optimum), observed: Math.max(0, p.fTrue(bestX) - p.optimum),
-      predicted: est.predicted, predicted_std: est.predicted_std, true_at_mean: fm, centre_at_mean: p.fCentre(xm),
+      predicted: est.predicted, predicted_std: est.predicted_std, true_at_mean: fm, centre_at_mean: p.fCentre(xm), loo_scale: looC, basis_var: basisVar, loo_scale_gls: looGls,
     });
   };
   let next = 0;
@@ -161,7 +191,10 @@ const sci = (x: number): string => (Number.isNaN(x) ? '–' : x === 0 ? '0' : x.
 const pct = (x: number): string => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
 
 /** The calibration of a set of checkpoints with estimates: below-minimum count, z-scores and coverage. */
-export function calibration(cps: readonly NoisyCheckpoint[], fOpt: (i: number) => number): { n: number; below: number; cover95: number; medianAbsZ: number } {
+/** How the standard deviation is formed: as reported, × the LOO scale, with the basis variance, with both (GLS LOO). */
+export type StdForm = 'reported' | 'loo' | 'basis' | 'basis-loo';
+
+export function calibration(cps: readonly NoisyCheckpoint[], fOpt: (i: number) => number, form: StdForm = 'reported'): { n: number; below: number; cover95: number; medianAbsZ: number } {
   const zs: number[] = [];
   let below = 0, n = 0;
   cps.forEach((c, i) => {
@@ -169,7 +202,9 @@ export function calibration(cps: readonly NoisyCheckpoint[], fOpt: (i: number) =
     if (c.predicted === null || target === null) return;
     n++;
     if (c.predicted < fOpt(i)) below++;
-    const s = c.predicted_std ?? 0;
+    const sd = c.predicted_std ?? 0;
+    if ((form === 'basis' || form === 'basis-loo') && (c.basis_var === null || c.basis_var === undefined)) return;
+    const s = form === 'reported' ? sd : form === 'loo' ? sd * (c.loo_scale ?? 1) : Math.sqrt(sd * sd + c.basis_var!) * (form === 'basis-loo' ? (c.loo_scale_gls ?? 1) : 1);
     zs.push(s > 0 ? (c.predicted - target) / s : c.predicted === target ? 0 : Infinity);
   });
   return { n, below, cover95: zs.filter((z) => Math.abs(z) <= 1.96).length / Math.max(1, zs.length), medianAbsZ: median(zs.map(Math.abs)) };
@@ -221,6 +256,12 @@ export function renderNoisyReport(runs: readonly NoisyRecord[], header: string[]
     const cps = rs.map((r) => at(r, k)).filter((c): c is NoisyCheckpoint => c !== undefined);
     const c = calibration(cps, (i) => rs[i].f_opt);
     if (c.n) out.push(row([String(d), `${k}·d`, v, String(c.n), `${c.below} of ${c.n}`, pct(c.cover95), c.medianAbsZ.toFixed(2)]));
+    const forms: [StdForm, string][] = [['loo', 'std × leave-one-out scale (β fixed)'], ['basis', 'std with the basis variance'], ['basis-loo', 'std with the basis variance × leave-one-out scale (GLS)']];
+    for (const [form, what] of forms) {
+      if (!c.n || !cps.some((x) => typeof x.loo_scale === 'number')) break;
+      const s = calibration(cps, (i) => rs[i].f_opt, form);
+      if (s.n) out.push(row([String(d), `${k}·d`, `${v}, ${what}`, String(s.n), `${s.below} of ${s.n}`, pct(s.cover95), s.medianAbsZ.toFixed(2)]));
+    }
   }
   return `${out.join('\n')}\n`;
 }

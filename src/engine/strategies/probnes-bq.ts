@@ -32,6 +32,7 @@ import {
 import { type Mat, cholesky, fromRows, toRows, zeros } from '../linalg/index.js';
 import { type Rng, sampleMvn } from '../random/index.js';
 import { bqIntegral, expectedGradient, prepareBatchSelection, quadraticMoments, sampledGradient } from '../quadrature/index.js';
+import { basisVariance } from '../gp/calibration.js';
 
 export type { GpModel, QuadraticMean, BasisKind };
 
@@ -44,9 +45,9 @@ export interface Gradient {
  * The GP at fixed hyperparameters (ask and estimate rebuild it from the stored MAP); with a basis
  * mean `quad`, the residual GP fitted to −ỹ − quad(X) with a zero constant.
  */
-export function rebuildModel(hyper: GpHyper, X: number[][], negYTilde: number[], quad: QuadraticMean | null = null): GpModel {
-  if (!quad) return buildModel(toMat(X), negYTilde, hyper);
-  return buildModel(toMat(X), negYTilde.map((v, j) => v - evalQuadratic(quad, X[j])), { ...hyper, constant: 0 });
+export function rebuildModel(hyper: GpHyper, X: number[][], negYTilde: number[], quad: QuadraticMean | null = null, knownNoise: number[] | null = null): GpModel {
+  if (!quad) return buildModel(toMat(X), negYTilde, hyper, knownNoise);
+  return buildModel(toMat(X), negYTilde.map((v, j) => v - evalQuadratic(quad, X[j])), { ...hyper, constant: 0 }, knownNoise);
 }
 
 export interface FitOutcome {
@@ -56,6 +57,20 @@ export interface FitOutcome {
   basis: BasisKind;
   objective: number;
   fallbackReason: string | null;
+}
+
+/**
+ * The variance the basis coefficients' uncertainty adds to the residual GP's prediction at u (R&W eq.
+ * 2.42, docs/ALGORITHM.md §28), for a GP whose mean has basis `kind` around `centre`, fitted on X. The
+ * basis is rebuilt whitened by `cov`: the spans of the constant, linear and full quadratic bases do not
+ * depend on the whitening, so for them this is the fit's own term exactly; a diagonal basis was fitted
+ * whitened by the ν of its tell, and `cov` (the ν after it) makes the term an approximation.
+ */
+export function basisVarianceAt(model: GpModel, kind: BasisKind, centre: number[], X: number[][], cov: number[][], u: number[]): number {
+  const W = lowerInverse(cholesky(fromRows(cov)).L);
+  const H = basisMatrix(kind, toMat(X), centre, W);
+  const at = toMat([u]);
+  return basisVariance(model, H, at, basisMatrix(kind, at, centre, W))[0];
 }
 
 /**
@@ -81,19 +96,21 @@ export function quadraticFloor(d: number): number {
 export function fitProbnesGp(
   X: number[][],
   negYTilde: number[],
-  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; quadratic?: QuadraticSpec | null },
+  opts: { warmStart: GpHyper | null; coldStart?: boolean; restarts: number; rng: Rng; quadratic?: QuadraticSpec | null; knownNoise?: number[] | null },
 ): FitOutcome {
   const basis: BasisKind = opts.quadratic ? chooseBasis(X.length, X[0].length) : 'constant';
   const d = X[0].length;
   const priors = probnesPriors(d);
+  // Reported noise (docs/ALGORITHM.md §28): known per-point variances on top of the learned σ²_n.
+  const knownNoise = opts.knownNoise ?? null;
   if (basis === 'constant' || !opts.quadratic) {
-    const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng });
+    const fit = fitGp(X, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng, knownNoise });
     return { model: fit.model, quad: null, basis: 'constant', objective: fit.objective, fallbackReason: fit.fallbackReason };
   }
   const W = lowerInverse(cholesky(fromRows(opts.quadratic.cov)).L);
   const Xm = toMat(X);
   const H = basisMatrix(basis, Xm, opts.quadratic.centre, W);
-  const fit = fitGp(Xm, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng, basis: H });
+  const fit = fitGp(Xm, negYTilde, { priors, warmStart: opts.warmStart, coldStart: opts.coldStart, restarts: opts.restarts, rng: opts.rng, basis: H, knownNoise });
   const quad = quadraticFromBasis(basis, fit.beta!, opts.quadratic.centre, W);
   return { model: fit.model, quad, basis, objective: fit.objective, fallbackReason: fit.fallbackReason };
 }

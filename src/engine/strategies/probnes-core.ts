@@ -31,6 +31,7 @@ import {
   integralMoments,
   predictAt,
   rebuildModel,
+  basisVarianceAt,
   sampledGradientRows,
   selectBatch,
   sampleFrom,
@@ -100,7 +101,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
     if (p.acquisition === 'batch-bq' && state.gp !== null) {
       // Pending points join U_A (no y needed); μ counts as pending when it is in this batch.
       const pending = [...ctx.pending.map((x) => x.slice()), ...points];
-      const model = rebuildModel(state.gp.hyper, state.gp.X, state.gp.negYTilde);
+      const model = rebuildModel(state.gp.hyper, state.gp.X, state.gp.negYTilde, null, state.gp.knownNoise ?? null);
       points.push(...selectBatch(model, state.mean, state.cov, pending, nSelect, p.candidates, rng, { size: p.candidatePool, selection: p.poolSelection }));
     } else {
       // acquisition "none", or the initial design before any GP exists: i.i.d. draws from ν.
@@ -209,7 +210,9 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const coldStart = !warm || (every > 0 && state.generation % every === 0);
   // The default profile's mean function: a quadratic basis whitened by the current ν (ALGORITHM.md §14).
   const meanSpec = p.meanFunction === 'quadratic' ? { centre: state.mean, cov: state.cov } : null;
-  const fit = fitProbnesGp(X, negYTilde, { warmStart: warm, coldStart, restarts: p.gpRestarts, rng, quadratic: meanSpec });
+  // Reported standard errors (docs/ALGORITHM.md §28): known noise variances in the standardised units.
+  const knownNoise = reportedNoise(idx.map((j) => history[j].stderr), st.yStd);
+  const fit = fitProbnesGp(X, negYTilde, { warmStart: warm, coldStart, restarts: p.gpRestarts, rng, quadratic: meanSpec, knownNoise });
   // §3: expected (closed-form) or sampled gradient of E_ν[−ỹ] in (μ, Σ).
   const grad =
     p.gradient === 'sampled'
@@ -256,6 +259,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
       negYTilde,
       quad: fit.quad,
       basis: fit.basis,
+      ...(knownNoise ? { knownNoise } : {}),
       activeIdx: idx,
       yMean: st.yMean,
       yStd: st.yStd,
@@ -270,8 +274,21 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
 function estimate(state: ProbnesState): Estimate {
   if (!state.gp) return { predicted: null, predicted_std: null };
   const g = state.gp;
-  const p = predictAt(rebuildModel(g.hyper, g.X, g.negYTilde, g.quad), state.mean, g.quad);
-  return { predicted: finiteOrNull(g.yMean - g.yStd * p.mean), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(p.variance, 0))) };
+  const model = rebuildModel(g.hyper, g.X, g.negYTilde, g.quad, g.knownNoise ?? null);
+  const p = predictAt(model, state.mean, g.quad);
+  // §28: with a basis mean the coefficients' uncertainty is part of the prediction's (R&W eq. 2.42).
+  const variance = Math.max(p.variance, 0) + (g.quad ? Math.max(basisVarianceAt(model, g.basis, g.quad.centre, g.X, state.cov, state.mean), 0) : 0);
+  return { predicted: finiteOrNull(g.yMean - g.yStd * p.mean), predicted_std: finiteOrNull(g.yStd * Math.sqrt(variance)) };
+}
+
+/**
+ * The active points' reported standard errors as known noise variances of the standardised targets,
+ * (stderr/yStd)², or null when none reported one (the GP is then exactly the one without reported noise).
+ * A missing, null, negative or non-finite stderr counts as none (0).
+ */
+function reportedNoise(stderrs: readonly (number | null | undefined)[], yStd: number): number[] | null {
+  if (!stderrs.some((s) => typeof s === 'number' && s > 0 && Number.isFinite(s))) return null;
+  return stderrs.map((s) => (typeof s === 'number' && s > 0 && Number.isFinite(s) ? (s / yStd) ** 2 : 0));
 }
 
 /**

@@ -34,6 +34,11 @@ export interface StoredGp {
   /** Standardisation over the active set: y = yMean + yStd·ỹ. */
   yMean: number;
   yStd: number;
+  /**
+   * Known noise variances of the active points, standardised (reported stderr²/yStd², ALGORITHM.md §28);
+   * absent when no active point reported one (and in states stored before it existed).
+   */
+  knownNoise?: number[];
   /** MAP objective of the kept fit, and why the prior modes were used if every start failed (§2). */
   objective: number;
   fallbackReason: string | null;

@@ -41,6 +41,11 @@ export interface InitSpec {
 export interface Observation {
   x: number[];
   y: number;
+  /**
+   * The standard error of y the user reported with it (y's units), if any. The ProbNES methods add
+   * its square to the GP's noise at that point (ALGORITHM.md §28); the other methods ignore it.
+   */
+  stderr?: number | null;
 }
 
 export interface AskContext {
