@@ -148,7 +148,10 @@ export class TrialsRepo {
       params[name] = v;
       return `@${name}`;
     });
-    const rows = this.db.prepare<Record<string, unknown>, TrialRow>(`SELECT * FROM trials WHERE study_id = @study_id AND trial_id > @after ${where} ORDER BY trial_id LIMIT @limit`).all(params);
+    // With a filter, the (study, state, trial id) index: ordered by trial id, SQLite's planner would
+    // otherwise walk the primary key from the cursor and skip every trial in another state.
+    const source = where ? 'trials INDEXED BY trials_study_state_id' : 'trials';
+    const rows = this.db.prepare<Record<string, unknown>, TrialRow>(`SELECT * FROM ${source} WHERE study_id = @study_id AND trial_id > @after ${where} ORDER BY trial_id LIMIT @limit`).all(params);
     const more = rows.length > q.limit;
     const items = (more ? rows.slice(0, q.limit) : rows).map(toTrial);
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
