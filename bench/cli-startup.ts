@@ -8,7 +8,9 @@
  * CPU is read from /proc/self/stat (cutime + cstime of waited-for children, Linux), so a command's
  * own child processes count too. Median of --runs runs (default 7).
  *
- *   npm run bench:cli [-- --runs 7]
+ * With --out DIR it also writes DIR/results.md (the table) and DIR/runs.jsonl.gz (every timed run).
+ *
+ *   npm run bench:cli [-- --runs 7] [--out bench-results/published/<date>-cli-startup]
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin/probnes.js');
@@ -59,7 +62,7 @@ function run(mode: 'bin' | 'tsx', argv: string[], env: NodeJS.ProcessEnv): numbe
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function main(): void {
-  const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' } } });
+  const { values } = parseArgs({ options: { runs: { type: 'string', default: '7' }, out: { type: 'string' } } });
   const runs = Number(values.runs);
   if (!fs.existsSync('/proc/self/stat')) throw new Error('bench:cli reads CPU times from /proc (Linux)');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-bench-cli-'));
@@ -68,21 +71,32 @@ function main(): void {
     // Three keys to list, and the bundle built (the first run after a source change builds it).
     for (const tenant of ['acme', 'beta', 'gamma']) run('bin', ['keys', 'create', '--tenant', tenant], env);
     run('bin', ['--help'], env);
-    console.log(`probnes startup CPU (user + system, s), median of ${runs} runs; ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
-    console.log('| command | bin (bundle) | tsx | tsx / bin | bin < 0.3 s |');
-    console.log('|---|---|---|---|---|');
+    const lines: string[] = [];
+    const say = (l: string) => (console.log(l), lines.push(l));
+    const records: { command: string; mode: 'bin' | 'tsx'; run: number; cpu_s: number }[] = [];
+    say(`probnes startup CPU (user + system, s), median of ${runs} runs; ${os.cpus().length} CPUs, load average ${os.loadavg()[0]!.toFixed(1)}`);
+    say('');
+    say('| command | bin (bundle) | tsx | tsx / bin | bin < 0.3 s |');
+    say('|---|---|---|---|---|');
     let failed = 0;
     for (const argv of COMMANDS) {
       const bin: number[] = [], tsx: number[] = [];
       for (let i = 0; i < runs; i++) {
         bin.push(run('bin', argv, env));
         tsx.push(run('tsx', argv, env));
+        records.push({ command: argv.join(' '), mode: 'bin', run: i, cpu_s: bin[i]! }, { command: argv.join(' '), mode: 'tsx', run: i, cpu_s: tsx[i]! });
       }
       const b = median(bin), t = median(tsx);
       if (b >= TARGET_S) failed++;
-      console.log(`| probnes ${argv.join(' ')} | ${b.toFixed(2)} | ${t.toFixed(2)} | ${(t / Math.max(b, 0.01)).toFixed(1)} | ${b < TARGET_S ? 'yes' : 'NO'} |`);
+      say(`| probnes ${argv.join(' ')} | ${b.toFixed(2)} | ${t.toFixed(2)} | ${(t / Math.max(b, 0.01)).toFixed(1)} | ${b < TARGET_S ? 'yes' : 'NO'} |`);
     }
-    console.log(failed === 0 ? `every command under ${TARGET_S} s of CPU` : `${failed} command(s) at or over ${TARGET_S} s of CPU`);
+    say('');
+    say(failed === 0 ? `every command under ${TARGET_S} s of CPU` : `${failed} command(s) at or over ${TARGET_S} s of CPU`);
+    if (values.out) {
+      fs.mkdirSync(values.out, { recursive: true });
+      fs.writeFileSync(path.join(values.out, 'results.md'), `${lines.join('\n')}\n`);
+      fs.writeFileSync(path.join(values.out, 'runs.jsonl.gz'), gzipSync(records.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+    }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -292,10 +292,12 @@ export async function studyPage() {
       parallelCoordinates($('#plot-parallel'), study, trials);
       if (!view.table) view.table = new TrialTable($('#trials-box'), study);
       view.table.setTrials(trials);
+      // The model's views come from the engine (a GP fit for methods without one): drawn when they
+      // arrive, without holding up the rest of the page.
       if (!view.modelReady) {
         setupModel(view);
         view.modelReady = true;
-        await view.drawModel();
+        void view.drawModel();
       } else if (newGeneration && $('#generation')) {
         // Follow the newest generation only when the slider was on the newest one.
         const s = $('#generation');
@@ -303,7 +305,7 @@ export async function studyPage() {
         s.max = String(study.generation);
         if (atEnd) {
           s.value = s.max;
-          await view.drawModel();
+          void view.drawModel();
         }
       }
       const live = study.state === 'ACTIVE' && !idle;

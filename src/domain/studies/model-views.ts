@@ -17,7 +17,7 @@
  * Cost is bounded: at most MAX_VIEW_POINTS training points (the most recent) and GRID_MAX_N² grid
  * points, computed in the engine pool (off the event loop).
  */
-import type { MethodName, ModelViewResult, ModelViewTask, StoredViewGp, ViewModelSpec } from '../../engine/index.js';
+import type { GpHyper, MethodName, ModelViewResult, ModelViewTask, StoredViewGp, ViewModelSpec } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
 import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
@@ -29,6 +29,8 @@ import { searchSpace, toInternal, vectorFromNamed, type SearchSpace } from './tr
 
 /** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
 export const MAX_VIEW_POINTS = 300;
+/** Fits of GPs for views kept (hyperparameters only), so the grid and importance of one generation fit once. */
+const FIT_CACHE_SIZE = 200;
 /** Grid points per axis: at most GRID_MAX_N² predictions per request. */
 export const GRID_MAX_N = 60;
 export const GRID_DEFAULT_N = 30;
@@ -92,6 +94,9 @@ const BO_METHODS: readonly MethodName[] = ['bo', 'pibo'];
 const Z95 = 1.959963984540054;
 
 export class ModelViews {
+  /** Hyperparameters of GPs fitted for views, by study, generation and the exact points fitted. */
+  private readonly fits = new Map<string, GpHyper>();
+
   constructor(private readonly deps: { storage: Storage; engine: EngineRunner }) {}
 
   async grid(tenantId: string, studyId: string, q: GridQuery): Promise<GridView> {
@@ -129,7 +134,7 @@ export class ModelViews {
         points.push(toInternal(space, v));
       }
     }
-    const result = await this.run({ view: 'grid', model: ctx.model, points });
+    const result = await this.run({ view: 'grid', model: ctx.model, points }, ctx.fitKey);
     if (result.view !== 'grid') throw new Error('model view: unexpected result');
     const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
     delete fixed[px.name];
@@ -165,7 +170,7 @@ export class ModelViews {
     const ctx = await this.context(tenantId, studyId, q.generation);
     const d = ctx.space.numeric.length;
     const L0 = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ctx.space.L0.data[i * d + j]!));
-    const result = await this.run({ view: 'importance', model: ctx.model, L0 });
+    const result = await this.run({ view: 'importance', model: ctx.model, L0 }, ctx.fitKey);
     if (result.view !== 'importance') throw new Error('model view: unexpected result');
     const imp = result.importance;
     const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
@@ -191,9 +196,15 @@ export class ModelViews {
     };
   }
 
-  private async run(task: ModelViewTask): Promise<ModelViewResult> {
-    const { result } = await this.deps.engine.run({ op: 'model-view', task });
+  private async run(task: ModelViewTask, fitKey: string | null): Promise<ModelViewResult> {
+    const cached = fitKey === null ? undefined : this.fits.get(fitKey);
+    const model = cached ? { ...task.model, fittedHyper: cached } : task.model;
+    const { result } = await this.deps.engine.run({ op: 'model-view', task: { ...task, model } as ModelViewTask });
     if (result.op !== 'model-view') throw new Error('model view: unexpected engine result');
+    if (fitKey !== null && result.view.fitted && !cached) {
+      if (this.fits.size >= FIT_CACHE_SIZE) this.fits.delete(this.fits.keys().next().value!);
+      this.fits.set(fitKey, result.view.fitted);
+    }
     return result.view;
   }
 
@@ -216,7 +227,9 @@ export class ModelViews {
     const owns = methodGp(study.method, state);
     const data = all.filter((t) => until(t, owns ? state.createdAt : (next?.createdAt ?? null))).slice(-MAX_VIEW_POINTS);
     const { model, source, nPoints } = viewModel(study, space, state, data);
-    return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, inModel: new Set(data.map((t) => t.trialId)) };
+    // The same points (ids and values) give the same fit: the key names them all.
+    const fitKey = source === 'fitted' ? `${studyId}\u0000${state.generation}\u0000${data.map((t) => `${t.trialId}:${t.value}`).join(',')}` : null;
+    return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, fitKey, inModel: new Set(data.map((t) => t.trialId)) };
   }
 }
 

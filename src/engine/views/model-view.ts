@@ -49,15 +49,18 @@ export interface ViewModelSpec {
   stored: StoredViewGp | null;
   /** Internal coordinates and engine y of the study's completed points (used when `stored` is null). */
   data?: { U: number[][]; y: number[] } | null;
+  /** With `data`: hyperparameters of an earlier fit to the same data, used as they are (no refit). */
+  fittedHyper?: GpHyper | null;
 }
 
 export type ModelViewTask =
   | { view: 'grid'; model: ViewModelSpec; points: number[][] }
   | { view: 'importance'; model: ViewModelSpec; L0: number[][] };
 
+/** `fitted`: the hyperparameters of the GP fitted for the view (null when the method's own was used). */
 export type ModelViewResult =
-  | { view: 'grid'; mean: number[]; std: number[] }
-  | { view: 'importance'; importance: ImportanceResult };
+  | { view: 'grid'; mean: number[]; std: number[]; fitted: GpHyper | null }
+  | { view: 'importance'; importance: ImportanceResult; fitted: GpHyper | null };
 
 export interface ParameterLengthscale {
   /** ℓ_t,i: the kernel's length scale along parameter i, in the parameter's scale t. */
@@ -83,6 +86,7 @@ interface ViewGp {
   yScale: number;
   /** GP targets after the basis mean, as the constant-mean GP `model` saw them. */
   residual: number[];
+  fitted?: GpHyper;
 }
 
 /** The GP to show: rebuilt at the stored hyperparameters, or a MAP fit to the data (ALGORITHM.md §2 priors). */
@@ -99,8 +103,8 @@ function viewGp(spec: ViewModelSpec): ViewGp {
   const Z = data.U.map((u) => toZ(spec, u));
   const { yTilde, yMean, yStd } = standardise(data.y);
   const d = Z[0].length;
-  const fit = fitGp(Z, yTilde, { priors: probnesPriors(d) });
-  return { model: fit.model, quad: null, priors: 'probnes', yOffset: yMean, yScale: yStd, residual: yTilde };
+  const model = spec.fittedHyper ? buildModel(toMat(Z), yTilde, spec.fittedHyper) : fitGp(Z, yTilde, { priors: probnesPriors(d) }).model;
+  return { model, quad: null, priors: 'probnes', yOffset: yMean, yScale: yStd, residual: yTilde, fitted: model.hyper };
 }
 
 function toZ(spec: ViewModelSpec, u: ArrayLike<number>): number[] {
@@ -108,13 +112,13 @@ function toZ(spec: ViewModelSpec, u: ArrayLike<number>): number[] {
 }
 
 /** Posterior mean and latent std of y at `points` (internal coordinates), in engine y units. */
-function gridView(spec: ViewModelSpec, points: number[][]): { mean: number[]; std: number[] } {
+function gridView(spec: ViewModelSpec, points: number[][]): { mean: number[]; std: number[]; fitted: GpHyper | null } {
   const gp = viewGp(spec);
   const Z = points.map((u) => toZ(spec, u));
   const p = predict(gp.model, Z);
   const mean = Z.map((z, j) => gp.yOffset + gp.yScale * (p.mean[j] + (gp.quad ? evalQuadratic(gp.quad, z) : 0)));
   const std = Z.map((_, j) => Math.abs(gp.yScale) * Math.sqrt(p.variance[j]));
-  return { mean, std };
+  return { mean, std, fitted: gp.fitted ?? null };
 }
 
 /**
@@ -124,7 +128,7 @@ function gridView(spec: ViewModelSpec, points: number[][]): { mean: number[]; st
  * By the delta method, ∂ log ℓ_t,i/∂ log ℓ_u,j = w_ij = (L0⁻¹)_ji²/ℓ_u,j² / P_ii (the w_i sum to 1),
  * so Var(log ℓ_t,i) = w_iᵀ C w_i with C the Laplace covariance of log ℓ (laplace.ts).
  */
-function importanceView(spec: ViewModelSpec, L0rows: number[][]): ImportanceResult {
+function importanceView(spec: ViewModelSpec, L0rows: number[][]): ImportanceResult & { fitted: GpHyper | null } {
   const gp = viewGp(spec);
   const d = gp.model.X.cols;
   if (L0rows.length !== d) throw new InvalidInputError(`L0 must be ${d}×${d}`);
@@ -146,10 +150,11 @@ function importanceView(spec: ViewModelSpec, L0rows: number[][]): ImportanceResu
     const priorStd = Math.sqrt(L0rows[i].reduce((s, v) => s + v * v, 0));
     return { lengthscale: 1 / Math.sqrt(Pii), logSd, priorStd };
   });
-  return { parameters, uncertainty: C.kind, n: gp.model.X.rows };
+  return { parameters, uncertainty: C.kind, n: gp.model.X.rows, fitted: gp.fitted ?? null };
 }
 
 export function runModelView(task: ModelViewTask): ModelViewResult {
   if (task.view === 'grid') return { view: 'grid', ...gridView(task.model, task.points) };
-  return { view: 'importance', importance: importanceView(task.model, task.L0) };
+  const { fitted, ...importance } = importanceView(task.model, task.L0);
+  return { view: 'importance', importance, fitted };
 }

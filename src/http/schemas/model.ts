@@ -38,7 +38,7 @@ export const GridSchema = z
     x: Axis,
     y: Axis,
     mean: z.array(z.array(z.number())).describe('Posterior mean of the objective in the study\'s units, mean[iy][ix].'),
-    std: z.array(z.array(z.number())).describe('Posterior standard deviation of the objective (latent, without observation noise), std[iy][ix].'),
+    std: z.array(z.array(z.number())).describe('Posterior standard deviation of the objective (the GP\'s latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix].'),
     fixed: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).describe('Where the other parameters are held: the search distribution\'s mean (a categorical parameter at its most probable choice).'),
     distribution: z.object({
       mean: z.array(z.number()).length(2).describe('The search distribution\'s mean of (x, y), user units.'),
