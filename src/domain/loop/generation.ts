@@ -61,7 +61,7 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
         op: 'tell',
         method: snap.study.method,
         state: snap.engine,
-        ctx: { batch: batch.map((t) => ({ x: t.point!, y: snap.y(t.value!) })), history },
+        ctx: { batch: batch.map((t) => (t.stderr === null ? { x: t.point!, y: snap.y(t.value!) } : { x: t.point!, y: snap.y(t.value!), stderr: t.stderr })), history },
       },
       callerOf(snap),
     );

@@ -30,6 +30,8 @@ export interface CompletedPoint {
   completedAt: string;
   point: number[] | null;
   value: number;
+  /** The standard error reported with the value, or null (the ProbNES methods use it: ALGORITHM.md §28). */
+  stderr: number | null;
   /** As handed out, in user units (what no-repeat.ts compares). */
   parameters: Readonly<Record<string, ParameterValue>>;
 }

@@ -20,7 +20,7 @@ export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leas
 /** Storage changed between the request's reads (another writer): reload and recompute. */
 export class StaleSnapshotError extends Error {}
 
-const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, parameters: t.parameters });
+const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters });
 
 /**
  * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the
@@ -264,7 +264,8 @@ export class StudySnapshot {
    */
   async history(): Promise<Observation[]> {
     const out: Observation[] = [];
-    for (const t of await this.completedPoints()) if (t.point !== null) out.push({ x: t.point, y: this.y(t.value) });
+    // A reported stderr goes with its value (the sign of y does not change a standard error).
+    for (const t of await this.completedPoints()) if (t.point !== null) out.push(t.stderr === null ? { x: t.point, y: this.y(t.value) } : { x: t.point, y: this.y(t.value), stderr: t.stderr });
     return out;
   }
 
