@@ -19,8 +19,12 @@
  * categorical distribution inverts ∇ ln q into e_c − q; distributions/categorical.ts), the BQ
  * counterpart of CatCMA's Σ_i w_i (e_{c_i} − q). The constant c adds nothing (E[e_c − q] = 0).
  * With d_c = 0 the continuous factors are t^c_i = R^c = s.
+ *
+ * The expected gradient in (μ, Σ) is bq.ts's with the weights w_i = α_i t_i (the categorical
+ * factors included), since each t_i depends on (μ, Σ) only through t^c_i (eqs. E.j, E.k):
+ *   g_μ = Σ_i w_i p_i,   G = ½ (Σ_i w_i p_i p_iᵀ − (Σ_i w_i) S⁻¹),   p_i = S⁻¹(u_i − μ), S = Σ + Λ_c.
  */
-import { solveLower } from '../linalg/index.js';
+import { cholInverseSym, solveLower, solveLowerT } from '../linalg/index.js';
 import { NonFiniteError } from '../errors.js';
 import type { GpModel } from '../gp/types.js';
 import { blockOffsets, blockWeights, overlapDoubleMean, overlapKernel, overlapKernelMean } from '../gp/mixed-kernel.js';
@@ -118,4 +122,32 @@ export function categoricalNaturalGradient(model: GpModel, nu: MixedMeasure, mq:
     if (!g.every(Number.isFinite)) throw new NonFiniteError('categoricalNaturalGradient: non-finite gradient');
     return g;
   });
+}
+
+/** g_μ (d_c) and G (d_c × d_c, rows) of E[g] on the mixed space (header), and the quadrature's factors. */
+export function mixedExpectedGradient(model: GpModel, nu: MixedMeasure, mean: ArrayLike<number>, cov: CovInput): { gMean: number[]; gCov: number[][]; mq: MixedQuadrature } {
+  const mq = mixedKernelMeans(model, nu, mean, cov);
+  const d = nu.dc;
+  if (d === 0) return { gMean: [], gCov: [], mq };
+  const m = prepareKernelMeasure(continuousHyper(model, d), mean, cov);
+  const D = model.X.cols;
+  const g = new Float64Array(d);
+  const M = new Float64Array(d * d);
+  let wSum = 0;
+  for (let i = 0; i < model.X.rows; i++) {
+    const w = model.alpha[i]! * mq.t[i]!;
+    if (w === 0) continue;
+    wSum += w;
+    const { z } = kernelMeanAt(m, model.X.data.subarray(i * D, i * D + d));
+    const p = solveLowerT(m.LS, z); // S⁻¹ r_i
+    for (let a = 0; a < d; a++) {
+      g[a]! += w * p[a]!;
+      for (let b = 0; b < d; b++) M[a * d + b]! += w * p[a]! * p[b]!;
+    }
+  }
+  const Sinv = cholInverseSym(m.LS);
+  const gCov = Array.from({ length: d }, (_, a) => Array.from({ length: d }, (_, b) => 0.5 * (M[a * d + b]! - wSum * Sinv.data[a * d + b]!)));
+  const gMean = Array.from(g);
+  if (!gMean.every(Number.isFinite) || !gCov.every((r) => r.every(Number.isFinite))) throw new NonFiniteError('mixedExpectedGradient: non-finite gradient');
+  return { gMean, gCov, mq };
 }

@@ -45,6 +45,7 @@ import { modelOptimumPoint } from './probnes-optimum.js';
 import { PROBNES_OPTIONS, probnesBenchOptions, probnesDefaults, resolveProbnesParams, type ProbnesOwn, type ProbnesParams } from './probnes-params.js';
 import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
 import { migrateProbnesState } from './probnes-migrate.js';
+import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
 import { PROBNES_STATE_VERSION, type ProbnesState } from './probnes-state.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
@@ -313,11 +314,14 @@ export function makeProbnesStrategy(method: MethodName, own: ProbnesOwn): Strate
     minBatch: 1,
     // The box bounds μ (params.meanInBounds); points are still projected onto the bounds.
     usesBox: true,
+    // Categorical parameters: the mixed search distribution of probnes-mixed.ts (ALGORITHM.md §27);
+    // a state without `categorical` takes the paths below, unchanged.
+    categorical: true,
     stateVersion: PROBNES_STATE_VERSION,
     migrate: (stored) => migrateProbnesState(method, own, stored),
-    init: (spec, rng) => init(method, own, spec, rng),
-    ask,
-    tell: (state, ctx) => tell(method, state, ctx),
-    estimate: (state) => estimate(state),
+    init: (spec, rng) => (spec.categories?.length ? initProbnesMixed(method, own, spec, rng) : init(method, own, spec, rng)),
+    ask: (state, ctx, count) => (state.categorical ? askProbnesMixed(state, ctx, count) : ask(state, ctx, count)),
+    tell: (state, ctx) => (state.categorical ? tellProbnesMixed(state, ctx) : tell(method, state, ctx)),
+    estimate: (state) => (state.categorical ? estimateProbnesMixed(state) : estimate(state)),
   };
 }

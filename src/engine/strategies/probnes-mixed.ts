@@ -1,0 +1,161 @@
+/**
+ * The ProbNES methods on a space with categorical parameters (InitSpec.categories; ALGORITHM.md
+ * §27): the search distribution is ν = N(μ, Σ) over the d_c continuous coordinates times one
+ * categorical distribution q_j per categorical parameter, a point is [u, c], and every update is the
+ * BQ natural gradient of E_ν[−ỹ] under the GP with the mixed kernel (gp/mixed-kernel.ts), in closed
+ * form (quadrature/mixed.ts).
+ *
+ * One generation (tell), as probnes-core.ts's §1 with the mixed pieces:
+ *   1. active set: the Mahalanobis test of §1 on the continuous part (every choice counts);
+ *   2. standardise over it, z = −ỹ;
+ *   3. MAP fit of the constant-mean GP on φ(x) = [u, one-hot(c)] (ProbNES priors in d_c + Σ K_j
+ *      dimensions, warm-started from the previous MAP);
+ *   4. (g_μ, G) from mixedExpectedGradient and §4's natural-gradient updates of μ and Σ (the method's
+ *      covariance form, learning rates, μ and Σ kept inside the bounds as the default profile does);
+ *      q_j ← margin(q_j + η_μ ĝ_j), ĝ_j the expected natural gradient in q_j (categoricalNaturalGradient)
+ *      and the margin of CatCMA (distributions/categorical.ts).
+ * ask: μ with each parameter's most probable choice once per generation (params.includeMean), the
+ * other points drawn i.i.d. from ν (u ~ N(μ, Σ), c_j ~ q_j): the paper's "random sampling" selection,
+ * since the batch-BQ selection of §5 and the default profile's quadratic mean, model optimum and
+ * trust-region steps are defined for the Gaussian part only and are not used here.
+ *
+ * State: probnes-state.ts's, with mean/cov over the continuous coordinates (`dim` counts all), the
+ * stored GP's X in φ coordinates, and `categorical` (q_j). A state without `categorical` is an
+ * ordinary ProbNES state: probnes-core.ts dispatches here only when it has one, so numeric studies
+ * are unchanged and their stored states need no migration.
+ */
+import { InvalidInputError } from '../errors.js';
+import { Rng } from '../random/index.js';
+import { fitGp, predict, probnesPriors } from '../gp/index.js';
+import { encodeMixed } from '../gp/mixed-kernel.js';
+import { categoricalNaturalGradient, mixedBqIntegral, mixedExpectedGradient, type MixedMeasure } from '../quadrature/mixed.js';
+import { applyMargin, marginFloor, modeOf, sampleChoices } from '../distributions/categorical.js';
+import { rebuildModel, sampleFrom } from './probnes-bq.js';
+import { activeSet, standardise } from './probnes-data.js';
+import { updateCov, updateMean } from './probnes-updates.js';
+import { clampToBounds, limitCovToBounds } from './probnes-step.js';
+import { resolveProbnesParams, type ProbnesOwn } from './probnes-params.js';
+import { PROBNES_STATE_VERSION, type ProbnesState } from './probnes-state.js';
+import type { AskContext, AskResult, Estimate, InitSpec, TellContext } from './types.js';
+import type { MethodName } from './methods.js';
+
+const layout = (state: { dim: number; categorical?: number[][] }) => {
+  const K = (state.categorical ?? []).map((q) => q.length);
+  return { dc: state.dim - K.length, K };
+};
+
+const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
+
+export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): ProbnesState {
+  const q = spec.categories ?? [];
+  const dc = spec.dim - q.length;
+  if (q.length === 0 || !(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
+  if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
+  const params = resolveProbnesParams(method, own, spec.options);
+  const bound = (v: number) => (Number.isFinite(v) ? v : null);
+  return {
+    version: PROBNES_STATE_VERSION,
+    method,
+    dim: spec.dim,
+    batchSize: spec.batchSize,
+    generation: 0,
+    rng: rng.state(),
+    params,
+    mean: new Array<number>(dc).fill(0),
+    cov: Array.from({ length: dc }, (_, i) => Array.from({ length: dc }, (_, j) => (i === j ? 1 : 0))),
+    categorical: q.map((p) => applyMargin(p, marginFloor(p.length, q.length))),
+    diagnostics: { integral_mean: null, integral_std: null, n_active: null },
+    meanAsked: false,
+    gp: null,
+    lastStep: null,
+    bounds: spec.box ? { lower: spec.box.lower.slice(0, dc).map(bound), upper: spec.box.upper.slice(0, dc).map(bound) } : null,
+    optimumRadius: params.optimumRadius,
+    optimumAsked: null,
+  };
+}
+
+export function askProbnesMixed(state: ProbnesState, _ctx: AskContext, count: number): AskResult<ProbnesState> {
+  if (!(Number.isInteger(count) && count >= 0)) throw new InvalidInputError(`count must be a non-negative integer, got ${count}`);
+  const { dc } = layout(state);
+  const rng = Rng.fromState(state.rng);
+  const q = state.categorical!;
+  const includeMean = count > 0 && state.params.includeMean && !state.meanAsked && (state.batchSize > 1 || state.generation % 2 === 0);
+  const points: number[][] = includeMean ? [[...state.mean, ...q.map(modeOf)]] : [];
+  const n = count - points.length;
+  const conts = dc > 0 ? sampleFrom(state.mean, state.cov, n, rng) : Array.from({ length: n }, () => [] as number[]);
+  for (const u of conts) points.push([...u, ...sampleChoices(rng, q)]);
+  return { points, state: { ...state, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
+}
+
+export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): ProbnesState {
+  const history = ctx.history;
+  for (const o of history) if (o.x.length !== state.dim || !o.x.every(Number.isFinite) || !Number.isFinite(o.y)) throw new InvalidInputError(`history points must be ${state.dim} finite coordinates with a finite y`);
+  const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false };
+  if (history.length === 0) return next;
+  const { dc, K } = layout(state);
+  const p = state.params;
+  const rng = Rng.fromState(state.rng);
+  // 1–2: active set on the continuous part, standardise, z = −ỹ.
+  const idx = dc > 0
+    ? activeSet(history.map((o) => ({ x: o.x.slice(0, dc), y: o.y })), state.mean, state.cov, { enabled: p.activeSet, quantile: p.activeSetQuantile, minSize: state.batchSize, maxSize: p.activeSetCap })
+    : history.map((_, j) => j).slice(-Math.max(p.activeSetCap, state.batchSize, 1));
+  const X = idx.map((j) => encodeMixed(history[j]!.x.map((v, k) => (k < dc ? v : Math.round(v))), dc, K));
+  const st = standardise(idx.map((j) => history[j]!.y));
+  const negYTilde = st.yTilde.map((v) => -v);
+  // 3: MAP fit on φ, warm-started from the previous MAP.
+  const D = X[0]!.length;
+  const warm = p.gpWarmStart && state.gp && state.gp.hyper.lengthscales.length === D ? state.gp.hyper : null;
+  const fit = fitGp(X, negYTilde, { priors: probnesPriors(D), warmStart: warm, restarts: p.gpRestarts, rng });
+  const nu: MixedMeasure = { dc, K, q: state.categorical! };
+  // 4: natural-gradient ascent of E_ν[−ỹ] in (μ, Σ) and in each q_j.
+  const grad = mixedExpectedGradient(fit.model, nu, state.mean, state.cov);
+  const gq = categoricalNaturalGradient(fit.model, nu, grad.mq);
+  let mean = state.mean, cov = state.cov;
+  if (dc > 0) {
+    mean = updateMean(state.mean, state.cov, grad.gMean, p.etaMean);
+    if (p.meanInBounds && state.bounds) mean = clampToBounds(mean, state.bounds);
+    cov = updateCov(p.covForm, state.cov, grad.gCov, p.etaCov);
+    if (p.covInBounds && state.bounds) cov = limitCovToBounds(cov, state.bounds);
+  }
+  const categorical = state.categorical!.map((qj, j) => applyMargin(qj.map((v, a) => v + p.etaMean * gq[j]![a]!), marginFloor(qj.length, K.length)));
+  const mom = mixedBqIntegral(fit.model, { dc, K, q: categorical }, mean, cov);
+  return {
+    ...next,
+    rng: rng.state(),
+    mean,
+    cov,
+    categorical,
+    diagnostics: {
+      integral_mean: finiteOrNull(st.yMean - st.yStd * mom.mean),
+      integral_std: finiteOrNull(st.yStd * Math.sqrt(Math.max(mom.variance, 0))),
+      n_active: idx.length,
+    },
+    gp: {
+      hyper: { ...fit.model.hyper, lengthscales: Array.from(fit.model.hyper.lengthscales) },
+      X,
+      negYTilde,
+      quad: null,
+      basis: 'constant',
+      activeIdx: idx,
+      yMean: st.yMean,
+      yStd: st.yStd,
+      objective: fit.objective,
+      fallbackReason: fit.fallbackReason,
+    },
+    lastStep: {
+      mean: Math.hypot(...mean.map((m, i) => m - state.mean[i]!)),
+      cov: Math.sqrt(cov.reduce((a, row, i) => a + row.reduce((b, v, j) => b + (v - state.cov[i]![j]!) ** 2, 0), 0)),
+    },
+  };
+}
+
+/** GP prediction of y at the centre of ν (μ with each parameter's most probable choice), in y units. */
+export function estimateProbnesMixed(state: ProbnesState): Estimate {
+  if (!state.gp) return { predicted: null, predicted_std: null };
+  const { dc, K } = layout(state);
+  const g = state.gp;
+  const model = rebuildModel(g.hyper, g.X, g.negYTilde);
+  const x = encodeMixed([...state.mean, ...state.categorical!.map(modeOf)], dc, K);
+  const pr = predict(model, [x]);
+  return { predicted: finiteOrNull(g.yMean - g.yStd * pr.mean[0]!), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(pr.variance[0]!, 0))) };
+}
