@@ -46,6 +46,7 @@ describe('OpenAPI', () => {
       'GET /v1/studies/{study_id}/distribution',
       'GET /v1/studies/{study_id}/export',
       'GET /v1/studies/{study_id}/history',
+      'GET /v1/studies/{study_id}/intermediate_values',
       'GET /v1/studies/{study_id}/suggestions',
       'GET /v1/studies/{study_id}/trials',
       'GET /v1/studies/{study_id}/trials/{trial_id}',
@@ -56,6 +57,7 @@ describe('OpenAPI', () => {
       'POST /v1/studies/{study_id}/trials/{trial_id}/abandon',
       'POST /v1/studies/{study_id}/trials/{trial_id}/fail',
       'POST /v1/studies/{study_id}/trials/{trial_id}/heartbeat',
+      'POST /v1/studies/{study_id}/trials/{trial_id}/intermediate',
     ]);
     const text = (x: unknown) => JSON.stringify(x);
     for (const { id, op } of ops) {

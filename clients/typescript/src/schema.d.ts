@@ -372,7 +372,6 @@ export interface paths {
                          *     - `bo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20])
                          *     - `pibo`: `candidates` (integer in [10, 100000]), `mc_samples` (integer in [16, 4096]), `box_std` (number in (0, 20]), `beta` (number in [0, 1000])
                          *     - `random`: no options
-                         * @default {}
                          */
                         options?: {
                             [key: string]: number | string | boolean;
@@ -1981,7 +1980,7 @@ export interface paths {
                         "application/json": components["schemas"]["Study"];
                     };
                 };
-                /** @description Invalid document: `errors` lists every issue with its JSON pointer. */
+                /** @description Invalid document: `errors` lists the issues (at most 20; checking stops there), each with its JSON pointer. */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -3340,7 +3339,7 @@ export interface components {
             };
             /** @description Posterior mean of the objective in the study's units, mean[iy][ix]. */
             mean: number[][];
-            /** @description Posterior standard deviation of the objective (latent, without observation noise), std[iy][ix]. */
+            /** @description Posterior standard deviation of the objective (the GP's latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix]. */
             std: number[][];
             /** @description Where the other parameters are held: the search distribution's mean (a categorical parameter at its most probable choice). */
             fixed: {
