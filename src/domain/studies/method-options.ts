@@ -20,15 +20,26 @@ function optionSchema(spec: OptionSpec): z.ZodType {
   }
 }
 
-const cache = new Map<MethodName, z.ZodType>();
+const cache = new Map<string, z.ZodType>();
+
+/**
+ * Which options `options` may hold: a request's are the API's options of the method; a stored study's
+ * (an exported document) may also hold those earlier releases accepted, public then: the ablation
+ * switches now reserved to benchmark code (checked by their specs) and the retired options (any value).
+ */
+export type OptionsSource = 'request' | 'stored';
 
 /** The strict options object for one method. */
-export function optionsSchemaFor(method: MethodName): z.ZodType {
-  let s = cache.get(method);
+export function optionsSchemaFor(method: MethodName, source: OptionsSource = 'request'): z.ZodType {
+  const key = `${source}:${method}`;
+  let s = cache.get(key);
   if (!s) {
-    const shape = Object.fromEntries(Object.entries(STRATEGIES[method].options).map(([k, spec]) => [k, optionSchema(spec).optional()]));
+    const d = STRATEGIES[method];
+    const specs = source === 'stored' ? { ...d.benchOptions, ...d.options } : d.options;
+    const shape: Record<string, z.ZodType> = Object.fromEntries(Object.entries(specs).map(([k, spec]) => [k, optionSchema(spec).optional()]));
+    if (source === 'stored') for (const k of d.retiredOptions ?? []) shape[k] = z.unknown().optional();
     s = z.strictObject(shape);
-    cache.set(method, s);
+    cache.set(key, s);
   }
   return s;
 }
@@ -37,8 +48,8 @@ export function optionsSchemaFor(method: MethodName): z.ZodType {
  * The problems of `options` for `method` as issues of the enclosing object, each at
  * `options/<key>`: an unknown key is named as not an option of the method.
  */
-export function addOptionIssues(method: MethodName, options: Record<string, unknown>, ctx: RefinementCtx): void {
-  const res = optionsSchemaFor(method).safeParse(options);
+export function addOptionIssues(method: MethodName, options: Record<string, unknown>, ctx: RefinementCtx, source: OptionsSource = 'request'): void {
+  const res = optionsSchemaFor(method, source).safeParse(options);
   if (res.success) return;
   for (const issue of res.error.issues) {
     if (issue.code === 'unrecognized_keys') {

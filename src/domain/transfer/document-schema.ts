@@ -72,7 +72,8 @@ const StudyEntry = z
     allow_repeats: AllowRepeatsSchema.default(false),
     stopping: StoppingRuleSchema.nullable().default(null),
   })
-  .superRefine((s, ctx) => addOptionIssues(s.method, s.options, ctx));
+  // A document an earlier release exported may hold options this one reserves to benchmarks or retired.
+  .superRefine((s, ctx) => addOptionIssues(s.method, s.options, ctx, 'stored'));
 
 const TrialEntry = z.strictObject({
   trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER),

@@ -9,7 +9,7 @@ import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { StudyDocument } from './study-document.js';
 import { categoryPriors, choiceIndex, searchSpace, toInternal, type SearchSpace } from '../studies/transforms.js';
 import type { ParamValue } from '../studies/study-request.js';
-import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState } from '../../engine/index.js';
+import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState, type StoredState } from '../../engine/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../studies/cholesky.js';
 import { userDistribution } from '../studies/distribution.js';
@@ -242,7 +242,8 @@ async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: 
     .filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null)
     .map((t) => ({ x: t.point!, y: engineY(doc.study.direction, t.value!) }));
   const method = doc.study.method;
-  const state = () => structuredClone(doc.engine_states[k]!.state) as unknown as BaseState;
+  // As the loop will read it: through the strategy's migration (a state of an earlier release).
+  const state = (): BaseState => getStrategy(method).migrate(structuredClone(doc.engine_states[k]!.state) as unknown as StoredState);
   let problem: string | null = null;
   try {
     const asked = await runner.run({ op: 'ask', method, state: state(), ctx: { history, pending: [] }, count: 1 });

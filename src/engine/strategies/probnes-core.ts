@@ -42,7 +42,7 @@ import type { AskContext, AskResult, Estimate, InitSpec, Observation, StrategyDe
 import type { MethodName } from './methods.js';
 import { type Stepper, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from './probnes-step.js';
 import { modelOptimumPoint } from './probnes-optimum.js';
-import { PROBNES_OPTIONS, probnesBenchOptions, probnesDefaults, resolveProbnesParams, type ProbnesOwn, type ProbnesParams } from './probnes-params.js';
+import { PROBNES_OPTIONS, RETIRED_PROBNES_OPTIONS, probnesBenchOptions, probnesDefaults, resolveProbnesParams, type ProbnesOwn, type ProbnesParams } from './probnes-params.js';
 import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
@@ -310,6 +310,7 @@ export function makeProbnesStrategy(method: MethodName, own: ProbnesOwn): Strate
     name: method,
     options: PROBNES_OPTIONS,
     benchOptions: probnesBenchOptions(method),
+    retiredOptions: RETIRED_PROBNES_OPTIONS,
     defaults: (_d, profile) => probnesDefaults(profile, own),
     minBatch: 1,
     // The box bounds μ (params.meanInBounds); points are still projected onto the bounds.

@@ -208,6 +208,13 @@ const specsOf = (access: 'public' | 'bench'): Record<string, OptionSpec> => Obje
 
 /** The options the API accepts for the three methods. */
 export const PROBNES_OPTIONS: OptionSpecs = { profile: PROFILE, ...specsOf('public') };
+/**
+ * Options of earlier releases whose paths were removed (the leave-one-out choice of the mean's basis,
+ * and the optimum's gate that compensated for it): documents may hold them; paramsFromV1Options maps
+ * them to the paths that remain.
+ */
+export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_basis_se', 'mean_basis_wide', 'mean_basis_scale', 'mean_basis_r2', 'optimum_gate'];
+
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
   return { ...specsOf('bench'), ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };

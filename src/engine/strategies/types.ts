@@ -133,6 +133,12 @@ export interface StrategyDescriptor<S extends BaseState = BaseState> extends Str
    * API refuses them.
    */
   readonly benchOptions?: OptionSpecs;
+  /**
+   * Options earlier releases accepted and this one no longer reads (their paths were removed): a
+   * stored study or an exported document may still hold them, and the state migration decides what
+   * they become.
+   */
+  readonly retiredOptions?: readonly string[];
   /** The effective defaults for dimension d and the chosen `profile` (only ProbNES has profiles). */
   defaults(d: number, profile: string): Options;
   /** The smallest batch_size the method accepts (2 for methods that rank a generation's points). */
