@@ -1,8 +1,8 @@
 /**
  * bench:mixed — categorical parameters against Optuna's TPE sampler and random search.
  *
- *   npm run bench:mixed -- [--functions 1,8,15,21] [--seeds 5] [--budget 40] [--methods random,bo,pibo,cmaes,tpe]
- *                          [--sklearn] [--sklearn-seeds 3] [--sklearn-budget 30] [--out DIR]
+ *   npm run bench:mixed -- [--functions 1,8,15,21] [--seeds 5] [--budget 40] [--methods random,bo,pibo,cmaes,prob-cmaes,tpe]
+ *                          [--sklearn] [--sklearn-seeds 3] [--sklearn-budget 30] [--out DIR] [--report-from DIRS]
  *
  * Synthetic problems (documented construction): BBOB function f (bbob.ts, instance = seed + 1) in
  * D = d_c + m dimensions (default d_c = 2 continuous, m = 2 categorical with K = 5 choices each).
@@ -12,7 +12,7 @@
  * Continuous parameters have bounds [−5, 5] (the default prior N(0, 2.5²)); choices are the labels
  * "c0" … "c4" with the uniform prior. Every method gets the same problems and budget; the service's
  * methods run through the engine exactly as the server drives it (initSpec, ask, handOut, tell; batch
- * size 1 for random, BO and πBO, CMA-ES's default λ for cmaes, i.e. CatCMA), TPE (Optuna's defaults, seeded) through bench/peers/tpe_mixed_runner.py, which proposes
+ * size 1 for random, BO and πBO, CMA-ES's default λ for cmaes, i.e. CatCMA, 3 for prob-cmaes), TPE (Optuna's defaults, seeded) through bench/peers/tpe_mixed_runner.py, which proposes
  * points and gets these values over a pipe. Reported: f − f_opt of the best evaluation at the budget.
  *
  * Real task (--sklearn): scikit-learn's SVC on the digits data (kernel choice, log C, log gamma;
@@ -20,9 +20,10 @@
  * client against a real server process started here, TPE in-process.
  *
  * Raw runs go to DIR/runs.jsonl (and DIR/sklearn.jsonl), the table to DIR/results.md.
+ * `--report-from DIR1,DIR2 --out DIR` rebuilds the tables from earlier runs (several passes together).
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync, appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -57,7 +58,7 @@ function parseArgs(argv: string[]): Args {
     functions: get('functions', '1,8,15,21').split(',').map(Number),
     seeds: Number(get('seeds', '5')),
     budget: Number(get('budget', '40')),
-    methods: get('methods', 'random,bo,pibo,cmaes,tpe').split(','),
+    methods: get('methods', 'random,bo,pibo,cmaes,prob-cmaes,tpe').split(','),
     dc: Number(get('dc', '2')),
     m: Number(get('m', '2')),
     K: Number(get('k', '5')),
@@ -85,8 +86,11 @@ export function mixedProblem(fn: number, dc: number, m: number, K: number, insta
   return { f, fOpt: p.optimum };
 }
 
-/** Batch size: 1 (sequential) for random, BO and πBO; CMA-ES's default λ = 4 + ⌊3 ln D⌋ (it ranks a generation). */
-const batchOf = (method: MethodName, D: number) => (getStrategy(method).minBatch > 1 ? 4 + Math.floor(3 * Math.log(D)) : 1);
+/**
+ * Batch size: 1 (sequential) for random, BO and πBO; CMA-ES's default λ = 4 + ⌊3 ln D⌋ (it ranks a
+ * generation); the API's default 3 for the ProbNES methods.
+ */
+const batchOf = (method: MethodName, D: number) => (getStrategy(method).minBatch > 1 ? 4 + Math.floor(3 * Math.log(D)) : method.startsWith('prob-') ? 3 : 1);
 
 function studySpec(args: Args, method: MethodName): StudySpecInput {
   return {
@@ -223,40 +227,83 @@ async function sklearnRuns(args: Args): Promise<string> {
   return file;
 }
 
-async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
-  mkdirSync(args.out, { recursive: true });
+interface SyntheticRun {
+  fn: number;
+  seed: number;
+  method: string;
+  values: number[];
+}
+interface SklearnRun {
+  method: string;
+  seed: number;
+  values: number[];
+  seconds: number;
+}
+
+const readJsonl = <T>(file: string): T[] => {
+  if (!existsSync(file)) return [];
+  const text = readFileSync(file, 'utf8').trim();
+  return text ? text.split('\n').map((l) => JSON.parse(l) as T) : [];
+};
+
+/** The tables of results.md from the raw runs (the methods' columns in `methods` order). */
+function report(args: Args, synthetic: SyntheticRun[], sklearn: SklearnRun[]): string[] {
+  const methods = args.methods.filter((m) => synthetic.some((r) => r.method === m) || sklearn.some((r) => r.method === m));
   const lines: string[] = [`# bench:mixed (${new Date().toISOString()})`, ''];
-  lines.push(`Synthetic: BBOB f in D = ${args.dc} + ${args.m} dimensions, the last ${args.m} categorical with K = ${args.K} shuffled levels; budget ${args.budget}, ${args.seeds} instances; median over instances of f − f_opt of the best evaluation (lower is better).`, '');
-  if (args.functions.length > 0 && args.seeds > 0) {
-    const finals = await syntheticRuns(args);
-    lines.push(`| function | ${args.methods.join(' | ')} |`, `|---|${args.methods.map(() => '---').join('|')}|`);
-    for (const fn of args.functions) lines.push(`| f${fn} | ${args.methods.map((m) => fmt(median(finals.get(`${fn}:${m}`)!))).join(' | ')} |`);
+  if (synthetic.length > 0) {
+    const fns = [...new Set(synthetic.map((r) => r.fn))];
+    const seeds = [...new Set(synthetic.map((r) => r.seed))].sort((x, y) => x - y);
+    const best = (fn: number, m: string, seed: number) => bestOf(synthetic.find((r) => r.fn === fn && r.method === m && r.seed === seed)!.values);
+    lines.push(`Synthetic: BBOB f in D = ${args.dc} + ${args.m} dimensions, the last ${args.m} categorical with K = ${args.K} shuffled levels; budget ${args.budget}, ${seeds.length} instances; median over instances of f − f_opt of the best evaluation (lower is better).`, '');
+    lines.push(`| function | ${methods.join(' | ')} |`, `|---|${methods.map(() => '---').join('|')}|`);
+    for (const fn of fns) lines.push(`| f${fn} | ${methods.map((m) => fmt(median(seeds.map((s) => best(fn, m, s))))).join(' | ')} |`);
     // Mean rank per method over (function, instance) pairs (1 = best; ties share the mean rank).
     const ranks = new Map<string, number[]>();
-    for (const fn of args.functions) {
-      for (let s = 0; s < args.seeds; s++) {
-        const vals = args.methods.map((m) => finals.get(`${fn}:${m}`)![s]!);
-        args.methods.forEach((m, i) => {
+    for (const fn of fns) {
+      for (const s of seeds) {
+        const vals = methods.map((m) => best(fn, m, s));
+        methods.forEach((m, i) => {
           const below = vals.filter((v) => v < vals[i]!).length, equal = vals.filter((v) => v === vals[i]!).length;
           ranks.set(m, [...(ranks.get(m) ?? []), below + (equal + 1) / 2]);
         });
       }
     }
-    lines.push(`| mean rank | ${args.methods.map((m) => (ranks.get(m)!.reduce((a, b) => a + b, 0) / ranks.get(m)!.length).toFixed(2)).join(' | ')} |`, '');
+    lines.push(`| mean rank | ${methods.map((m) => (ranks.get(m)!.reduce((a, b) => a + b, 0) / ranks.get(m)!.length).toFixed(2)).join(' | ')} |`, '');
   }
-  if (args.sklearn) {
-    const file = await sklearnRuns(args);
-    const runs = (await import('node:fs')).readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { method: string; values: number[]; seconds: number });
-    lines.push(`Real task: SVC on digits (kernel ∈ {linear, rbf, poly, sigmoid}, log C, log gamma), 1 − 3-fold CV accuracy, budget ${args.sklearnBudget}, ${args.sklearnSeeds} seeds: median best error (and per-seed bests).`, '');
+  if (sklearn.length > 0) {
+    const seeds = new Set(sklearn.map((r) => r.seed)).size;
+    lines.push(`Real task: SVC on digits (kernel ∈ {linear, rbf, poly, sigmoid}, log C, log gamma), 1 − 3-fold CV accuracy, budget ${sklearn[0]!.values.length}, ${seeds} seeds: median best error (and per-seed bests).`, '');
     lines.push('| method | median best error | per seed | seconds per run |', '|---|---|---|---|');
-    for (const m of args.methods) {
-      const rs = runs.filter((r) => r.method === m);
+    for (const m of methods) {
+      const rs = sklearn.filter((r) => r.method === m).sort((x, y) => x.seed - y.seed);
+      if (rs.length === 0) continue;
       const bests = rs.map((r) => bestOf(r.values));
       lines.push(`| ${m} | ${fmt(median(bests))} | ${bests.map(fmt).join(', ')} | ${median(rs.map((r) => r.seconds)).toFixed(1)} |`);
     }
     lines.push('');
   }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  mkdirSync(args.out, { recursive: true });
+  const from = process.argv.indexOf('--report-from');
+  let synthetic: SyntheticRun[] = [], sklearn: SklearnRun[] = [];
+  if (from >= 0) {
+    // Report only: the tables from earlier runs (several directories' runs together).
+    for (const dir of process.argv[from + 1]!.split(',')) {
+      synthetic.push(...readJsonl<SyntheticRun>(join(dir, 'runs.jsonl')));
+      sklearn.push(...readJsonl<SklearnRun>(join(dir, 'sklearn.jsonl')));
+    }
+  } else {
+    if (args.functions.length > 0 && args.seeds > 0) {
+      await syntheticRuns(args);
+      synthetic = readJsonl<SyntheticRun>(join(args.out, 'runs.jsonl'));
+    }
+    if (args.sklearn) sklearn = readJsonl<SklearnRun>(await sklearnRuns(args));
+  }
+  const lines = report(args, synthetic, sklearn);
   writeFileSync(join(args.out, 'results.md'), `${lines.join('\n')}\n`);
   console.log(lines.join('\n'));
 }

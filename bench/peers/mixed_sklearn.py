@@ -47,8 +47,8 @@ SPACE = [
 
 def run_service(url, method, seed, budget):
     c = probnes_client.Client(url)
-    # CMA-ES ranks a generation: its default λ = 4 + ⌊3 ln 3⌋ = 7; the others one point at a time.
-    batch = 7 if method == "cmaes" else 1
+    # CMA-ES ranks a generation: its default λ = 4 + ⌊3 ln 3⌋ = 7; ProbNES the API's default 3; the others one point at a time.
+    batch = 7 if method == "cmaes" else 3 if method.startswith("prob-") else 1
     study = c.create_study({"name": f"svc-{method}-{seed}", "parameters": SPACE, "method": method, "batch_size": batch, "seed": seed})
     values, params = [], []
     while len(values) < budget:
@@ -81,7 +81,7 @@ def run_tpe(seed, budget):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--url", required=True)
-    ap.add_argument("--methods", default="random,bo,pibo,cmaes,tpe")
+    ap.add_argument("--methods", default="random,bo,pibo,cmaes,prob-cmaes,tpe")
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--budget", type=int, default=30)
     a = ap.parse_args()
