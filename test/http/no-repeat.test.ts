@@ -56,6 +56,18 @@ describe('no repeats', () => {
     expect(again).toMatchObject({ trials: [], reason: 'converged' });
   });
 
+  it.each(['prob-cmaes', 'cmaes'])('%s on a space of six configurations evaluates each once, then converges', async (method) => {
+    const parameters = [
+      { name: 'k', type: 'int', bounds: [0, 2] },
+      { name: 'b', type: 'int', bounds: [0, 1] },
+    ];
+    const id = await create({ method, batch_size: 2, seed: 1, parameters });
+    const { seen, last } = await run(id, 20, (p) => (p.k! - 1) ** 2 + p.b!);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBeLessThanOrEqual(6);
+    expect(last.reason).toBe('converged');
+  });
+
   it('with allow_repeats the method\'s own points come back, repeats included', async () => {
     const id = await create({ method: 'random', batch_size: 1, allow_repeats: true, parameters: [{ name: 'k', type: 'int', bounds: [0, 3] }] });
     const { seen } = await run(id, 10, (p) => p.k!);
