@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     args: argv,
     options: {
       methods: { type: 'string' }, dims: { type: 'string' }, functions: { type: 'string' }, instances: { type: 'string' },
-      'budget-per-dim': { type: 'string' }, stderr: { type: 'boolean' }, out: { type: 'string' }, 'report-only': { type: 'boolean' },
+      'budget-per-dim': { type: 'string' }, stderr: { type: 'boolean' }, out: { type: 'string' }, 'report-only': { type: 'boolean' }, 'alt-std': { type: 'boolean' },
     },
     strict: true,
   });
@@ -74,7 +74,7 @@ async function main(): Promise<void> {
     ...(v['report-only'] ? [`Report of the runs in ${out}/runs.jsonl (made by: ${[...new Set(runs.map((r) => `\`${r.provenance.command}\``))].join(', ')}).`] : []),
     describeProvenance(runs.map((r) => r.provenance)),
     `Observations ${v.stderr ? 'report the noise\'s standard deviation at their point as stderr (none for the Cauchy model)' : 'report no stderr'}. Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`,
-  ], variants.map((x) => x.label), perDim);
+  ], variants.map((x) => x.label), perDim, v['alt-std'] === true);
   writeFileSync(join(out, 'results.md'), md);
   process.stdout.write(md);
 }
