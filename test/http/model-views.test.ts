@@ -46,6 +46,23 @@ beforeAll(async () => {
   ids.cmaes = await drive(t.app, 'cmaes', 4);
   ids.bo = await drive(t.app, 'bo', 3, { options: { candidates: 100, mc_samples: 16 } });
   ids.random = await drive(t.app, 'random', 0);
+  // A categorical parameter (CatCMA): the view's GP is fitted over the numeric parameters.
+  const cat = await call(t.app, 'POST', '/v1/studies', {
+    name: 'views-categorical',
+    method: 'cmaes',
+    batch_size: 4,
+    seed: 5,
+    parameters: [
+      { name: 'x1', type: 'float', bounds: [-3, 3], prior: { mean: 0, std: 1 } },
+      { name: 'x2', type: 'float', scale: 'log', bounds: [0.01, 100], prior: { mean: 0, std: 1.5 } },
+      { name: 'opt', type: 'categorical', choices: ['adam', 'sgd', 'rmsprop'] },
+    ],
+  });
+  for (let g = 0; g < 4; g++) {
+    const s = await call(t.app, 'GET', `/v1/studies/${cat.id}/suggestions?count=4&client_id=w`);
+    await call(t.app, 'POST', `/v1/studies/${cat.id}/observations`, { observations: s.trials.map((tr: { trial_id: number; parameters: { x1: number; x2: number; opt: string } }) => ({ trial_id: tr.trial_id, value: f(tr.parameters) + (tr.parameters.opt === 'sgd' ? 1 : 0) })) });
+  }
+  ids.categorical = cat.id;
 }, 120_000);
 afterAll(async () => {
   await t.app.close();
@@ -139,6 +156,21 @@ describe('GET /model/grid', () => {
       await runner.close();
     }
   }, 60_000);
+});
+
+describe('a study with a categorical parameter', () => {
+  it('grid over the numeric parameters, the categorical one held at its most probable choice; importance of the numeric ones', async () => {
+    const g = await call(t.app, 'GET', `/v1/studies/${ids.categorical}/model/grid?x=x1&y=x2&n=8`);
+    expect(g.source).toBe('fitted');
+    expect(['adam', 'sgd', 'rmsprop']).toContain(g.fixed.opt);
+    expect(g.mean.flat().every(Number.isFinite)).toBe(true);
+    const v = await call(t.app, 'GET', `/v1/studies/${ids.categorical}/model/importance`);
+    expect(v.parameters.map((p: { name: string }) => p.name)).toEqual(['x1', 'x2']);
+    const res = await t.app.inject({ method: 'GET', url: `/v1/studies/${ids.categorical}/model/grid?x=opt&y=x2` });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ path: '/x' });
+    expect(res.json().errors[0].message).toMatch(/categorical/);
+  });
 });
 
 describe('GET /model/importance', () => {

@@ -14,7 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
-import { bigStudy, BRANIN_MIN, call, decadesStudy, loopStudy } from './seed.js';
+import { bigStudy, BRANIN_MIN, BRANIN_PARAMETERS, call, decadesStudy, loopStudy } from './seed.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/ui');
 const hasChromium = chromiumPresent();
@@ -50,6 +50,10 @@ beforeAll(async () => {
   const more = (await call(t.app, 'GET', `/v1/studies/${first}/suggestions?count=2&client_id=w2`)).trials as { trial_id: number }[];
   await call(t.app, 'POST', `/v1/studies/${first}/trials/${more[0]!.trial_id}/fail`, { reason: 'simulated crash' });
   ids.decades = await decadesStudy(t.app);
+  ids.categorical = await loopStudy(t.app, 'cmaes', GENERATIONS, {
+    name: 'categorical',
+    parameters: [...BRANIN_PARAMETERS, { name: 'opt', type: 'categorical', choices: ['adam', 'sgd', 'rmsprop'] }],
+  });
   ids.big = await bigStudy(t.app, 5000);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -103,11 +107,11 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const { page, errors } = await openPage();
     await page.goto(`${base}/ui`);
     await page.waitForSelector('body[data-loaded="true"]');
-    expect(await page.locator('#studies tbody tr').count()).toBe(CASES.length + 2);
+    expect(await page.locator('#studies tbody tr').count()).toBe(CASES.length + 3);
     const link = page.locator('#studies tbody a', { hasText: 'bo-known' });
     expect(await link.getAttribute('href')).toBe(`/ui/studies/${ids['bo-known']}`);
     // The test clock is in 2025: every ACTIVE study without max_trials has been quiet for far longer than 10 minutes.
-    expect(await page.locator('#studies tbody td.badge.IDLE').count()).toBe(CASES.length + 2);
+    expect(await page.locator('#studies tbody td.badge.IDLE').count()).toBe(CASES.length + 3);
     await page.screenshot({ path: path.join(ARTIFACTS, 'studies.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
@@ -136,6 +140,25 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials.length;
     expect(await page.locator('#trials').getAttribute('data-rows')).toBe(String(trials));
     await page.screenshot({ path: path.join(ARTIFACTS, `study-${key(method, known)}.png`), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('a study with a categorical parameter: slices, parallel coordinates and table filters show its choices', async () => {
+    const id = ids.categorical!;
+    const { page, errors } = await studyPage(id);
+    const history = await call(t.app, 'GET', `/v1/studies/${id}/history`);
+    const n = history.evaluations.length;
+    expect(await page.locator('[data-slice="opt"]').getAttribute('data-points')).toBe(String(n));
+    expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe(String(n));
+    // The distribution panels and the importance cover the numeric parameters; the model is fitted for the view.
+    expect(await page.locator('#dist-plots [data-parameter]').count()).toBe(3);
+    expect(await page.locator('#importance .imp-row').count()).toBe(3);
+    expect(await page.locator('#importance').getAttribute('data-source')).toBe('fitted');
+    const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials as { parameters: Record<string, unknown> }[];
+    await page.selectOption('select[data-param="opt"]', { label: 'sgd' });
+    await page.waitForSelector(`#trials[data-rows="${trials.filter((x) => x.parameters.opt === 'sgd').length}"]`);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'study-categorical.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -30,7 +30,8 @@ export async function loopStudy(app: FastifyInstance, method: string, generation
   const study = await call(app, 'POST', '/v1/studies', { name: `branin-${method}`, method, batch_size: batch, seed: 11, parameters: BRANIN_PARAMETERS, ...extra });
   for (let g = 0; g < generations; g++) {
     const s = await call(app, 'GET', `/v1/studies/${study.id}/suggestions?count=${batch}&client_id=w1`);
-    await call(app, 'POST', `/v1/studies/${study.id}/observations`, { observations: s.trials.map((t: { trial_id: number; parameters: { x1: number; x2: number; lr: number } }) => ({ trial_id: t.trial_id, value: objective(t.parameters) })) });
+    // A categorical `opt`, when the study has one, adds 1 for 'sgd'.
+    await call(app, 'POST', `/v1/studies/${study.id}/observations`, { observations: s.trials.map((t: { trial_id: number; parameters: { x1: number; x2: number; lr: number; opt?: string } }) => ({ trial_id: t.trial_id, value: objective(t.parameters) + (t.parameters.opt === 'sgd' ? 1 : 0) })) });
   }
   return study.id;
 }

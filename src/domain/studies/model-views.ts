@@ -9,11 +9,13 @@
  *   own MAP hyperparameters (nothing is refitted; `source: "method"`).
  * - bo, pibo: the stored MAP hyperparameters, conditioned on the points the method had then
  *   (completed at or before the state was written; `source: "method"`).
- * - every other method (no model of its own), and the generations before a method's first fit:
+ * - every other method (no model of its own), the generations before a method's first fit, and
+ *   every study with categorical parameters (whose methods' GPs have a kernel of their own for them):
  *   a GP fitted here for the view, with the ProbNES priors in the internal coordinates, to the
  *   points completed while that generation was current (before the next generation's state was
  *   written; for the latest generation, every completed point) (`source: "fitted"`). Fewer than
- *   two such points: 409 `model_unavailable`.
+ *   two such points: 409 `model_unavailable`. This GP's inputs are the numeric parameters only: with
+ *   categorical parameters, what the choices change is part of its noise.
  * Cost is bounded: at most MAX_VIEW_POINTS training points (the most recent) and GRID_MAX_N² grid
  * points, computed in the engine pool (off the event loop).
  */
@@ -131,7 +133,8 @@ export class ModelViews {
         const v = [...base];
         v[space.numericAt[ix]!] = fromT(px, a);
         v[space.numericAt[iy]!] = fromT(py, b);
-        points.push(toInternal(space, v));
+        // The view's GP has the numeric coordinates only when the study has categorical parameters.
+        points.push(toInternal(space, v).slice(0, ctx.inputs));
       }
     }
     const result = await this.run({ view: 'grid', model: ctx.model, points }, ctx.fitKey);
@@ -224,27 +227,28 @@ export class ModelViews {
     // for the latest one).
     const next = state.generation < study.generation ? await this.deps.storage.getEngineState(studyId, state.generation + 1) : null;
     const until = (t: TrialRecord, limit: string | null) => limit === null || (t.completedAt ?? '') <= limit;
-    const owns = methodGp(study.method, state);
+    const owns = methodGp(study.method, state, space.categorical.length);
     const data = all.filter((t) => until(t, owns ? state.createdAt : (next?.createdAt ?? null))).slice(-MAX_VIEW_POINTS);
     const { model, source, nPoints } = viewModel(study, space, state, data);
     // The same points (ids and values) give the same fit: the key names them all.
     const fitKey = source === 'fitted' ? `${studyId}\u0000${state.generation}\u0000${data.map((t) => `${t.trialId}:${t.value}`).join(',')}` : null;
-    return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, fitKey, inModel: new Set(data.map((t) => t.trialId)) };
+    return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, fitKey, inputs: model.stored ? model.stored.X[0]!.length : space.numeric.length, inModel: new Set(data.map((t) => t.trialId)) };
   }
 }
 
 /** The GP of the view (see the header): the method's own, or null to fit one to `data`. */
 /** Whether the state holds a GP of the method's own (ProbNES: the fitted GP; BO: its MAP hyperparameters). */
-function methodGp(method: MethodName, rec: EngineStateRecord): boolean {
+function methodGp(method: MethodName, rec: EngineStateRecord, categorical = 0): boolean {
+  if (categorical > 0) return false;
   const s = rec.state as Record<string, unknown>;
   return (PROBNES_METHODS.includes(method) && isStoredProbnesGp(s.gp)) || (BO_METHODS.includes(method) && isBoState(s));
 }
 
 function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
-  const dim = data[0]?.point?.length ?? space.numeric.length;
+  const dim = space.numeric.length;
   const identity = { inputShift: new Array<number>(dim).fill(0), inputScale: new Array<number>(dim).fill(1) };
   const s = rec.state as Record<string, unknown>;
-  if (PROBNES_METHODS.includes(study.method) && isStoredProbnesGp(s.gp)) {
+  if (methodGp(study.method, rec, space.categorical.length) && PROBNES_METHODS.includes(study.method) && isStoredProbnesGp(s.gp)) {
     const g = s.gp;
     const stored: StoredViewGp = { hyper: g.hyper, X: g.X, targets: g.negYTilde ?? g.z!, quad: g.quad ?? null };
     // The GP models −ỹ = −(y − yMean)/yStd (probnes-core.ts): y = yMean − yStd·f.
@@ -255,7 +259,7 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
   if (data.length < 2) {
     throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
   }
-  if (BO_METHODS.includes(study.method) && isBoState(s)) {
+  if (methodGp(study.method, rec, space.categorical.length) && BO_METHODS.includes(study.method) && isBoState(s)) {
     // BO's GP: inputs in its box scaled to [0, 1], y standardised over the points (bo-core.ts).
     const width = s.box.upper.map((u, j) => u - s.box.lower[j]!);
     const X = data.map((t) => t.point!.map((v, j) => (v - s.box.lower[j]!) / width[j]!));
@@ -264,7 +268,8 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
     const stored: StoredViewGp = { hyper: s.hyper, X, targets: y.map((v) => (v - m) / sd), quad: null };
     return { model: { inputShift: s.box.lower, inputScale: width, yOffset: m, yScale: sd, priors: 'bo', stored }, source: 'method', nPoints: data.length };
   }
-  return { model: { ...identity, yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U: data.map((t) => t.point!), y } }, source: 'fitted', nPoints: data.length };
+  // Over the numeric coordinates only (the first `dim` of an internal point; choice indices follow).
+  return { model: { ...identity, yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U: data.map((t) => t.point!.slice(0, dim)), y } }, source: 'fitted', nPoints: data.length };
 }
 
 interface StoredProbnesGp {
