@@ -8,6 +8,7 @@ export { EngineBusyError, fairnessLimits, type EngineCaller, type FairnessLimits
 export { checkStudyCost, studyCost } from './studies/study-cost.js';
 export { StudyTransfer, type StudyTransferDeps } from './transfer/study-transfer.js';
 export { DocumentSchema, DOCUMENT_FORMAT, DOCUMENT_VERSION, DOCUMENT_LIMITS, type StudyDocument, type DocumentStudy, type DocumentTrial, type DocumentEngineState } from './transfer/document-schema.js';
+export { parseDocument, type DocumentParse, type ParseMeter } from './transfer/document-parse.js';
 export { LoopService, type LoopServiceDeps, type LoopStats, type Suggestions, type SuggestReason, type ObservationResult } from './loop/loop.js';
 export { UnknownTrialsError, TrialAlreadyCompletedError, TrialNotActiveError, LeaseNotHeldError, ConcurrentUpdateError } from './loop/loop-errors.js';
 export { DEFAULT_CLIENT } from './loop/lease.js';
@@ -15,7 +16,7 @@ export { ObservationsRequest, MAX_OBSERVATIONS, type ObservationInput } from './
 export type { LoopLogger } from './loop/generation.js';
 export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type EngineRunner } from './pool/engine-pool.js';
 export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations/operations.js';
-export { Timestamp, wellFormed, boundedJsonObject, nestsDeeperThan, MAX_JSON_DEPTH } from './common/schemas.js';
+export { Timestamp, wellFormed, boundedJsonObject, boundedRecord, nestsDeeperThan, MAX_JSON_DEPTH, MAX_ERRORS } from './common/schemas.js';
 export { trialFields, type TrialFields } from './transfer/trial-fields.js';
 export { AllowRepeatsSchema, StoppingRuleSchema, type LoopSettings, type StoppingRule } from './trials/loop-settings.js';
 export { IntermediateService, IntermediateConflictError, type IntermediateReport, type IntermediateServiceDeps } from './trials/intermediate.js';

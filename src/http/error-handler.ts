@@ -7,7 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Fasti
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { STATUS_CODES } from 'node:http';
 import type { z, ZodType } from 'zod';
-import { DomainError, pointer, StorageUnavailableError, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
+import { DomainError, MAX_ERRORS, pointer, StorageUnavailableError, ValidationError, type ErrorKind, type FieldError } from '../domain/index.js';
 
 export interface Problem {
   type: string;
@@ -65,14 +65,18 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, p: Omi
  */
 export const validatorCompiler: FastifySchemaCompiler<ZodType> = ({ schema }) => (data) => {
   const result = schema.safeParse(data);
-  if (result.success) return { value: result.data };
-  const validation = result.error.issues.flatMap((i) => unionBranch(i, [])).map((issue) => {
+  return result.success ? { value: result.data } : validationFailure(result.error.issues);
+};
+
+/** Zod issues as the validation error Fastify hands to errorHandler (for validators of our own too). */
+export function validationFailure(issues: readonly z.core.$ZodIssue[]): { error: Error } {
+  const validation = issues.flatMap((i) => unionBranch(i, [])).map((issue) => {
     const { path, code, message, ...params } = issue;
     const at = pointer(path.map((p) => (typeof p === 'symbol' ? String(p) : p)));
     return { [Symbol.for('ZodFastifySchemaValidationError')]: true, keyword: code, instancePath: at, schemaPath: `#${at}/${code}`, message, params };
   });
   return { error: validation as unknown as Error };
-};
+}
 
 type Issue = z.core.$ZodIssue;
 
@@ -104,14 +108,24 @@ function zodFieldErrors(err: ZodValidationError): (FieldError & { in?: string })
   });
 }
 
+/**
+ * A 400 listing at most MAX_ERRORS field errors: the answer's size is bounded whatever the body
+ * (validators stop collecting there too; see src/domain/transfer/document-parse.ts).
+ */
+function sendFieldErrors(request: FastifyRequest, reply: FastifyReply, code: string, all: (FieldError & { in?: string })[]) {
+  const errors = all.slice(0, MAX_ERRORS);
+  const count = all.length > MAX_ERRORS ? `${all.length} issues; the first ${MAX_ERRORS} are listed`
+    : all.length === MAX_ERRORS ? `${MAX_ERRORS} issues listed; checking stops there, so there may be more`
+    : `${all.length} issue${all.length === 1 ? '' : 's'}`;
+  const detail = `the request is invalid (${count})`;
+  return sendProblem(request, reply, { status: 400, code, detail, errors });
+}
+
 export function errorHandler(this: FastifyInstance, error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const errors = zodFieldErrors(error as unknown as ZodValidationError);
-    return sendProblem(request, reply, { status: 400, code: 'validation_failed', detail: `the request is invalid (${errors.length} issue${errors.length === 1 ? '' : 's'})`, errors });
+    return sendFieldErrors(request, reply, 'validation_failed', zodFieldErrors(error as unknown as ZodValidationError));
   }
-  if (error instanceof ValidationError) {
-    return sendProblem(request, reply, { status: 400, code: error.code, detail: `the request is invalid (${error.errors.length} issue${error.errors.length === 1 ? '' : 's'})`, errors: error.errors });
-  }
+  if (error instanceof ValidationError) return sendFieldErrors(request, reply, error.code, error.errors);
   if (error instanceof DomainError) {
     if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return sendProblem(request, reply, { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message });

@@ -46,3 +46,45 @@ const LONE_SURROGATE = /[\ud800-\udfff]/u;
 export function wellFormed<T extends z.ZodString>(s: T) {
   return s.refine((v) => !LONE_SURROGATE.test(v), 'must be well-formed Unicode (a lone surrogate such as \\ud800 cannot be stored)');
 }
+
+/**
+ * Most field errors one answer lists. Validation stops collecting there (a document with 10⁶ bad
+ * elements would otherwise cost a validator pass over all of them and an answer of megabytes).
+ */
+export const MAX_ERRORS = 20;
+
+/** Whether `v` is a plain object with more than `max` own keys (counting stops at max + 1). */
+export function hasMoreKeys(v: unknown, max: number): boolean {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  let n = 0;
+  for (const k in v) if (Object.hasOwn(v, k) && ++n > max) return true;
+  return false;
+}
+
+const keysMessage = (max: number) => `must have at most ${max} keys`;
+
+/**
+ * A JSON object keyed freely (parameter values by name, method options) with at most `maxKeys`
+ * keys, counted before any value is checked: a record's values are otherwise each validated, and a
+ * body of 10⁵ wrong values would cost 10⁵ issues before a size check could say no. For request
+ * bodies only: the count runs in a preprocess step, which a response schema cannot encode through
+ * (responses and the study document use cappedRecord).
+ */
+export function boundedRecord<K extends z.core.$ZodRecordKey, V extends z.core.SomeType>(key: K, value: V, maxKeys: number) {
+  return z.preprocess(
+    (v, ctx) => {
+      if (hasMoreKeys(v, maxKeys)) ctx.addIssue({ code: 'too_big', origin: 'object', maximum: maxKeys, inclusive: true, input: v, message: keysMessage(maxKeys) });
+      return v;
+    },
+    z.record(key, value).meta({ maxProperties: maxKeys }),
+  );
+}
+
+/**
+ * The same limit for a schema that also describes responses (the study document): checked after
+ * the values, so a validator that meets such input must count the keys first itself (hasMoreKeys;
+ * see transfer/document-parse.ts).
+ */
+export function cappedRecord<K extends z.core.$ZodRecordKey, V extends z.core.SomeType>(key: K, value: V, maxKeys: number) {
+  return z.record(key, value).refine((o) => !hasMoreKeys(o, maxKeys), keysMessage(maxKeys)).meta({ maxProperties: maxKeys });
+}

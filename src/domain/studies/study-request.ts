@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { DEFAULT_METHOD, METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES } from '../operations/operations.js';
-import { boundedJsonObject, wellFormed } from '../common/schemas.js';
+import { boundedJsonObject, boundedRecord, wellFormed } from '../common/schemas.js';
 import { addOptionIssues, optionsDocumentation } from './method-options.js';
 import { AllowRepeatsSchema, StoppingRuleSchema } from '../trials/loop-settings.js';
 
@@ -27,6 +27,8 @@ export const LIMITS = {
   choices: 100,
   /** Characters of a string choice. */
   choiceLength: 200,
+  /** Keys of a method's options (no method has more than a dozen). */
+  options: 64,
 } as const;
 
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
@@ -91,7 +93,7 @@ const JointPrior = z
     mean: z.array(z.number()).max(LIMITS.parameters).optional(),
     covariance: z.array(z.array(z.number()).max(LIMITS.parameters)).max(LIMITS.parameters).optional().describe('Symmetric positive definite, in the order of `parameters`.'),
     from_points: z
-      .array(z.record(z.string(), z.number()))
+      .array(boundedRecord(z.string(), z.number(), LIMITS.parameters))
       .max(LIMITS.priorPoints)
       .optional()
       .describe('Points believed plausible, in user units keyed by parameter name (at least 2): the prior is their weighted mean and shrunk covariance (Oracle Approximating Shrinkage toward an isotropic target in units of the bounds\' widths) in the search scale (ln for log parameters).'),
@@ -106,8 +108,7 @@ const JointPrior = z
   })
   .describe('Joint Gaussian prior over all parameters (alternative to per-parameter priors), typed in ({mean, covariance}) or fitted to data ({from_points} or {from_study}).');
 
-const OptionsIn = z
-  .record(z.string(), z.union([z.number(), z.string(), z.boolean()]))
+const OptionsIn = boundedRecord(z.string(), z.union([z.number(), z.string(), z.boolean()]), LIMITS.options)
   .default({})
   .describe(`Method options; defaults are filled in and echoed back. Unknown options are rejected. Per method:\n${optionsDocumentation()}`);
 

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
-import { boundedJsonObject, Timestamp, wellFormed } from '../common/schemas.js';
+import { boundedJsonObject, cappedRecord, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
 import { ChoiceValue, LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
 import { AllowRepeatsSchema, StoppingRuleSchema } from '../trials/loop-settings.js';
@@ -17,10 +17,14 @@ import { MAX_STEP } from '../trials/intermediate-request.js';
 export const DOCUMENT_FORMAT = 'probnes-study';
 export const DOCUMENT_VERSION = 1;
 
-/** Bounds beyond the create-study limits, for the parts only a document has. */
+/**
+ * Bounds beyond the create-study limits, for the parts only a document has. The counts match the
+ * import body limit (32 MiB): a trial takes at least ~330 bytes of JSON, an engine state more, so
+ * no document that fits has more; an array longer than its limit is refused before any element is read.
+ */
 export const DOCUMENT_LIMITS = {
-  trials: 1_000_000,
-  engineStates: 1_000_000,
+  trials: 100_000,
+  engineStates: 100_000,
   /** One engine state as JSON; ours are a few kB (a GP's inputs at most n·d numbers). */
   engineStateBytes: 8 * 1024 * 1024,
   /** Free text (client ids, failure reasons; the loop accepts reasons up to 2000 characters). */
@@ -58,7 +62,7 @@ const StudyEntry = z
     prior: z.strictObject({ mean: Vector, covariance: z.array(Vector).max(LIMITS.parameters), std: Vector, source: PriorSourceSchema.optional() }),
     method: z.enum(METHOD_NAMES),
     batch_size: z.int().min(1).max(LIMITS.batchSize),
-    options: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])),
+    options: cappedRecord(z.string(), z.union([z.number(), z.string(), z.boolean()]), LIMITS.options),
     seed: z.int().min(0).max(MAX_SEED),
     max_trials: z.int().min(1).max(LIMITS.maxTrials).nullable(),
     lease_seconds: z.int().min(1).max(LIMITS.leaseSeconds),
@@ -75,13 +79,13 @@ const StudyEntry = z
   // A document an earlier release exported may hold options this one reserves to benchmarks or retired.
   .superRefine((s, ctx) => addOptionIssues(s.method, s.options, ctx, 'stored'));
 
-const TrialEntry = z.strictObject({
+export const TrialEntry = z.strictObject({
   trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
   state: z.enum(TRIAL_STATES),
   generation: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
   client_id: Text.nullable(),
   lease_expires_at: Timestamp.nullable(),
-  parameters: z.record(z.string().max(64), ChoiceValue),
+  parameters: cappedRecord(z.string().max(64), ChoiceValue, LIMITS.parameters),
   point: Vector.nullable().describe('Internal (whitened) coordinates of the point, as the engine saw it.'),
   value: z.number().nullable(),
   stderr: z.number().min(0).nullable(),
@@ -93,7 +97,7 @@ const TrialEntry = z.strictObject({
   updated_at: Timestamp,
 });
 
-const EngineStateEntry = z.strictObject({
+export const EngineStateEntry = z.strictObject({
   generation: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
   revision: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
   version: z.int().min(1).max(1_000_000),

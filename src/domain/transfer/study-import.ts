@@ -1,11 +1,13 @@
 /**
  * The consistency checks of an imported study document, beyond its structure (which its schema,
  * document-schema.ts, checks): the specification is a valid study, every trial and engine state
- * fits it and each other, and every number is finite. All problems are reported at once, each at its JSON
- * pointer inside the document, because a rejected import is rewritten by hand or by a script.
+ * fits it and each other, and every number is finite. Problems are reported together, each at its JSON
+ * pointer inside the document, because a rejected import is rewritten by hand or by a script; the
+ * checks stop at MAX_ERRORS problems, so a document of 10⁵ bad trials costs no more than one of 20.
  */
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/study-spec.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
+import { MAX_ERRORS } from '../common/schemas.js';
 import type { StudyDocument } from './study-document.js';
 import { categoryPriors, choiceIndex, searchSpace, toInternal, type SearchSpace } from '../studies/transforms.js';
 import type { ParamValue } from '../studies/study-request.js';
@@ -64,6 +66,7 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
   const space = searchSpace(s.parameters, s.prior);
   const seen = new Set<number>();
   doc.trials.forEach((t, i) => {
+    if (errors.length >= MAX_ERRORS) return;
     const at = (...rest: (string | number)[]) => pointer(['trials', i, ...rest]);
     if (seen.has(t.trial_id)) errors.push({ path: at('trial_id'), message: 'duplicates another trial\'s id' });
     seen.add(t.trial_id);
@@ -117,6 +120,7 @@ function checkIntermediate(doc: StudyDocument, errors: FieldError[]): void {
   const trials = new Set(doc.trials.map((t) => t.trial_id));
   const seen = new Set<string>();
   doc.intermediate_values.forEach((r, i) => {
+    if (errors.length >= MAX_ERRORS) return;
     const key = `${r.trial_id}:${r.step}`;
     if (!trials.has(r.trial_id)) errors.push({ path: pointer(['intermediate_values', i, 'trial_id']), message: 'is not a trial of the document' });
     else if (seen.has(key)) errors.push({ path: pointer(['intermediate_values', i, 'step']), message: `duplicates another value of trial ${r.trial_id} at this step` });
@@ -126,7 +130,7 @@ function checkIntermediate(doc: StudyDocument, errors: FieldError[]): void {
 
 /** Every number in a JSON value is finite (JSON text like 1e999 parses to Infinity). */
 function walkFinite(v: unknown, path: (string | number)[], depth: number, errors: FieldError[]): void {
-  if (errors.length > 100) return;
+  if (errors.length >= MAX_ERRORS) return;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) errors.push({ path: pointer(path), message: 'must be a finite number' });
   } else if (v !== null && typeof v === 'object') {
@@ -180,6 +184,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const isVec = (v: unknown): v is number[] => Array.isArray(v) && v.length === d && v.every((x) => typeof x === 'number');
   const isSquare = (v: unknown): v is number[][] => Array.isArray(v) && v.length === d && v.every(isVec);
   doc.engine_states.forEach((e, i) => {
+    if (errors.length >= MAX_ERRORS) return;
     const at = (...rest: (string | number)[]) => pointer(['engine_states', i, ...rest]);
     if (generations.has(e.generation)) errors.push({ path: at('generation'), message: 'duplicates another snapshot\'s generation' });
     if (revisions.has(e.revision)) errors.push({ path: at('revision'), message: 'duplicates another snapshot\'s revision' });
@@ -216,6 +221,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   // therefore be the latest generation's.
   const byGeneration = [...doc.engine_states].sort((a, b) => a.generation - b.generation);
   byGeneration.forEach((e, k) => {
+    if (errors.length >= MAX_ERRORS) return;
     if (k > 0 && e.revision <= byGeneration[k - 1]!.revision) {
       errors.push({ path: pointer(['engine_states', doc.engine_states.indexOf(e), 'revision']), message: 'revisions must increase with the generation' });
     }
@@ -270,5 +276,5 @@ export async function checkDocument(doc: StudyDocument, runner: EngineRunner = n
     checkEngineStates(doc, errors);
     if (errors.length === 0) await checkResumable(doc, runner, errors);
   }
-  if (errors.length > 0) throw new ValidationError(errors);
+  if (errors.length > 0) throw new ValidationError(errors.slice(0, MAX_ERRORS));
 }

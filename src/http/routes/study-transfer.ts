@@ -1,6 +1,7 @@
 /** GET /v1/studies/{id}/export and POST /v1/studies/import: a whole study as one JSON document. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { StudyTransfer } from '../../domain/index.js';
+import { parseDocument, type StudyTransfer } from '../../domain/index.js';
+import { validationFailure } from '../error-handler.js';
 import { problemResponse, StudyIdParams, studyNotFound } from '../schemas/common.js';
 import { StudyDocumentSchema } from '../schemas/study-document.js';
 import { StudySchema } from '../schemas/study.js';
@@ -25,12 +26,18 @@ export const studyTransferRoutes: FastifyPluginAsyncZod<{ transfer: StudyTransfe
 
   app.post('/v1/studies/import', {
     bodyLimit,
+    // The schema documents the body; the document's own validator checks it with bounded work
+    // (array lengths first, at most MAX_ERRORS issues): src/domain/transfer/document-parse.ts.
+    validatorCompiler: () => (data) => {
+      const parsed = parseDocument(data);
+      return parsed.success ? { value: parsed.data } : validationFailure(parsed.issues);
+    },
     schema: {
       summary: 'Import a study',
       description: `Creates a new study (new id, owned by the caller) from an exported document; it continues exactly where the original was. Checked thoroughly (every number finite, trials and engine states consistent with the study); nothing is written unless all of it is. Body limit: ${bodyLimit / 1024 / 1024} MiB.`,
       tags,
       body: StudyDocumentSchema,
-      response: { 201: StudySchema, 400: problemResponse('Invalid document: `errors` lists every issue with its JSON pointer.'), 413: problemResponse('Document larger than the import body limit.') },
+      response: { 201: StudySchema, 400: problemResponse('Invalid document: `errors` lists the issues (at most 20; checking stops there), each with its JSON pointer.'), 413: problemResponse('Document larger than the import body limit.') },
     },
     handler: async (req, reply) => {
       const study = await transfer.import(req.tenantId, req.body);

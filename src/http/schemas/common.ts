@@ -16,7 +16,7 @@ export const ProblemSchema = z
     instance: z.string().describe('The request path.'),
     code: z.string().describe('Stable machine-readable code, e.g. study_not_found, validation_failed.'),
     request_id: z.string().optional().describe('Also sent as the x-request-id header; quote it when reporting a problem.'),
-    errors: z.array(FieldErrorSchema).optional().describe('Every validation issue found (400 validation_failed only).'),
+    errors: z.array(FieldErrorSchema).max(20).optional().describe('The validation issues found, at most 20 (checking stops there; 400 validation_failed only).'),
   })
   .meta({
     id: 'Problem',
