@@ -14,20 +14,29 @@
  * Retry-After seconds, the server's engine figures from /metrics, and the load average. With
  * `--baseline` the same scenario runs first with the fair scheduler's limits opened up and no light
  * lane (ENGINE_LIGHT_MS=0, queue bounds and wait unlimited), so the two runs can be compared within
- * one invocation on the same (shared, loaded) machine.
+ * one invocation on the same (shared, loaded) machine; `--alone` first runs the light tenant with no
+ * heavy studies at all, the floor that the machine's own load sets.
  *
- *   npm run bench:fairness -- [--seconds 90] [--baseline] [--workers 1]
+ *   npm run bench:fairness -- [--seconds 90] [--alone] [--baseline] [--workers 1] [--out bench-results/published/<date>-fairness]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/helpers/server-process.js';
 import { fmt, ms, objective, params, pct } from './lib/http-bench.js';
 
 const { values: argv } = parseArgs({
-  options: { seconds: { type: 'string', default: '90' }, baseline: { type: 'boolean', default: false }, workers: { type: 'string', default: '1' } },
+  options: { seconds: { type: 'string', default: '90' }, baseline: { type: 'boolean', default: false }, workers: { type: 'string', default: '1' }, out: { type: 'string' }, alone: { type: 'boolean', default: false } },
 });
+/** What is printed, kept for --out's results.md; the raw latencies for its runs.jsonl.gz. */
+const printed: string[] = [];
+const runs: object[] = [];
+const log = (line: string) => {
+  console.log(line);
+  printed.push(line);
+};
 const SECONDS = Number(argv.seconds);
 const HEAVY_KEY = 'heavy-tenant-key-0123456789abcdef';
 const LIGHT_KEY = 'light-tenant-key-0123456789abcdef';
@@ -106,7 +115,7 @@ const metric = (text: string, name: string) =>
     .map((l) => l.trim())
     .join('; ');
 
-async function scenario(label: string, extraEnv: Record<string, string>): Promise<void> {
+async function scenario(label: string, extraEnv: Record<string, string>, heavyClients = 4): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-fairness-'));
   const server = await startServer(path.join(tmp, 'fair.db'), {
     env: { ENGINE_WORKERS: argv.workers!, RATE_LIMIT_PER_MINUTE: '0', API_KEYS: `heavy:${HEAVY_KEY},light:${LIGHT_KEY}`, ...extraEnv },
@@ -114,7 +123,7 @@ async function scenario(label: string, extraEnv: Record<string, string>): Promis
   });
   try {
     const heavyIds: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < heavyClients; i++) {
       const c = await request(server.base, HEAVY_KEY, 'POST', '/v1/studies', { name: `heavy-${i}`, method: 'prob-cmaes', batch_size: 100, seed: i + 1, parameters: params(100) });
       if (c.status !== 201) throw new Error(`create heavy: ${c.status} ${JSON.stringify(c.body)}`);
       heavyIds.push(c.body.id);
@@ -129,30 +138,40 @@ async function scenario(label: string, extraEnv: Record<string, string>): Promis
     const observe: number[] = [];
     const errors: string[] = [];
     // The heavy clients start first, so the light one begins while the engine is busy.
-    const heavy = heavyIds.map((id) => heavyClient(server.base, id, running, fig));
+    // A heavy client's error ends only that client (the server stops under it at the end).
+    const heavy = heavyIds.map((id) => heavyClient(server.base, id, running, fig).catch((e: Error) => errors.push(`heavy: ${e.message.slice(0, 80)}`)));
     await new Promise((r) => setTimeout(r, 1000));
     await lightClient(server.base, light.body.id, running, suggest, observe, errors);
     const text = await (await fetch(`${server.base}/metrics`, { headers: { authorization: `Bearer ${HEAVY_KEY}` } })).text();
-    await Promise.allSettled(heavy);
+    // The heavy clients' last calls may still be computing: the server is stopped under them.
+    void heavy;
+    runs.push({ scenario: label, seconds: SECONDS, workers: Number(argv.workers), suggestMs: suggest, observeMs: observe, heavyGenerations: fig.generations, heavyRefused: fig.refused, retryAfter: fig.retryAfter, loadAvg: [load0, os.loadavg()[0]] });
     const all = [...suggest, ...observe];
-    console.log(`\n## ${label}`);
-    console.log(`light tenant: ${suggest.length} suggestions, ${observe.length} observations in ${SECONDS} s (after a 1 s head start of the heavy clients); errors: ${errors.length ? [...new Set(errors)].join(', ') : 'none'}`);
-    console.log('| light requests | n | p50 ms | p95 ms | p99 ms | max ms |');
-    console.log('|---|---:|---:|---:|---:|---:|');
+    log(`\n## ${label}`);
+    log(`light tenant: ${suggest.length} suggestions, ${observe.length} observations in ${SECONDS} s (after a 1 s head start of the heavy clients); errors: ${errors.length ? [...new Set(errors)].join(', ') : 'none'}`);
+    log('| light requests | n | p50 ms | p95 ms | p99 ms | max ms |');
+    log('|---|---:|---:|---:|---:|---:|');
     for (const [name, xs] of [['suggestions', suggest], ['observations', observe], ['all', all]] as const) {
-      console.log(`| ${name} | ${xs.length} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 95))} | ${fmt(pct(xs, 99))} | ${fmt(Math.max(...xs))} |`);
+      log(`| ${name} | ${xs.length} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 95))} | ${fmt(pct(xs, 99))} | ${fmt(Math.max(...xs))} |`);
     }
-    console.log(`heavy tenant: highest generation reached ${fig.generations} (4 studies, 100 points per generation); 429 answers ${fig.refused}, Retry-After median ${fig.retryAfter.length ? pct(fig.retryAfter, 50) : '-'} s`);
-    console.log(`engine: ${metric(text, 'probnes_engine_compute_seconds_sum{method="prob-cmaes"')}`);
-    console.log(`engine: ${metric(text, 'probnes_engine_compute_seconds_count{method="prob-cmaes"')}`);
-    console.log(`rejected: ${metric(text, 'probnes_engine_rejected_total') || 'none'}`);
-    console.log(`load average (1 min) ${load0.toFixed(1)} at start, ${os.loadavg()[0]!.toFixed(1)} at end, ${os.availableParallelism()} cores`);
+    log(`heavy tenant: highest generation reached ${fig.generations} (4 studies, 100 points per generation); 429 answers ${fig.refused}, Retry-After median ${fig.retryAfter.length ? pct(fig.retryAfter, 50) : '-'} s`);
+    log(`engine: ${metric(text, 'probnes_engine_compute_seconds_sum{method="prob-cmaes"')}`);
+    log(`engine: ${metric(text, 'probnes_engine_compute_seconds_count{method="prob-cmaes"')}`);
+    log(`rejected: ${metric(text, 'probnes_engine_rejected_total') || 'none'}`);
+    log(`load average (1 min) ${load0.toFixed(1)} at start, ${os.loadavg()[0]!.toFixed(1)} at end, ${os.availableParallelism()} cores`);
   } finally {
     await server.stop();
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-console.log(`# bench:fairness — ENGINE_WORKERS=${argv.workers}, ${SECONDS} s per scenario`);
+log(`# bench:fairness — ENGINE_WORKERS=${argv.workers}, ${SECONDS} s per scenario`);
+// The floor: the light tenant alone on this machine, as loaded as it is now.
+if (argv.alone) await scenario('light tenant alone (no heavy studies): the machine\'s floor', {}, 0);
 if (argv.baseline) await scenario('baseline: no light lane, queues unbounded (ENGINE_LIGHT_MS=0)', { ENGINE_LIGHT_MS: '0', ENGINE_QUEUE_PER_TENANT: '10000', ENGINE_QUEUE_PER_STUDY: '1000', ENGINE_QUEUE_MAX_WAIT_MS: '3600000' });
 await scenario('fair scheduler, default limits', {});
+if (argv.out) {
+  fs.mkdirSync(argv.out, { recursive: true });
+  fs.writeFileSync(path.join(argv.out, 'results.md'), printed.join('\n') + '\n');
+  fs.writeFileSync(path.join(argv.out, 'runs.jsonl.gz'), zlib.gzipSync(runs.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+}

@@ -9,11 +9,12 @@
  * p99, max): a read that blocks the server's event loop shows there, whoever asked. The figures
  * that matter are the ratios between sizes within one run (the machine is shared).
  *
- *   npm run bench:reads -- [--sizes 100,10000,100000] [--requests 50]
+ *   npm run bench:reads -- [--sizes 100,10000,100000] [--requests 50] [--out bench-results/published/<date>-reads]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { runEngineTask } from '../src/domain/pool/engine-tasks.js';
 import { resolveOptions } from '../src/engine/index.js';
@@ -22,8 +23,15 @@ import { startServer } from '../test/helpers/server-process.js';
 import { fmt, lcg, ms, pct } from './lib/http-bench.js';
 
 const { values: argv } = parseArgs({
-  options: { sizes: { type: 'string', default: '100,10000,100000' }, requests: { type: 'string', default: '50' } },
+  options: { sizes: { type: 'string', default: '100,10000,100000' }, requests: { type: 'string', default: '50' }, out: { type: 'string' } },
 });
+/** What is printed, kept for --out's results.md; the raw latencies for its runs.jsonl.gz. */
+const printed: string[] = [];
+const runs: object[] = [];
+const log = (line: string) => {
+  log(line);
+  printed.push(line);
+};
 const SIZES = argv.sizes!.split(',').map(Number);
 const REQUESTS = Number(argv.requests);
 const BATCH = 10;
@@ -105,10 +113,10 @@ const READS: [string, string][] = [
 
 async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-reads-'));
-  console.log(`# bench:reads — ${REQUESTS} sequential requests per read; /healthz polled every 10 ms meanwhile; ms`);
-  console.log(`# load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores`);
-  console.log('| trials | read | read p50 | read p95 | read max | /healthz p50 | /healthz p99 | /healthz max |');
-  console.log('|---:|---|---:|---:|---:|---:|---:|---:|');
+  log(`# bench:reads — ${REQUESTS} sequential requests per read; /healthz polled every 10 ms meanwhile; ms`);
+  log(`# load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores`);
+  log('| trials | read | read p50 | read p95 | read max | /healthz p50 | /healthz p99 | /healthz max |');
+  log('|---:|---|---:|---:|---:|---:|---:|---:|');
   try {
     for (const n of SIZES) {
       const file = path.join(tmp, `reads-${n}.db`);
@@ -118,10 +126,12 @@ async function main() {
       const server = await startServer(file, { env: { ENGINE_WORKERS: '1', RATE_LIMIT_PER_MINUTE: '0' }, stderr: 'inherit' });
       try {
         const idle = await measure(server.base, '/healthz');
-        console.log(`| ${n} | (idle: /healthz alone) | ${fmt(pct(idle.read, 50))} | ${fmt(pct(idle.read, 95))} | ${fmt(Math.max(...idle.read))} | ${fmt(pct(idle.health, 50))} | ${fmt(pct(idle.health, 99))} | ${fmt(Math.max(...idle.health))} |`);
+        runs.push({ trials: n, read: 'idle', readMs: idle.read, healthzMs: idle.health });
+        log(`| ${n} | (idle: /healthz alone) | ${fmt(pct(idle.read, 50))} | ${fmt(pct(idle.read, 95))} | ${fmt(Math.max(...idle.read))} | ${fmt(pct(idle.health, 50))} | ${fmt(pct(idle.health, 99))} | ${fmt(Math.max(...idle.health))} |`);
         for (const [name, url] of READS) {
           const f = await measure(server.base, url);
-          console.log(`| ${n} | ${name} | ${fmt(pct(f.read, 50))} | ${fmt(pct(f.read, 95))} | ${fmt(Math.max(...f.read))} | ${fmt(pct(f.health, 50))} | ${fmt(pct(f.health, 99))} | ${fmt(Math.max(...f.health))} |`);
+          runs.push({ trials: n, read: name, url, readMs: f.read, healthzMs: f.health });
+          log(`| ${n} | ${name} | ${fmt(pct(f.read, 50))} | ${fmt(pct(f.read, 95))} | ${fmt(Math.max(...f.read))} | ${fmt(pct(f.health, 50))} | ${fmt(pct(f.health, 99))} | ${fmt(Math.max(...f.health))} |`);
         }
       } finally {
         await server.stop();
@@ -130,7 +140,12 @@ async function main() {
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  console.log(`# load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  log(`# load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  if (argv.out) {
+    fs.mkdirSync(argv.out, { recursive: true });
+    fs.writeFileSync(path.join(argv.out, 'results.md'), printed.join('\n') + '\n');
+    fs.writeFileSync(path.join(argv.out, 'runs.jsonl.gz'), zlib.gzipSync(runs.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+  }
 }
 
 await main();

@@ -76,6 +76,20 @@ describe('FairScheduler', () => {
     await next;
   });
 
+  it('light calls run on the light runner when one is given, heavy ones on the inner runner', async () => {
+    const heavy = heldRunner();
+    const light = heldRunner();
+    const s = new FairScheduler(heavy.run, limits(), light.run);
+    const h = s.run(task('bo', 1), { tenantId: 'A', studyId: 'a' });
+    const l = s.run(task('random', 2), { tenantId: 'A', studyId: 'b' });
+    await tick();
+    expect(heavy.started.map(tagOf)).toEqual([1]);
+    expect(light.started.map(tagOf)).toEqual([2]);
+    heavy.started[0]!.finish();
+    light.started[0]!.finish();
+    await Promise.all([h, l]);
+  });
+
   it('refuses a call over the per-study or per-tenant bound at once, with engine_busy and a Retry-After of at least 1 s', async () => {
     const inner = heldRunner();
     const s = new FairScheduler(inner.run, limits({ perStudy: 1, perTenant: 2 }));

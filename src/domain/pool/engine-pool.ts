@@ -29,7 +29,8 @@ export class FairEngineRunner implements EngineRunner {
     private readonly inner: EngineRunner,
     limits: FairnessLimits = DEFAULT_FAIRNESS,
   ) {
-    this.scheduler = new FairScheduler((task) => inner.run(task), limits);
+    const light = inner instanceof LanedEngineRunner ? (task: EngineTask) => inner.runLight(task) : undefined;
+    this.scheduler = new FairScheduler((task) => inner.run(task), limits, light);
   }
 
   run(task: EngineTask, caller?: EngineCaller) {
@@ -57,7 +58,8 @@ export class InlineEngineRunner implements EngineRunner {
 export class WorkerEngineRunner implements EngineRunner {
   private readonly pool: Piscina;
 
-  constructor(threads: number) {
+  /** `nice`: the threads' scheduling priority (Linux; engine-worker.ts), e.g. the heavy lane's. */
+  constructor(threads: number, opts: { nice?: number } = {}) {
     const here = fileURLToPath(import.meta.url);
     const compiled = here.endsWith('.js');
     const filename = here.replace(/engine-pool\.(ts|js)$/, compiled ? 'engine-worker.js' : 'engine-worker.ts');
@@ -66,6 +68,7 @@ export class WorkerEngineRunner implements EngineRunner {
       minThreads: 1,
       maxThreads: Math.max(1, threads),
       idleTimeout: 60_000,
+      workerData: { nice: opts.nice ?? null },
       // Under tsx (npm start, tests) the worker is TypeScript and needs the same loader, named by
       // absolute URL: a bare 'tsx' resolves from the working directory, which may be anywhere.
       execArgv: compiled ? [] : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
@@ -81,10 +84,34 @@ export class WorkerEngineRunner implements EngineRunner {
   }
 }
 
+/** Niceness of the heavy lane's threads: the event loop and the light lane run first on a busy machine. */
+export const HEAVY_NICE = 10;
+
+/** Two pools: heavy calls (run) and light ones (runLight, fair-runner.ts) never share a thread. */
+export class LanedEngineRunner implements EngineRunner {
+  constructor(
+    private readonly heavy: EngineRunner,
+    private readonly light: EngineRunner,
+  ) {}
+
+  run(task: EngineTask) {
+    return this.heavy.run(task);
+  }
+
+  runLight(task: EngineTask) {
+    return this.light.run(task);
+  }
+
+  async close() {
+    await Promise.all([this.heavy.close(), this.light.close()]);
+  }
+}
+
 /**
- * `threads` workers for heavy calls and one more for the light lane (fair-runner.ts), so that a
- * model-free method's millisecond calls never wait behind a GP fit; 0: inline.
+ * `threads` workers for heavy calls, at a lower priority (HEAVY_NICE), and one worker of its own
+ * for the light lane (fair-runner.ts), so that a model-free method's millisecond calls never wait
+ * behind a GP fit nor for the CPU it takes; 0: inline.
  */
 export function createEngineRunner(threads: number): EngineRunner {
-  return threads > 0 ? new WorkerEngineRunner(threads + 1) : new InlineEngineRunner();
+  return threads > 0 ? new LanedEngineRunner(new WorkerEngineRunner(threads, { nice: HEAVY_NICE }), new WorkerEngineRunner(1)) : new InlineEngineRunner();
 }

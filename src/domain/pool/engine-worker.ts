@@ -4,7 +4,8 @@
  * the thread boundary (structured clone drops custom error classes).
  */
 import { writeFileSync } from 'node:fs';
-import { isMainThread } from 'node:worker_threads';
+import os from 'node:os';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { EngineError } from '../../engine/index.js';
 import { runEngineTask, type EngineResult, type EngineTask } from './engine-tasks.js';
 
@@ -19,6 +20,17 @@ if (!isMainThread) {
     writeFileSync('/proc/thread-self/comm', 'probnes-engine');
   } catch {
     // not Linux
+  }
+  // A heavy lane's threads yield the CPU to the event loop and the light lane (fair-runner.ts):
+  // on Linux a priority set without a pid applies to the calling thread only. Where it cannot be
+  // set (other systems, a sandbox), the thread runs at the process's priority.
+  const nice = (workerData as { nice?: unknown } | null)?.nice;
+  if (typeof nice === 'number' && os.platform() === 'linux') {
+    try {
+      os.setPriority(nice);
+    } catch {
+      // not permitted
+    }
   }
 }
 

@@ -15,9 +15,9 @@
  * per tenant, and no call is queued whose predicted wait (from the measured times of the calls
  * ahead of it) exceeds `maxWaitMs`. A call over a bound is refused at once with EngineBusyError
  * (HTTP 429 with Retry-After), which a client retries, instead of a request that stalls for tens
- * of seconds. The inner runner gets at most `heavySlots` heavy calls at a time, and the worker pool
- * has one thread more than that (createEngineRunner), so light calls always find a thread free or
- * about to be: they are short by construction and bounded per caller.
+ * of seconds. The inner runner gets at most `heavySlots` heavy calls at a time; light calls run on
+ * a worker of their own (createEngineRunner), whose thread also keeps its normal priority while the
+ * heavy threads run niced, so neither a queue nor the CPU a GP fit takes delays them.
  */
 import { DomainError } from '../common/errors.js';
 import type { EngineResult, EngineTask } from './engine-tasks.js';
@@ -90,6 +90,8 @@ export class FairScheduler {
   constructor(
     private readonly inner: Run,
     readonly limits: FairnessLimits = DEFAULT_FAIRNESS,
+    /** Where light calls run (a pool of their own); the inner runner when absent. */
+    private readonly light: Run = inner,
   ) {}
 
   get stats(): FairnessStats {
@@ -162,7 +164,7 @@ export class FairScheduler {
   private async runLight(task: EngineTask): Promise<{ result: EngineResult; ms: number }> {
     this.runningLight++;
     try {
-      return await this.inner(task);
+      return await this.light(task);
     } finally {
       this.runningLight--;
     }
