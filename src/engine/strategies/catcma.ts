@@ -25,14 +25,9 @@ import { Rng } from '../random/index.js';
 import { applyMargin, marginFloor, sampleChoices } from '../distributions/categorical.js';
 import type { AskContext, AskResult, InitSpec, TellContext } from './types.js';
 import { checkBatch, checkCount, orderBestFirst } from './es-utils.js';
-import { cmaSample, cmaStart, cmaUpdate, type CmaesState, type CmaParams } from './cmaes.js';
+import { cmaSample, cmaStart, cmaUpdate, type AsngState, type CmaesState, type CmaParams } from './cma-core.js';
 
-/** ASNG's state (Akimoto et al. 2019): the step's scale Δ, the accumulated (normalised) gradient s and its normaliser γ. */
-export interface AsngState {
-  Delta: number;
-  gamma: number;
-  s: number[];
-}
+export type { AsngState } from './cma-core.js';
 
 const ASNG_ALPHA = 1.5;
 const DELTA_INIT = 1;

@@ -25,7 +25,7 @@ import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import { kendallTau } from '../surrogate/kendall.js';
 import { fitModel, maxModelSize, modelOptimum, predict, type Observed, type QuadraticModel } from '../surrogate/quadratic.js';
-import { CMA_OPTIONS, cmaParams, cmaSample, cmaStart, cmaUpdate, type CmaParams, type CmaesState } from './cmaes.js';
+import { CMA_OPTIONS, cmaParams, cmaSample, cmaStart, cmaUpdate, type CmaParams, type CmaesState } from './cma-core.js';
 import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, migrateOptionsState } from './es-utils.js';
 import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
