@@ -23,6 +23,7 @@ import type { GpHyper, MethodName, ModelViewResult, ModelViewTask, StoredViewGp,
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
 import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
+import type { EngineCaller } from '../pool/fair-runner.js';
 import { engineY, readStudy, type Study } from './codec.js';
 import { internalDistribution, userDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
@@ -137,7 +138,7 @@ export class ModelViews {
         points.push(toInternal(space, v).slice(0, ctx.inputs));
       }
     }
-    const result = await this.run({ view: 'grid', model: ctx.model, points }, ctx.fitKey);
+    const result = await this.run({ view: 'grid', model: ctx.model, points }, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'grid') throw new Error('model view: unexpected result');
     const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
     delete fixed[px.name];
@@ -173,7 +174,7 @@ export class ModelViews {
     const ctx = await this.context(tenantId, studyId, q.generation);
     const d = ctx.space.numeric.length;
     const L0 = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ctx.space.L0.data[i * d + j]!));
-    const result = await this.run({ view: 'importance', model: ctx.model, L0 }, ctx.fitKey);
+    const result = await this.run({ view: 'importance', model: ctx.model, L0 }, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'importance') throw new Error('model view: unexpected result');
     const imp = result.importance;
     const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
@@ -199,10 +200,11 @@ export class ModelViews {
     };
   }
 
-  private async run(task: ModelViewTask, fitKey: string | null): Promise<ModelViewResult> {
+  /** Runs in the engine pool, counted against the study's tenant by the fair scheduler like its loop's calls. */
+  private async run(task: ModelViewTask, fitKey: string | null, caller: EngineCaller): Promise<ModelViewResult> {
     const cached = fitKey === null ? undefined : this.fits.get(fitKey);
     const model = cached ? { ...task.model, fittedHyper: cached } : task.model;
-    const { result } = await this.deps.engine.run({ op: 'model-view', task: { ...task, model } as ModelViewTask });
+    const { result } = await this.deps.engine.run({ op: 'model-view', task: { ...task, model } as ModelViewTask }, caller);
     if (result.op !== 'model-view') throw new Error('model view: unexpected engine result');
     if (fitKey !== null && result.view.fitted && !cached) {
       if (this.fits.size >= FIT_CACHE_SIZE) this.fits.delete(this.fits.keys().next().value!);
