@@ -272,13 +272,22 @@ function report(args: Args, synthetic: SyntheticRun[], sklearn: SklearnRun[]): s
   }
   if (sklearn.length > 0) {
     const seeds = new Set(sklearn.map((r) => r.seed)).size;
-    lines.push(`Real task: SVC on digits (kernel ∈ {linear, rbf, poly, sigmoid}, log C, log gamma), 1 − 3-fold CV accuracy, budget ${sklearn[0]!.values.length}, ${seeds} seeds: median best error (and per-seed bests).`, '');
-    lines.push('| method | median best error | per seed | seconds per run |', '|---|---|---|---|');
+    // The task saturates (many configurations reach the same CV accuracy), so the table also gives how
+    // fast each method gets there: evaluations until the best is within 0.002 of the best any run found.
+    const target = Math.min(...sklearn.map((r) => bestOf(r.values))) + 0.002;
+    const reach = (v: number[]) => {
+      let b = Infinity;
+      for (let i = 0; i < v.length; i++) if ((b = Math.min(b, v[i]!)) <= target) return i + 1;
+      return Infinity;
+    };
+    lines.push(`Real task: SVC on digits (kernel ∈ {linear, rbf, poly, sigmoid}, log C, log gamma), 1 − 3-fold CV accuracy, budget ${sklearn[0]!.values.length}, ${seeds} seeds: median best error (and per-seed bests), evaluations until the best error is ≤ ${fmt(target)} (the best of all runs + 0.002; ∞: not within the budget), and the mean error of all evaluations.`, '');
+    lines.push('| method | median best error | per seed | evaluations to target (per seed) | mean error of evaluations | seconds per run |', '|---|---|---|---|---|---|');
     for (const m of methods) {
       const rs = sklearn.filter((r) => r.method === m).sort((x, y) => x.seed - y.seed);
       if (rs.length === 0) continue;
       const bests = rs.map((r) => bestOf(r.values));
-      lines.push(`| ${m} | ${fmt(median(bests))} | ${bests.map(fmt).join(', ')} | ${median(rs.map((r) => r.seconds)).toFixed(1)} |`);
+      const mean = rs.flatMap((r) => r.values).reduce((a, b) => a + b, 0) / rs.reduce((a, r) => a + r.values.length, 0);
+      lines.push(`| ${m} | ${fmt(median(bests))} | ${bests.map(fmt).join(', ')} | ${rs.map((r) => String(reach(r.values))).join(', ')} | ${fmt(mean)} | ${median(rs.map((r) => r.seconds)).toFixed(1)} |`);
     }
     lines.push('');
   }
