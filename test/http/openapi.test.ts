@@ -47,6 +47,8 @@ describe('OpenAPI', () => {
       'GET /v1/studies/{study_id}/export',
       'GET /v1/studies/{study_id}/history',
       'GET /v1/studies/{study_id}/intermediate_values',
+      'GET /v1/studies/{study_id}/model/grid',
+      'GET /v1/studies/{study_id}/model/importance',
       'GET /v1/studies/{study_id}/suggestions',
       'GET /v1/studies/{study_id}/trials',
       'GET /v1/studies/{study_id}/trials/{trial_id}',
