@@ -3025,7 +3025,7 @@ export interface components {
             code: string;
             /** @description Also sent as the x-request-id header; quote it when reporting a problem. */
             request_id?: string;
-            /** @description Every validation issue found (400 validation_failed only). */
+            /** @description The validation issues found, at most 20 (checking stops there; 400 validation_failed only). */
             errors?: {
                 /** @description JSON pointer to the offending field, e.g. /parameters/2/prior/std */
                 path: string;
