@@ -90,7 +90,8 @@ async function heavyClient(base: string, studyId: string, running: () => boolean
 }
 
 /** The light tenant's loop: one point at a time; every request's latency recorded. */
-async function lightClient(base: string, studyId: string, running: () => boolean, suggest: number[], observe: number[], errors: string[]): Promise<void> {
+async function lightClient(base: string, newStudy: () => Promise<string>, running: () => boolean, suggest: number[], observe: number[], errors: string[]): Promise<void> {
+  let studyId = await newStudy();
   while (running()) {
     let t = process.hrtime.bigint();
     const s = await request(base, LIGHT_KEY, 'GET', `/v1/studies/${studyId}/suggestions?count=1&client_id=l`);
@@ -101,6 +102,11 @@ async function lightClient(base: string, studyId: string, running: () => boolean
       continue;
     }
     const [trial] = s.body.trials;
+    // CMA-ES converged on the 2-D function (the service answers 'converged' once its points repeat): restart.
+    if (!trial) {
+      studyId = await newStudy();
+      continue;
+    }
     t = process.hrtime.bigint();
     const o = await request(base, LIGHT_KEY, 'POST', `/v1/studies/${studyId}/observations`, { observations: [{ trial_id: trial.trial_id, value: objective(trial.parameters) }] });
     observe.push(ms(t));
@@ -128,8 +134,12 @@ async function scenario(label: string, extraEnv: Record<string, string>, heavyCl
       if (c.status !== 201) throw new Error(`create heavy: ${c.status} ${JSON.stringify(c.body)}`);
       heavyIds.push(c.body.id);
     }
-    const light = await request(server.base, LIGHT_KEY, 'POST', '/v1/studies', { name: 'light', method: 'cmaes', batch_size: 4, seed: 9, parameters: params(2) });
-    if (light.status !== 201) throw new Error(`create light: ${light.status}`);
+    let seed = 9;
+    const newLight = async () => {
+      const light = await request(server.base, LIGHT_KEY, 'POST', '/v1/studies', { name: 'light', method: 'cmaes', batch_size: 4, seed: seed++, parameters: params(2) });
+      if (light.status !== 201) throw new Error(`create light: ${light.status}`);
+      return light.body.id as string;
+    };
     const load0 = os.loadavg()[0]!;
     const end = Date.now() + SECONDS * 1000;
     const running = () => Date.now() < end;
@@ -141,14 +151,14 @@ async function scenario(label: string, extraEnv: Record<string, string>, heavyCl
     // A heavy client's error ends only that client (the server stops under it at the end).
     const heavy = heavyIds.map((id) => heavyClient(server.base, id, running, fig).catch((e: Error) => errors.push(`heavy: ${e.message.slice(0, 80)}`)));
     await new Promise((r) => setTimeout(r, 1000));
-    await lightClient(server.base, light.body.id, running, suggest, observe, errors);
+    await lightClient(server.base, newLight, running, suggest, observe, errors);
     const text = await (await fetch(`${server.base}/metrics`, { headers: { authorization: `Bearer ${HEAVY_KEY}` } })).text();
     // The heavy clients' last calls may still be computing: the server is stopped under them.
     void heavy;
     runs.push({ scenario: label, seconds: SECONDS, workers: Number(argv.workers), suggestMs: suggest, observeMs: observe, heavyGenerations: fig.generations, heavyRefused: fig.refused, retryAfter: fig.retryAfter, loadAvg: [load0, os.loadavg()[0]] });
     const all = [...suggest, ...observe];
     log(`\n## ${label}`);
-    log(`light tenant: ${suggest.length} suggestions, ${observe.length} observations in ${SECONDS} s (after a 1 s head start of the heavy clients); errors: ${errors.length ? [...new Set(errors)].join(', ') : 'none'}`);
+    log(`light tenant: ${suggest.length} suggestions, ${observe.length} observations in ${SECONDS} s, ${seed - 9} studies (a converged study is replaced) (after a 1 s head start of the heavy clients); errors: ${errors.length ? [...new Set(errors)].join(', ') : 'none'}`);
     log('| light requests | n | p50 ms | p95 ms | p99 ms | max ms |');
     log('|---|---:|---:|---:|---:|---:|');
     for (const [name, xs] of [['suggestions', suggest], ['observations', observe], ['all', all]] as const) {
