@@ -29,7 +29,7 @@ const { values: argv } = parseArgs({
 const printed: string[] = [];
 const runs: object[] = [];
 const log = (line: string) => {
-  log(line);
+  console.log(line);
   printed.push(line);
 };
 const SIZES = argv.sizes!.split(',').map(Number);
