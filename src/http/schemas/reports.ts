@@ -30,7 +30,7 @@ export const BestSchema = z
   });
 
 /** GET /history's pages (docs/capacity.md "History in pages"). */
-export const HistoryQuery = z.strictObject({
+export const HistoryQuery = z.object({
   page_size: z.coerce
     .number()
     .int()
