@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchForWorkers, ProbnesClient, ProbnesError, parseRetryAfter, type Progress, type StudySpec } from '../../clients/typescript/src/index.js';
 import { freePort } from '../helpers/free-port.js';
+import { E2E_TIMEOUT_MS, waitReady } from '../helpers/server-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-ts-client-'));
@@ -29,20 +30,14 @@ async function startServer(name: string, env: Record<string, string> = {}): Prom
     stdio: 'ignore',
   });
   children.push(child);
-  for (let i = 0; i < 300 && child.exitCode === null; i++) {
-    try {
-      if ((await fetch(`${url}/readyz`)).ok) return url;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`server ${name} did not become ready`);
+  // As long as the process makes progress: a loaded machine starts it slowly (helpers/server-process.ts).
+  await waitReady(url, new Promise((resolve) => child.on('exit', resolve)), { pid: child.pid! });
+  return url;
 }
 
 beforeAll(async () => {
   base = await startServer('open');
-});
+}, E2E_TIMEOUT_MS);
 
 afterAll(async () => {
   await Promise.all(
@@ -346,7 +341,7 @@ describe('API keys', () => {
       expect(err).toBeInstanceOf(ProbnesError);
       expect([err.status, err.code, err.transient]).toEqual([401, 'unauthorized', false]);
     }
-  });
+  }, E2E_TIMEOUT_MS);
 });
 
 describe('retries (a scripted local server)', () => {
