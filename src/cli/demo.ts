@@ -120,7 +120,8 @@ async function optimise(client: ProbnesClient, studyId: string, a: DemoArgs, pro
     const s = await client.suggest(studyId, { count: Math.min(a.batch, a.budget - completed), clientId: 'demo' });
     if (s.trials.length === 0) break; // the server says why in `reason` (max_trials_reached, …)
     const observations = s.trials.map((t) => {
-      const value = a.bench.f(names.map((n) => t.parameters[n]!));
+      // The demo's test functions have numeric parameters only, so every value is a number.
+      const value = a.bench.f(names.map((n) => t.parameters[n] as number));
       progress.observe(value);
       return { trial_id: t.trial_id, value };
     });
@@ -130,9 +131,9 @@ async function optimise(client: ProbnesClient, studyId: string, a: DemoArgs, pro
   progress.finish();
 }
 
-function formatPoint(p: Record<string, number>): string {
+function formatPoint(p: Record<string, number | string | boolean>): string {
   return Object.entries(p)
-    .map(([k, v]) => `${k}=${Number(v.toPrecision(6))}`)
+    .map(([k, v]) => `${k}=${typeof v === 'number' ? Number(v.toPrecision(6)) : String(v)}`)
     .join(' ');
 }
 
