@@ -27,6 +27,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { gunzipSync } from 'node:zlib';
 import { bbobProblem } from '../src/engine/benchmarks/bbob.js';
 import { generationSize, getStrategy, resolveOptions, Rng, type BaseState, type MethodName, type Observation } from '../src/engine/index.js';
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../src/domain/studies/study-spec.js';
@@ -240,9 +241,9 @@ interface SklearnRun {
   seconds: number;
 }
 
+/** The records of a JSON-lines file, or of its gzipped copy (`<file>.gz`, as published); none if neither exists. */
 const readJsonl = <T>(file: string): T[] => {
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8').trim();
+  const text = existsSync(file) ? readFileSync(file, 'utf8').trim() : existsSync(`${file}.gz`) ? gunzipSync(readFileSync(`${file}.gz`)).toString('utf8').trim() : '';
   return text ? text.split('\n').map((l) => JSON.parse(l) as T) : [];
 };
 
@@ -287,7 +288,7 @@ function report(args: Args, synthetic: SyntheticRun[], sklearn: SklearnRun[]): s
       if (rs.length === 0) continue;
       const bests = rs.map((r) => bestOf(r.values));
       const mean = rs.flatMap((r) => r.values).reduce((a, b) => a + b, 0) / rs.reduce((a, r) => a + r.values.length, 0);
-      lines.push(`| ${m} | ${fmt(median(bests))} | ${bests.map(fmt).join(', ')} | ${rs.map((r) => String(reach(r.values))).join(', ')} | ${fmt(mean)} | ${median(rs.map((r) => r.seconds)).toFixed(1)} |`);
+      lines.push(`| ${m} | ${fmt(median(bests))} | ${bests.map(fmt).join(', ')} | ${rs.map((r) => (Number.isFinite(reach(r.values)) ? String(reach(r.values)) : '∞')).join(', ')} | ${fmt(mean)} | ${median(rs.map((r) => r.seconds)).toFixed(1)} |`);
     }
     lines.push('');
   }
