@@ -94,6 +94,16 @@ describe('GET /history in pages', () => {
     expect(all.generations.map((g) => g.generation)).toEqual(Array.from({ length: 131 }, (_, i) => i));
   });
 
+  it('diagnostics that are not what they claim (an imported state) read as null, never a 500', async () => {
+    ({ app, storage } = await makeTestApp());
+    const study = await createStudy(app, studyBody({ method: 'random', batch_size: 1 }));
+    await commit(storage, study.id, 1, fakeEngineState(study, 1, [0, 0], I2, { integral_mean: 1, integral_std: 0.5, n_active: 1.79e308 }));
+    await commit(storage, study.id, 2, fakeEngineState(study, 2, [0, 0], I2, { integral_mean: 1, integral_std: 0.5, n_active: 2.5 }));
+    const res = await app.inject({ method: 'GET', url: `/v1/studies/${study.id}/history` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().generations.slice(1).map((g: { n_active: number | null }) => g.n_active)).toEqual([null, null]);
+  });
+
   it('400 for a forged token, a token of another stride, a page_size out of range', async () => {
     ({ app, storage } = await makeTestApp());
     const study = await createStudy(app, studyBody({ method: 'random', batch_size: 1 }));

@@ -152,7 +152,8 @@ export class ReportsService {
         // The engine integrates y; report E_ν[value] in the study's own units.
         integralMean: mapNull(finiteOrNull(diag?.integral_mean), (m) => engineY(study.direction, m)),
         integralStd: finiteOrNull(diag?.integral_std),
-        nActive: finiteOrNull(diag?.n_active),
+        // A count: an imported state may hold any number there, and the answer promises an integer.
+        nActive: typeof diag?.n_active === 'number' && Number.isSafeInteger(diag.n_active) && diag.n_active >= 0 ? diag.n_active : null,
       };
     };
     const { count } = await this.storage.evaluationSummary(studyId);
