@@ -5,9 +5,9 @@
  * clearly better, keep their state plain JSON, and never hand out an index outside a parameter's range.
  */
 import { describe, expect, it } from 'vitest';
-import { getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
+import { getStrategy, Rng, type BaseState, type InitSpec, type MethodName, type Observation } from '../../src/engine/index.js';
 
-const spec = (method: MethodName, dim: number, categories?: number[][]) => ({
+const spec = (method: MethodName, dim: number, categories?: number[][]): InitSpec => ({
   dim,
   batchSize: 1,
   options: method === 'random' ? {} : { candidates: 300, mc_samples: 32 },
