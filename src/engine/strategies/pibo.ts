@@ -1,6 +1,6 @@
 /**
  * πBO (Hvarfner et al. 2022, ALGORITHM.md §6): BO whose acquisition is weighted by the prior,
- * EI(x)·π(x)^{β/n}, β = options.beta, n = generation index from 1 (the weight decays as data accrue).
+ * EI(x)·π(x)^{β/n}, β = params.beta (option beta), n = generation index from 1 (the weight decays as data accrue).
  *
  * π is the prior N(0, I) evaluated at the internal coordinates u of the candidate, while the GP is
  * evaluated at the box-normalised coordinates of the same u (bo-core.ts). The reference
