@@ -71,6 +71,8 @@ export function showError(err) {
     $('#api-key').focus();
   } else {
     status(`Could not load: ${err.message}`, true);
+    // A fault of the page itself (not an answer of the API) also goes to the console, with its stack.
+    if (!(err instanceof ApiError)) console.error(err);
   }
 }
 

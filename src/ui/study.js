@@ -236,6 +236,7 @@ async function drawModel(view) {
   try {
     const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}`);
     contourChart(root, g, { direction: view.study.direction, generation: g.generation });
+    if (!performance.getEntriesByName('probnes:model').length) performance.mark('probnes:model');
     root.dataset.generation = String(g.generation);
     const fixed = Object.entries(g.fixed);
     $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at the distribution mean: ${paramsText(g.fixed)}` : ''}. Drag to zoom, double-click to reset.`));
@@ -311,6 +312,7 @@ export async function studyPage() {
       const live = study.state === 'ACTIVE' && !idle;
       status(`Updated ${new Date().toLocaleTimeString()}${live ? ` · refreshing every ${REFRESH_MS / 1000} s while ACTIVE` : idle ? ` · idle for ${duration(idle)} (no max_trials, no activity for ${idleMinutes()} min or more): not refreshing` : ''}`);
       $('#refresh').hidden = live;
+      if (document.body.dataset.loaded !== 'true') performance.mark('probnes:loaded');
       document.body.dataset.loaded = 'true';
       document.body.dataset.refreshing = String(live);
       if (live) timer = setTimeout(load, REFRESH_MS);
