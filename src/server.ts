@@ -58,6 +58,8 @@ async function main(): Promise<void> {
 
   // Keys from the environment need their tenants to exist before studies can reference them.
   for (const k of config.apiKeys) await storage.ensureTenant(k.tenantId, new Date().toISOString());
+  // Started with keys, the database stays keyed: a restart without API_KEYS does not run open.
+  if (config.apiKeys.length > 0) await storage.markKeyed();
   // Keyed stays keyed when its last key is revoked (fail closed); `probnes keys open --confirm` re-opens.
   const hasKeys = config.apiKeys.length > 0 || (await storage.isKeyed());
   const refusal = openBindingRefusal(config.host, hasKeys, config.allowInsecureOpen);

@@ -426,6 +426,8 @@ export interface Storage {
   isKeyed(): Promise<boolean>;
   /** Lets requests without a key in again (as tenant default); false, changing nothing, while an unrevoked key exists. */
   reopenWithoutKeys(): Promise<boolean>;
+  /** Records that the server is keyed without a stored key (keys from the environment), so it stays keyed without them. */
+  markKeyed(): Promise<void>;
   /** Creates a tenant (id = name) if it does not exist yet; for keys given in the environment. */
   ensureTenant(id: string, createdAt: string): Promise<void>;
 }

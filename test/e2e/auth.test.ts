@@ -65,6 +65,20 @@ describe('open mode guard', () => {
     expect(srv.out() + srv.err()).not.toContain('SECRETSECRET');
   }, E2E_TIMEOUT_MS);
 
+  it('a database once served with API_KEYS stays keyed when the server restarts without them', async () => {
+    const db = path.join(tmp, `db-${++dbs}.db`);
+    const key = 'k'.repeat(40);
+    const port = await freePort();
+    const keyed = start({ PORT: String(port), DATABASE_PATH: db, API_KEYS: `acme:${key}` });
+    await waitReady(`http://127.0.0.1:${port}`, keyed.exited, { pid: keyed.child.pid! });
+    await stop(keyed);
+    const again = start({ PORT: String(port), DATABASE_PATH: db });
+    await waitReady(`http://127.0.0.1:${port}`, again.exited, { pid: again.child.pid! });
+    expect((await fetch(`http://127.0.0.1:${port}/v1/studies`)).status).toBe(401);
+    expect(again.out()).toMatch(/every key is revoked.*probnes keys open --confirm/);
+    await stop(again);
+  }, 2 * E2E_TIMEOUT_MS);
+
   it('names API_KEYS in the error for a malformed value without echoing it', async () => {
     const srv = start({ API_KEYS: 'acme:tooshortSECRET' });
     expect(await srv.exited).toBe(1);

@@ -146,6 +146,11 @@ function keyedContract(open: () => Promise<Storage>) {
     expect(await s.isKeyed()).toBe(false);
     await s.createApiKey({ id: 'key_b', tenantId: 'acme', keyHash: 'b'.repeat(64), label: null, createdAt: '2025-01-03T00:00:00.000Z' });
     expect(await s.isKeyed()).toBe(true);
+    // Keys from the environment are not stored; the server marks the database keyed for them.
+    await s.revokeApiKey('key_b', '2025-01-04T00:00:00.000Z');
+    expect(await s.reopenWithoutKeys()).toBe(true);
+    await s.markKeyed();
+    expect(await s.isKeyed()).toBe(true);
   };
 }
 

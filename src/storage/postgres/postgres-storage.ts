@@ -684,6 +684,10 @@ export class PostgresStorage implements Storage {
     return row?.keyed === true;
   }
 
+  async markKeyed(): Promise<void> {
+    await this.rows(`INSERT INTO settings (key, value) VALUES ('${AUTH_MODE}', 'keyed') ON CONFLICT (key) DO UPDATE SET value = 'keyed'`);
+  }
+
   async reopenWithoutKeys(): Promise<boolean> {
     // One statement: the mode is written only if no unrevoked key exists at that moment. A key
     // created concurrently still keeps the server keyed while it is active (isKeyed checks both).

@@ -71,6 +71,11 @@ export class KeysRepo {
     return this.isKeyedStmt.get()!.keyed === 1;
   }
 
+  /** See Storage.markKeyed. */
+  markKeyed(): void {
+    this.setModeStmt.run('keyed');
+  }
+
   /** See Storage.reopenWithoutKeys; one immediate transaction, so no key can appear in between. */
   reopen(): boolean {
     return this.db.transaction(() => {

@@ -224,6 +224,9 @@ export class SqliteStorage implements Storage {
   async reopenWithoutKeys() {
     return this.keys.reopen();
   }
+  async markKeyed() {
+    this.keys.markKeyed();
+  }
   async ensureTenant(...a: Parameters<Storage['ensureTenant']>) {
     this.keys.ensureTenant(...a);
   }
