@@ -22,7 +22,7 @@ function fixtures(version: string): StateFixture[] {
   return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => JSON.parse(readFileSync(dir + f, 'utf8')) as StateFixture);
 }
 
-describe.each(['v1'])('stored %s engine states continue bit for bit', (version) => {
+describe.each(['v1', 'v2'])('stored %s engine states continue bit for bit', (version) => {
   const all = fixtures(version);
   it('cover every method', () => {
     expect(new Set(all.map((f) => f.method))).toEqual(new Set(['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'lq-cmaes', 'xnes', 'snes', 'bo', 'pibo', 'random']));
