@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonPresent } from '../helpers/requirements.js';
-import { startServer, type ServerProcess } from '../helpers/server-process.js';
+import { E2E_TIMEOUT_MS, startServer, type ServerProcess } from '../helpers/server-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const CLIENT_DIR = path.join(ROOT, 'clients/python');
@@ -39,9 +39,10 @@ function run(cmd: string, args: string[], env: Record<string, string>): Promise<
 
 beforeAll(async () => {
   if (!hasPython) return;
-  server = await startServer(path.join(tmp, 'py.db'), { env: { ENGINE_WORKERS: '2' }, readyTimeoutMs: 55_000 });
+  // Waited for as long as the server makes progress (helpers/server-process.ts): a loaded machine starts it slowly.
+  server = await startServer(path.join(tmp, 'py.db'), { env: { ENGINE_WORKERS: '2' } });
   base = server.base;
-});
+}, E2E_TIMEOUT_MS);
 
 afterAll(async () => {
   await server?.stop();
