@@ -9,7 +9,7 @@
  */
 import { getBenchmark } from '../src/engine/index.js';
 import type { StudySpec } from '../clients/typescript/src/index.js';
-import { formatPoint, isMain, runStudyExample } from './lib/server.js';
+import { formatPoint, isMain, numericPoint, runStudyExample } from './lib/server.js';
 
 // The simulator is the engine's CartPole benchmark (Gymnasium CartPole-v1 dynamics, ten start
 // states drawn once from a fixed seed); it returns the negated mean return, for minimisers.
@@ -42,7 +42,7 @@ if (isMain(import.meta.url)) {
       const best = result.best.observed!;
       return [
         `best value ${best.value.toFixed(1)} (mean return, max ${MAX_RETURN}) at ${formatPoint(best.parameters)}`,
-        `search mean: ${formatPoint(result.best.estimated.parameters)} → mean return ${meanReturn(result.best.estimated.parameters).toFixed(1)}`,
+        `search mean: ${formatPoint(result.best.estimated.parameters)} → mean return ${meanReturn(numericPoint(result.best.estimated.parameters)).toFixed(1)}`,
       ];
     },
   });

@@ -17,7 +17,7 @@
  */
 import type { StudySpec } from '../clients/typescript/src/index.js';
 import { classLogProbs, decode, loadWeights } from '../bench/latent/model.js';
-import { formatPoint, intFromEnv, isMain, runStudyExample } from './lib/server.js';
+import { formatPoint, intFromEnv, isMain, numericPoint, runStudyExample } from './lib/server.js';
 
 const weights = loadWeights();
 export const LATENT = Array.from({ length: weights.latentDim }, (_, i) => `z${i + 1}`);
@@ -64,7 +64,7 @@ if (isMain(import.meta.url)) {
       return [
         `best value ${best.value.toFixed(4)} (log p(${digit} | image), p = ${Math.exp(best.value).toFixed(3)}) at ${formatPoint(best.parameters)}`,
         'decoded best image:',
-        ...asciiDigit(best.parameters).map((l) => `  |${l}|`),
+        ...asciiDigit(numericPoint(best.parameters)).map((l) => `  |${l}|`),
       ];
     },
   });

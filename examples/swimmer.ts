@@ -11,7 +11,7 @@
  */
 import type { StudySpec } from '../clients/typescript/src/index.js';
 import { SWIMMER_DIM, swimmerObjective } from '../bench/swimmer/task.js';
-import { formatPoint, isMain, runStudyExample } from './lib/server.js';
+import { formatPoint, isMain, numericPoint, runStudyExample } from './lib/server.js';
 
 /** w_<action>_<observation>: row-major, as rollout.c reads W (action 0..1, observation 0..7). */
 export const WEIGHTS = Array.from({ length: SWIMMER_DIM }, (_, k) => `w_${Math.floor(k / 8)}_${k % 8}`);
@@ -40,7 +40,7 @@ if (isMain(import.meta.url)) {
       const best = result.best.observed!;
       return [
         `best value ${best.value.toFixed(1)} (return of one episode) at ${formatPoint(best.parameters)}`,
-        `search mean: ${formatPoint(result.best.estimated.parameters)} → return ${swimmerReturn(result.best.estimated.parameters).toFixed(1)}`,
+        `search mean: ${formatPoint(result.best.estimated.parameters)} → return ${swimmerReturn(numericPoint(result.best.estimated.parameters)).toFixed(1)}`,
       ];
     },
   });

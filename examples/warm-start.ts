@@ -19,7 +19,7 @@
 import { priorFromStudy, type ProbnesClient, type StudySpec } from '../clients/typescript/src/index.js';
 import { loadavg } from 'node:os';
 import { currentProvenance, writePublished } from '../bench/lib/provenance.js';
-import { intFromEnv, isMain, runExample } from './lib/server.js';
+import { intFromEnv, isMain, numericPoint, runExample } from './lib/server.js';
 
 const BRANIN_MIN = 0.397887357729738;
 const branin = (x1: number, x2: number) =>
@@ -45,7 +45,7 @@ async function run(client: ProbnesClient, studyId: string, f: (p: Record<string,
     const sug = await client.suggest(studyId, { count: 3, clientId: 'example' });
     if (sug.trials.length === 0) break;
     const observations = sug.trials.slice(0, budget - curve.length).map((t) => {
-      const value = f(t.parameters);
+      const value = f(numericPoint(t.parameters));
       best = Math.min(best, value);
       curve.push(best - BRANIN_MIN);
       return { trial_id: t.trial_id, value };

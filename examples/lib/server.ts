@@ -79,11 +79,19 @@ export async function runExample(main: (conn: Connection) => Promise<void>): Pro
   }
 }
 
-/** A point as `name=value` pairs, ints without decimals. */
-export function formatPoint(p: Record<string, number>): string {
+/** A point as `name=value` pairs, ints without decimals (a categorical parameter's choice as it is). */
+export function formatPoint(p: Record<string, number | string | boolean>): string {
   return Object.entries(p)
-    .map(([k, v]) => `${k}=${Number.isInteger(v) ? String(v) : v.toPrecision(4)}`)
+    .map(([k, v]) => `${k}=${typeof v !== 'number' || Number.isInteger(v) ? String(v) : v.toPrecision(4)}`)
     .join(', ');
+}
+
+/** A point whose parameters are all numeric (every example's but mixed-params'), as numbers; throws on a choice. */
+export function numericPoint(p: Record<string, number | string | boolean>): Record<string, number> {
+  return Object.fromEntries(Object.entries(p).map(([k, v]) => {
+    if (typeof v !== 'number') throw new TypeError(`parameter ${k} is not numeric (${JSON.stringify(v)})`);
+    return [k, v];
+  }));
 }
 
 /** How one example runs its study: the budget and workers (EXAMPLE_BUDGET, EXAMPLE_WORKERS), and what it prints. */

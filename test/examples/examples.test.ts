@@ -13,6 +13,7 @@ import { validationLoss } from '../../examples/mixed-params.js';
 import { warmStartTable } from '../../examples/warm-start.js';
 import { ProbnesClient } from '../../clients/typescript/src/index.js';
 import { makeTestApp } from '../helpers/app.js';
+import { numericSpecs } from '../helpers/numeric-specs.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BUDGET = 16;
@@ -157,15 +158,15 @@ describe('the examples’ objectives in user terms', () => {
     const h = { constant_mean: xstar[0], noise: Math.exp(xstar[1]), outputscale: Math.exp(xstar[2]), lengthscale: Math.exp(xstar[3]) };
     expect(negLogMarginalLikelihood(h)).toBeCloseTo(-0.12494803429982028, 12);
     // The prior is centred on GPyTorch's defaults, softplus(0) = ln 2, in ln(value) for the positive ones.
-    expect(gpSpec.parameters.map((p) => p.prior?.mean)).toEqual([0, Math.log(Math.LN2), Math.log(Math.LN2), Math.log(Math.LN2)]);
-    expect(gpSpec.parameters.slice(1).every((p) => p.scale === 'log')).toBe(true);
+    expect(numericSpecs(gpSpec.parameters).map((p) => p.prior?.mean)).toEqual([0, Math.log(Math.LN2), Math.log(Math.LN2), Math.log(Math.LN2)]);
+    expect(numericSpecs(gpSpec.parameters).slice(1).every((p) => p.scale === 'log')).toBe(true);
   });
 
   it('cartpole: the policy (0, 1, 1, 1) balances all 500 steps, the zero policy falls at once (test/engine/benchmarks.test.ts)', () => {
     expect(meanReturn({ w_position: 0, w_velocity: 1, w_angle: 1, w_angular_velocity: 1 })).toBe(500);
     expect(meanReturn({ w_position: 0, w_velocity: 0, w_angle: 0, w_angular_velocity: 0 })).toBeLessThan(20);
     expect(cartpoleSpec.direction).toBe('maximize');
-    expect(cartpoleSpec.parameters.every((p) => p.prior?.mean === 0 && p.prior?.std === 3)).toBe(true);
+    expect(numericSpecs(cartpoleSpec.parameters).every((p) => p.prior?.mean === 0 && p.prior?.std === 3)).toBe(true);
   });
 
   it('mixed-params: 0.05 at its stated minimum, more anywhere else nearby, and divergence throws', () => {

@@ -11,6 +11,7 @@ import { spec, swimmerReturn, WEIGHTS } from '../../examples/swimmer.js';
 import { swimmerObjective } from '../../bench/swimmer/task.js';
 import { makeTestApp } from '../helpers/app.js';
 import { mujocoPresent } from '../helpers/requirements.js';
+import { numericSpecs } from '../helpers/numeric-specs.js';
 
 const hasMujoco = mujocoPresent();
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -35,7 +36,7 @@ describe.skipIf(!hasMujoco)('example:swimmer', () => {
     expect(WEIGHTS.slice(0, 3)).toEqual(['w_0_0', 'w_0_1', 'w_0_2']);
     expect(WEIGHTS[8]).toBe('w_1_0');
     expect(spec.direction).toBe('maximize');
-    expect(spec.parameters.every((p) => p.prior?.mean === 0 && p.prior?.std === 3 && p.bounds?.[0] === -5 && p.bounds?.[1] === 5)).toBe(true);
+    expect(numericSpecs(spec.parameters).every((p) => p.prior?.mean === 0 && p.prior?.std === 3 && p.bounds?.[0] === -5 && p.bounds?.[1] === 5)).toBe(true);
     // The example's return is the task's negated objective at the same weights in the same order.
     const p = Object.fromEntries(WEIGHTS.map((w, k) => [w, ((k % 5) - 2) * 0.7]));
     expect(swimmerReturn(p)).toBe(-swimmerObjective(WEIGHTS.map((w) => p[w]!)));
