@@ -239,7 +239,10 @@ async function drawModel(view) {
     if (!performance.getEntriesByName('probnes:model').length) performance.mark('probnes:model');
     root.dataset.generation = String(g.generation);
     const fixed = Object.entries(g.fixed);
-    $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at the distribution mean: ${paramsText(g.fixed)}` : ''}. Drag to zoom, double-click to reset.`));
+    // bo, pibo and random keep no search distribution: their state's "distribution" is the prior's
+    // spread around a centre (bo, pibo: the best point so far).
+    const noDistribution = ['bo', 'pibo', 'random'].includes(view.study.method) ? ` ${view.study.method} keeps no search distribution: the ellipses show the prior's spread around its current centre.` : '';
+    $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at the distribution mean: ${paramsText(g.fixed)}` : ''}.${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {
     root.__chart?.destroy();
     root.__chart = null;
