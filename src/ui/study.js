@@ -1,6 +1,6 @@
 // /ui/studies/{id}: one study. Summary and notes, value and regret curves, the search distribution
 // over generations, parallel coordinates and slice plots, the model's parameter importance and
-// contour (any generation), and the trial table. Refreshes every 3 s while the study is ACTIVE,
+// contour (any generation), and the trial table. Refreshes every 3 s (longer when a load is slow) while the study is ACTIVE,
 // except when it has been idle (no max_trials and no activity for the configured minutes).
 import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
 import { chart, lineSeries, pointsSeries, scaleOpts, scaleToggle, stepSeries, xAxis, yAxis } from './charts.js';
@@ -9,6 +9,8 @@ import { parallelCoordinates } from './parcoords.js';
 import { downloadCsv, TrialTable } from './table.js';
 
 const REFRESH_MS = 3000;
+/** A refresh waits at least this many times as long as the last load took, so a large study is not re-read back to back. */
+const REFRESH_LOAD_FACTOR = 5;
 const SCALE_KEY = 'probnes_value_scale';
 
 /** 'log' when every value is positive, else 'asinh' (symmetric log); the linear/log toggle picks between it and linear. */
@@ -280,8 +282,10 @@ export async function studyPage() {
     renderSlices(view.study, trials, view.scale);
   };
 
+  let every = REFRESH_MS;
   const load = async () => {
     clearTimeout(timer);
+    const started = performance.now();
     try {
       const base = `/v1/studies/${encodeURIComponent(id)}`;
       const [study, hist, best, trials] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials')]);
@@ -313,16 +317,17 @@ export async function studyPage() {
         }
       }
       const live = study.state === 'ACTIVE' && !idle;
-      status(`Updated ${new Date().toLocaleTimeString()}${live ? ` · refreshing every ${REFRESH_MS / 1000} s while ACTIVE` : idle ? ` · idle for ${duration(idle)} (no max_trials, no activity for ${idleMinutes()} min or more): not refreshing` : ''}`);
+      every = Math.max(REFRESH_MS, Math.round((REFRESH_LOAD_FACTOR * (performance.now() - started)) / 1000) * 1000);
+      status(`Updated ${new Date().toLocaleTimeString()}${live ? ` · refreshing every ${every / 1000} s while ACTIVE` : idle ? ` · idle for ${duration(idle)} (no max_trials, no activity for ${idleMinutes()} min or more): not refreshing` : ''}`);
       $('#refresh').hidden = live;
       if (document.body.dataset.loaded !== 'true') performance.mark('probnes:loaded');
       document.body.dataset.loaded = 'true';
       document.body.dataset.refreshing = String(live);
-      if (live) timer = setTimeout(load, REFRESH_MS);
+      if (live) timer = setTimeout(load, every);
     } catch (err) {
       showError(err);
       // A transient failure of an ACTIVE study's refresh should not stop the refreshing.
-      if (view.study?.state === 'ACTIVE' && !idleFor(view.study)) timer = setTimeout(load, REFRESH_MS);
+      if (view.study?.state === 'ACTIVE' && !idleFor(view.study)) timer = setTimeout(load, every);
     }
   };
   $('#csv').addEventListener('click', () => view.latest && downloadCsv(view.study, view.latest.trials));
