@@ -151,6 +151,18 @@ describe.each(SUPPORTING)('the loop with categorical parameters (%s)', (method) 
 });
 
 describe('import checks categorical values', () => {
+  it('a numeric study\'s engine state with a categorical distribution is refused at its pointer', async () => {
+    const id: string = (await create({ name: 'num', parameters: [{ name: 'x', bounds: [-1, 1] }], method: 'cmaes', batch_size: 2 })).json().id;
+    const s = (await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=2&client_id=w` })).json();
+    await t.app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: s.trials.map((tr: { trial_id: number }) => ({ trial_id: tr.trial_id, value: 1 })) } });
+    const doc = (await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/export` })).json();
+    const k = doc.engine_states.length - 1;
+    doc.engine_states[k].state.categorical = [];
+    const imp = await t.app.inject({ method: 'POST', url: '/v1/studies/import', payload: doc });
+    expect(imp.statusCode).toBe(400);
+    expect(imp.json().errors).toContainEqual({ path: `/engine_states/${k}/state/categorical`, message: expect.stringContaining('no categorical distribution') });
+  });
+
   it('a trial whose value is not a choice is refused at its pointer', async () => {
     const id: string = (await create(mixed())).json().id;
     const s = (await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=2&client_id=w` })).json();

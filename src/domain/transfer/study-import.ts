@@ -108,6 +108,11 @@ function choicesOk(space: SearchSpace, values: Record<string, ParamValue>, at: (
 
 /** A categorical search distribution: per categorical parameter, probabilities of its choices summing to 1. */
 function checkCategorical(space: SearchSpace, q: unknown, at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
+  if (space.categorical.length === 0) {
+    // The strategies take their mixed-space path when a state has one: a numeric study's must not.
+    errors.push({ path: at('state', 'categorical'), message: 'a study without categorical parameters has no categorical distribution' });
+    return;
+  }
   const ok = Array.isArray(q) && q.length === space.categorical.length && space.categorical.every((p, j) => {
     const row = q[j] as unknown;
     return Array.isArray(row) && row.length === p.choices.length && row.every((v) => typeof v === 'number' && v >= 0 && v <= 1) && Math.abs(row.reduce((a: number, b: number) => a + b, 0) - 1) <= 1e-6;

@@ -111,7 +111,7 @@ export function catUpdate(q: readonly (readonly number[])[], asng: AsngState, ra
 
 export function tellCatCma(state: CmaesState, ctx: TellContext): CmaesState {
   checkBatch(ctx.batch, state.dim, 'cmaes');
-  const { dc } = layout(state);
+  const { dc, K } = layout(state);
   const base = { ...state, generation: state.generation + 1, asked: [] as number[][] };
   if (ctx.batch.length < 2) return base; // one point cannot be ranked: nothing to learn
   const order = orderBestFirst(ctx.batch);
@@ -122,6 +122,8 @@ export function tellCatCma(state: CmaesState, ctx: TellContext): CmaesState {
     const xs = ranked.map((x) => x.slice(0, dc));
     cont = cmaUpdate({ ...state, dim: dc }, xs, xs.map((x) => !asked.has(x.join(','))), state.generation);
   }
-  const cat = catUpdate(state.categorical!, state.asng!, ranked.map((x) => x.slice(dc).map((c) => Math.round(c))));
+  // A state always carries its ASNG state; a fresh one is the init's, should an imported state lack it.
+  const asng = state.asng && state.asng.s.length === K.reduce((a, k) => a + k - 1, 0) ? state.asng : { Delta: 1, gamma: 0, s: new Array<number>(K.reduce((a, k) => a + k - 1, 0)).fill(0) };
+  const cat = catUpdate(state.categorical!, asng, ranked.map((x) => x.slice(dc).map((c) => Math.round(c))));
   return { ...base, ...cont, categorical: cat.q, asng: cat.asng };
 }
