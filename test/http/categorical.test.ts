@@ -3,6 +3,7 @@
  * not search them (naming the ones that do), and a whole loop for every method that does: suggested
  * values are choices, external observations by choice, reports, export and import.
  */
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getStrategy, METHOD_NAMES } from '../../src/engine/index.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
@@ -173,4 +174,50 @@ describe('import checks categorical values', () => {
     expect(imp.statusCode).toBe(400);
     expect(imp.json().errors).toContainEqual({ path: '/trials/0/parameters/optimizer', message: expect.stringContaining('must be one of the choices') });
   });
+});
+
+describe('hostile categorical parameters (property test)', () => {
+  const choice = fc.oneof(fc.string({ maxLength: 8 }), fc.integer({ min: -3, max: 3 }), fc.boolean(), fc.double({ noNaN: true, noDefaultInfinity: true }));
+  const key = (v: unknown) => `${typeof v}:${String(v)}`;
+  // Mostly valid categorical parameters (distinct choices, probabilities that are a distribution),
+  // with hostile variants mixed in: duplicates, wrong lengths, negative or non-normalised probabilities,
+  // an empty list, a numeric type with choices.
+  const param = fc
+    .tuple(
+      fc.oneof({ arbitrary: fc.uniqueArray(choice, { minLength: 1, maxLength: 6, selector: key }), weight: 4 }, { arbitrary: fc.array(choice, { maxLength: 6 }), weight: 1 }),
+      fc.oneof({ arbitrary: fc.constantFrom('none', 'valid'), weight: 4 }, { arbitrary: fc.array(fc.double({ min: -0.5, max: 1.5, noNaN: true }), { maxLength: 6 }), weight: 1 }),
+      fc.constantFrom('categorical', 'categorical', 'categorical', 'categorical', 'categorical', 'float'),
+      fc.array(fc.double({ min: 0.05, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
+    )
+    .map(([choices, prior, type, w]) => {
+      const probs = prior === 'valid' ? choices.map((_, i) => w[i]! / choices.reduce((acc, _c, k) => acc + w[k]!, 0)) : prior === 'none' ? undefined : prior;
+      return { type, choices, ...(probs ? { prior: { probabilities: probs } } : {}) };
+    });
+  it('any body is a 201 whose loop works, or a 400 with pointers; never a 500', async () => {
+    let created = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(param, { minLength: 1, maxLength: 3 }), fc.constantFrom(...METHOD_NAMES, ...SUPPORTING), fc.boolean(), async (ps, method, withNumeric) => {
+        const named = ps.map((p, i) => ({ name: `p${i}`, ...p }));
+        const parameters = withNumeric ? [...named, { name: 'x', bounds: [-1, 1] }] : named;
+        const res = await create({ name: 'h', parameters, method, batch_size: 4, options: method === 'bo' || method === 'pibo' ? { candidates: 50, mc_samples: 8 } : {} });
+        expect([201, 400], res.body).toContain(res.statusCode);
+        if (res.statusCode === 201) created++;
+        if (res.statusCode === 400) {
+          for (const e of res.json().errors) expect(e.path).toMatch(/^\//);
+          return;
+        }
+        const id = res.json().id as string;
+        for (let g = 0; g < 2; g++) {
+          const sug = await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=4&client_id=w` });
+          expect(sug.statusCode, sug.body).toBe(200);
+          const obs = sug.json().trials.map((tr: { trial_id: number }, i: number) => ({ trial_id: tr.trial_id, value: i }));
+          if (obs.length > 0) expect((await t.app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: obs } })).statusCode).toBe(200);
+        }
+        for (const r of ['/best', '/distribution', '/history', '/export']) expect((await t.app.inject({ method: 'GET', url: `/v1/studies/${id}${r}` })).statusCode, r).toBe(200);
+      }),
+      { numRuns: 40, seed: 20261126 },
+    );
+    // The generator must reach the loop, not only the validation.
+    expect(created).toBeGreaterThanOrEqual(5);
+  }, 120_000);
 });
