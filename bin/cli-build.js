@@ -40,10 +40,14 @@ function current() {
 
 async function build() {
   const esbuild = await import('esbuild');
+  // Built into a directory of this process's own, then moved into place file by file (an atomic rename;
+  // the names carry content hashes): several `probnes` started at once may all build, and none reads a
+  // half-written chunk of another.
+  const tmp = path.join(OUT, `.build-${process.pid}-${Date.now()}`);
   const result = await esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: { main: 'src/cli/main.ts', 'bench-args': 'bench/lib/args.ts' },
-    outdir: OUT,
+    outdir: tmp,
     entryNames: '[name]-[hash]',
     bundle: true,
     splitting: true,
@@ -59,13 +63,15 @@ async function build() {
   });
   const inputs = { 'package-lock.json': mtime('package-lock.json') };
   for (const rel of Object.keys(result.metafile.inputs)) if (!rel.startsWith('node_modules/')) inputs[rel] = mtime(rel);
-  const outputs = Object.keys(result.metafile.outputs).map((o) => path.relative(OUT, path.resolve(ROOT, o)));
+  const outputs = Object.keys(result.metafile.outputs).map((o) => path.relative(tmp, path.resolve(ROOT, o)));
+  for (const o of outputs) fs.renameSync(path.join(tmp, o), path.join(OUT, o));
+  fs.rmSync(tmp, { recursive: true, force: true });
   const entry = outputs.find((o) => /^main-[^/]+\.js$/.test(o));
   const benchArgs = outputs.find((o) => /^bench-args-[^/]+\.js$/.test(o));
   // Written last and atomically: a concurrent `probnes` reads either the old manifest or this one.
-  const tmp = `${MANIFEST}.${process.pid}`;
-  fs.writeFileSync(tmp, JSON.stringify({ entry, benchArgs, inputs, outputs }));
-  fs.renameSync(tmp, MANIFEST);
+  const next = `${MANIFEST}.${process.pid}`;
+  fs.writeFileSync(next, JSON.stringify({ entry, benchArgs, inputs, outputs }));
+  fs.renameSync(next, MANIFEST);
   prune(new Set([...outputs, 'manifest.json']));
   return pathToFileURL(path.join(OUT, entry)).href;
 }
@@ -77,7 +83,7 @@ function prune(keep) {
     const file = path.join(OUT, name);
     if (keep.has(name)) continue;
     try {
-      if (fs.statSync(file).mtimeMs < cutoff) fs.rmSync(file, { force: true });
+      if (fs.statSync(file).mtimeMs < cutoff) fs.rmSync(file, { recursive: true, force: true });
     } catch {
       // removed by another process meanwhile
     }
