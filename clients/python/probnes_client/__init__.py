@@ -331,8 +331,22 @@ class Client:
     def best(self, study_id: str) -> Json:
         return self.request("GET", f"/v1/studies/{_q(study_id)}/best")
 
-    def history(self, study_id: str) -> Json:
-        return self.request("GET", f"/v1/studies/{_q(study_id)}/history")
+    def history(self, study_id: str, stride: Optional[int] = None) -> Json:
+        """The whole history: the server answers it in pages, followed and merged here; `stride`
+        downsamples the evaluations, keeping every best-so-far step."""
+        merged: Optional[Json] = None
+        token: Optional[str] = None
+        while True:
+            page = self.request("GET", f"/v1/studies/{_q(study_id)}/history", query=_opt(page_size=10000, stride=stride, page_token=token))
+            if merged is None:
+                merged = page
+            else:
+                merged["evaluations"].extend(page["evaluations"])
+                merged["generations"].extend(page["generations"])
+            token = page.get("next_page_token")
+            if not token:
+                merged["next_page_token"] = None
+                return merged
 
     def distribution(self, study_id: str) -> Json:
         return self.request("GET", f"/v1/studies/{_q(study_id)}/distribution")

@@ -381,8 +381,23 @@ export class ProbnesClient {
     return this.request('GET', `/v1/studies/${seg(studyId)}/best`);
   }
 
-  history(studyId: string): Promise<History> {
-    return this.request('GET', `/v1/studies/${seg(studyId)}/history`);
+  /**
+   * The whole history: the server answers it in pages (each O(page) for it); they are followed and
+   * merged here. `stride` downsamples the evaluations, keeping every best-so-far step.
+   */
+  async history(studyId: string, opts: { stride?: number } = {}): Promise<History> {
+    let merged: History | null = null;
+    let token: string | undefined;
+    do {
+      const page: History = await this.request('GET', `/v1/studies/${seg(studyId)}/history`, { query: { page_size: 10_000, stride: opts.stride, page_token: token } });
+      if (!merged) merged = page;
+      else {
+        merged.evaluations.push(...page.evaluations);
+        merged.generations.push(...page.generations);
+      }
+      token = page.next_page_token ?? undefined;
+    } while (token);
+    return { ...merged, next_page_token: null };
   }
 
   distribution(studyId: string): Promise<Distribution> {
