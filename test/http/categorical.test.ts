@@ -190,7 +190,7 @@ describe('hostile categorical parameters (property test)', () => {
       fc.array(fc.double({ min: 0.05, max: 1, noNaN: true }), { minLength: 6, maxLength: 6 }),
     )
     .map(([choices, prior, type, w]) => {
-      const probs = prior === 'valid' ? choices.map((_, i) => w[i]! / choices.reduce((acc, _c, k) => acc + w[k]!, 0)) : prior === 'none' ? undefined : prior;
+      const probs = prior === 'valid' ? choices.map((_, i) => w[i]! / choices.reduce<number>((acc, _c, k) => acc + w[k]!, 0)) : prior === 'none' ? undefined : prior;
       return { type, choices, ...(probs ? { prior: { probabilities: probs } } : {}) };
     });
   it('any body is a 201 whose loop works, or a 400 with pointers; never a 500', async () => {

@@ -7,11 +7,11 @@
  * categorical coordinate holds the chosen index c ∈ {0 … K−1}, its one-hot encoding is e_c.
  * Several parameters: q is number[][] (one row per parameter, K_j each).
  *
- * Natural gradient. Parameterise q by its first K−1 entries (the last is 1 − Σ of them). Then
- * ∇ ln q(c) = e_c − q (restricted to the first K−1 entries) and the Fisher information is
- * F = diag(q) − q qᵀ (same restriction), whose inverse turns E[f(c) ∇ ln q(c)] into
- * F⁻¹ E[f (e_c − q)] = E[f (e_c − q)] on all K entries (the IGO update of a categorical
- * distribution: Ollivier et al., JMLR 2017, §5.3; CatCMA eq. (9)):
+ * Natural gradient. Parameterise q by θ = its first K−1 entries (the last is 1 − Σ θ). Then
+ * ∇_θ ln q(c) = e_c/q_c − e_K/q_K (restricted to θ), the Fisher information is
+ * F = diag(1/θ) + 11ᵀ/q_K, and its inverse F⁻¹ = diag(θ) − θθᵀ turns E[f(c) ∇_θ ln q(c)] into
+ * E[f (e_c − q)] (restricted to θ; the K-th entry follows from Σ = 0): the IGO update of a
+ * categorical distribution (Ollivier et al., JMLR 2017, §5.3; CatCMA eq. (9)):
  *
  *   q ← q + η Σ_i w_i (e_{c_i} − q)         with Σ_i w_i the weights of the generation's points.
  *
