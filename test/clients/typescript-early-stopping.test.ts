@@ -38,6 +38,18 @@ describe('TypeScript client: early stopping', () => {
     });
   });
 
+  it('a trial handle reports, learns to stop, and stops', async () => {
+    const study = await c.createStudy({ name: 'ts-handle', method: 'random', batch_size: 1, parameters: [{ name: 'x', bounds: [0, 1] }], stopping: { rule: 'median', warmup_trials: 1 } });
+    const first = c.trialHandle(study.id, (await c.suggest(study.id, { clientId: 'a' })).trials[0]!, 'a');
+    expect(await first.report(0, 2)).toBe(false);
+    expect(first.last?.reason).toBe('warming_up');
+    await first.complete(2);
+    const second = c.trialHandle(study.id, (await c.suggest(study.id, { clientId: 'b' })).trials[0]!, 'b');
+    expect(Object.keys(second.parameters)).toEqual(['x']);
+    expect(await second.report(0, 5)).toBe(true);
+    expect((await second.stop(5)).trials[0]).toMatchObject({ stopped: true, value: 5 });
+  });
+
   it('a different value for a reported step is a ProbnesError 409', async () => {
     const study = await c.createStudy({ name: 'ts-conflict', method: 'random', batch_size: 1, parameters: [{ name: 'x', bounds: [0, 1] }] });
     const [t] = (await c.suggest(study.id)).trials;

@@ -137,6 +137,52 @@ function connectionError(err: unknown, what: string): ProbnesError {
   return new ProbnesError({ status: null, code: 'connection_failed', detail: `${what}: ${message}`, sent: code !== 'ECONNREFUSED', cause: err });
 }
 
+/**
+ * One trial as its worker uses it:
+ *
+ *   const t = client.trialHandle(studyId, trial, 'w1');
+ *   for (let epoch = 0; epoch < 50; epoch++) {
+ *     loss = await trainOneEpoch(t.parameters);
+ *     if (await t.report(epoch, loss)) return t.stop(loss);   // the study's stopping rule says stop
+ *   }
+ *   await t.complete(loss);
+ */
+export class TrialHandle {
+  /** The last report's answer (should_stop, reason, detail, median). */
+  last: StopDecision | null = null;
+  readonly trialId: number;
+  readonly parameters: Parameters;
+
+  constructor(
+    private readonly client: ProbnesClient,
+    readonly studyId: string,
+    trial: Trial,
+    readonly clientId?: string,
+  ) {
+    this.trialId = trial.trial_id;
+    this.parameters = { ...trial.parameters };
+  }
+
+  /** Reports `value` at `step`; true when the trial should stop. */
+  async report(step: number, value: number): Promise<boolean> {
+    this.last = await this.client.report(this.studyId, this.trialId, step, value);
+    return this.last.should_stop;
+  }
+
+  /** The trial stopped early with its last value: COMPLETED, counted as an observation of that value. */
+  stop(value: number): Promise<ObservationResult> {
+    return this.client.stop(this.studyId, this.trialId, value);
+  }
+
+  complete(value: number, stderr?: number): Promise<ObservationResult> {
+    return this.client.observeOne(this.studyId, this.trialId, value, stderr);
+  }
+
+  fail(reason: string): Promise<Trial> {
+    return this.client.failTrial(this.studyId, this.trialId, reason, this.clientId);
+  }
+}
+
 // ---- the client --------------------------------------------------------------------------------
 
 export interface ClientOptions {
@@ -340,6 +386,11 @@ export class ProbnesClient {
   /** Every trial's intermediate values (the curves), by trial id. */
   intermediateValues(studyId: string): Promise<IntermediateValues> {
     return this.request('GET', `/v1/studies/${seg(studyId)}/intermediate_values`);
+  }
+
+  /** A handle on one trial for the worker evaluating it: report(step, value) → whether to stop, then stop/complete/fail. */
+  trialHandle(studyId: string, trial: Trial, clientId?: string): TrialHandle {
+    return new TrialHandle(this, studyId, trial, clientId);
   }
 
   // -- trials --
