@@ -12,6 +12,10 @@
  *   optimum (radius `optimum_radius` of ν) of a separable quadratic fitted by least squares to the
  *   whole history once it has 2d + 1 points (a diagonal quadratic interpolates the stencil exactly:
  *   Powell's initial model), weighted as lq-CMA-ES weights (best 20, worst 1).
+ * - `path` (with `early`): when the early model point's trust-region optimum leaves the box, take instead
+ *   the best point of the model along the projected path P(μ + t·Σ∇m(μ)), t ≥ 0, within the trust
+ *   radius (the generalized Cauchy point of bound-constrained trust-region methods, as L-BFGS-B and
+ *   BOBYQA's bound handling do): coordinates that reach a bound stay on it while the others move on.
  * - `elitist`: after each tell, μ moves to the generation's best point when that point is better than
  *   every earlier value and lies within ν's 3σ ellipsoid (the trust-region step the model proposed,
  *   accepted when it succeeded).
@@ -25,9 +29,10 @@ import { Rng } from '../../src/engine/random/index.js';
 import { modelOptimumPoint } from '../../src/engine/strategies/probnes-optimum.js';
 import { getStrategy } from '../../src/engine/strategies/registry.js';
 import { generationSize, type BaseState, type Observation } from '../../src/engine/strategies/types.js';
+import { initTrust, trustAfterTell } from './proto-trust.js';
 import { optionsFor, type RunRecord } from './run.js';
 
-export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist'] as const;
+export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist', 'path', 'trust', 'restart'] as const;
 export type ProtoFlag = (typeof PROTO_FLAGS)[number];
 
 export interface ProtoSpec {
@@ -125,6 +130,7 @@ export function runProto(spec: ProtoSpec): RunRecord {
   const history: Observation[] = [], values: number[] = [], elapsed: number[] = [], ends: number[] = [];
   const has = (f: ProtoFlag) => spec.flags.includes(f);
   const radius = typeof options.optimum_radius === 'number' ? options.optimum_radius : 3;
+  const trust = initTrust(spec.instance); // `trust` and `restart`: bench/lib/proto-trust.ts
   while (values.length < spec.budget) {
     const left = spec.budget - values.length;
     let points: number[][];
@@ -139,7 +145,9 @@ export function runProto(spec: ProtoSpec): RunRecord {
       if (has('early') && !engineModel && points.length >= 3) {
         const quad = separableQuadratic(history.map((o) => ({ x: o.x, y: o.y })), d);
         if (quad) {
-          const u = modelOptimumPoint(quad, state.mean, state.cov, radius, box);
+          const free = modelOptimumPoint(quad, state.mean, state.cov, radius, null);
+          const clipped = free.some((v, i) => v < box.lower[i] || v > box.upper[i]);
+          const u = has('path') && clipped ? projectedPathPoint(quad, state.mean, state.cov, radius, box) : modelOptimumPoint(quad, state.mean, state.cov, radius, box);
           const L = cholesky(fromRows(state.cov)).L;
           const far = points.every((q) => Math.hypot(...solveLower(L, Float64Array.from(u, (v, i) => v - q[i]))) >= 0.1);
           if (u.every(Number.isFinite) && far) points[points.length - 1] = u;
@@ -161,6 +169,7 @@ export function runProto(spec: ProtoSpec): RunRecord {
       const inside = Math.hypot(...solveLower(L, Float64Array.from(b.x, (v, i) => v - state.mean[i]))) <= 3;
       if (b.y < bestBefore && inside) state = { ...state, mean: b.x.slice() };
     }
+    if (has('trust') || has('restart')) state = trustAfterTell(trust, state, history, batch, box, { trust: has('trust'), restart: has('restart'), q: spec.batch });
     elapsed.push(performance.now() - t0);
     ends.push(values.length);
   }
@@ -169,4 +178,29 @@ export function runProto(spec: ProtoSpec): RunRecord {
     values, mean_values: [], timings: { total_ms: performance.now() - t0, ask_ms: 0, tell_ms: 0, updates: ends.length },
     elapsed_ms: elapsed, generation_ends: ends, instance: spec.instance, tag: spec.tag,
   };
+}
+
+/** The model's best point along the projected path P(μ + t·Σ∇m(μ)) within Mahalanobis radius ρ (200 steps of t). */
+export function projectedPathPoint(quad: { centre: number[]; a0: number; b: number[]; A: number[][] }, mean: number[], cov: number[][], radius: number, box: { lower: number[]; upper: number[] }): number[] {
+  const d = mean.length;
+  const m = (u: number[]) => {
+    const z = u.map((v, i) => v - quad.centre[i]);
+    return quad.a0 + z.reduce((s, v, i) => s + quad.b[i] * v, 0) + z.reduce((s, v, i) => s + v * quad.A[i].reduce((t, a, j) => t + a * z[j], 0), 0);
+  };
+  const zc = mean.map((v, i) => v - quad.centre[i]);
+  const grad = quad.b.map((bi, i) => bi + 2 * quad.A[i].reduce((s, a, j) => s + a * zc[j], 0));
+  const dir = cov.map((row) => row.reduce((s, c, j) => s + c * grad[j], 0)); // Σ∇m: the natural ascent direction
+  const L = cholesky(fromRows(cov)).L;
+  const dist = (u: number[]) => Math.hypot(...solveLower(L, Float64Array.from(u, (v, i) => v - mean[i])));
+  const len = dist(mean.map((v, i) => v + dir[i])) || 1;
+  let best = mean.slice(), bestM = m(mean);
+  // t up to 4ρ in units of the direction's Mahalanobis length: the projection shortens the path.
+  for (let k = 1; k <= 200; k++) {
+    const t = (4 * radius * k) / (200 * len);
+    const u = mean.map((v, i) => Math.min(box.upper[i], Math.max(box.lower[i], v + t * dir[i])));
+    if (dist(u) > radius) break;
+    const mu = m(u);
+    if (mu > bestM) [best, bestM] = [u, mu];
+  }
+  return d > 0 ? best : mean;
 }
