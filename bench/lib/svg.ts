@@ -149,7 +149,7 @@ export function renderEcdf(series: readonly EcdfSeries[], title: string, maxPerD
   // The report's budgets (evaluations / d), dotted, so the table's columns can be read off the curves.
   for (const k of marks) {
     if (k < 1 / dim || k > maxPerDim) continue;
-    parts.push(`<line x1="${num(X(k))}" x2="${num(X(k))}" y1="${T}" y2="${H - B}" stroke="#999" stroke-dasharray="2 3"/><text x="${num(X(k) + 2)}" y="${H - B - 4}" fill="#666">${k}·d</text>`);
+    parts.push(`<line x1="${num(X(k))}" x2="${num(X(k))}" y1="${T}" y2="${H - B}" stroke="#999" stroke-dasharray="2 3"/><text x="${num(k === maxPerDim ? X(k) - 2 : X(k) + 2)}" y="${H - B - 4}" fill="#666"${k === maxPerDim ? ' text-anchor="end"' : ''}>${k}·d</text>`);
   }
   parts.push(`<text x="${num((L + W - R) / 2)}" y="${H - 12}" text-anchor="middle">evaluations / d (log scale)</text>`);
   parts.push(`<text transform="translate(14 ${num((T + H - B) / 2)}) rotate(-90)" text-anchor="middle">share of (run, target) pairs</text>`);
