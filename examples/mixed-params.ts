@@ -10,7 +10,7 @@
  *   PROBNES_URL=http://127.0.0.1:8080 npm run example:mixed
  *   EXAMPLE_BUDGET=40 EXAMPLE_WORKERS=8 npm run example:mixed
  */
-import type { StudySpec } from '../clients/typescript/src/index.js';
+import { isNumericParameter, type StudySpec } from '../clients/typescript/src/index.js';
 import { formatPoint, isMain, runStudyExample } from './lib/server.js';
 
 export interface Hyperparameters {
@@ -62,7 +62,7 @@ if (isMain(import.meta.url)) {
     defaults: { budget: 60, workers: 4 },
     clientIdPrefix: 'trainer',
     // The effective prior the server derived from the bounds (log parameters: of ln(value)).
-    headSuffix: (study) => `; priors ${study.parameters.map((p) => (p.type === 'categorical' ? `${p.name} categorical` : `${p.name} ${p.type}/${p.scale} N(${p.prior.mean.toPrecision(3)}, ${p.prior.std.toPrecision(3)}²)`)).join(', ')}`,
+    headSuffix: (study) => `; priors ${study.parameters.map((p) => (isNumericParameter(p) ? `${p.name} ${p.type}/${p.scale} N(${p.prior.mean.toPrecision(3)}, ${p.prior.std.toPrecision(3)}²)` : `${p.name} categorical`)).join(', ')}`,
     countSuffix: (result) => ` by ${Object.keys(result.byClient).sort().join(', ')}`,
     report: (result) => {
       const best = result.best.observed!;

@@ -13,7 +13,7 @@ import pino from 'pino';
 import { buildApp } from '../../src/app.js';
 import { createEngineRunner } from '../../src/domain/index.js';
 import { SqliteStorage } from '../../src/storage/index.js';
-import { type Objective, type OptimizeResult, printProgress, ProbnesClient, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
+import { numericParameters, type Objective, type OptimizeResult, printProgress, ProbnesClient, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
 
 export interface Connection {
   client: ProbnesClient;
@@ -86,13 +86,8 @@ export function formatPoint(p: Record<string, number | string | boolean>): strin
     .join(', ');
 }
 
-/** A point whose parameters are all numeric (every example's but mixed-params'), as numbers; throws on a choice. */
-export function numericPoint(p: Record<string, number | string | boolean>): Record<string, number> {
-  return Object.fromEntries(Object.entries(p).map(([k, v]) => {
-    if (typeof v !== 'number') throw new TypeError(`parameter ${k} is not numeric (${JSON.stringify(v)})`);
-    return [k, v];
-  }));
-}
+/** A point whose parameters are all numeric (every example's), as numbers: the client's numericParameters. */
+export const numericPoint = numericParameters;
 
 /** How one example runs its study: the budget and workers (EXAMPLE_BUDGET, EXAMPLE_WORKERS), and what it prints. */
 export interface StudyExample<P> {

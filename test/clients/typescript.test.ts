@@ -11,7 +11,7 @@ import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchForWorkers, ProbnesClient, ProbnesError, parseRetryAfter, type Progress, type StudySpec } from '../../clients/typescript/src/index.js';
+import { batchForWorkers, numericParameters, ProbnesClient, ProbnesError, parseRetryAfter, type Progress, type StudySpec } from '../../clients/typescript/src/index.js';
 import { freePort } from '../helpers/free-port.js';
 import { E2E_TIMEOUT_MS, waitReady } from '../helpers/server-process.js';
 
@@ -180,7 +180,7 @@ describe('against the real server', () => {
       async (p) => {
         // Stands in for an expensive evaluation, so the four workers overlap.
         await new Promise((r) => setTimeout(r, 5));
-        return branin(p as Record<string, number>); // every parameter of the Branin study is numeric
+        return branin(numericParameters(p));
       },
       { ...BRANIN, name: 'optimize', batch_size: 4 },
       { budget, workers: 4, clientIdPrefix: 'ts', onProgress: (p) => seen.push(p) },
@@ -217,7 +217,7 @@ describe('against the real server', () => {
         await new Promise((r) => setTimeout(r, 2));
         if (calls % 3 === 1) throw new RangeError('simulator crashed');
         if (calls % 3 === 2 && calls < 10) return Number.NaN;
-        return branin(p as Record<string, number>); // every parameter of the Branin study is numeric
+        return branin(numericParameters(p));
       },
       study.id,
       { budget: 100, workers: 2 },
@@ -252,7 +252,7 @@ describe('against the real server', () => {
         for (let i = 0; i < 250 && beatsOf(ctx.trial.trial_id) === 0; i++) await new Promise((r) => setTimeout(r, 20));
         // The lease now ends later than when the point was handed out.
         leases.push([ctx.trial.lease_expires_at!, (await c.getTrial(sid, ctx.trial.trial_id)).lease_expires_at!]);
-        return branin(p as Record<string, number>); // every parameter of the Branin study is numeric
+        return branin(numericParameters(p));
       },
       sid,
       { budget: 2, workers: 1, heartbeatSeconds: 0.1 },
@@ -316,7 +316,7 @@ describe('against the real server', () => {
         signals.push(ctx.signal);
         if (++started === 7) ac.abort();
         await new Promise((r) => setTimeout(r, 20));
-        return branin(p as Record<string, number>); // every parameter of the Branin study is numeric
+        return branin(numericParameters(p));
       },
       study.id,
       { budget: 100, workers: 3, signal: ac.signal },

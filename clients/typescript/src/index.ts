@@ -70,6 +70,26 @@ export type IntermediateValues = JsonOk<'/v1/studies/{study_id}/intermediate_val
 export type Readiness = JsonOk<'/readyz', 'get'>;
 /** A point in user units, by parameter name (int parameters arrive rounded). */
 export type Parameters = Trial['parameters'];
+/** One parameter's value: a number, or a categorical parameter's choice (a string, number or boolean, as given). */
+export type ParamValue = Parameters[string];
+
+/** Whether a parameter (of a specification or of a study) is numeric (float or int) rather than categorical. */
+export function isNumericParameter<T extends { type?: string }>(p: T): p is Exclude<T, { type: 'categorical' }> {
+  return p.type !== 'categorical';
+}
+
+/**
+ * A point of a study whose parameters are all numeric, typed as numbers (for objectives and helpers
+ * written for numbers); throws a TypeError naming a parameter whose value is a categorical choice.
+ */
+export function numericParameters(p: Readonly<Record<string, ParamValue>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(p)) {
+    if (typeof v !== 'number') throw new TypeError(`parameter ${k} is not numeric (${JSON.stringify(v)})`);
+    out[k] = v;
+  }
+  return out;
+}
 
 // ---- errors ------------------------------------------------------------------------------------
 
