@@ -4,6 +4,7 @@
  * CMA iterations spanning several generations while Kendall's τ is low, fewer true evaluations
  * than λ per iteration once the model ranks well — and its speed on a quadratic.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidInputError } from '../../src/engine/errors.js';
 import { Rng } from '../../src/engine/random/index.js';
@@ -129,5 +130,25 @@ describe('lq-cmaes: what clients do', () => {
     expect(withOpt.population[0].injected).toBe(true);
     expect(() => init(2, 6, { tau_threshold: 1.5 })).toThrow(InvalidInputError);
     expect(() => init(2, 6, { tau_threshold: -1 })).toThrow(InvalidInputError);
+  });
+});
+
+describe('a surrogate without a finite value at a candidate', () => {
+  // Recorded from the study of test/robustness's huge-1e200 scenario without repeats, where the
+  // surrogate fitted to values near 1e200 extrapolated to a non-finite value at the model optimum
+  // while two of the three candidates were not evaluated: the update threw "population values became
+  // non-finite" there and the study's every update failed.
+  const f = JSON.parse(readFileSync(new URL('../fixtures/lq-cmaes/nonfinite-surrogate.json', import.meta.url), 'utf8')) as { state: LqCmaesState; ctx: { batch: Observation[]; history: Observation[] } };
+
+  it('the update ranks the evaluated candidates by their true values instead of throwing', () => {
+    const before = JSON.parse(JSON.stringify(f.state)) as LqCmaesState;
+    const next = lqCmaes.tell(before, f.ctx);
+    expect(next.generation).toBe(f.state.generation + 1);
+    expect(next.cma_generation).toBe(f.state.cma_generation + 1);
+    expect([...next.mean, next.sigma, ...next.cov.flat(), ...next.p_sigma, ...next.p_c].every(Number.isFinite)).toBe(true);
+    expect(JSON.parse(JSON.stringify(next))).toEqual(next);
+    // The next iteration is asked for as usual.
+    const asked = lqCmaes.ask(next, { history: f.ctx.history, pending: [] }, generationSize(next));
+    expect(asked.points.flat().every(Number.isFinite)).toBe(true);
   });
 });

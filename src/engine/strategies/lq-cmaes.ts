@@ -237,6 +237,7 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
 
   // Step 4: true values when all are known, else the surrogate's, shifted to the best true value.
   const allKnown = evaluated.length === population.length;
+  let ranked = population.map((_, i) => i);
   let values: number[];
   if (allKnown) values = population.map((c) => c.y!);
   else {
@@ -244,11 +245,18 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
     const fhatMin = Math.min(...fhat);
     const yMin = Math.min(...evaluated.map((c) => c.y!));
     values = fhat.map((f) => f - fhatMin + yMin);
+    if (!values.every(Number.isFinite)) {
+      // The surrogate gives no finite value to some candidate (an extrapolation beyond the double
+      // range, with values near it): its ranking cannot be trusted, so the update ranks the evaluated
+      // candidates by their true values only (a smaller population, as CMA-ES does with a partial batch).
+      ranked = ranked.filter((i) => population[i].y !== null);
+      values = population.map((c) => c.y ?? NaN);
+    }
   }
-  assertFinite(values, 'lq-cmaes: population values');
-  const order = population.map((_, i) => i).sort((a, b) => values[a] - values[b]);
+  assertFinite(ranked.map((i) => values[i]), 'lq-cmaes: population values');
+  const order = ranked.sort((a, b) => values[a] - values[b]);
   const step =
-    population.length >= 2
+    order.length >= 2
       ? cmaUpdate(state, order.map((i) => population[i].x), order.map((i) => population[i].injected), state.cma_generation)
       : {};
   const updated: LqCmaesState = {
