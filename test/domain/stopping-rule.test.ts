@@ -5,7 +5,7 @@
  * direction.
  */
 import { describe, expect, it } from 'vitest';
-import { decideStop, median } from '../../src/domain/trials/stopping-rule.js';
+import { decideStop, median } from '../../src/domain/studies/stopping-rule.js';
 
 const rule = { rule: 'median' as const, min_steps: 2, warmup_trials: 3 };
 const own = (...values: number[]) => values.map((value, step) => ({ step, value }));

@@ -4,8 +4,12 @@
  * point, so another client (or the same one) gets it again. A result that arrives for an expired
  * trial that nobody has finished is still accepted (see observations.ts).
  */
-import type { TrialCounts, TrialRecord } from '../../storage/index.js';
+import type { TrialRecord } from '../../storage/index.js';
 import type { StudySnapshot } from './study-snapshot.js';
+
+// How trials and counts read at a time (an ACTIVE trial whose lease ran out reads as REQUESTED): the
+// studies' read side needs it too, so it lives below the loop.
+export { asRead, countsAsRead } from '../studies/lease-view.js';
 
 /** The client of requests that do not name one. */
 export const DEFAULT_CLIENT = 'default';
@@ -34,19 +38,4 @@ export function leaseTo(snap: StudySnapshot, trial: TrialRecord, clientId: strin
 /** The client's ACTIVE trials, by trial id: what a retried GET suggestions hands back first. */
 export function heldBy(snap: StudySnapshot, clientId: string): TrialRecord[] {
   return snap.inState('ACTIVE').filter((t) => t.clientId === clientId);
-}
-
-/**
- * A trial as every read shows it at `now`: an ACTIVE trial whose lease ran out is REQUESTED, without
- * a lease, as the next loop request on the study will write it (expireLeases; the client id stays).
- * Expiry is written lazily, but no read shows a lease that no longer holds.
- */
-export function asRead(t: TrialRecord, now: Date): TrialRecord {
-  if (t.state !== 'ACTIVE' || t.leaseExpiresAt === null || t.leaseExpiresAt > now.toISOString()) return t;
-  return { ...t, state: 'REQUESTED', leaseExpiresAt: null };
-}
-
-/** A study's trial counts as they read at `now`, given how many of its ACTIVE leases had run out (expiredLeaseCounts). */
-export function countsAsRead(counts: TrialCounts, expired: number): TrialCounts {
-  return expired === 0 ? counts : { ...counts, ACTIVE: counts.ACTIVE - expired, REQUESTED: counts.REQUESTED + expired };
 }

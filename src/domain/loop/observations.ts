@@ -19,7 +19,7 @@ import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
-import { isStopped, STOPPED_EARLY } from '../trials/stopping-rule.js';
+import { isStopped, STOPPED_EARLY } from '../studies/stopping-rule.js';
 import { choiceIndex, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
 import { isCategorical } from '../studies/study-spec.js';
 import type { ParamValue } from '../studies/study-request.js';

@@ -12,7 +12,7 @@ import { EngineError, getStrategy, isMethodName, type BaseState, type MethodName
 import type { JsonObject, JsonValue, StudyRecord } from '../../storage/index.js';
 import { DomainError } from '../common/errors.js';
 import type { EffectivePrior, ParameterSpec } from './study-spec.js';
-import { readLoopSettings, type LoopSettings } from '../trials/loop-settings.js';
+import { readLoopSettings, type LoopSettings } from './loop-settings.js';
 
 export type Direction = 'minimize' | 'maximize';
 
@@ -23,7 +23,7 @@ export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prio
   prior: EffectivePrior;
   /** Effective options, defaults filled in. */
   options: Options;
-  /** Repeats and early stopping (trials/loop-settings.ts). */
+  /** Repeats and early stopping (loop-settings.ts). */
   loop: LoopSettings;
 }
 

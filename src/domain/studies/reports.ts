@@ -11,7 +11,7 @@ import { centrePoint, internalDistribution, priorDistribution, userDistribution 
 import type { ParamValue } from './study-request.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { InvalidPageTokenError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
-import { asRead } from '../loop/lease.js';
+import { asRead } from './lease-view.js';
 import { decodeCursor, encodeCursor, evaluationPage, FIRST_PAGE, HISTORY_LIMITS } from './history-pages.js';
 import { Paginator } from './page-token.js';
 import { materialize, searchSpace, type SearchSpace } from './transforms.js';

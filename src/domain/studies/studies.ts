@@ -3,19 +3,19 @@
  * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { resolveOptions, type MethodName, type Options } from '../../engine/index.js';
+import { resolveOptions } from '../../engine/index.js';
 import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from './engine-ops.js';
 import { InvalidStateTransitionError, StudyNotFoundError } from '../common/errors.js';
 import { Paginator } from './page-token.js';
-import { checkStudySpec, effectivePrior, type EffectivePrior, type ParameterSpec, type StudySpecInput } from './study-spec.js';
+import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spec.js';
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
 import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
 import { searchSpace, toInternal } from './transforms.js';
 import { checkStudyCost } from './study-cost.js';
-import { countsAsRead } from '../loop/lease.js';
-import { writeLoopSettings } from '../trials/loop-settings.js';
+import { countsAsRead } from './lease-view.js';
+import { writeLoopSettings } from './loop-settings.js';
 import { readStudy, writeEngineState, writeJson, writeJsonObject, type Study } from './codec.js';
 
 export type { Study } from './codec.js';

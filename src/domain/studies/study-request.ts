@@ -9,7 +9,7 @@ import { DEFAULT_METHOD, METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES } from '../operations/operations.js';
 import { boundedJsonObject, boundedRecord, wellFormed } from '../common/schemas.js';
 import { addOptionIssues, optionsDocumentation } from './method-options.js';
-import { AllowRepeatsSchema, StoppingRuleSchema } from '../trials/loop-settings.js';
+import { AllowRepeatsSchema, StoppingRuleSchema } from './loop-settings.js';
 
 /** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
 export const MAX_SEED = 2 ** 31 - 1;

@@ -11,7 +11,7 @@ import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
 import { boundedJsonObject, cappedRecord, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
 import { ChoiceValue, LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
-import { AllowRepeatsSchema, StoppingRuleSchema } from '../trials/loop-settings.js';
+import { AllowRepeatsSchema, StoppingRuleSchema } from '../studies/loop-settings.js';
 import { MAX_STEP } from '../trials/intermediate-request.js';
 
 export const DOCUMENT_FORMAT = 'probnes-study';

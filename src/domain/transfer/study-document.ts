@@ -6,7 +6,7 @@
  * Both directions of the mapping live here: records → document (export), document → records (import).
  */
 import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, JsonObject, TrialRecord } from '../../storage/index.js';
-import { writeLoopSettings } from '../trials/loop-settings.js';
+import { writeLoopSettings } from '../studies/loop-settings.js';
 import { resolveOptions } from '../../engine/index.js';
 import type { Study } from '../studies/studies.js';
 import { writeJson, writeJsonObject } from '../studies/codec.js';

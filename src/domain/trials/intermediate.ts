@@ -15,7 +15,7 @@ import { DomainError, StudyNotFoundError } from '../common/errors.js';
 import { readStudy } from '../studies/codec.js';
 import { givenUp } from '../loop/generation.js';
 import { TrialNotActiveError, UnknownTrialsError } from '../loop/loop-errors.js';
-import { decideStop, isStopped, type StopDecision } from './stopping-rule.js';
+import { decideStop, isStopped, type StopDecision } from '../studies/stopping-rule.js';
 import type { IntermediateInput } from './intermediate-request.js';
 
 /** A different value for a step the trial already reported. */

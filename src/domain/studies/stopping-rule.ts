@@ -16,7 +16,7 @@
  * end at the step where they were worse than the median, so counting them would drag the median
  * toward stopping ever more trials.
  */
-import type { Direction } from '../studies/codec.js';
+import type { Direction } from './codec.js';
 import type { StoppingRule } from './loop-settings.js';
 
 /** failure_reason of a COMPLETED trial whose worker stopped it early: its value is the last intermediate one. */
