@@ -1,8 +1,8 @@
 /**
  * The shape of the source's imports (ARCHITECTURE.md: small modules, imports one way): the engine's
  * modules import one another without a cycle (type-only imports count: a cycle of types is still a
- * cycle a reader has to untangle), and the domain keeps no loose module beside its index (every
- * module lives in a folder). The graph is read from the relative import specifiers of src/.
+ * cycle a reader has to untangle), the domain's folders import one another without a cycle, and the
+ * domain keeps no loose module beside its index (every module lives in a folder). The graph is read from the relative import specifiers of src/.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -75,6 +75,20 @@ describe('import graph', () => {
     const graph = importGraph(join(SRC, 'engine'));
     expect(graph.size).toBeGreaterThan(50);
     expect(cycles(graph)).toEqual([]);
+  });
+
+  it('src/domain\'s folders import one another without a cycle (a folder is a layer)', () => {
+    const domain = join(SRC, 'domain');
+    const folderOf = (f: string) => relative(domain, f).split('/')[0]!;
+    const folders = new Map<string, string[]>();
+    for (const [file, deps] of importGraph(domain)) {
+      if (relative(domain, file) === 'index.ts') continue;
+      const from = `/${folderOf(file)}`;
+      const to = deps.map((d) => `/${folderOf(d)}`).filter((d) => d !== from && d !== '/index.ts');
+      folders.set(from, [...new Set([...(folders.get(from) ?? []), ...to])]);
+    }
+    expect(folders.size).toBeGreaterThan(5);
+    expect(cycles(folders)).toEqual([]);
   });
 
   it('src/domain keeps no loose module beside index.ts', () => {
