@@ -1,10 +1,12 @@
-// /ui/studies/{id}: one study. Summary and notes, value and regret curves, the search distribution
+// /ui/studies/{id}: one study. Summary and notes, value and regret curves, the trials' intermediate
+// values (when any were reported), the search distribution
 // over generations, parallel coordinates and slice plots, the model's parameter importance and
 // contour (any generation), and the trial table. Refreshes every 3 s (longer when a load is slow) while the study is ACTIVE,
 // except when it has been idle (no max_trials and no activity for the configured minutes).
 import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
 import { chart, lineSeries, pointsSeries, scaleOpts, scaleToggle, stepSeries, xAxis, yAxis } from './charts.js';
 import { contourChart, contourLegend } from './contour.js';
+import { renderCurves } from './curves.js';
 import { parallelCoordinates } from './parcoords.js';
 import { downloadCsv, TrialTable } from './table.js';
 
@@ -262,6 +264,7 @@ export async function studyPage() {
     latest: null,
     scale: localStorage.getItem(SCALE_KEY) === 'log' ? 'log' : 'linear',
     regretScale: null,
+    curveScale: null,
     table: null,
     modelReady: false,
     setScale: (k) => {
@@ -273,12 +276,24 @@ export async function studyPage() {
       view.regretScale = k;
       paint();
     },
+    setCurveScale: (k) => {
+      view.curveScale = k;
+      paint();
+    },
     drawModel: () => drawModel(view),
   };
   const paint = () => {
-    const { hist, trials } = view.latest;
+    const { hist, trials, curves, best } = view.latest;
     const byId = new Map(trials.map((t) => [t.trial_id, t]));
     renderProgress(view, hist, byId, view.scale);
+    renderCurves($('#intermediate-section'), $('#plot-intermediate'), $('#curve-scale'), $('#intermediate-note'), {
+      curves,
+      trials,
+      study: view.study,
+      bestTrialId: best.observed?.trial_id ?? null,
+      scale: view.curveScale,
+      setScale: view.setCurveScale,
+    });
     renderSlices(view.study, trials, view.scale);
   };
 
@@ -288,11 +303,11 @@ export async function studyPage() {
     const started = performance.now();
     try {
       const base = `/v1/studies/${encodeURIComponent(id)}`;
-      const [study, hist, best, trials] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials')]);
+      const [study, hist, best, trials, intermediate] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials'), api(`${base}/intermediate_values`)]);
       const idle = idleFor(study);
       const newGeneration = view.study && view.study.generation !== study.generation;
       view.study = study;
-      view.latest = { hist, trials };
+      view.latest = { hist, trials, curves: intermediate.trials, best };
       renderSummary(study, best, idle);
       renderMetadata(study, document.activeElement === $('#notes'));
       paint();

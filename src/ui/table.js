@@ -6,6 +6,8 @@ import { fmt, h } from './api.js';
 
 const PAGE = 100;
 const STATES = ['REQUESTED', 'ACTIVE', 'COMPLETED', 'FAILED', 'ABANDONED'];
+/** The state filter's value for trials stopped early (COMPLETED ones; COMPLETED still lists them too). */
+const STOPPED = 'stopped';
 
 export class TrialTable {
   constructor(root, study) {
@@ -20,7 +22,7 @@ export class TrialTable {
 
   build() {
     const params = this.study.parameters;
-    this.stateSel = h('select', { id: 'state-filter', 'aria-label': 'filter by state' }, h('option', { value: '' }, 'all states'), ...STATES.map((s) => h('option', { value: s }, s)));
+    this.stateSel = h('select', { id: 'state-filter', 'aria-label': 'filter by state' }, h('option', { value: '' }, 'all states'), ...STATES.map((s) => h('option', { value: s }, s)), h('option', { value: STOPPED }, 'stopped early'));
     this.stateSel.addEventListener('change', () => this.update(0));
     const ranges = params.map((p) => {
       if (p.type === 'categorical') {
@@ -71,7 +73,7 @@ export class TrialTable {
   matching() {
     const state = this.stateSel.value;
     return this.trials.filter((t) => {
-      if (state && t.state !== state) return false;
+      if (state === STOPPED ? !t.stopped : state && t.state !== state) return false;
       for (const [name, f] of Object.entries(this.filters)) {
         if (!f) continue;
         const v = t.parameters[name];
@@ -97,7 +99,8 @@ export class TrialTable {
     const shown = rows.slice(this.page * PAGE, (this.page + 1) * PAGE);
     this.body.replaceChildren(...shown.map((t) => h('tr', { 'data-trial': t.trial_id },
       h('td', { class: 'num' }, String(t.trial_id)),
-      h('td', { class: `badge ${t.state}` }, t.state),
+      // A trial stopped early is COMPLETED with its last intermediate value: the column says "stopped".
+      t.stopped ? h('td', { class: 'badge STOPPED', title: 'COMPLETED: stopped early; its value is its last intermediate value' }, 'stopped') : h('td', { class: `badge ${t.state}` }, t.state),
       h('td', { class: 'num' }, String(t.generation)),
       h('td', {}, t.client_id ?? ''),
       h('td', { class: 'num' }, t.state === 'FAILED' ? (t.failure_reason ?? '') : fmt(t.value)),
