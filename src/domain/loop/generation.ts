@@ -20,12 +20,14 @@
  */
 import type { BaseState } from '../../engine/index.js';
 import type { TrialRecord } from '../../storage/index.js';
-import type { EngineRunner } from '../pool/engine-pool.js';
 import { callerOf, EngineBusyError } from '../pool/fair-runner.js';
 import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
 import { leaseExpiry } from './lease.js';
 import { redraw, withoutRepeats } from './no-repeat.js';
 import type { StudySnapshot } from './study-snapshot.js';
+import type { LoopContext } from './loop-context.js';
+
+export type { LoopContext, LoopLogger } from './loop-context.js';
 
 /** failure_reason of the trials the service abandons itself; the others are the clients' own verdicts. */
 export const SUPERSEDED = 'superseded';
@@ -36,17 +38,6 @@ export function givenUp(t: TrialRecord): boolean {
   return t.state === 'ABANDONED' && (t.failureReason === SUPERSEDED || t.failureReason === STUDY_COMPLETED);
 }
 
-/** Where the loop reports what it recovered from (a pino logger fits). */
-export interface LoopLogger {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
-
-export interface LoopContext {
-  runner: EngineRunner;
-  log: LoopLogger;
-  now: Date;
-}
 
 /** Runs the due update, if any. Returns whether the distribution moved on. */
 export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promise<boolean> {

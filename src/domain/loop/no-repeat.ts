@@ -22,7 +22,7 @@ import type { Observation } from '../../engine/index.js';
 import type { ParameterValue } from '../../storage/index.js';
 import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
 import { callerOf, EngineBusyError } from '../pool/fair-runner.js';
-import type { LoopContext } from './generation.js';
+import type { LoopContext } from './loop-context.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import type { StudySnapshot } from './study-snapshot.js';
 

@@ -20,9 +20,25 @@
  * Bounded: the least recently used studies are forgotten first.
  */
 import type { BaseState } from '../../engine/index.js';
-import type { ParameterValue } from '../../storage/index.js';
+import type { ParameterValue, TrialCounts, TrialRecord } from '../../storage/index.js';
+import type { Study } from '../studies/codec.js';
 import type { SearchSpace } from '../studies/transforms.js';
-import type { WarmSnapshot } from './study-snapshot.js';
+
+/**
+ * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the
+ * next load would read it (see StudyCache.warm; study-snapshot.ts writes and reads it). `tenantId` is the owner, checked before use.
+ */
+export interface WarmSnapshot {
+  tenantId: string;
+  study: Study;
+  revision: number;
+  engine: BaseState;
+  /** By ascending trial id, as a load returns them: REQUESTED or ACTIVE, or suggested in the current generation. */
+  trials: readonly TrialRecord[];
+  counts: TrialCounts;
+  nextTrialId: number;
+  commitSeq: number;
+}
 
 /** What history needs of a completed trial. */
 export interface CompletedPoint {

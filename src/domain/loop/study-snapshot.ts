@@ -10,7 +10,9 @@ import { generationSize, type BaseState, type Observation } from '../../engine/i
 import { newTrialRecord, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
 import { engineY, readEngineState, readStudy } from '../studies/codec.js';
-import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache } from './study-cache.js';
+import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache, type WarmSnapshot } from './study-cache.js';
+
+export type { WarmSnapshot } from './study-cache.js';
 import type { Study } from '../studies/studies.js';
 import { searchSpace, type SearchSpace } from '../studies/transforms.js';
 
@@ -22,21 +24,6 @@ export class StaleSnapshotError extends Error {}
 
 const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters });
 
-/**
- * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the
- * next load would read it (see StudyCache.warm). `tenantId` is the owner, checked before use.
- */
-export interface WarmSnapshot {
-  tenantId: string;
-  study: Study;
-  revision: number;
-  engine: BaseState;
-  /** By ascending trial id, as a load returns them: REQUESTED or ACTIVE, or suggested in the current generation. */
-  trials: readonly TrialRecord[];
-  counts: TrialCounts;
-  nextTrialId: number;
-  commitSeq: number;
-}
 
 /** The study's `count` COMPLETED trials in completion order: from the cache when it has exactly those, else read (and cached). */
 function completedTrials(storage: Storage, cache: StudyCache, studyId: string, count: number): () => Promise<readonly CompletedPoint[]> {
