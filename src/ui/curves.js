@@ -77,9 +77,10 @@ const stateText = (t) => (!t ? 'unknown trial' : t.stopped ? 'stopped early' : t
  * what was drawn into `note`; `section` is hidden when no trial reported a value. curves: the
  * intermediate_values route's `trials`; trials: every Trial resource (state, stopped); study: the
  * Study resource (its `stopping`); bestTrialId: the best observed trial's id or null; scale: the
- * chosen 'linear' / 'log' or null (automatic), setScale(kind) when the toggle changes it.
+ * chosen 'linear' / 'log' or null (automatic), setScale(kind) when the toggle changes it; cap: how
+ * many recent curves to draw (MAX_CURVES).
  */
-export function renderCurves(section, root, captionScale, note, { curves, trials, study, bestTrialId, scale, setScale }) {
+export function renderCurves(section, root, captionScale, note, { curves, trials, study, bestTrialId, scale, setScale, cap = MAX_CURVES }) {
   if (curves.length === 0) {
     section.hidden = true;
     root.__chart?.destroy();
@@ -90,7 +91,7 @@ export function renderCurves(section, root, captionScale, note, { curves, trials
   }
   section.hidden = false;
   const byId = new Map(trials.map((t) => [t.trial_id, t]));
-  const shown = chooseCurves(curves, bestTrialId);
+  const shown = chooseCurves(curves, bestTrialId, cap);
   const rule = study.stopping?.rule === 'median' ? study.stopping : null;
   // The median the rule compares with from min_steps on; before that step the rule does not look.
   const medians = rule ? new Map([...stepMedians(curves, byId)].filter(([s]) => s >= rule.min_steps)) : new Map();
@@ -176,6 +177,6 @@ export function renderCurves(section, root, captionScale, note, { curves, trials
   const ruleText = rule
     ? ` Median rule: a trial at step s ≥ ${rule.min_steps} stops when its best value so far is worse than the median, at s, of the trials that completed without being stopped (the black line)${peers < rule.warmup_trials ? `; warming up, ${peers} of the ${rule.warmup_trials} completed trials it waits for` : ''}.`
     : ' The study has no stopping rule.';
-  const capText = shown.length < curves.length ? ` Showing ${shown.length} of ${curves.length} trials' curves: the ${MAX_CURVES} most recent${shown.length > MAX_CURVES ? ' and the best' : ''}; the median counts them all.` : '';
+  const capText = shown.length < curves.length ? ` Showing ${shown.length} of ${curves.length} trials' curves: the ${cap} most recent${shown.length > cap ? ' and the best' : ''}; the median counts them all.` : '';
   note.replaceChildren(h('div', { class: 'legend' }, ...parts), h('div', { class: 'note' }, `${shown.length} trial(s).${capText}${ruleText}`));
 }
