@@ -19,6 +19,8 @@
  * - `elitist`: after each tell, μ moves to the generation's best point when that point is better than
  *   every earlier value and lies within ν's 3σ ellipsoid (the trust-region step the model proposed,
  *   accepted when it succeeded).
+ * - `trust` (with `handoff`, `wide`) and `restart`: a trust-region step of a fitted quadratic for μ and a
+ *   scale-free restart rule (bench/lib/proto-trust.ts).
  */
 import { performance } from 'node:perf_hooks';
 import { bbobProblem } from '../../src/engine/benchmarks/bbob.js';
@@ -32,7 +34,7 @@ import { generationSize, type BaseState, type Observation } from '../../src/engi
 import { initTrust, trustAfterTell } from './proto-trust.js';
 import { optionsFor, type RunRecord } from './run.js';
 
-export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist', 'path', 'trust', 'restart'] as const;
+export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist', 'path', 'trust', 'restart', 'handoff', 'wide'] as const;
 export type ProtoFlag = (typeof PROTO_FLAGS)[number];
 
 export interface ProtoSpec {
@@ -130,7 +132,7 @@ export function runProto(spec: ProtoSpec): RunRecord {
   const history: Observation[] = [], values: number[] = [], elapsed: number[] = [], ends: number[] = [];
   const has = (f: ProtoFlag) => spec.flags.includes(f);
   const radius = typeof options.optimum_radius === 'number' ? options.optimum_radius : 3;
-  const trust = initTrust(spec.instance); // `trust` and `restart`: bench/lib/proto-trust.ts
+  const trust = initTrust(spec.instance, spec.flags.includes('wide')); // `trust` and `restart`: bench/lib/proto-trust.ts
   while (values.length < spec.budget) {
     const left = spec.budget - values.length;
     let points: number[][];
@@ -169,7 +171,7 @@ export function runProto(spec: ProtoSpec): RunRecord {
       const inside = Math.hypot(...solveLower(L, Float64Array.from(b.x, (v, i) => v - state.mean[i]))) <= 3;
       if (b.y < bestBefore && inside) state = { ...state, mean: b.x.slice() };
     }
-    if (has('trust') || has('restart')) state = trustAfterTell(trust, state, history, batch, box, { trust: has('trust'), restart: has('restart'), q: spec.batch });
+    if (has('trust') || has('restart')) state = trustAfterTell(trust, state, history, batch, box, { trust: has('trust'), restart: has('restart'), handoff: has('handoff'), q: spec.batch });
     elapsed.push(performance.now() - t0);
     ends.push(values.length);
   }
