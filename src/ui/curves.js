@@ -110,7 +110,9 @@ export function renderCurves(section, root, captionScale, note, { curves, trials
   // Paint order: grey stopped curves first, then completed, running, and the best on top.
   const order = ['stopped', 'other', 'completed', 'running', 'best'];
   const idx = shown.map((_, i) => i).sort((a, b) => order.indexOf(kinds[a]) - order.indexOf(kinds[b]) || shown[a].trial_id - shown[b].trial_id);
-  const series = idx.map((i) => ({ label: `trial ${shown[i].trial_id}`, ...STYLE[kinds[i]], points: { show: false }, spanGaps: true }));
+  // A stopped curve is dashed whatever its colour (the best trial may have been stopped too).
+  const dashOf = (c) => (byId.get(c.trial_id)?.stopped ? { dash: STYLE.stopped.dash } : {});
+  const series = idx.map((i) => ({ label: `trial ${shown[i].trial_id}`, ...STYLE[kinds[i]], ...dashOf(shown[i]), points: { show: false }, spanGaps: true }));
   const data = [xs, ...idx.map((i) => columns[i])];
   const trialOf = [null, ...idx.map((i) => shown[i])];
   if (medians.size > 0) {
@@ -166,17 +168,21 @@ export function renderCurves(section, root, captionScale, note, { curves, trials
   root.dataset.scale = kind;
 
   const key = (k, text) => h('span', { class: `curve-key curve-${k}` }, text);
+  const count = (k) => kinds.filter((x) => x === k).length;
   const parts = [
-    key('completed', 'completed'),
-    key('running', 'running'),
-    key('stopped', `stopped early (${stopped})`),
-    ...(bestTrialId !== null && shown.some((c) => c.trial_id === bestTrialId) ? [key('best', `best (trial ${bestTrialId})`)] : []),
+    ...(count('completed') ? [key('completed', 'completed')] : []),
+    ...(count('running') ? [key('running', 'running')] : []),
+    ...(count('other') ? [key('other', 'failed or abandoned')] : []),
+    ...(stopped ? [key('stopped', `stopped early (${stopped})`)] : []),
+    ...(count('best') ? [key('best', `best (trial ${bestTrialId})`)] : []),
     ...(medians.size > 0 ? [key('median', 'median of completed trials')] : []),
   ];
   const peers = trials.filter(isPeer).length;
   const ruleText = rule
-    ? ` Median rule: a trial at step s ≥ ${rule.min_steps} stops when its best value so far is worse than the median, at s, of the trials that completed without being stopped (the black line)${peers < rule.warmup_trials ? `; warming up, ${peers} of the ${rule.warmup_trials} completed trials it waits for` : ''}.`
+    ? ` Median rule: a trial at step s ≥ ${rule.min_steps} stops when its best value so far is worse than the median, at s, of the trials that completed without being stopped${medians.size > 0 ? ' (the black line)' : ''}${peers < rule.warmup_trials ? `; warming up, ${peers} of the ${rule.warmup_trials} completed trials it waits for` : ''}.`
     : ' The study has no stopping rule.';
-  const capText = shown.length < curves.length ? ` Showing ${shown.length} of ${curves.length} trials' curves: the ${cap} most recent${shown.length > cap ? ' and the best' : ''}; the median counts them all.` : '';
-  note.replaceChildren(h('div', { class: 'legend' }, ...parts), h('div', { class: 'note' }, `${shown.length} trial(s).${capText}${ruleText}`));
+  const what = shown.length < curves.length
+    ? `Showing ${shown.length} of ${curves.length} trials' curves: the ${cap} most recent${shown.length > cap ? ' and the best' : ''}${medians.size > 0 ? '; the median counts all of them' : ''}.`
+    : `${curves.length} trial(s).`;
+  note.replaceChildren(h('div', { class: 'legend' }, ...parts), h('div', { class: 'note' }, `${what}${ruleText}`));
 }

@@ -251,6 +251,7 @@ describe.skipIf(!hasChromium)('dashboard: intermediate values', () => {
     for (const left of [2, 3, 4, 5]) expect(labels).not.toContain(`trial ${left}`);
     expect(labels).toContain('trial 205');
     expect(await page.locator('#intermediate-note').textContent()).toContain('Showing 201 of 205 trials\' curves: the 200 most recent and the best');
+    await page.locator('#intermediate-section').screenshot({ path: path.join(ARTIFACTS, 'intermediate-values-205-trials.png') });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
