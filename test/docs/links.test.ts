@@ -80,6 +80,11 @@ describe('links in README.md and docs/', () => {
     expect(checked).toBeGreaterThan(40);
   });
 
+  it('every page under docs/ is linked from the README (its Documentation list is the way in)', () => {
+    const readme = links(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).map((l) => l.target.split('#')[0]);
+    expect(documents().filter((d) => d !== 'README.md' && !readme.includes(d))).toEqual([]);
+  });
+
   it('catches a missing file, a missing heading and a heading slugged the wrong way', () => {
     expect(brokenLink('README.md', 'docs/no-such-page.md')).toMatch(/does not exist/);
     expect(brokenLink('README.md', '#no-such-heading')).toMatch(/no heading/);
