@@ -146,7 +146,10 @@ export function trustAfterTell<S extends BaseState>(
   const bestNow = Math.min(...batch.map((o) => o.y));
   if (bestNow < ts.best) [ts.best, ts.sinceBest] = [bestNow, 0];
   else ts.sinceBest++;
-  const model = opts.trust || opts.restart ? bestModel(history, d, opts.q) : null;
+  const gp = (state as BaseState & { gp?: { basis?: string } | null }).gp;
+  const engineModel = gp?.basis === 'diagonal' || gp?.basis === 'full';
+  const stepping = opts.trust && !(opts.handoff && engineModel);
+  const model = stepping || opts.restart ? bestModel(history, d, opts.q) : null;
   if (opts.restart) {
     let stalled = false;
     if (model) {
@@ -165,9 +168,7 @@ export function trustAfterTell<S extends BaseState>(
       return { ...state, mean, cov };
     }
   }
-  const gp = (state as BaseState & { gp?: { basis?: string } | null }).gp;
-  const engineModel = gp?.basis === 'diagonal' || gp?.basis === 'full';
-  if (opts.trust && !(opts.handoff && engineModel) && model && model.r2 >= R2_GATE) {
+  if (stepping && model && model.r2 >= R2_GATE) {
     const u = minimiser(model, state.mean, state.cov, ts.delta, box);
     const mFrom = modelValue(model, state.mean), mTo = modelValue(model, u);
     if (u.every(Number.isFinite) && mTo < mFrom && mahalanobis(u, state.mean, state.cov) >= 1e-3) {
