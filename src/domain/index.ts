@@ -12,7 +12,7 @@ export { parseDocument, type DocumentParse, type ParseMeter } from './transfer/d
 export { LoopService, type LoopServiceDeps, type LoopStats, type Suggestions, type SuggestReason, type ObservationResult } from './loop/loop.js';
 export { UnknownTrialsError, TrialAlreadyCompletedError, TrialNotActiveError, LeaseNotHeldError, ConcurrentUpdateError } from './loop/loop-errors.js';
 export { DEFAULT_CLIENT } from './loop/lease.js';
-export { ObservationsRequest, MAX_OBSERVATIONS, type ObservationInput } from './loop/observation-request.js';
+export { ObservationsRequest, MAX_OBSERVATIONS, countParameterKeys, type ObservationInput } from './loop/observation-request.js';
 export type { LoopLogger } from './loop/generation.js';
 export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type EngineRunner } from './pool/engine-pool.js';
 export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations/operations.js';

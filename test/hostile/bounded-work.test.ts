@@ -113,6 +113,13 @@ describe('other routes taking arrays and records', () => {
     expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual(['/prior/from_points/0', '/prior/from_points/1']);
   });
 
+  it('POST …/observations with one point of 2·10⁴ wrong values: one error, the key count, before any value is read', async () => {
+    const parameters = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`p${i}`, [i]]));
+    const res = await f.app.inject(jsonRequest('POST', `/v1/studies/${f.a}/observations`, { observations: [{ trial_id: 1, value: 0 }, { parameters, value: 1 }] }));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors).toEqual([{ path: '/observations/1/parameters', message: 'must have at most 100 keys' }]);
+  });
+
   it('POST …/observations with 1000 wrong observations: at most MAX_ERRORS errors listed', async () => {
     const res = await f.app.inject(jsonRequest('POST', `/v1/studies/${f.a}/observations`, { observations: new Array(1000).fill({ trial_id: 'one', value: 'x' }) }));
     expect(res.statusCode).toBe(400);

@@ -4,7 +4,9 @@
  * study (bounds, duplicates, trial states) is observations.ts's. The loop accepts this schema's output.
  */
 import { z } from 'zod';
-import { ChoiceValue, PARAMETER_NAME } from '../studies/study-request.js';
+import { cappedRecord, hasMoreKeys, MAX_ERRORS } from '../common/schemas.js';
+import { ValidationError } from '../common/errors.js';
+import { ChoiceValue, LIMITS, PARAMETER_NAME } from '../studies/study-request.js';
 
 /** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
 export const MAX_OBSERVATIONS = 1000;
@@ -19,8 +21,10 @@ const Stopped = z
 
 const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr, stopped: Stopped });
 const ByParameters = z.strictObject({
-  parameters: z
-    .record(z.string().regex(PARAMETER_NAME), ChoiceValue)
+  // The key count is also checked first, before any value, by countParameterKeys (the route's
+  // preValidation): a refinement runs after the values, and a preprocess step would cost the
+  // OpenAPI document this body's example (zod omits examples of schemas that transform their input).
+  parameters: cappedRecord(z.string().regex(PARAMETER_NAME), ChoiceValue, LIMITS.parameters)
     .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral; a categorical parameter one of its choices.'),
   value: Value,
   stderr: Stderr,
@@ -36,3 +40,20 @@ export const ObservationsRequest = z.strictObject({
 
 /** One result of the batch. */
 export type ObservationInput = z.output<typeof ObservationsRequest>['observations'][number];
+
+/**
+ * Refuses, before the schema reads any value, a point given by parameters with more keys than a study
+ * can have parameters: one such point of 10⁵ wrong values would otherwise cost 10⁵ value checks.
+ * Looks only at the first MAX_OBSERVATIONS elements (the schema refuses a longer batch).
+ */
+export function countParameterKeys(body: unknown): void {
+  const observations = (body as { observations?: unknown } | null)?.observations;
+  if (!Array.isArray(observations)) return;
+  const errors: { path: string; message: string }[] = [];
+  for (let i = 0; i < Math.min(observations.length, MAX_OBSERVATIONS); i++) {
+    const parameters = (observations[i] as { parameters?: unknown } | null)?.parameters;
+    if (hasMoreKeys(parameters, LIMITS.parameters)) errors.push({ path: `/observations/${i}/parameters`, message: `must have at most ${LIMITS.parameters} keys` });
+    if (errors.length >= MAX_ERRORS) break;
+  }
+  if (errors.length > 0) throw new ValidationError(errors);
+}

@@ -1,6 +1,6 @@
 /** POST /v1/studies/{id}/observations: thin route over the loop service. */
 import { serializerCompiler, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { LoopService } from '../../domain/index.js';
+import { countParameterKeys, type LoopService } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
 import { ObservationsBody, ObservationsSchema } from '../schemas/loop.js';
 import { toTrialResource } from '../schemas/trial.js';
@@ -20,6 +20,8 @@ const serializeOk = (route: { httpStatus?: string }) =>
 export const observationRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = async (app, { loop }) => {
   app.post('/v1/studies/:study_id/observations', {
     serializerCompiler: serializeOk,
+    // Before the body schema: a point of more keys than any study has parameters is refused uncounted.
+    preValidation: async (req) => countParameterKeys(req.body),
     schema: {
       summary: 'Report results',
       description:
