@@ -100,7 +100,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(intermediateRoutes, { intermediate });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   await app.withTypeProvider<ZodTypeProvider>().register(modelRoutes, { views: new ModelViews({ storage: opts.storage, engine: runner }) });
-  const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...opts.service });
+  const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...(opts.config.studyCostMax ? { maxStudyCost: opts.config.studyCostMax } : {}), ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   // Warm snapshots where a load is a database round trip (several replicas check them at commit).
   const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres' });

@@ -85,6 +85,21 @@ describe('the cost of a study', () => {
     expect((await create(braninStudy('cmaes', { batch_size: 100 }))).statusCode).toBe(201);
   });
 
+  it('an import is held to the same limit, before its dry run (a document exported by a server with a higher limit)', async () => {
+    const loose = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000 }, storage: SqliteStorage.open(':memory:') });
+    const made = await loose.inject({ method: 'POST', url: '/v1/studies', payload: braninStudy('bo', { batch_size: 10 }) });
+    expect(made.statusCode, made.body).toBe(201);
+    const doc = (await loose.inject({ method: 'GET', url: `/v1/studies/${made.json().id}/export` })).json();
+    await loose.close();
+    app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000, studyCostMax: 10_000 }, storage: SqliteStorage.open(':memory:') });
+    const refused = await app.inject({ method: 'POST', url: '/v1/studies/import', payload: doc });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().errors[0].path).toBe('/batch_size');
+    expect(refused.json().errors[0].message).toMatch(/dimension 2 × batch_size 10 × active set 1000/);
+    const within = await app.inject({ method: 'POST', url: '/v1/studies/import', payload: { ...doc, study: { ...doc.study, max_trials: 400 } } });
+    expect(within.statusCode, within.body).toBe(201);
+  });
+
   it('the default limit takes the heaviest default study (100 parameters, batch 100, prob-cmaes) and refuses a larger active set', async () => {
     app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000, studyCostMax: 100_000_000 }, storage: SqliteStorage.open(':memory:') });
     const parameters = Array.from({ length: 100 }, (_, i) => ({ name: `x${i}`, bounds: [-5, 5] }));

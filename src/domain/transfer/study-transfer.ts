@@ -11,6 +11,7 @@ import type { Study } from '../studies/studies.js';
 import { fromDocument, toDocument, type StudyDocument } from './study-document.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { checkDocument } from './study-import.js';
+import { checkStudyCost } from '../studies/study-cost.js';
 
 export interface StudyTransferDeps {
   storage: Storage;
@@ -18,6 +19,8 @@ export interface StudyTransferDeps {
   engine?: EngineRunner;
   now?: () => Date;
   newId?: () => string;
+  /** STUDY_COST_MAX: an imported study may cost no more than a created one (study-cost.ts). */
+  maxStudyCost?: number;
 }
 
 export class StudyTransfer {
@@ -25,12 +28,14 @@ export class StudyTransfer {
   private readonly engine: EngineRunner;
   private readonly now: () => Date;
   private readonly newId: () => string;
+  private readonly maxStudyCost: number;
 
   constructor(deps: StudyTransferDeps) {
     this.storage = deps.storage;
     this.engine = deps.engine ?? new InlineEngineRunner();
     this.now = deps.now ?? (() => new Date());
     this.newId = deps.newId ?? (() => randomUUID());
+    this.maxStudyCost = deps.maxStudyCost ?? Infinity;
   }
 
   async export(tenantId: string, studyId: string): Promise<StudyDocument> {
@@ -41,6 +46,9 @@ export class StudyTransfer {
 
   /** A structurally valid document (document-schema.ts) → the new study; ValidationError if inconsistent. */
   async import(tenantId: string, doc: StudyDocument): Promise<Study> {
+    // Before the document's dry run, which is engine work of that cost.
+    const s = doc.study;
+    checkStudyCost(s.method, s.parameters.length, s.batch_size, s.options, s.max_trials, this.maxStudyCost);
     await checkDocument(doc, this.engine);
     const copy = fromDocument(doc, { id: this.newId(), tenantId, now: this.now().toISOString() });
     const record = await this.storage.importStudy(copy.study, copy.trials, copy.engineStates, copy.intermediate);
