@@ -61,7 +61,7 @@ export function hasMoreKeys(v: unknown, max: number): boolean {
   return false;
 }
 
-const keysMessage = (max: number) => `must have at most ${max} keys`;
+export const keysMessage = (max: number): string => `must have at most ${max} keys`;
 
 /**
  * A JSON object keyed freely (parameter values by name, method options) with at most `maxKeys`

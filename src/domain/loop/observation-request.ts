@@ -4,7 +4,7 @@
  * study (bounds, duplicates, trial states) is observations.ts's. The loop accepts this schema's output.
  */
 import { z } from 'zod';
-import { cappedRecord, hasMoreKeys, MAX_ERRORS } from '../common/schemas.js';
+import { cappedRecord, hasMoreKeys, keysMessage, MAX_ERRORS } from '../common/schemas.js';
 import { ValidationError } from '../common/errors.js';
 import { ChoiceValue, LIMITS, PARAMETER_NAME } from '../studies/study-request.js';
 
@@ -52,7 +52,7 @@ export function countParameterKeys(body: unknown): void {
   const errors: { path: string; message: string }[] = [];
   for (let i = 0; i < Math.min(observations.length, MAX_OBSERVATIONS); i++) {
     const parameters = (observations[i] as { parameters?: unknown } | null)?.parameters;
-    if (hasMoreKeys(parameters, LIMITS.parameters)) errors.push({ path: `/observations/${i}/parameters`, message: `must have at most ${LIMITS.parameters} keys` });
+    if (hasMoreKeys(parameters, LIMITS.parameters)) errors.push({ path: `/observations/${i}/parameters`, message: keysMessage(LIMITS.parameters) });
     if (errors.length >= MAX_ERRORS) break;
   }
   if (errors.length > 0) throw new ValidationError(errors);
