@@ -131,7 +131,8 @@ function standardiseY(ys: number[]): number[] {
   return standardise(ys).yTilde;
 }
 
-function bestIndex(history: Observation[]): number {
+/** The index of the best (lowest) observation, the first one on ties. */
+export function bestIndex(history: Observation[]): number {
   let b = 0;
   for (let i = 1; i < history.length; i++) if (history[i].y < history[b].y) b = i;
   return b;
@@ -258,7 +259,7 @@ function selectBatch(state: BoState, model: GpModel, rng: Rng, pending: number[]
 }
 
 /** A JSON-plain copy (the fit may hand back typed arrays or shared references). */
-function plainHyper(h: GpHyper): GpHyper {
+export function plainHyper(h: GpHyper): GpHyper {
   return { lengthscales: Array.from(h.lengthscales), outputscale: h.outputscale, noise: h.noise, constant: h.constant };
 }
 

@@ -36,7 +36,7 @@ import type { AskContext, AskResult, InitSpec, Observation, TellContext } from '
 import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
 import { checkedOptions, type OptionSpecs } from './options.js';
-import { BO_STATE_VERSION, boParams, drawCandidates, type BoState, type Box } from './bo-core.js';
+import { BO_STATE_VERSION, bestIndex, boParams, drawCandidates, plainHyper, type BoState, type Box } from './bo-core.js';
 
 const REFINE = { starts: 5, maxIterations: 50 };
 const REFINE_MC = { starts: 2, maxIterations: 25 };
@@ -86,12 +86,6 @@ function encode(state: BoState, L: Layout, x: readonly number[]): number[] {
 
 function trainingData(state: BoState, L: Layout, history: Observation[]) {
   return { X: history.map((o) => encode(state, L, o.x)), y: standardise(history.map((o) => o.y)).yTilde };
-}
-
-function bestIndex(history: Observation[]): number {
-  let b = 0;
-  for (let i = 1; i < history.length; i++) if (history[i]!.y < history[b]!.y) b = i;
-  return b;
 }
 
 /** A candidate: unit-box continuous part and choices. */
@@ -208,10 +202,9 @@ export function askBoMixed(state: BoState, ctx: AskContext, count: number): AskR
   const w = beta === 0 ? 0 : beta / Math.max(1, state.generation);
   const incumbent = { v: Float64Array.from(X[bi]!.slice(0, L.dc)), c: choicesOf(history[bi]!.x, L) };
   const picks = selectBatch(state, L, model, rng, ctx.pending, count, incumbent, y[bi]!, w);
-  const h = model.hyper;
   return {
     points: picks.map((cd) => toPoint(state, cd)),
-    state: { ...state, rng: rng.state(), hyper: { lengthscales: Array.from(h.lengthscales), outputscale: h.outputscale, noise: h.noise, constant: h.constant } },
+    state: { ...state, rng: rng.state(), hyper: plainHyper(model.hyper) },
   };
 }
 
@@ -222,8 +215,7 @@ export function tellBoMixed(state: BoState, ctx: TellContext): BoState {
   if (history.length === 0) return next;
   next.mean = history[bestIndex(history)]!.x.slice(0, L.dc);
   if (history.length < 2) return next;
-  const h = fit(state, L, history).hyper;
-  next.hyper = { lengthscales: Array.from(h.lengthscales), outputscale: h.outputscale, noise: h.noise, constant: h.constant };
+  next.hyper = plainHyper(fit(state, L, history).hyper);
   next.diagnostics = { integral_mean: null, integral_std: null, n_active: history.length };
   return next;
 }
