@@ -11,10 +11,10 @@
  * value (loop/observations.ts); it is then COMPLETED with failure_reason `stopped_early`.
  */
 import type { IntermediateRecord, Storage, TrialRecord } from '../../storage/index.js';
-import { DomainError, StudyNotFoundError } from '../common/errors.js';
+import { DomainError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
 import { readStudy } from '../studies/codec.js';
 import { givenUp } from '../loop/generation.js';
-import { TrialNotActiveError, UnknownTrialsError } from '../loop/loop-errors.js';
+import { TrialNotActiveError } from '../loop/loop-errors.js';
 import { decideStop, isStopped, type StopDecision } from '../studies/stopping-rule.js';
 import type { IntermediateInput } from './intermediate-request.js';
 
@@ -56,7 +56,7 @@ export class IntermediateService {
     if (!record) throw new StudyNotFoundError(studyId);
     const study = readStudy(record);
     const trial = await this.storage.getTrial(studyId, trialId);
-    if (!trial) throw new UnknownTrialsError(studyId, [trialId]);
+    if (!trial) throw new TrialNotFoundError(studyId, trialId);
     const finished = !running(trial);
     let stored: IntermediateRecord;
     if (finished) {
