@@ -3,46 +3,19 @@
  * point, both starting its own server and (PROBNES_URL) against a server it is given; and each
  * example's objective, written in user terms, computes what it says.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { meanReturn, spec as cartpoleSpec } from '../../examples/cartpole.js';
 import { negLogMarginalLikelihood, spec as gpSpec } from '../../examples/gp-mll.js';
 import { validationLoss } from '../../examples/mixed-params.js';
 import { warmStartTable } from '../../examples/warm-start.js';
 import { ProbnesClient } from '../../clients/typescript/src/index.js';
-import { makeTestApp } from '../helpers/app.js';
 import { numericSpecs } from '../helpers/numeric-specs.js';
+import { runExample as spawnExample, servedTestApp } from './run.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const BUDGET = 16;
 
 function runExample(file: string, env: Record<string, string> = {}): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
-      cwd: ROOT,
-      env: { ...process.env, PROBNES_URL: '', EXAMPLE_BUDGET: String(BUDGET), EXAMPLE_WORKERS: '2', ...env },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
-
-/** A test app listening on a free loopback port for the enclosing describe block; `url` once started. */
-function servedTestApp(): { url: string } {
-  let app: FastifyInstance;
-  const server = { url: '' };
-  beforeAll(async () => {
-    app = (await makeTestApp()).app;
-    server.url = await app.listen({ port: 0, host: '127.0.0.1' });
-  });
-  afterAll(async () => {
-    await app.close();
-  });
-  return server;
+  return spawnExample(file, { PROBNES_URL: '', EXAMPLE_BUDGET: String(BUDGET), EXAMPLE_WORKERS: '2', ...env });
 }
 
 /** The summary every example prints: `N evaluations (F failed)` and `best value V at name=value, …`. */

@@ -5,16 +5,11 @@
  * and it runs end to end against a served test app, printing a best value that is the log-probability
  * of its printed point.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { latentObjective } from '../../bench/latent/task.js';
 import { LATENT, latentSpec, logProbability } from '../../examples/latent.js';
 import { Rng } from '../../src/engine/random/index.js';
-import { makeTestApp } from '../helpers/app.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
+import { runExample, servedTestApp } from './run.js';
 
 describe('example:latent', () => {
   it('maximises log p(c | decoder(z)), the negated objective of bench:latent, over z with prior N(0, I)', () => {
@@ -32,36 +27,19 @@ describe('example:latent', () => {
   });
 
   describe('against a served test app', () => {
-    let app: FastifyInstance;
-    let url = '';
-    beforeAll(async () => {
-      app = (await makeTestApp()).app;
-      url = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const server = servedTestApp();
 
     it('runs to its budget and prints a best value equal to log p of the printed point', async () => {
-      const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'examples/latent.ts'], {
-          cwd: ROOT,
-          env: { ...process.env, PROBNES_URL: url, EXAMPLE_BUDGET: '12', EXAMPLE_WORKERS: '3', LATENT_CLASS: '5' },
-        });
-        let text = '';
-        child.stdout.on('data', (d) => (text += d));
-        child.stderr.on('data', (d) => (text += d));
-        child.on('close', (code) => resolve({ code, text }));
-      });
-      expect(out.code, out.text).toBe(0);
-      expect(out.text).toMatch(/12 evaluations \(0 failed\)/);
-      const m = /best value (-?[\d.]+) \(log p\(5 \| image\), p = ([\d.]+)\) at ([^\n]+)/.exec(out.text);
-      expect(m, out.text).not.toBeNull();
+      const r = await runExample('examples/latent.ts', { PROBNES_URL: server.url, EXAMPLE_BUDGET: '12', EXAMPLE_WORKERS: '3', LATENT_CLASS: '5' });
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toMatch(/12 evaluations \(0 failed\)/);
+      const m = /best value (-?[\d.]+) \(log p\(5 \| image\), p = ([\d.]+)\) at ([^\n]+)/.exec(r.out);
+      expect(m, r.out).not.toBeNull();
       const point = Object.fromEntries(m![3]!.split(', ').map((kv) => kv.split('=')).map(([k, v]) => [k!, Number(v)]));
       expect(Object.keys(point)).toEqual(LATENT);
       // The point is printed to 4 significant digits, so its log-probability matches to that precision.
       expect(logProbability(point, 5)).toBeCloseTo(Number(m![1]), 2);
-      expect(out.text).toContain('decoded best image:');
+      expect(r.out).toContain('decoded best image:');
     }, 120_000);
   });
 });

@@ -3,31 +3,18 @@
  * through the HTTP API and prints its best policy. Skips (with a warning) only where Debian's
  * libmujoco-dev or cc is missing; with CI=true it fails instead (.ci/run installs both).
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spec, swimmerReturn, WEIGHTS } from '../../examples/swimmer.js';
 import { swimmerObjective } from '../../bench/swimmer/task.js';
-import { makeTestApp } from '../helpers/app.js';
 import { mujocoPresent } from '../helpers/requirements.js';
 import { numericSpecs } from '../helpers/numeric-specs.js';
+import { runExample, servedTestApp } from './run.js';
 
 const hasMujoco = mujocoPresent();
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const BUDGET = 9;
 
 function runSwimmerExample(url: string): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'examples/swimmer.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, PROBNES_URL: url, EXAMPLE_BUDGET: String(BUDGET), EXAMPLE_WORKERS: '3' },
-    });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
+  return runExample('examples/swimmer.ts', { PROBNES_URL: url, EXAMPLE_BUDGET: String(BUDGET), EXAMPLE_WORKERS: '3' });
 }
 
 describe.skipIf(!hasMujoco)('example:swimmer', () => {
@@ -43,18 +30,10 @@ describe.skipIf(!hasMujoco)('example:swimmer', () => {
   }, 60_000);
 
   describe('against a server given by PROBNES_URL', () => {
-    let app: FastifyInstance;
-    let url = '';
-    beforeAll(async () => {
-      app = (await makeTestApp()).app;
-      url = await app.listen({ port: 0, host: '127.0.0.1' });
-    });
-    afterAll(async () => {
-      await app.close();
-    });
+    const server = servedTestApp();
 
     it('runs a study to its budget; every stored value is the return of its weights, and the printed best is the best of them', async () => {
-      const r = await runSwimmerExample(url);
+      const r = await runSwimmerExample(server.url);
       expect(r.code, r.out).toBe(0);
       const ev = /(\d+) evaluations \((\d+) failed\)/.exec(r.out);
       const best = /best value (-?[\d.]+) \(return of one episode\) at ([^\n]+)/.exec(r.out);
@@ -62,9 +41,9 @@ describe.skipIf(!hasMujoco)('example:swimmer', () => {
       expect(best, r.out).not.toBeNull();
       expect(Number(ev![1])).toBe(BUDGET);
       expect(Number(ev![2])).toBe(0);
-      const { studies } = (await (await fetch(`${url}/v1/studies`)).json()) as { studies: { id: string; name: string }[] };
+      const { studies } = (await (await fetch(`${server.url}/v1/studies`)).json()) as { studies: { id: string; name: string }[] };
       expect(studies.map((st) => st.name)).toEqual(['swimmer-linear-policy']);
-      const { trials } = (await (await fetch(`${url}/v1/studies/${studies[0]!.id}/trials?state=COMPLETED&page_size=100`)).json()) as { trials: { parameters: Record<string, number>; value: number }[] };
+      const { trials } = (await (await fetch(`${server.url}/v1/studies/${studies[0]!.id}/trials?state=COMPLETED&page_size=100`)).json()) as { trials: { parameters: Record<string, number>; value: number }[] };
       expect(trials).toHaveLength(BUDGET);
       // The value the example reported is the simulator's return at exactly those weights (deterministic: one
       // fixed start state). The printed weights are rounded to 4 digits, and the swimmer's return is not smooth
