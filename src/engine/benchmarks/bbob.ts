@@ -36,10 +36,23 @@ export interface BbobProblem extends Benchmark {
   argmin: number[];
 }
 
-export function bbobProblem(fn: number, d: number, instance = 1): BbobProblem {
-  if (!(Number.isInteger(fn) && fn >= 1 && fn <= BBOB_FUNCTIONS)) throw new RangeError(`bbob: function must be an integer in 1…${BBOB_FUNCTIONS}, got ${fn}`);
+/** The dimension and instance checks every BBOB problem (noiseless or noisy) makes. */
+function checkDimInstance(fn: number, d: number, instance: number): void {
   if (!(Number.isInteger(d) && d >= 2)) throw new RangeError(`bbob-f${fn}: dimension must be an integer ≥ 2, got ${d}`);
   if (!(Number.isInteger(instance) && instance >= 1)) throw new RangeError(`bbob-f${fn}: instance must be an integer ≥ 1, got ${instance}`);
+}
+
+/** g, checking first that x has the problem's dimension d. */
+function checked<T>(name: string, d: number, g: (x: readonly number[]) => T): (x: readonly number[]) => T {
+  return (x) => {
+    checkDim(name, x, d);
+    return g(x);
+  };
+}
+
+export function bbobProblem(fn: number, d: number, instance = 1): BbobProblem {
+  if (!(Number.isInteger(fn) && fn >= 1 && fn <= BBOB_FUNCTIONS)) throw new RangeError(`bbob: function must be an integer in 1…${BBOB_FUNCTIONS}, got ${fn}`);
+  checkDimInstance(fn, d, instance);
   const seed = bbobSeed(fn, instance);
   const fopt = bbobFopt(fn, instance);
   const { xopt, raw } = BUILDERS[fn - 1](d, seed);
@@ -49,10 +62,7 @@ export function bbobProblem(fn: number, d: number, instance = 1): BbobProblem {
     fn,
     instance,
     dim: d,
-    f: (x) => {
-      checkDim(name, x, d);
-      return raw(x) + fopt;
-    },
+    f: checked(name, d, (x) => raw(x) + fopt),
     optimum: fopt,
     argmin: xopt,
     bounds: cube(d, -5, 5),
@@ -87,8 +97,7 @@ export interface NoisyBbobProblem extends BbobProblem {
  */
 export function bbobNoisyProblem(fn: number, d: number, instance = 1, noiseSeed = instance): NoisyBbobProblem {
   if (!isNoisyFunction(fn)) throw new RangeError(`bbob noisy: function must be one of 101…106, got ${fn}`);
-  if (!(Number.isInteger(d) && d >= 2)) throw new RangeError(`bbob-f${fn}: dimension must be an integer ≥ 2, got ${d}`);
-  if (!(Number.isInteger(instance) && instance >= 1)) throw new RangeError(`bbob-f${fn}: instance must be an integer ≥ 1, got ${instance}`);
+  checkDimInstance(fn, d, instance);
   const parts = noisyParts(fn, d, instance, noiseSeed);
   const name = `bbob-f${fn}`;
   return {
@@ -96,22 +105,10 @@ export function bbobNoisyProblem(fn: number, d: number, instance = 1, noiseSeed 
     fn,
     instance,
     dim: d,
-    f: (x) => {
-      checkDim(name, x, d);
-      return parts.f(x);
-    },
-    fTrue: (x) => {
-      checkDim(name, x, d);
-      return parts.fTrue(x);
-    },
-    noiseStd: (x) => {
-      checkDim(name, x, d);
-      return parts.noiseStd(x);
-    },
-    fCentre: (x) => {
-      checkDim(name, x, d);
-      return parts.fCentre(x);
-    },
+    f: checked(name, d, (x) => parts.f(x)),
+    fTrue: checked(name, d, (x) => parts.fTrue(x)),
+    noiseStd: checked(name, d, (x) => parts.noiseStd(x)),
+    fCentre: checked(name, d, (x) => parts.fCentre(x)),
     optimum: parts.fopt,
     argmin: parts.xopt,
     bounds: cube(d, -5, 5),
