@@ -21,8 +21,9 @@
 import type { BaseState } from '../../engine/index.js';
 import type { TrialRecord } from '../../storage/index.js';
 import { callerOf, EngineBusyError } from '../pool/fair-runner.js';
-import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
+import { handOut } from '../studies/engine-ops.js';
 import { leaseExpiry } from './lease.js';
+import { askEngine } from './engine-ask.js';
 import { redraw, withoutRepeats } from './no-repeat.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import type { LoopContext } from './loop-context.js';
@@ -83,18 +84,7 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
   if (study.maxTrials !== null) count = Math.min(count, study.maxTrials - snap.budgetUsed());
   if (count <= 0) return [];
   const history = await snap.history();
-  let points: number[][];
-  try {
-    const { result } = await ctx.runner.run({ op: 'ask', method: study.method, state: snap.engine, ctx: { history, pending: snap.pending() }, count }, callerOf(snap));
-    if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
-    snap.engine = result.state;
-    points = result.points;
-  } catch (err) {
-    // The caller's queue is full: 429 with Retry-After, nothing written.
-    if (err instanceof EngineBusyError) throw err;
-    ctx.log.error({ err, study_id: study.id, generation: snap.generation }, 'engine ask failed');
-    throw new EngineUnavailableError(err);
-  }
+  let points = await askEngine(snap, ctx, history, count, snap.pending());
   // No wasted repeats (no-repeat.ts): a point that repeats a configuration of the study is redrawn.
   if (!study.loop.allowRepeats) points = await withoutRepeats(snap, points, redraw(snap, ctx, history));
   const nowIso = ctx.now.toISOString();

@@ -20,8 +20,8 @@
  */
 import type { Observation } from '../../engine/index.js';
 import type { ParameterValue } from '../../storage/index.js';
-import { EngineUnavailableError, handOut } from '../studies/engine-ops.js';
-import { callerOf, EngineBusyError } from '../pool/fair-runner.js';
+import { handOut } from '../studies/engine-ops.js';
+import { askEngine } from './engine-ask.js';
 import type { LoopContext } from './loop-context.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import type { StudySnapshot } from './study-snapshot.js';
@@ -85,17 +85,5 @@ export async function withoutRepeats(snap: StudySnapshot, points: number[][], dr
 
 /** A redraw: `n` more points from the strategy, given the points pending; advances the snapshot's engine state. */
 export function redraw(snap: StudySnapshot, ctx: LoopContext, history: Observation[]): (n: number, pending: number[][]) => Promise<number[][]> {
-  return async (n, pending) => {
-    try {
-      const { result } = await ctx.runner.run({ op: 'ask', method: snap.study.method, state: snap.engine, ctx: { history, pending }, count: n }, callerOf(snap));
-      if (result.op !== 'ask') throw new Error(`engine answered ${result.op} to ask`);
-      snap.engine = result.state;
-      return result.points;
-    } catch (err) {
-      // The caller's engine queue is full: 429 with Retry-After, nothing written.
-      if (err instanceof EngineBusyError) throw err;
-      ctx.log.error({ err, study_id: snap.study.id, generation: snap.generation }, 'engine redraw failed');
-      throw new EngineUnavailableError(err);
-    }
-  };
+  return (n, pending) => askEngine(snap, ctx, history, n, pending, 'redraw');
 }
