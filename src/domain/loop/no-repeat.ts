@@ -24,6 +24,7 @@ import { handOut } from '../studies/engine-ops.js';
 import { askEngine } from './engine-ask.js';
 import type { LoopContext } from './loop-context.js';
 import type { SearchSpace } from '../studies/transforms.js';
+import type { CompletedPoint } from './study-cache.js';
 import type { StudySnapshot } from './study-snapshot.js';
 
 /** failure reason / study reason when the distribution yields no new configuration. */
@@ -44,23 +45,24 @@ export function foundNoNewConfiguration(snap: StudySnapshot): boolean {
   return exhausted.has(snap);
 }
 
-/** Every configuration of the study that a new point must not repeat: completed and pending. */
-async function takenConfigurations(snap: StudySnapshot): Promise<Set<string>> {
+/** Every configuration of the study that a new point must not repeat: completed (`completed`, the snapshot's completedPoints()) and pending. */
+function takenConfigurations(snap: StudySnapshot, completed: readonly CompletedPoint[]): Set<string> {
   const taken = new Set<string>();
-  for (const c of await snap.completedPoints()) taken.add(configurationKey(snap.space, c.parameters));
+  for (const c of completed) taken.add(configurationKey(snap.space, c.parameters));
   for (const t of snap.inState('REQUESTED', 'ACTIVE')) taken.add(configurationKey(snap.space, t.parameters));
   return taken;
 }
 
 /**
- * The first `points.length` points, in order, that repeat no taken configuration nor each other:
+ * The first `points.length` points, in order, that repeat no taken configuration (`completed`, the
+ * snapshot's completed trials as the request read them for the ask, and the pending ones) nor each other:
  * `points` themselves, then redraws through `draw(n, pending)` (an engine ask that also advances the
  * snapshot's engine state). Fewer when the redraws run out (see the header); then the snapshot is
  * marked, and the study COMPLETED as converged if nothing is pending.
  */
-export async function withoutRepeats(snap: StudySnapshot, points: number[][], draw: (n: number, pending: number[][]) => Promise<number[][]>): Promise<number[][]> {
+export async function withoutRepeats(snap: StudySnapshot, completed: readonly CompletedPoint[], points: number[][], draw: (n: number, pending: number[][]) => Promise<number[][]>): Promise<number[][]> {
   const wanted = points.length;
-  const taken = await takenConfigurations(snap);
+  const taken = takenConfigurations(snap, completed);
   const kept: number[][] = [];
   const keep = (candidates: number[][]) => {
     for (const u of candidates) {

@@ -250,9 +250,14 @@ export class StudySnapshot {
    * a reloaded study sees the same history), as (x, y) for the engine.
    */
   async history(): Promise<Observation[]> {
+    return this.observations(await this.completedPoints());
+  }
+
+  /** Completed trials, as completedPoints() gives them, as (x, y) for the engine. */
+  observations(completed: readonly CompletedPoint[]): Observation[] {
     const out: Observation[] = [];
     // A reported stderr goes with its value (the sign of y does not change a standard error).
-    for (const t of await this.completedPoints()) if (t.point !== null) out.push(t.stderr === null ? { x: t.point, y: this.y(t.value) } : { x: t.point, y: this.y(t.value), stderr: t.stderr });
+    for (const t of completed) if (t.point !== null) out.push(t.stderr === null ? { x: t.point, y: this.y(t.value) } : { x: t.point, y: this.y(t.value), stderr: t.stderr });
     return out;
   }
 
