@@ -5,8 +5,6 @@
  * loopback, with an engine whose asks wait until the test opens a gate, and one engine call per
  * tenant at a time (ENGINE_QUEUE_PER_TENANT=1).
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProbnesClient } from '../../clients/typescript/src/index.js';
@@ -16,10 +14,10 @@ import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { SqliteStorage } from '../../src/storage/index.js';
 import { braninStudy } from '../helpers/loop.js';
 import { pythonPresent } from '../helpers/requirements.js';
+import { runInClientDir } from './python-run.js';
 
 const hasPython = pythonPresent();
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 let app: FastifyInstance;
 afterEach(async () => {
   await app?.close();
@@ -94,15 +92,9 @@ describe('clients and engine_busy', () => {
       `got = Client(sys.argv[1]).suggest(sys.argv[2], count=1)`,
       'print(len(got["trials"]), round(time.time() - t0, 2))',
     ].join('\n');
-    const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-      const child = spawn('python3', ['-c', script, base, studyId], { cwd: path.join(ROOT, 'clients/python'), env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.stderr.on('data', (d) => (text += d));
-      child.on('exit', (code) => resolve({ code, text }));
-    });
-    expect(out.code, out.text).toBe(0);
-    const [n, seconds] = out.text.trim().split(/\s+/).map(Number);
+    const r = await runInClientDir('python3', ['-c', script, base, studyId], { PYTHONDONTWRITEBYTECODE: '1' });
+    expect(r.code, r.out).toBe(0);
+    const [n, seconds] = r.out.trim().split(/\s+/).map(Number);
     expect(n).toBe(1);
     expect(seconds).toBeGreaterThanOrEqual(1);
     expect(await rejected()).toBeGreaterThanOrEqual(1);

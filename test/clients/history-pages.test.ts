@@ -2,8 +2,6 @@
  * The clients' history() follows /history's pages and merges them: a study with more generations
  * than one page holds (100) reads whole, as the server's pages put together, from both clients.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbnesClient } from '../../clients/typescript/src/index.js';
@@ -12,8 +10,8 @@ import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { studyBody } from '../helpers/app.js';
 import { pythonPresent } from '../helpers/requirements.js';
 import { commit, createStudy, fakeEngineState, stamp, trialAt } from '../helpers/study-data.js';
+import { runInClientDir } from './python-run.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const hasPython = pythonPresent();
 let app: FastifyInstance;
 let storage: Storage;
@@ -69,15 +67,9 @@ describe('clients read the whole paged history', () => {
 
   it.skipIf(!hasPython)('Python: history() merges the pages', async () => {
     const script = 'import sys, json\nfrom probnes_client import Client\nh = Client(sys.argv[1]).history(sys.argv[2])\nprint(json.dumps([len(h["evaluations"]), [g["generation"] for g in h["generations"]], h["next_page_token"]]))';
-    const out = await new Promise<{ code: number | null; text: string }>((resolve) => {
-      const child = spawn('python3', ['-c', script, base, studyId], { cwd: path.join(ROOT, 'clients/python'), env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
-      let text = '';
-      child.stdout.on('data', (d) => (text += d));
-      child.stderr.on('data', (d) => (text += d));
-      child.on('exit', (code) => resolve({ code, text }));
-    });
-    expect(out.code, out.text).toBe(0);
-    const [n, generations, token] = JSON.parse(out.text) as [number, number[], string | null];
+    const r = await runInClientDir('python3', ['-c', script, base, studyId], { PYTHONDONTWRITEBYTECODE: '1' });
+    expect(r.code, r.out).toBe(0);
+    const [n, generations, token] = JSON.parse(r.out) as [number, number[], string | null];
     expect(n).toBe(30);
     expect(generations).toEqual(Array.from({ length: 151 }, (_, i) => i));
     expect(token).toBeNull();

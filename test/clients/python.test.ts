@@ -10,9 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pythonPresent } from '../helpers/requirements.js';
 import { E2E_TIMEOUT_MS, startServer, type ServerProcess } from '../helpers/server-process.js';
+import { CLIENT_DIR, runInClientDir as run } from './python-run.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const CLIENT_DIR = path.join(ROOT, 'clients/python');
 const hasPython = pythonPresent();
 
 /** Branin as clients/python/example.py computes it; its minimum is 0.397887. */
@@ -25,17 +24,6 @@ function branin(x1: number, x2: number): number {
 let server: ServerProcess | undefined;
 let base = '';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-py-'));
-
-/** Runs a command to completion without blocking the event loop (the server is our child). */
-function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { cwd: CLIENT_DIR, env: { ...process.env, ...env } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
-    child.on('close', (code) => resolve({ code, out }));
-  });
-}
 
 beforeAll(async () => {
   if (!hasPython) return;
