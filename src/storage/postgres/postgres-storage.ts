@@ -50,8 +50,7 @@ import {
 } from '../storage.js';
 import { createPool, transaction, translate, type PostgresOptions } from './connection.js';
 import { loadPostgresMigrations, migratePostgres, schemaVersion } from './migrate.js';
-import { stateFilter } from '../rows.js';
-import { intermediateFromRow, type IntermediateRow } from '../rows.js';
+import { intermediateFromRow, stateFilter, type IntermediateRow } from '../rows.js';
 import { COUNTS_SQL, json, toEngineState, toKey, toStudy, toTrial, type EngineStateRow, type KeyRow, type StudyRow, type TrialRow } from './rows.js';
 
 export interface PostgresStorageOptions extends PostgresOptions {
@@ -199,6 +198,8 @@ interface HeadRow {
 
 /** The settings row that records whether the server demands keys ('keyed') or was opened again ('open'). */
 const AUTH_MODE = 'auth_mode';
+/** Records that the server demands keys (a key was created). */
+const MARK_KEYED_SQL = `INSERT INTO settings (key, value) VALUES ('${AUTH_MODE}', 'keyed') ON CONFLICT (key) DO UPDATE SET value = 'keyed'`;
 /** Keyed: an active key, or the recorded mode, or (no mode recorded: older databases) any key ever created. */
 const IS_KEYED_SQL = `SELECT EXISTS (SELECT 1 FROM api_keys WHERE revoked_at IS NULL)
   OR COALESCE((SELECT value = 'keyed' FROM settings WHERE key = '${AUTH_MODE}'), EXISTS (SELECT 1 FROM api_keys)) AS keyed`;
@@ -656,7 +657,7 @@ export class PostgresStorage implements Storage {
         key.label,
         key.createdAt,
       ]);
-      await c.query(`INSERT INTO settings (key, value) VALUES ('${AUTH_MODE}', 'keyed') ON CONFLICT (key) DO UPDATE SET value = 'keyed'`);
+      await c.query(MARK_KEYED_SQL);
       return toKey(r.rows[0]!);
     });
   }
@@ -685,7 +686,7 @@ export class PostgresStorage implements Storage {
   }
 
   async markKeyed(): Promise<void> {
-    await this.rows(`INSERT INTO settings (key, value) VALUES ('${AUTH_MODE}', 'keyed') ON CONFLICT (key) DO UPDATE SET value = 'keyed'`);
+    await this.rows(MARK_KEYED_SQL);
   }
 
   async reopenWithoutKeys(): Promise<boolean> {
