@@ -238,7 +238,6 @@ export class ModelViews {
   }
 }
 
-/** The GP of the view (see the header): the method's own, or null to fit one to `data`. */
 /** Whether the state holds a GP of the method's own (ProbNES: the fitted GP; BO: its MAP hyperparameters). */
 function methodGp(method: MethodName, rec: EngineStateRecord, categorical = 0): boolean {
   if (categorical > 0) return false;
@@ -246,6 +245,7 @@ function methodGp(method: MethodName, rec: EngineStateRecord, categorical = 0): 
   return (PROBNES_METHODS.includes(method) && isStoredProbnesGp(s.gp)) || (BO_METHODS.includes(method) && isBoState(s));
 }
 
+/** The GP of the view (see the header): the method's own, or one to fit to `data`. */
 function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
   const dim = space.numeric.length;
   const identity = { inputShift: new Array<number>(dim).fill(0), inputScale: new Array<number>(dim).fill(1) };
