@@ -46,7 +46,7 @@ import { PROBNES_OPTIONS, RETIRED_PROBNES_OPTIONS, probnesBenchOptions, probnesD
 import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
-import { PROBNES_STATE_VERSION, type ProbnesState } from './probnes-state.js';
+import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
 
@@ -181,10 +181,6 @@ function checkHistory(history: readonly Observation[], d: number): void {
   }
 }
 
-function frobenius(m: number[][]): number {
-  return Math.sqrt(m.reduce((s, row) => s + row.reduce((t, v) => t + v * v, 0), 0));
-}
-
 function tell(method: MethodName, state: ProbnesState, ctx: TellContext): ProbnesState {
   const history = ctx.history;
   checkHistory(history, state.dim);
@@ -242,18 +238,12 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const cov = p.covInBounds && state.bounds ? limitCovToBounds(updated, state.bounds) : updated;
   // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
   const mom = integralMoments(fit.model, mean, cov, fit.quad);
-  const stepMean = Math.hypot(...mean.map((m, i) => m - state.mean[i]));
-  const stepCov = frobenius(cov.map((row, i) => row.map((v, j) => v - state.cov[i][j])));
   return {
     ...next,
     rng: rng.state(),
     mean,
     cov,
-    diagnostics: {
-      integral_mean: finiteOrNull(st.yMean - st.yStd * mom.mean),
-      integral_std: finiteOrNull(st.yStd * Math.sqrt(Math.max(mom.variance, 0))),
-      n_active: idx.length,
-    },
+    diagnostics: integralDiagnostics(st, mom, idx.length),
     gp: {
       hyper: fit.model.hyper,
       X,
@@ -267,7 +257,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
       objective: fit.objective,
       fallbackReason: fit.fallbackReason,
     },
-    lastStep: { mean: stepMean, cov: stepCov },
+    lastStep: stepSizes(state, mean, cov),
   };
 }
 
@@ -290,15 +280,6 @@ function estimate(state: ProbnesState): Estimate {
 function reportedNoise(stderrs: readonly (number | null | undefined)[], yStd: number): number[] | null {
   if (!stderrs.some((s) => typeof s === 'number' && s > 0 && Number.isFinite(s))) return null;
   return stderrs.map((s) => (typeof s === 'number' && s > 0 && Number.isFinite(s) ? (s / yStd) ** 2 : 0));
-}
-
-/**
- * A y-unit figure, or null when it overflows: with values near the top of the double range,
- * yStd·E[−ỹ] can exceed it although the model (in standardised units) is sound, and a state or an
- * answer must never hold ∞ (it would not survive JSON).
- */
-function finiteOrNull(v: number): number | null {
-  return Number.isFinite(v) ? v : null;
 }
 
 /**

@@ -35,7 +35,7 @@ import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
 import { clampToBounds, limitCovToBounds } from './probnes-step.js';
 import { resolveProbnesParams, type ProbnesOwn } from './probnes-params.js';
-import { PROBNES_STATE_VERSION, type ProbnesState } from './probnes-state.js';
+import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 import type { AskContext, AskResult, Estimate, InitSpec, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
 
@@ -43,8 +43,6 @@ const layout = (state: { dim: number; categorical?: number[][] }) => {
   const K = (state.categorical ?? []).map((q) => q.length);
   return { dc: state.dim - K.length, K };
 };
-
-const finiteOrNull = (v: number): number | null => (Number.isFinite(v) ? v : null);
 
 export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): ProbnesState {
   const q = spec.categories ?? [];
@@ -125,11 +123,7 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
     mean,
     cov,
     categorical,
-    diagnostics: {
-      integral_mean: finiteOrNull(st.yMean - st.yStd * mom.mean),
-      integral_std: finiteOrNull(st.yStd * Math.sqrt(Math.max(mom.variance, 0))),
-      n_active: idx.length,
-    },
+    diagnostics: integralDiagnostics(st, mom, idx.length),
     gp: {
       hyper: { ...fit.model.hyper, lengthscales: Array.from(fit.model.hyper.lengthscales) },
       X,
@@ -142,10 +136,7 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
       objective: fit.objective,
       fallbackReason: fit.fallbackReason,
     },
-    lastStep: {
-      mean: Math.hypot(...mean.map((m, i) => m - state.mean[i]!)),
-      cov: Math.sqrt(cov.reduce((a, row, i) => a + row.reduce((b, v, j) => b + (v - state.cov[i]![j]!) ** 2, 0), 0)),
-    },
+    lastStep: stepSizes(state, mean, cov),
   };
 }
 

@@ -6,7 +6,7 @@ import type { GpHyper } from '../gp/types.js';
 import type { BasisKind, QuadraticMean } from './probnes-bq.js';
 import type { ProbnesParams } from './probnes-params.js';
 import type { Bounds } from './probnes-step.js';
-import type { BaseState } from './types.js';
+import type { BaseState, Diagnostics } from './types.js';
 
 /**
  * Version 2: the typed parameters (`params`) instead of the options, and every field present (the GP's
@@ -66,3 +66,32 @@ export interface ProbnesState extends BaseState {
   optimumAsked: { x: number[]; bestBefore: number } | null;
 }
 
+
+/**
+ * A y-unit figure, or null when it overflows: with values near the top of the double range,
+ * yStd·E[−ỹ] can exceed it although the model (in standardised units) is sound, and a state or an
+ * answer must never hold ∞ (it would not survive JSON).
+ */
+export function finiteOrNull(v: number): number | null {
+  return Number.isFinite(v) ? v : null;
+}
+
+/**
+ * The diagnostics of a tell: the posterior moments `mom` of E_ν[−ỹ] under the new ν turned into y units,
+ * E[y] = yMean − yStd·E[−ỹ] and std = yStd·√V, and the size of the active set.
+ */
+export function integralDiagnostics(st: { yMean: number; yStd: number }, mom: { mean: number; variance: number }, nActive: number): Diagnostics {
+  return {
+    integral_mean: finiteOrNull(st.yMean - st.yStd * mom.mean),
+    integral_std: finiteOrNull(st.yStd * Math.sqrt(Math.max(mom.variance, 0))),
+    n_active: nActive,
+  };
+}
+
+/** ProbnesState.lastStep of an update from (state.mean, state.cov) to (mean, cov): ‖Δμ‖ and ‖ΔΣ‖_F. */
+export function stepSizes(state: { mean: number[]; cov: number[][] }, mean: number[], cov: number[][]): { mean: number; cov: number } {
+  return {
+    mean: Math.hypot(...mean.map((m, i) => m - state.mean[i]!)),
+    cov: Math.sqrt(cov.reduce((a, row, i) => a + row.reduce((b, v, j) => b + (v - state.cov[i]![j]!) * (v - state.cov[i]![j]!), 0), 0)),
+  };
+}
