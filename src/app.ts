@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
-import { ModelViews, ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
+import { IntermediateService, ModelViews, ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import { FairEngineRunner, type EngineRunner } from './domain/pool/engine-pool.js';
 import { fairnessLimits } from './domain/pool/fair-runner.js';
 import { InlineEngineRunner, LoopService, Operations } from './domain/index.js';
@@ -25,7 +25,6 @@ import { modelRoutes } from './http/routes/model.js';
 import { IMPORT_BODY_LIMIT, studyTransferRoutes } from './http/routes/study-transfer.js';
 import { trialReadRoutes } from './http/routes/trials.js';
 import { intermediateRoutes } from './http/routes/intermediate.js';
-import { IntermediateService } from './domain/index.js';
 import { uiRoutes } from './http/routes/ui.js';
 import { registerTenant } from './http/tenant.js';
 import { registerSecurity } from './http/security.js';
@@ -91,7 +90,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const fair = new FairEngineRunner(opts.engine ?? new InlineEngineRunner(), fairnessLimits(opts.config));
   metrics.addFairnessGauges(() => fair.scheduler.stats);
   const runner = metrics.meter(fair);
-  const studies = new StudyService({ storage: opts.storage, engine: runner, ...(opts.config.studyCostMax ? { maxStudyCost: opts.config.studyCostMax } : {}), ...opts.service });
+  // Study creation and import hold a study to the same cost limit (the services' default when unset).
+  const costLimit = opts.config.studyCostMax ? { maxStudyCost: opts.config.studyCostMax } : {};
+  const studies = new StudyService({ storage: opts.storage, engine: runner, ...costLimit, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { ops });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
   const reports = new ReportsService({ storage: opts.storage, engine: runner, now: opts.service?.now });
@@ -100,7 +101,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(intermediateRoutes, { intermediate });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
   await app.withTypeProvider<ZodTypeProvider>().register(modelRoutes, { views: new ModelViews({ storage: opts.storage, engine: runner }) });
-  const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...(opts.config.studyCostMax ? { maxStudyCost: opts.config.studyCostMax } : {}), ...opts.service });
+  const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...costLimit, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   // Warm snapshots where a load is a database round trip (several replicas check them at commit).
   const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres' });
