@@ -138,6 +138,8 @@ function selectBatch(state: BoState, L: Layout, model: GpModel, rng: Rng, pendin
   const prior = (v: ArrayLike<number>, c: number[]) => (w === 0 ? 0 : w * logPrior(state, v, c).value);
   const fixed: number[][] = pending.map((x) => encode(state, L, x));
   const chosen: Candidate[] = [];
+  // Single-point scores depend on neither the picks nor the pending points: computed once.
+  const single = Float64Array.from(cands, (cd) => logEiFromPosterior(pointPosterior(model, phi(L, cd.v, cd.c)), best).value + prior(cd.v, cd.c));
   for (let k = 0; k < count; k++) {
     const fb = fixed.length > 0 ? fixBatch(model, fixed, base, fixed.map((x) => pointPosterior(model, x))) : null;
     const score = (v: ArrayLike<number>, c: number[]) => {
@@ -147,7 +149,6 @@ function selectBatch(state: BoState, L: Layout, model: GpModel, rng: Rng, pendin
     };
     // The Monte Carlo gain never exceeds the single-point EI (bo-core.ts PRUNE_MARGIN): it is computed
     // only for the candidates whose single-point score is among the best MC_SCORED.
-    const single = Float64Array.from(cands, (cd) => logEiFromPosterior(pointPosterior(model, phi(L, cd.v, cd.c)), best).value + prior(cd.v, cd.c));
     let values = single;
     if (fb) {
       const top = new Set(Array.from(single.keys()).sort((a, b) => single[b]! - single[a]!).slice(0, MC_SCORED));
