@@ -17,6 +17,8 @@ export function required(what: string, present: boolean, install: string): boole
 
 /** The Debian package's binary, driven through playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
+/** Headless, sandbox off (containers), and no background traffic of its own during a test. */
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-quic'];
 
 export function chromiumPresent(): boolean {
   return required(`Chromium (${CHROMIUM})`, fs.existsSync(CHROMIUM), 'apt-get install -y chromium');

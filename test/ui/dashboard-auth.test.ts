@@ -10,7 +10,7 @@ import { buildApp } from '../../src/app.js';
 import { hashApiKey } from '../../src/domain/auth/api-keys.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { studyBody } from '../helpers/app.js';
-import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../helpers/requirements.js';
 
 const hasChromium = chromiumPresent();
 const KEY = 'pk_dashboard_test_key_0123456789';
@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect(res.statusCode).toBe(201);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-quic'],
+    args: CHROMIUM_ARGS,
   });
 });
 

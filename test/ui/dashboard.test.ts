@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../helpers/requirements.js';
 import { bigStudy, BRANIN_MIN, BRANIN_PARAMETERS, call, decadesStudy, loopStudy } from './seed.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/ui');
@@ -57,7 +57,7 @@ beforeAll(async () => {
   ids.big = await bigStudy(t.app, 5000);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-quic'],
+    args: CHROMIUM_ARGS,
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 240_000);

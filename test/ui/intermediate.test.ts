@@ -15,7 +15,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { median } from '../../src/domain/studies/stopping-rule.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM, chromiumPresent } from '../helpers/requirements.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../helpers/requirements.js';
 import { BRANIN_PARAMETERS, call, loopStudy, objective } from './seed.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/ui');
@@ -84,7 +84,7 @@ beforeAll(async () => {
   ids.many = await manyCurvesStudy(t.app, 205);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-quic'],
+    args: CHROMIUM_ARGS,
   });
   fs.mkdirSync(ARTIFACTS, { recursive: true });
 }, 240_000);
