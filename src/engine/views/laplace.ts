@@ -13,7 +13,7 @@
  * and c at their values and is narrower. `kind` says which was used; null when neither exists.
  */
 import { type GpHyper, type GpPriors, mapObjectiveEvaluator, packHyper, toMat } from '../gp/index.js';
-import { cholInverseSym, fromRows, toRows, tryCholesky } from '../linalg/index.js';
+import { cholInverseSym, fromRows, isFiniteMat, symmetrize, toRows, tryCholesky, zeros } from '../linalg/index.js';
 
 export interface LengthscaleCovariance {
   /** Covariance of log ℓ (d×d) under the Laplace approximation, or null when H is not PD. */
@@ -40,22 +40,22 @@ export function lengthscaleCovariance(X: number[][], targets: number[], hyper: G
       return null; // the kernel matrix cannot be factorised one step away: no curvature there
     }
   };
-  const H: number[][] = Array.from({ length: p }, () => new Array<number>(p).fill(0));
+  const G = zeros(p, p);
   for (let k = 0; k < p; k++) {
     const up = gradAt(k, STEP);
     const down = gradAt(k, -STEP);
     if (!up || !down) return { cov: null, kind: null };
-    for (let j = 0; j < p; j++) H[k][j] = (-n * (up[j] - down[j])) / (2 * STEP);
+    for (let j = 0; j < p; j++) G.data[k * p + j] = (-n * (up[j] - down[j])) / (2 * STEP);
   }
-  for (let i = 0; i < p; i++) for (let j = 0; j < i; j++) H[i][j] = H[j][i] = 0.5 * (H[i][j] + H[j][i]);
-  if (!H.every((row) => row.every(Number.isFinite))) return { cov: null, kind: null };
+  const H = symmetrize(G);
+  if (!isFiniteMat(H)) return { cov: null, kind: null };
 
-  const Lfull = tryCholesky(fromRows(H));
+  const Lfull = tryCholesky(H);
   if (Lfull) {
     const full = toRows(cholInverseSym(Lfull));
     return { cov: full.slice(0, d).map((row) => row.slice(0, d)), kind: 'joint' };
   }
-  const Lll = tryCholesky(fromRows(H.slice(0, d).map((row) => row.slice(0, d))));
+  const Lll = tryCholesky(fromRows(toRows(H).slice(0, d).map((row) => row.slice(0, d))));
   if (Lll) return { cov: toRows(cholInverseSym(Lll)), kind: 'conditional' };
   return { cov: null, kind: null };
 }
