@@ -14,6 +14,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../helpers/requirements.js';
+import { expectDragZoomAndReset, openPage as openBrowserPage } from './page.js';
 import { bigStudy, BRANIN_MIN, BRANIN_PARAMETERS, call, decadesStudy, loopStudy } from './seed.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/ui');
@@ -71,14 +72,7 @@ afterAll(async () => {
 });
 
 /** A page that records console errors, uncaught exceptions, CSP violations and failed requests. */
-async function openPage(width = 1280): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  const errors: string[] = [];
-  page.on('console', (m) => (m.type() === 'error' || /Content Security Policy/i.test(m.text())) && errors.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`request: ${r.url()} ${r.failure()?.errorText}`));
-  return { page, errors };
-}
+const openPage = (width?: number) => openBrowserPage(browser, width);
 
 /** The y-axis labels uPlot drew on a chart, and their pixel positions (read from the chart object). */
 async function yLabels(page: Page, selector: string): Promise<{ text: string; px: number }[]> {
@@ -193,19 +187,7 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const tip = await page.locator('#plot-best .u-tip').textContent();
     expect(tip).toMatch(/evaluation \d+ · trial \d+/);
     expect(tip).toMatch(/x1 = .*x2 = .*lr = /);
-    const range = () => page.evaluate(() => {
-      const s = (globalThis as any).document.querySelector('#plot-best').__chart.scales.x;
-      return [s.min, s.max];
-    });
-    const before = await range();
-    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.5);
-    await page.mouse.down();
-    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5, { steps: 5 });
-    await page.mouse.up();
-    const zoomed = await range();
-    expect(zoomed[1] - zoomed[0]).toBeLessThan((before[1] - before[0]) * 0.5);
-    await page.mouse.dblclick(box.x + box.width * 0.5, box.y + box.height * 0.5);
-    expect(await range()).toEqual(before);
+    await expectDragZoomAndReset(page, '#plot-best', box, 0.3, 0.6);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { median } from '../../src/domain/studies/stopping-rule.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM, CHROMIUM_ARGS, chromiumPresent } from '../helpers/requirements.js';
+import { expectDragZoomAndReset, openPage } from './page.js';
 import { BRANIN_PARAMETERS, call, loopStudy, objective } from './seed.js';
 
 const ARTIFACTS = path.resolve(import.meta.dirname, '../../test-artifacts/ui');
@@ -98,11 +99,7 @@ afterAll(async () => {
 });
 
 async function studyPage(id: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  const errors: string[] = [];
-  page.on('console', (m) => (m.type() === 'error' || /Content Security Policy/i.test(m.text())) && errors.push(`console: ${m.text()}`));
-  page.on('pageerror', (e) => errors.push(`page: ${e.message}`));
-  page.on('requestfailed', (r) => errors.push(`request: ${r.url()} ${r.failure()?.errorText}`));
+  const { page, errors } = await openPage(browser);
   const res = await page.goto(`${base}/ui/studies/${id}?idle_minutes=100000000`);
   expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
   await page.waitForSelector('body[data-loaded="true"]');
@@ -198,21 +195,8 @@ describe.skipIf(!hasChromium)('dashboard: intermediate values', () => {
     await page.screenshot({ path: path.join(ARTIFACTS, 'intermediate-values.png'), clip: (await page.locator('#intermediate-section').boundingBox())! });
 
     // Zoom by dragging, reset by double click.
-    const range = () => page.evaluate(() => {
-      const s = (globalThis as any).document.querySelector('#plot-intermediate').__chart.scales.x;
-      return [s.min, s.max];
-    });
-    const before = await range();
     await over.scrollIntoViewIfNeeded();
-    const area = (await over.boundingBox())!;
-    await page.mouse.move(area.x + area.width * 0.2, area.y + area.height * 0.5);
-    await page.mouse.down();
-    await page.mouse.move(area.x + area.width * 0.5, area.y + area.height * 0.5, { steps: 5 });
-    await page.mouse.up();
-    const zoomed = await range();
-    expect(zoomed[1] - zoomed[0]).toBeLessThan((before[1] - before[0]) * 0.5);
-    await page.mouse.dblclick(area.x + area.width * 0.5, area.y + area.height * 0.5);
-    expect(await range()).toEqual(before);
+    await expectDragZoomAndReset(page, '#plot-intermediate', (await over.boundingBox())!, 0.2, 0.5);
 
     // The log toggle (every value here is positive: a plain log axis).
     await page.click('label[for="curve-scale-log"]');
