@@ -28,6 +28,15 @@
  */
 import type { Rng } from '../random/index.js';
 
+/**
+ * The layout of a mixed point or state: d_c = dim − m continuous coordinates first, then one choice
+ * per categorical parameter, K_j choices each (the row lengths of `categorical`, none when absent).
+ */
+export function mixedLayout(state: { dim: number; categorical?: readonly (readonly number[])[] }): { dc: number; K: number[] } {
+  const K = (state.categorical ?? []).map((q) => q.length);
+  return { dc: state.dim - K.length, K };
+}
+
 /** Index drawn from q by inversion of one uniform (the last index absorbs rounding in Σ q). */
 export function sampleChoice(rng: Rng, q: readonly number[]): number {
   const u = rng.uniform();

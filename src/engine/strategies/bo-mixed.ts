@@ -31,7 +31,7 @@ import { oneHot } from '../gp/mixed-kernel.js';
 import { fixBatch, logEiFromPosterior, logQEiGain, type BaseSamples } from '../acquisition/ei.js';
 import { pointPosterior } from '../acquisition/posterior.js';
 import { maximizeInBox } from '../acquisition/optimize.js';
-import { sampleChoices } from '../distributions/categorical.js';
+import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AskContext, AskResult, InitSpec, Observation, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
@@ -48,11 +48,6 @@ interface Layout {
   dc: number;
   K: number[];
 }
-
-const layoutOf = (state: BoState): Layout => {
-  const K = (state.categorical ?? []).map((q) => q.length);
-  return { dc: state.dim - K.length, K };
-};
 
 export function initBoMixed(method: MethodName, spec: InitSpec, rng: Rng, specs: OptionSpecs): BoState {
   const params = boParams(method, checkedOptions(method, specs, spec.options));
@@ -187,7 +182,7 @@ function fit(state: BoState, L: Layout, history: Observation[]): GpModel {
 }
 
 export function askBoMixed(state: BoState, ctx: AskContext, count: number): AskResult<BoState> {
-  const L = layoutOf(state);
+  const L = mixedLayout(state);
   const rng = Rng.fromState(state.rng);
   const history = ctx.history;
   if (count <= 0) return { points: [], state };
@@ -210,7 +205,7 @@ export function askBoMixed(state: BoState, ctx: AskContext, count: number): AskR
 }
 
 export function tellBoMixed(state: BoState, ctx: TellContext): BoState {
-  const L = layoutOf(state);
+  const L = mixedLayout(state);
   const history = ctx.history;
   const next: BoState = { ...state, generation: state.generation + 1 };
   if (history.length === 0) return next;

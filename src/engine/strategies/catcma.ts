@@ -22,7 +22,7 @@
  */
 import { InvalidInputError, NonFiniteError } from '../errors.js';
 import { Rng } from '../random/index.js';
-import { applyMargin, marginFloor, sampleChoices } from '../distributions/categorical.js';
+import { applyMargin, marginFloor, mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AskContext, AskResult, InitSpec, TellContext } from './types.js';
 import { checkBatch, checkCount, orderBestFirst } from './es-utils.js';
 import { cmaSample, cmaStart, cmaUpdate, type AsngState, type CmaesState, type CmaParams } from './cma-core.js';
@@ -31,11 +31,6 @@ export type { AsngState } from './cma-core.js';
 
 const ASNG_ALPHA = 1.5;
 const DELTA_INIT = 1;
-
-const layout = (state: { dim: number; categorical?: number[][] }) => {
-  const K = (state.categorical ?? []).map((q) => q.length);
-  return { dc: state.dim - K.length, K };
-};
 
 /** CatCMA's state for a mixed InitSpec (its `params` and version are cmaes.ts's). */
 export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c' | 'asked'>): CmaesState {
@@ -57,7 +52,7 @@ export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesSt
 
 export function askCatCma(state: CmaesState, _ctx: AskContext, count: number): AskResult<CmaesState> {
   checkCount(count, 'cmaes');
-  const { dc } = layout(state);
+  const { dc } = mixedLayout(state);
   const rng = Rng.fromState(state.rng);
   const cont = dc > 0 ? cmaSample({ ...state, dim: dc }, rng, count) : Array.from({ length: count }, () => [] as number[]);
   const points = cont.map((x) => [...x, ...sampleChoices(rng, state.categorical!)]);
@@ -111,7 +106,7 @@ export function catUpdate(q: readonly (readonly number[])[], asng: AsngState, ra
 
 export function tellCatCma(state: CmaesState, ctx: TellContext): CmaesState {
   checkBatch(ctx.batch, state.dim, 'cmaes');
-  const { dc, K } = layout(state);
+  const { dc, K } = mixedLayout(state);
   const base = { ...state, generation: state.generation + 1, asked: [] as number[][] };
   if (ctx.batch.length < 2) return base; // one point cannot be ranked: nothing to learn
   const order = orderBestFirst(ctx.batch);

@@ -29,7 +29,7 @@ import { Rng } from '../random/index.js';
 import { fitGp, predict, probnesPriors } from '../gp/index.js';
 import { encodeMixed } from '../gp/mixed-kernel.js';
 import { categoricalNaturalGradient, mixedBqIntegral, mixedExpectedGradient, type MixedMeasure } from '../quadrature/mixed.js';
-import { applyMargin, marginFloor, modeOf, sampleChoices } from '../distributions/categorical.js';
+import { applyMargin, marginFloor, mixedLayout, modeOf, sampleChoices } from '../distributions/categorical.js';
 import { rebuildModel, sampleFrom } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
@@ -38,11 +38,6 @@ import { resolveProbnesParams, type ProbnesOwn } from './probnes-params.js';
 import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 import type { AskContext, AskResult, Estimate, InitSpec, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
-
-const layout = (state: { dim: number; categorical?: number[][] }) => {
-  const K = (state.categorical ?? []).map((q) => q.length);
-  return { dc: state.dim - K.length, K };
-};
 
 export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): ProbnesState {
   const q = spec.categories ?? [];
@@ -74,7 +69,7 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
 
 export function askProbnesMixed(state: ProbnesState, _ctx: AskContext, count: number): AskResult<ProbnesState> {
   if (!(Number.isInteger(count) && count >= 0)) throw new InvalidInputError(`count must be a non-negative integer, got ${count}`);
-  const { dc } = layout(state);
+  const { dc } = mixedLayout(state);
   const rng = Rng.fromState(state.rng);
   const q = state.categorical!;
   const includeMean = count > 0 && state.params.includeMean && !state.meanAsked && (state.batchSize > 1 || state.generation % 2 === 0);
@@ -90,7 +85,7 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
   for (const o of history) if (o.x.length !== state.dim || !o.x.every(Number.isFinite) || !Number.isFinite(o.y)) throw new InvalidInputError(`history points must be ${state.dim} finite coordinates with a finite y`);
   const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false };
   if (history.length === 0) return next;
-  const { dc, K } = layout(state);
+  const { dc, K } = mixedLayout(state);
   const p = state.params;
   const rng = Rng.fromState(state.rng);
   // 1–2: active set on the continuous part, standardise, z = −ỹ.
@@ -143,7 +138,7 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
 /** GP prediction of y at the centre of ν (μ with each parameter's most probable choice), in y units. */
 export function estimateProbnesMixed(state: ProbnesState): Estimate {
   if (!state.gp) return { predicted: null, predicted_std: null };
-  const { dc, K } = layout(state);
+  const { dc, K } = mixedLayout(state);
   const g = state.gp;
   const model = rebuildModel(g.hyper, g.X, g.negYTilde);
   const x = encodeMixed([...state.mean, ...state.categorical!.map(modeOf)], dc, K);
