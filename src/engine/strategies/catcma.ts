@@ -32,6 +32,12 @@ export type { AsngState } from './cma-core.js';
 const ASNG_ALPHA = 1.5;
 const DELTA_INIT = 1;
 
+/** The number of free categorical parameters θ, Σ_j (K_j − 1), given the K_j. */
+const thetaCount = (K: readonly number[]) => K.reduce((a, k) => a + k - 1, 0);
+
+/** ASNG's state before any update: Δ = 1, γ = 0, s = 0. */
+const freshAsng = (nTheta: number): AsngState => ({ Delta: 1, gamma: 0, s: new Array<number>(nTheta).fill(0) });
+
 /** CatCMA's state for a mixed InitSpec (its `params` and version are cmaes.ts's). */
 export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c' | 'asked'>): CmaesState {
   const q = spec.categories ?? [];
@@ -39,14 +45,13 @@ export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesSt
   if (q.length === 0 || dc < 0) throw new InvalidInputError('cmaes: a mixed space needs categories and dim ≥ their number');
   if (!Number.isInteger(spec.batchSize) || spec.batchSize < 2) throw new InvalidInputError(`cmaes: batch size must be an integer ≥ 2, got ${spec.batchSize}`);
   const start = dc > 0 ? cmaStart({ ...spec, dim: dc }, 'cmaes', params) : { mean: [], cov: [], sigma: params.sigma0, C: [], p_sigma: [], p_c: [] };
-  const nTheta = q.reduce((a, p) => a + p.length - 1, 0);
   const floors = q.map((p) => marginFloor(p.length, q.length));
   return {
     ...base,
     ...start,
     asked: [],
     categorical: q.map((p, j) => applyMargin(p, floors[j]!)),
-    asng: { Delta: 1, gamma: 0, s: new Array<number>(nTheta).fill(0) },
+    asng: freshAsng(thetaCount(q.map((p) => p.length))),
   } as CmaesState;
 }
 
@@ -118,7 +123,8 @@ export function tellCatCma(state: CmaesState, ctx: TellContext): CmaesState {
     cont = cmaUpdate({ ...state, dim: dc }, xs, xs.map((x) => !asked.has(x.join(','))), state.generation);
   }
   // A state always carries its ASNG state; a fresh one is the init's, should an imported state lack it.
-  const asng = state.asng && state.asng.s.length === K.reduce((a, k) => a + k - 1, 0) ? state.asng : { Delta: 1, gamma: 0, s: new Array<number>(K.reduce((a, k) => a + k - 1, 0)).fill(0) };
+  const nTheta = thetaCount(K);
+  const asng = state.asng && state.asng.s.length === nTheta ? state.asng : freshAsng(nTheta);
   const cat = catUpdate(state.categorical!, asng, ranked.map((x) => x.slice(dc).map((c) => Math.round(c))));
   return { ...base, ...cont, categorical: cat.q, asng: cat.asng };
 }
