@@ -76,10 +76,13 @@ describe('crash safety', () => {
     const context = () => `seed ${SEED}`;
 
     const ids: string[] = [];
+    const methodOf = new Map<string, MethodName>();
     for (const [method, batch] of STUDIES) {
       const res = await fetch(`${server.base}/v1/studies`, { method: 'POST', headers: json, body: JSON.stringify(braninStudy(method, { batch_size: batch, options: fastOptions(method) })) });
       expect(res.status, context()).toBe(201);
-      ids.push(((await res.json()) as { id: string }).id);
+      const id = ((await res.json()) as { id: string }).id;
+      ids.push(id);
+      methodOf.set(id, method);
     }
 
     let stopping = false;
@@ -215,7 +218,8 @@ describe('crash safety', () => {
       expect(Object.values(info.trial_counts).reduce((a, b) => a + b, 0), where).toBe(trials.length);
       const s = await fetch(`${server.base}/v1/studies/${study}/suggestions?count=1&client_id=after-the-crashes`);
       expect(s.status, where).toBe(200);
-      expect(((await s.json()) as { trials: Trial[] }).trials, where).toHaveLength(1);
+      const answer = (await s.json()) as { trials: Trial[]; reason: string | null };
+      expect(answer.trials, `${where} (${methodOf.get(study)}, reason ${answer.reason}, ${trials.length} trials)`).toHaveLength(1);
     }
     expect(await server.stop('SIGTERM'), context()).toBe(0);
   }, scaledMs(180_000));

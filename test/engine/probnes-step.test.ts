@@ -4,7 +4,8 @@
  * is c − ½A⁻¹b, the gradient at μ = c is b, so the Newton step from c must land on it exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { clampToBounds, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from '../../src/engine/strategies/probnes-step.js';
+import { limitCovGradient, meanStep, stepInBounds } from '../../src/engine/strategies/probnes-step.js';
+import { clampToBounds, limitCovToBounds } from '../../src/engine/strategies/bounds.js';
 
 const A = [[-2, 0.5], [0.5, -1]];
 const b = [1, -0.5];

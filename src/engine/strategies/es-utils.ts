@@ -88,16 +88,19 @@ export function identityRows(d: number, scale = 1): number[][] {
 }
 
 /**
- * The migration of a strategy whose only change at version 2 was its parameters: a version-1 state
- * kept the options and read them by name (with the same fallbacks as `params` now applies), version 2
- * keeps `params`, resolved from them once.
+ * The migration of a strategy whose change at version 2 was its parameters: a version-1 state kept
+ * the options and read them by name (with the same fallbacks as `params` now applies), version 2
+ * keeps `params`, resolved from them once. Fields a later version added come from `added`, the
+ * values that keep an older state's behaviour (XNES and SNES version 3: `bounds` null).
  */
-export function migrateOptionsState<S extends BaseState>(method: string, current: number, stored: StoredState, params: (options: Options) => S['params']): S {
+export function migrateOptionsState<S extends BaseState>(method: string, current: number, stored: StoredState, params: (options: Options) => S['params'], added: Partial<S> = {}): S {
   if (stored.version === current) return stored as unknown as S;
   if (stored.version === 1) {
     const { options, ...rest } = stored as StoredState & { options?: Options };
-    return { ...(rest as unknown as Omit<S, 'params'>), version: current, params: params(options ?? {}) } as S;
+    return { ...added, ...(rest as unknown as Omit<S, 'params'>), version: current, params: params(options ?? {}) } as S;
   }
+  // Versions between 1 and the current one differ from it only by the fields in `added`.
+  if (typeof stored.version === 'number' && stored.version > 1 && stored.version < current) return { ...added, ...(stored as unknown as S), version: current };
   throw new InvalidInputError(`${method} reads engine states of versions 1 to ${current}, not ${String(stored.version)}`);
 }
 

@@ -40,7 +40,8 @@ import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
-import { type Stepper, limitCovGradient, limitCovToBounds, meanStep, stepInBounds } from './probnes-step.js';
+import { type Stepper, limitCovGradient, meanStep, stepInBounds } from './probnes-step.js';
+import { limitCovToBounds, storedBounds } from './bounds.js';
 import { modelOptimumPoint } from './probnes-optimum.js';
 import { PROBNES_OPTIONS, RETIRED_PROBNES_OPTIONS, probnesBenchOptions, probnesDefaults, resolveProbnesParams, type ProbnesOwn, type ProbnesParams } from './probnes-params.js';
 import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
@@ -70,7 +71,7 @@ function init(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): Pr
     meanAsked: false,
     gp: null,
     lastStep: null,
-    bounds: spec.box ? { lower: spec.box.lower.map(finiteOrNull), upper: spec.box.upper.map(finiteOrNull) } : null,
+    bounds: storedBounds(spec.box),
     optimumRadius: params.optimumRadius,
     optimumAsked: null,
   };

@@ -33,7 +33,7 @@ import { applyMargin, marginFloor, mixedLayout, modeOf, sampleChoices } from '..
 import { rebuildModel, sampleFrom } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
-import { clampToBounds, limitCovToBounds } from './probnes-step.js';
+import { clampToBounds, limitCovToBounds } from './bounds.js';
 import { resolveProbnesParams, type ProbnesOwn } from './probnes-params.js';
 import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 import type { AskContext, AskResult, Estimate, InitSpec, TellContext } from './types.js';

@@ -19,7 +19,7 @@
  */
 import { cholesky, fromRows, symEig } from '../linalg/index.js';
 import type { QuadraticMean } from './probnes-bq.js';
-import { type Bounds, clampToBounds } from './probnes-step.js';
+import { type Bounds, clampToBounds } from './bounds.js';
 
 /** The maximiser of the quadratic q(x) = gᵀx + xᵀHx over ‖x‖ ≤ radius (H symmetric; B = −2H). */
 export function trustRegionMaximiser(g: ArrayLike<number>, H: number[][], radius: number): number[] {

@@ -5,7 +5,7 @@
 import type { GpHyper } from '../gp/types.js';
 import type { BasisKind, QuadraticMean } from './probnes-bq.js';
 import type { ProbnesParams } from './probnes-params.js';
-import type { Bounds } from './probnes-step.js';
+import type { Bounds } from './bounds.js';
 import type { BaseState, Diagnostics } from './types.js';
 
 /**

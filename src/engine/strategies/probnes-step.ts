@@ -15,6 +15,7 @@
  * Glossary: d dimension; mean μ (d), cov Σ (d×d); g_μ (d) the full expected gradient (basis part +
  * residual GP), A (d×d) the basis mean's quadratic coefficient (gp/basis.ts), maximised (z = −ỹ).
  */
+import { type Bounds, clampToBounds } from './bounds.js';
 import { NonFiniteError } from '../errors.js';
 import { cholesky, cholSolve, fromRows, matMul, matVec, solveLower, symEig, transpose, tryCholesky } from '../linalg/index.js';
 
@@ -91,42 +92,6 @@ export function limitCovGradient(cov: number[][], gCov: number[][], etaCov: numb
   if (!(rho > kappa)) return gCov;
   const f = kappa / rho;
   return gCov.map((row) => row.map((v) => v * f));
-}
-
-/** Bounds per coordinate in internal coordinates; null: unbounded on that side. */
-export interface Bounds {
-  lower: (number | null)[];
-  upper: (number | null)[];
-}
-
-/**
- * μ projected onto the study's box (option `mean_in_bounds`; docs/ALGORITHM.md §22). A
- * linear or weakly curved fitted mean extrapolates: on a slope whose minimum is on the boundary the
- * mean step walks μ arbitrarily far outside, every point drawn is then projected onto the same face,
- * and the model, fitted on projected points, stops informing the search.
- */
-export function clampToBounds(mean: number[], bounds: Bounds): number[] {
-  return mean.map((m, i) => {
-    const lo = bounds.lower[i], hi = bounds.upper[i];
-    return Math.min(hi ?? Infinity, Math.max(lo ?? -Infinity, m));
-  });
-}
-
-/**
- * Σ limited to the study's box (option `cov_in_bounds`; docs/ALGORITHM.md §22): Σ' = DΣD with
- * D_ii = min(1, w_i/√Σ_ii), w_i = u_i − l_i the width of a coordinate bounded on both sides (D_ii = 1
- * otherwise). Each marginal standard deviation is then at most its width, correlations are unchanged,
- * and Σ' stays positive definite (a congruence with a positive diagonal D). Only a distribution far
- * wider than the box is touched: the prior and every ordinary step are well inside it.
- */
-export function limitCovToBounds(cov: number[][], bounds: Bounds): number[][] {
-  const D = cov.map((row, i) => {
-    const lo = bounds.lower[i], hi = bounds.upper[i];
-    if (lo === null || hi === null || !(row[i] > 0)) return 1;
-    return Math.min(1, (hi - lo) / Math.sqrt(row[i]));
-  });
-  if (D.every((v) => v === 1)) return cov;
-  return cov.map((row, i) => row.map((v, j) => D[i] * v * D[j]));
 }
 
 /** A mean step from (μ, Σ, g_μ, A): one of meanStep's, or the natural step. */

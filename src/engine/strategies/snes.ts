@@ -12,15 +12,24 @@
  *
  * `tell` recovers z_k = (x_k − μ)/σ from the points actually evaluated (they may have been
  * projected onto bounds); the utilities are recomputed for the size of the told batch.
+ *
+ * The distribution stays in the study's box (bounds.ts): after each update μ is projected onto it
+ * and each σ_i is at most its coordinate's width. Points are evaluated projected onto the bounds,
+ * and without it μ walked out of the box (on Branin, batch 6, 10 seeds: in 6 of 10 runs within 600
+ * evaluations), after which every point was projected onto one face or corner.
  */
 import { Rng } from '../random/index.js';
+import { type Bounds, clampToBounds, storedBounds } from './bounds.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
 import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams } from './es-utils.js';
 import { NonFiniteError } from '../errors.js';
 
-/** Version 2: `params` instead of the options (version 1 is read by `migrate`). */
-export const SNES_STATE_VERSION = 2;
+/**
+ * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
+ * their unbounded behaviour). `migrate` reads both.
+ */
+export const SNES_STATE_VERSION = 3;
 /** The utilities rank a generation's points: one point alone carries no ranking. */
 const MIN_BATCH = 2;
 
@@ -28,6 +37,8 @@ export interface SnesState extends BaseState {
   method: 'snes';
   params: NesParams;
   sigma: number[];
+  /** The study's box in internal coordinates (InitSpec.box); null: none, or a state of version ≤ 2. */
+  bounds: Bounds | null;
 }
 
 function defaultEtaSigma(d: number): number {
@@ -44,7 +55,7 @@ function init(spec: InitSpec, rng: Rng): SnesState {
   return {
     version: SNES_STATE_VERSION, method: 'snes', dim: d, batchSize: spec.batchSize, generation: 0,
     rng: rng.state(), params, mean: zerosVec(d), cov: diagRows(sigma),
-    diagnostics: { ...NO_DIAGNOSTICS }, sigma,
+    diagnostics: { ...NO_DIAGNOSTICS }, sigma, bounds: storedBounds(spec.box),
   };
 }
 
@@ -76,8 +87,11 @@ function tell(state: SnesState, ctx: TellContext): SnesState {
       gSigma[i] += u[k] * (z * z - 1);
     }
   });
-  const mean = state.mean.map((m, i) => m + etaMean * gMean[i]);
-  const sigma = state.sigma.map((s, i) => s * Math.exp(0.5 * etaSigma * gSigma[i]));
+  const moved = state.mean.map((m, i) => m + etaMean * gMean[i]);
+  const grown = state.sigma.map((s, i) => s * Math.exp(0.5 * etaSigma * gSigma[i]));
+  const { bounds } = state;
+  const mean = bounds ? clampToBounds(moved, bounds) : moved;
+  const sigma = bounds ? grown.map((s, i) => (bounds.lower[i] !== null && bounds.upper[i] !== null ? Math.min(s, bounds.upper[i]! - bounds.lower[i]!) : s)) : grown;
   assertFinite(mean, 'snes: mean');
   assertFinite(sigma, 'snes: sigma');
   // An underflow to 0 would make the next z = (x − μ)/σ a NaN: fail loudly instead (ALGORITHM.md §8).
@@ -94,9 +108,9 @@ export const snes: StrategyDescriptor<SnesState> = {
   options: SNES_OPTIONS,
   defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaSigma(d) }),
   minBatch: MIN_BATCH,
-  usesBox: false,
+  usesBox: true,
   stateVersion: SNES_STATE_VERSION,
-  migrate: (stored) => migrateOptionsState<SnesState>('snes', SNES_STATE_VERSION, stored, (o) => nesParams(o, defaultEtaSigma(Number(stored.dim)))),
+  migrate: (stored) => migrateOptionsState<SnesState>('snes', SNES_STATE_VERSION, stored, (o) => nesParams(o, defaultEtaSigma(Number(stored.dim))), { bounds: null }),
   init,
   ask,
   tell,

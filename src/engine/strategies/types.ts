@@ -24,8 +24,8 @@ export interface InitSpec {
   options: Options;
   /**
    * Search box in internal coordinates, if the study has bounds (BO/πBO search inside it, the
-   * ProbNES methods keep μ in it; the other evolution strategies ignore it; the domain projects
-   * points onto the bounds). A bound may be ±∞ (an unbounded parameter of a method without box_std).
+   * ProbNES methods, XNES and SNES keep μ in it; CMA-ES and lq-CMA-ES ignore it; the domain
+   * projects points onto the bounds). A bound may be ±∞ (an unbounded parameter of a method without box_std).
    */
   box?: { lower: number[]; upper: number[] } | null;
   /**
@@ -144,8 +144,8 @@ export interface StrategyDescriptor<S extends BaseState = BaseState> extends Str
   /** The smallest batch_size the method accepts (2 for methods that rank a generation's points). */
   readonly minBatch: number;
   /**
-   * Uses a box (BO, πBO search inside it; the ProbNES methods keep their mean in it): InitSpec.box
-   * is given. Points are projected onto bounds either way.
+   * Uses a box (BO, πBO search inside it; the ProbNES methods, XNES and SNES keep their mean in
+   * it): InitSpec.box is given. Points are projected onto bounds either way.
    */
   readonly usesBox: boolean;
   /** Searches categorical coordinates (InitSpec.categories); the API refuses them for the others. */
