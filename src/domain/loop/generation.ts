@@ -83,12 +83,11 @@ export async function askMore(snap: StudySnapshot, need: number, clientId: strin
   let count = Math.max(need, rest);
   if (study.maxTrials !== null) count = Math.min(count, study.maxTrials - snap.budgetUsed());
   if (count <= 0) return [];
-  // Read once: the engine's history, and the configurations a new point must not repeat.
-  const completed = await snap.completedPoints();
-  const history = snap.observations(completed);
+  const history = await snap.history();
   let points = await askEngine(snap, ctx, history, count, snap.pending());
-  // No wasted repeats (no-repeat.ts): a point that repeats a configuration of the study is redrawn.
-  if (!study.loop.allowRepeats) points = await withoutRepeats(snap, completed, points, redraw(snap, ctx, history));
+  // No wasted repeats (no-repeat.ts): a point that repeats a configuration of the study is redrawn
+  // (the configurations taken come from the per-study cache, extended as results arrive).
+  if (!study.loop.allowRepeats) points = await withoutRepeats(snap, points, redraw(snap, ctx, history));
   const nowIso = ctx.now.toISOString();
   const lease = leaseExpiry(ctx.now, study.leaseSeconds);
   return points

@@ -65,6 +65,8 @@ export interface LoopServiceDeps {
    * (another replica committed, a PATCH) is caught by the commit's check and costs one reload.
    */
   warmSnapshots?: boolean;
+  /** The per-study cache (a fresh one by default; tests pass their own to look into it). */
+  cache?: StudyCache;
 }
 
 /**
@@ -101,7 +103,7 @@ export class LoopService {
   private readonly log: LoopLogger;
   private readonly warmSnapshots: boolean;
   private readonly lock = new KeyedMutex();
-  private readonly cache = new StudyCache();
+  private readonly cache: StudyCache;
   private readonly counts = { loads: 0, warmStarts: 0, warmDiscarded: 0, recomputes: 0 };
   private readonly observations = new CommitGroups<{ tenantId: string; inputs: readonly ObservationInput[] }, ObservationResult>(this.lock);
 
@@ -111,6 +113,7 @@ export class LoopService {
     this.now = deps.now ?? (() => new Date());
     this.log = deps.log ?? SILENT;
     this.warmSnapshots = deps.warmSnapshots ?? false;
+    this.cache = deps.cache ?? new StudyCache();
   }
 
   get stats(): LoopStats {

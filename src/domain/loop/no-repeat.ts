@@ -45,24 +45,38 @@ export function foundNoNewConfiguration(snap: StudySnapshot): boolean {
   return exhausted.has(snap);
 }
 
-/** Every configuration of the study that a new point must not repeat: completed (`completed`, the snapshot's completedPoints()) and pending. */
-function takenConfigurations(snap: StudySnapshot, completed: readonly CompletedPoint[]): Set<string> {
-  const taken = new Set<string>();
-  for (const c of completed) taken.add(configurationKey(snap.space, c.parameters));
-  for (const t of snap.inState('REQUESTED', 'ACTIVE')) taken.add(configurationKey(snap.space, t.parameters));
-  return taken;
+/** The configurations a new point must not repeat; `add` takes one more (a point kept). */
+interface Taken {
+  has(key: string): boolean;
+  add(key: string): void;
 }
 
 /**
- * The first `points.length` points, in order, that repeat no taken configuration (`completed`, the
- * snapshot's completed trials as the request read them for the ask, and the pending ones) nor each other:
+ * Every configuration of the study that a new point must not repeat: the completed trials (the
+ * snapshot's completedPoints(): the stored ones, whose keys the per-study cache keeps and extends
+ * as results arrive, and this request's own) and the pending ones. Costs the keys of what this
+ * request completed and of the pending points, not of the study's whole history.
+ */
+async function takenConfigurations(snap: StudySnapshot): Promise<Taken> {
+  const key = (p: Pick<CompletedPoint, 'parameters'>) => configurationKey(snap.space, p.parameters);
+  const stored = await snap.storedCompletedKeys(key);
+  // Never added to: the stored set is the cache's.
+  const local = new Set<string>();
+  for (const c of snap.freshlyCompleted()) local.add(key(c));
+  for (const t of snap.inState('REQUESTED', 'ACTIVE')) local.add(key(t));
+  return { has: (k) => stored.has(k) || local.has(k), add: (k) => local.add(k) };
+}
+
+/**
+ * The first `points.length` points, in order, that repeat no taken configuration (every completed
+ * trial, as the request's completedPoints() reads them for the ask, and the pending ones) nor each other:
  * `points` themselves, then redraws through `draw(n, pending)` (an engine ask that also advances the
  * snapshot's engine state). Fewer when the redraws run out (see the header); then the snapshot is
  * marked, and the study COMPLETED as converged if nothing is pending.
  */
-export async function withoutRepeats(snap: StudySnapshot, completed: readonly CompletedPoint[], points: number[][], draw: (n: number, pending: number[][]) => Promise<number[][]>): Promise<number[][]> {
+export async function withoutRepeats(snap: StudySnapshot, points: number[][], draw: (n: number, pending: number[][]) => Promise<number[][]>): Promise<number[][]> {
   const wanted = points.length;
-  const taken = takenConfigurations(snap, completed);
+  const taken = await takenConfigurations(snap);
   const kept: number[][] = [];
   const keep = (candidates: number[][]) => {
     for (const u of candidates) {

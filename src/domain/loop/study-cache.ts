@@ -12,6 +12,14 @@
  *   which never change) by the study's creation time, so a study that reappeared under the same id
  *   is not mistaken for the old one.
  *
+ * - the configuration keys of those completed trials (no-repeat.ts: what a new point must not
+ *   repeat), built from the cached list the first time a suggestion needs them and then extended
+ *   with the list, so a suggestion costs the keys of what is new, not of the whole study. They
+ *   belong to one list object: replaced (a reload after another writer's commit) or dropped with
+ *   it, and built again from the new list when next needed. The set is extended in place: a
+ *   study's requests run one at a time under its lock (study-lock.ts), and a request reads the
+ *   set only before its commit, so no request sees it change.
+ *
  * - optionally (LoopService's `warmSnapshots`), the whole snapshot this process's last commit left
  *   (what the next load would read if nobody else wrote), so that the next request of the study can
  *   skip the load: its commit checks the study's commit count, which every other write changes, so
@@ -70,9 +78,18 @@ export function mergeCompleted(a: readonly CompletedPoint[], b: readonly Complet
   return out;
 }
 
+/** Configuration keys of an entry's completed list, in one search space (see the header). */
+interface CompletedKeys {
+  space: SearchSpace;
+  of: (p: CompletedPoint) => string;
+  set: Set<string>;
+}
+
 interface Entry {
   engine: { revision: number; state: BaseState } | null;
   completed: readonly CompletedPoint[] | null;
+  /** Exactly the keys of `completed` (null: not built yet). */
+  keys: CompletedKeys | null;
   space: { createdAt: string; value: SearchSpace } | null;
   warm: WarmSnapshot | null;
 }
@@ -81,6 +98,8 @@ export class StudyCache {
   private readonly entries = new Map<string, Entry>();
   /** Completed histories read from storage because no entry had them (counted for /metrics). */
   historyReads = 0;
+  /** Key sets built from a whole completed list (once per list read; extensions are not counted). */
+  keyBuilds = 0;
 
   constructor(private readonly maxStudies = 512) {}
 
@@ -90,7 +109,7 @@ export class StudyCache {
       // Most recently used last, so eviction takes the first key.
       this.entries.delete(studyId);
     } else {
-      e = { engine: null, completed: null, space: null, warm: null };
+      e = { engine: null, completed: null, keys: null, space: null, warm: null };
       if (this.entries.size >= this.maxStudies) this.entries.delete(this.entries.keys().next().value!);
     }
     this.entries.set(studyId, e);
@@ -118,15 +137,37 @@ export class StudyCache {
   }
 
   setCompleted(studyId: string, completed: readonly CompletedPoint[]): void {
-    this.entry(studyId).completed = completed;
+    const e = this.entry(studyId);
+    e.completed = completed;
+    e.keys = null;
   }
 
-  /** After a commit made from `loadedCount` completed trials: append the ones it completed (if the entry is that state). */
+  /** After a commit made from `loadedCount` completed trials: append the ones it completed (if the entry is that state), to the keys too. */
   extendCompleted(studyId: string, loadedCount: number, fresh: readonly CompletedPoint[]): void {
-    const c = this.entries.get(studyId)?.completed;
-    if (!c) return;
-    if (c.length !== loadedCount) this.entry(studyId).completed = null;
-    else if (fresh.length > 0) this.entry(studyId).completed = mergeCompleted(c, fresh);
+    if (!this.entries.get(studyId)?.completed) return;
+    const e = this.entry(studyId);
+    if (e.completed!.length !== loadedCount) {
+      e.completed = null;
+      e.keys = null;
+    } else if (fresh.length > 0) {
+      e.completed = mergeCompleted(e.completed!, fresh);
+      if (e.keys) for (const p of fresh) e.keys.set.add(e.keys.of(p));
+    }
+  }
+
+  /**
+   * The keys `of` the points of `completed` in `space`, if `completed` is the entry's list: the
+   * cached set (built now if it was not). Null for any other list (one not cached: the caller
+   * builds its own). Read-only for the caller (see the header).
+   */
+  completedKeys(studyId: string, completed: readonly CompletedPoint[], space: SearchSpace, of: (p: CompletedPoint) => string): ReadonlySet<string> | null {
+    const e = this.entries.get(studyId);
+    if (!e || e.completed !== completed) return null;
+    if (!e.keys || e.keys.space !== space) {
+      this.keyBuilds++;
+      e.keys = { space, of, set: new Set(completed.map(of)) };
+    }
+    return e.keys.set;
   }
 
   /** The study's search space, built by `build` the first time (per study and creation time). */

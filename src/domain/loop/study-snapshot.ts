@@ -49,6 +49,8 @@ export interface SnapshotInit {
   commitSeq: number;
   /** The stored COMPLETED trials in completion order (as of the load, or later if another writer committed). */
   completed: () => Promise<readonly CompletedPoint[]>;
+  /** The cache's key set of a list `completed` returned (StudyCache.completedKeys), or null if that list is not the cached one. */
+  completedKeys: (completed: readonly CompletedPoint[], space: SearchSpace, of: (p: CompletedPoint) => string) => ReadonlySet<string> | null;
 }
 
 export class StudySnapshot {
@@ -70,6 +72,7 @@ export class StudySnapshot {
   /** COMPLETED trials when loaded. */
   readonly loadedCompleted: number;
   private readonly loadCompleted: () => Promise<readonly CompletedPoint[]>;
+  private readonly cachedKeys: SnapshotInit['completedKeys'];
   /** The engine state as loaded, to tell whether this request changed it. */
   readonly loadedEngine: BaseState;
   /** A state change the loop makes itself (max_trials reached). */
@@ -86,7 +89,10 @@ export class StudySnapshot {
     this.nextId = init.nextTrialId;
     this.counts = { ...init.counts };
     this.loadedCompleted = init.counts.COMPLETED;
-    this.loadCompleted = init.completed;
+    // Read once per request: the ask and the no-repeat check see the same list.
+    let stored: Promise<readonly CompletedPoint[]> | null = null;
+    this.loadCompleted = () => (stored ??= init.completed());
+    this.cachedKeys = init.completedKeys;
     this.loadedEngine = init.engine;
   }
 
@@ -116,6 +122,7 @@ export class StudySnapshot {
       nextTrialId: loaded.nextTrialId,
       commitSeq: loaded.commitSeq,
       completed: completedTrials(storage, cache, studyId, loaded.study.trialCounts.COMPLETED),
+      completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
     });
   }
 
@@ -156,6 +163,7 @@ export class StudySnapshot {
       nextTrialId: warm.nextTrialId,
       commitSeq: warm.commitSeq,
       completed: completedTrials(storage, cache, studyId, warm.counts.COMPLETED),
+      completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
     });
   }
 
@@ -267,6 +275,17 @@ export class StudySnapshot {
     // Another writer completed trials after this request's load: its view is no longer one state.
     if (stored.length !== this.loadedCompleted) throw new StaleSnapshotError(`study ${this.study.id}: completed trials changed during the request`);
     return mergeCompleted(stored, this.freshlyCompleted());
+  }
+
+  /**
+   * The keys `of` the stored completed trials (those completedPoints() starts from; this request's
+   * own are freshlyCompleted()): the per-study cache's set, built once and extended with each
+   * commit (study-cache.ts), or built here when the list is not the cached one. Read-only.
+   */
+  async storedCompletedKeys(of: (p: CompletedPoint) => string): Promise<ReadonlySet<string>> {
+    const stored = await this.loadCompleted();
+    if (stored.length !== this.loadedCompleted) throw new StaleSnapshotError(`study ${this.study.id}: completed trials changed during the request`);
+    return this.cachedKeys(stored, this.space, of) ?? new Set(stored.map(of));
   }
 
   /** Points handed out or about to be, not yet observed (ProbNES conditions its batch on them). */
