@@ -369,6 +369,13 @@ export interface Storage {
   listCompletedTrials(studyId: string): Promise<TrialRecord[]>;
   /** Every trial of a study by ascending trial id (export, history); empty for an unknown study. */
   listAllTrials(studyId: string): Promise<TrialRecord[]>;
+  /**
+   * The last `limit` COMPLETED trials with a value in completion order (completed_at, then trial
+   * id) among those completed at or before `completedBy` (null: all of them), returned in completion
+   * order: one range of study_evaluations' key (study, completed_at, trial id) joined to the trials
+   * by primary key, so O(limit) whatever the study's size (the model views read this).
+   */
+  listRecentCompleted(studyId: string, q: { limit: number; completedBy: string | null }): Promise<TrialRecord[]>;
   /** Every engine-state snapshot of a study (one per generation), by ascending generation. */
   listEngineStates(studyId: string): Promise<EngineStateRecord[]>;
   /** A study with all its trials and engine states, read in one transaction (a consistent snapshot). */

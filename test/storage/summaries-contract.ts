@@ -122,6 +122,29 @@ export function summariesContract(storage: () => Storage): void {
     expect(await allEvaluations(s, 'imp')).toEqual(expectedEvaluations(done, 'minimize'));
   });
 
+  it('the most recently completed trials: the last `limit` in completion order, up to a time', async () => {
+    const s = storage();
+    await s.createStudy(study('rc'), { version: 1, state: { mean: [0] } });
+    expect(await s.listRecentCompleted('rc', { limit: 5, completedBy: null })).toEqual([]);
+    const rnd = lcg(21);
+    const done: Done[] = [];
+    let id = 0;
+    for (let commit = 0; commit < 4; commit++) {
+      // Times with ties and out of trial order; a FAILED and a REQUESTED trial that never count.
+      const batch = Array.from({ length: 6 }, () => ({ trialId: ++id, value: rnd(), completedAt: at(Math.floor(rnd() * 15)) }));
+      done.push(...batch);
+      await commitTrials(s, 'rc', [...batch.map((d) => completed(d.trialId, d.value, d.completedAt)), { state: 'FAILED', generation: 0, parameters: { x: 0 }, point: [0], source: 'suggested' }, { state: 'REQUESTED', generation: 0, parameters: { x: 0 }, point: [0], source: 'suggested' }]);
+      id += 2;
+    }
+    // By definition: COMPLETED by (completed_at, trial id), those completed by the time, the last `limit`.
+    const order = expectedEvaluations(done, 'minimize').map((e) => done.find((d) => d.trialId === e.trialId)!);
+    for (const [limit, by] of [[5, null], [100, null], [4, at(7)], [30, at(7)], [3, at(-1)], [3, at(0)]] as const) {
+      const expected = order.filter((d) => by === null || d.completedAt <= by).slice(-limit);
+      const got = await s.listRecentCompleted('rc', { limit, completedBy: by });
+      expect(got.map((t) => [t.trialId, t.value, t.completedAt, t.state]), `limit ${limit}, by ${by}`).toEqual(expected.map((d) => [d.trialId, d.value, d.completedAt, 'COMPLETED']));
+    }
+  });
+
   it('engine states in generation pages', async () => {
     const s = storage();
     await s.createStudy(study('g'), { version: 1, state: { mean: [0] } });

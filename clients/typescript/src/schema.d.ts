@@ -1654,7 +1654,7 @@ export interface paths {
         };
         /**
          * The model's prediction on a grid over two parameters
-         * @description Posterior mean and std of the objective on an n×n grid over parameters x and y, the other parameters at the search distribution's mean, with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recent) and n ≤ 60.
+         * @description Posterior mean and std of the objective on an n×n grid over parameters x and y, the other parameters at the search distribution's mean, with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.
          */
         get: {
             parameters: {

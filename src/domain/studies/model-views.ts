@@ -16,8 +16,13 @@
  *   written; for the latest generation, every completed point) (`source: "fitted"`). Fewer than
  *   two such points: 409 `model_unavailable`. This GP's inputs are the numeric parameters only: with
  *   categorical parameters, what the choices change is part of its noise.
- * Cost is bounded: at most MAX_VIEW_POINTS training points (the most recent) and GRID_MAX_N² grid
- * points, computed in the engine pool (off the event loop).
+ * Cost is bounded, whatever the study's size: at most MAX_VIEW_POINTS training points (the most
+ * recently completed, in completion order: completed_at, then trial id) and GRID_MAX_N² grid points,
+ * computed in the engine pool (off the event loop). A view reads the study, at most two engine
+ * states (a method's GP is stored in its state with its own active set) and at most
+ * MAX_VIEW_POINTS + MAX_DRAWN_POINTS trials (Storage.listRecentCompleted: one index range each),
+ * never the study's whole trial list: the grid draws the points in the model and the
+ * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those.
  */
 import type { GpHyper, MethodName, ModelViewResult, ModelViewTask, StoredViewGp, ViewModelSpec } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
@@ -32,6 +37,11 @@ import { searchSpace, toInternal, vectorFromNamed, type SearchSpace } from './tr
 
 /** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
 export const MAX_VIEW_POINTS = 300;
+/**
+ * Evaluated points the grid draws besides those in the model: the most recently completed ones (a
+ * contour with more would be unreadable; it bounds the view's reads and its answer).
+ */
+export const MAX_DRAWN_POINTS = 1000;
 /** Fits of GPs for views kept (hyperparameters only), so the grid and importance of one generation fit once. */
 const FIT_CACHE_SIZE = 200;
 /** Grid points per axis: at most GRID_MAX_N² predictions per request. */
@@ -103,7 +113,7 @@ export class ModelViews {
   constructor(private readonly deps: { storage: Storage; engine: EngineRunner }) {}
 
   async grid(tenantId: string, studyId: string, q: GridQuery): Promise<GridView> {
-    const ctx = await this.context(tenantId, studyId, q.generation);
+    const ctx = await this.context(tenantId, studyId, q.generation, true);
     const { space, study } = ctx;
     const ix = numericIndex(space, q.x, '/x');
     const iy = numericIndex(space, q.y, '/y');
@@ -171,7 +181,7 @@ export class ModelViews {
   }
 
   async importance(tenantId: string, studyId: string, q: { generation?: number }): Promise<ImportanceView> {
-    const ctx = await this.context(tenantId, studyId, q.generation);
+    const ctx = await this.context(tenantId, studyId, q.generation, false);
     const d = ctx.space.numeric.length;
     const L0 = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ctx.space.L0.data[i * d + j]!));
     const result = await this.run({ view: 'importance', model: ctx.model, L0 }, ctx.fitKey, { tenantId, studyId });
@@ -213,8 +223,11 @@ export class ModelViews {
     return result.view;
   }
 
-  /** The study, the engine state of the generation asked for, and the GP to view. */
-  private async context(tenantId: string, studyId: string, generation: number | undefined) {
+  /**
+   * The study, the engine state of the generation asked for, the GP to view, and (`drawn`: for the
+   * grid) the evaluated points to draw: those in the model and the MAX_DRAWN_POINTS most recent.
+   */
+  private async context(tenantId: string, studyId: string, generation: number | undefined, drawn: boolean) {
     const record = await this.deps.storage.getStudy(tenantId, studyId);
     if (!record) throw new StudyNotFoundError(studyId);
     const study = readStudy(record);
@@ -223,18 +236,33 @@ export class ModelViews {
     if (!state) {
       throw new ValidationError([{ path: '/generation', message: `the study has no generation ${generation} (its latest is ${study.generation})` }]);
     }
-    const all = (await this.deps.storage.listAllTrials(studyId)).filter((t) => t.state === 'COMPLETED' && t.value !== null && t.point !== null);
     // A method's own GP was fitted to what was completed when its state was written; a GP fitted
-    // for the view learns from everything completed while the generation was current (everything,
-    // for the latest one).
-    const next = state.generation < study.generation ? await this.deps.storage.getEngineState(studyId, state.generation + 1) : null;
-    const until = (t: TrialRecord, limit: string | null) => limit === null || (t.completedAt ?? '') <= limit;
+    // for the view learns from what was completed while the generation was current (up to now,
+    // for the latest one): the last MAX_VIEW_POINTS of those.
     const owns = methodGp(study.method, state, space.categorical.length);
-    const data = all.filter((t) => until(t, owns ? state.createdAt : (next?.createdAt ?? null))).slice(-MAX_VIEW_POINTS);
+    const next = !owns && state.generation < study.generation ? await this.deps.storage.getEngineState(studyId, state.generation + 1) : null;
+    const completedBy = owns ? state.createdAt : (next?.createdAt ?? null);
+    const usable = (ts: TrialRecord[]) => ts.filter((t) => t.value !== null && t.point !== null);
+    const latest = drawn ? await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_DRAWN_POINTS, completedBy: null }) : [];
+    const recent = usable(latest);
+    // ProbNES's own GP holds its points in the state: the importance view needs no trial at all.
+    const needsData = drawn || !(owns && PROBNES_METHODS.includes(study.method));
+    let data: TrialRecord[] = [];
+    if (needsData) {
+      // `latest` is a suffix of the completion order (all of it if shorter than asked for): when it
+      // holds MAX_VIEW_POINTS completed by `completedBy`, or everything, those are the ones; else read them.
+      const by = latest.filter((t) => completedBy === null || (t.completedAt ?? '') <= completedBy);
+      const last = drawn && (by.length >= MAX_VIEW_POINTS || latest.length < MAX_DRAWN_POINTS) ? by.slice(-MAX_VIEW_POINTS) : await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_VIEW_POINTS, completedBy });
+      data = usable(last);
+    }
+    // Drawn: the model's points and the most recent ones, by trial id.
+    const byId = new Map<number, TrialRecord>();
+    for (const t of [...data, ...recent]) byId.set(t.trialId, t);
+    const completed = [...byId.values()].sort((a, b) => a.trialId - b.trialId);
     const { model, source, nPoints } = viewModel(study, space, state, data);
     // The same points (ids and values) give the same fit: the key names them all.
     const fitKey = source === 'fitted' ? `${studyId}\u0000${state.generation}\u0000${data.map((t) => `${t.trialId}:${t.value}`).join(',')}` : null;
-    return { study, space, state, generation: state.generation, completed: all, model, source, nPoints, fitKey, inputs: model.stored ? model.stored.X[0]!.length : space.numeric.length, inModel: new Set(data.map((t) => t.trialId)) };
+    return { study, space, state, generation: state.generation, completed, model, source, nPoints, fitKey, inputs: model.stored ? model.stored.X[0]!.length : space.numeric.length, inModel: new Set(data.map((t) => t.trialId)) };
   }
 }
 

@@ -520,6 +520,16 @@ export class PostgresStorage implements Storage {
     return (await this.rows<TrialRow>('SELECT * FROM trials WHERE study_id = $1 ORDER BY trial_id', [studyId])).map(toTrial);
   }
 
+  async listRecentCompleted(studyId: string, q: { limit: number; completedBy: string | null }): Promise<TrialRecord[]> {
+    // Backwards along study_evaluations' key from `completedBy`, then each trial by primary key.
+    const rows = await this.rows<TrialRow>(
+      `SELECT t.* FROM (SELECT trial_id, completed_at FROM study_evaluations WHERE study_id = $1 AND ($2::text IS NULL OR completed_at <= $2::text)
+        ORDER BY completed_at DESC, trial_id DESC LIMIT $3) e JOIN trials t ON t.study_id = $1 AND t.trial_id = e.trial_id ORDER BY e.completed_at, e.trial_id`,
+      [studyId, q.completedBy, q.limit],
+    );
+    return rows.map(toTrial);
+  }
+
   async listEngineStates(studyId: string): Promise<EngineStateRecord[]> {
     return (await this.rows<EngineStateRow>('SELECT * FROM engine_states WHERE study_id = $1 ORDER BY generation', [studyId])).map(toEngineState);
   }

@@ -11,6 +11,8 @@ import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './ro
 export class ReportsRepo {
   private readonly allTrialsStmt;
   private readonly allStatesStmt;
+  private readonly recentStmt;
+  private readonly recentByStmt;
   private readonly insertTrialStmt;
   private readonly insertStateStmt;
   private readonly finishStudyStmt;
@@ -24,6 +26,13 @@ export class ReportsRepo {
   ) {
     this.allTrialsStmt = db.prepare<[string], TrialRow>('SELECT * FROM trials WHERE study_id = ? ORDER BY trial_id');
     this.allStatesStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY generation');
+    // The last `limit` evaluations backwards along study_evaluations' key (study, completed_at,
+    // trial id), from the end or from a time, then each trial by primary key: O(limit) rows.
+    const recent = (where: string) =>
+      `SELECT t.* FROM (SELECT trial_id, completed_at FROM study_evaluations WHERE study_id = @study${where} ORDER BY completed_at DESC, trial_id DESC LIMIT @limit) e
+        JOIN trials t ON t.study_id = @study AND t.trial_id = e.trial_id ORDER BY e.completed_at, e.trial_id`;
+    this.recentStmt = db.prepare<[{ study: string; limit: number }], TrialRow>(recent(''));
+    this.recentByStmt = db.prepare<[{ study: string; limit: number; by: string }], TrialRow>(recent(' AND completed_at <= @by'));
     // Unlike a generation commit, an import writes every column as exported (failure reasons,
     // per-trial update times), so the copy reads back exactly like the original.
     this.insertTrialStmt = db.prepare(`
@@ -47,6 +56,12 @@ export class ReportsRepo {
 
   allTrials(studyId: string): TrialRecord[] {
     return this.allTrialsStmt.all(studyId).map(toTrial);
+  }
+
+  /** Storage.listRecentCompleted. */
+  recentCompleted(studyId: string, q: { limit: number; completedBy: string | null }): TrialRecord[] {
+    const rows = q.completedBy === null ? this.recentStmt.all({ study: studyId, limit: q.limit }) : this.recentByStmt.all({ study: studyId, limit: q.limit, by: q.completedBy });
+    return rows.map(toTrial);
   }
 
   engineStates(studyId: string): EngineStateRecord[] {

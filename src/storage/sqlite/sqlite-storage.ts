@@ -157,6 +157,9 @@ export class SqliteStorage implements Storage {
   async listAllTrials(...a: Parameters<Storage['listAllTrials']>) {
     return this.reports.allTrials(...a);
   }
+  async listRecentCompleted(...a: Parameters<Storage['listRecentCompleted']>) {
+    return this.reports.recentCompleted(...a);
+  }
   async listEngineStates(...a: Parameters<Storage['listEngineStates']>) {
     return this.reports.engineStates(...a);
   }
