@@ -165,6 +165,14 @@ class RealServer(unittest.TestCase):
         self.assertEqual((done["state"], done["stopped"], done["failure_reason"]), ("COMPLETED", True, "stopped_early"))
         curves = self.c.intermediate_values(sid)["trials"]
         self.assertEqual([[v["value"] for v in t["intermediate_values"]] for t in curves], [[5.0, 2.0], [3.0]])
+        # In pages of one value: the first trial's curve spans two pages, joined again by intermediate_values.
+        page = self.c.list_intermediate_values(sid, page_size=1)
+        self.assertEqual(page["trials"], [{"trial_id": first.trial_id, "intermediate_values": [{"step": 0, "value": 5.0}]}])
+        nxt = self.c.list_intermediate_values(sid, page_size=1, page_token=page["next_page_token"])
+        self.assertEqual(nxt["trials"], [{"trial_id": first.trial_id, "intermediate_values": [{"step": 1, "value": 2.0}]}])
+        self.assertEqual(self.c.intermediate_values(sid, page_size=1), self.c.intermediate_values(sid))
+        with self.assertRaises(BadRequestError):
+            self.c.list_intermediate_values(sid, page_size=0)
 
     def test_priors_from_points_and_from_study(self):
         plain = dict(BRANIN, parameters=[{k: v for k, v in p.items() if k != "prior"} for p in BRANIN["parameters"]])

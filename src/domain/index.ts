@@ -19,7 +19,7 @@ export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIA
 export { Timestamp, wellFormed, boundedJsonObject, boundedRecord, nestsDeeperThan, MAX_JSON_DEPTH, MAX_ERRORS } from './common/schemas.js';
 export { trialFields, type TrialFields } from './transfer/trial-fields.js';
 export { AllowRepeatsSchema, StoppingRuleSchema, type LoopSettings, type StoppingRule } from './studies/loop-settings.js';
-export { IntermediateService, IntermediateConflictError, type IntermediateReport, type IntermediateServiceDeps } from './trials/intermediate.js';
+export { IntermediateService, IntermediateConflictError, INTERMEDIATE_LIMITS, type IntermediatePage, type IntermediateReport, type IntermediateServiceDeps } from './trials/intermediate.js';
 export { IntermediateRequest, MAX_STEP, type IntermediateInput } from './trials/intermediate-request.js';
 export { STOPPED_EARLY, isStopped, type StopDecision, type StopReason } from './studies/stopping-rule.js';
 export { ModelViews, ModelUnavailableError, GRID_MAX_N, GRID_DEFAULT_N, MAX_VIEW_POINTS, type GridView, type ImportanceView } from './studies/model-views.js';

@@ -138,11 +138,17 @@ export interface IntermediateRecord {
   createdAt: string;
 }
 
-/** For a stopping rule at one step: a COMPLETED trial, its failure reason and its value at that step (null: none reported). */
+/** For a stopping rule at one step: a COMPLETED trial that reported a value at that step, with its failure reason. */
 export interface StepPeer {
   trialId: number;
   failureReason: string | null;
-  value: number | null;
+  value: number;
+}
+
+/** Where a walk over a study's intermediate values stands: after this trial's value at this step. */
+export interface IntermediateCursor {
+  trialId: number;
+  step: number;
 }
 
 export interface EngineStateRecord {
@@ -393,8 +399,24 @@ export interface Storage {
   recordIntermediate(studyId: string, record: IntermediateRecord): Promise<{ inserted: boolean; record: IntermediateRecord }>;
   /** Intermediate values of a study (of the given trials only, if given), by trial id then step. */
   listIntermediate(studyId: string, trialIds?: readonly number[]): Promise<IntermediateRecord[]>;
-  /** Every COMPLETED trial of a study with its value at `step`, if it reported one, by trial id. */
+  /**
+   * Intermediate values after `after` (null: from the start) in (trial id, step) order, at most
+   * `limit`: a range of the primary key (study, trial, step), so O(limit) whatever the study's size.
+   */
+  listIntermediatePage(studyId: string, q: { after: IntermediateCursor | null; limit: number }): Promise<IntermediateRecord[]>;
+  /**
+   * The COMPLETED trials that reported a value at `step`, by trial id: the (study, step) index, so
+   * O(trials that reported this step), never the study's other steps nor the trials that did not reach it.
+   */
   stepPeers(studyId: string, step: number): Promise<StepPeer[]>;
+  /**
+   * How many COMPLETED trials have a failure reason other than `exceptFailureReason` (or none),
+   * counted up to `atMost` (the answer is min(count, atMost)): a walk of the (study, state) index
+   * that ends after `atMost` matches.
+   */
+  countCompleted(studyId: string, q: { exceptFailureReason: string; atMost: number }): Promise<number>;
+  /** The smallest and largest value a trial reported at steps ≤ `throughStep` (null: none): one range of the primary key, aggregated in the database. */
+  intermediateRange(studyId: string, trialId: number, throughStep: number): Promise<{ min: number; max: number } | null>;
 
   /** The study's evaluation count and best evaluation (O(1): two index lookups). */
   evaluationSummary(studyId: string): Promise<EvaluationSummary>;

@@ -2,12 +2,43 @@
 // GET /v1/studies/{id}/intermediate_values), trials stopped early drawn dashed and grey, and with a
 // median stopping rule the median the rule compares with at each step. At most MAX_CURVES curves are
 // drawn (the most recent trials, plus the best one): uPlot draws 200 lines at once without effort, but
-// thousands would make every hover and zoom repaint them all. The median is computed from every trial,
-// drawn or not, as the rule computes it.
+// thousands would make every hover and zoom repaint them all. The median is computed from every trial
+// read, drawn or not, as the rule computes it.
+//
+// The route answers in pages of at most 10 000 values (by trial id, then step); loadCurves follows
+// them up to MAX_CURVE_VALUES values (20 pages), so that one refresh of a huge study stays a bounded
+// download. Past the cap the panel shows the curves read (the lowest trial ids) and says so.
 import { fmt, h } from './api.js';
 import { chart, scaleOpts, scaleToggle, xAxis, yAxis } from './charts.js';
 
 export const MAX_CURVES = 200;
+/** Values the panel reads at most per refresh (docs/dashboard.md). */
+export const MAX_CURVE_VALUES = 200_000;
+/** Values per page asked of the route: its maximum. */
+export const CURVE_PAGE_SIZE = 10_000;
+
+/**
+ * The curves, read page by page: `fetchPage(pageSize, token)` answers one page of GET
+ * …/intermediate_values. Pages are followed until the last one or until `cap` values were read; a
+ * curve split across two pages (the route cuts pages by values, not by trial) is joined again.
+ * Returns {curves, values, complete}: complete is false when the cap stopped the reading.
+ */
+export async function loadCurves(fetchPage, cap = MAX_CURVE_VALUES, pageSize = CURVE_PAGE_SIZE) {
+  const curves = [];
+  let values = 0;
+  let token = null;
+  do {
+    const page = await fetchPage(Math.min(pageSize, cap - values), token);
+    for (const c of page.trials) {
+      values += c.intermediate_values.length;
+      const last = curves[curves.length - 1];
+      if (last?.trial_id === c.trial_id) last.intermediate_values.push(...c.intermediate_values);
+      else curves.push({ trial_id: c.trial_id, intermediate_values: [...c.intermediate_values] });
+    }
+    token = page.next_page_token ?? null;
+  } while (token && values < cap);
+  return { curves, values, complete: token === null };
+}
 
 /**
  * The median of a non-empty list: the middle value, or the mean of the two middle ones for an even
@@ -78,9 +109,9 @@ const stateText = (t) => (!t ? 'unknown trial' : t.stopped ? 'stopped early' : t
  * intermediate_values route's `trials`; trials: every Trial resource (state, stopped); study: the
  * Study resource (its `stopping`); bestTrialId: the best observed trial's id or null; scale: the
  * chosen 'linear' / 'log' or null (automatic), setScale(kind) when the toggle changes it; cap: how
- * many recent curves to draw (MAX_CURVES).
+ * many recent curves to draw (MAX_CURVES); complete: false when loadCurves stopped at its cap.
  */
-export function renderCurves(section, root, captionScale, note, { curves, trials, study, bestTrialId, scale, setScale, cap = MAX_CURVES }) {
+export function renderCurves(section, root, captionScale, note, { curves, trials, study, bestTrialId, scale, setScale, cap = MAX_CURVES, complete = true }) {
   if (curves.length === 0) {
     section.hidden = true;
     root.__chart?.destroy();
@@ -165,6 +196,7 @@ export function renderCurves(section, root, captionScale, note, { curves, trials
   root.dataset.stopped = String(stopped);
   root.dataset.total = String(curves.length);
   root.dataset.median = String(medians.size > 0);
+  root.dataset.complete = String(complete);
   root.dataset.scale = kind;
 
   const key = (k, text) => h('span', { class: `curve-key curve-${k}` }, text);
@@ -184,5 +216,8 @@ export function renderCurves(section, root, captionScale, note, { curves, trials
   const what = shown.length < curves.length
     ? `Showing ${shown.length} of ${curves.length} trials' curves: the ${cap} most recent${shown.length > cap ? ' and the best' : ''}${medians.size > 0 ? '; the median counts all of them' : ''}.`
     : `${curves.length} trial(s).`;
-  note.replaceChildren(h('div', { class: 'legend' }, ...parts), h('div', { class: 'note' }, `${what}${ruleText}`));
+  const partial = complete
+    ? ''
+    : ` Only the first ${MAX_CURVE_VALUES.toLocaleString('en')} values were read (trials up to ${curves[curves.length - 1].trial_id}, by trial id): the curves and the median here are of those trials.`;
+  note.replaceChildren(h('div', { class: 'legend' }, ...parts), h('div', { class: 'note' }, `${what}${ruleText}${partial}`));
 }

@@ -6,7 +6,7 @@
 import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
 import { chart, lineSeries, pointsSeries, scaleOpts, scaleToggle, stepSeries, xAxis, yAxis } from './charts.js';
 import { contourChart, contourLegend } from './contour.js';
-import { renderCurves } from './curves.js';
+import { loadCurves, renderCurves } from './curves.js';
 import { parallelCoordinates } from './parcoords.js';
 import { downloadCsv, TrialTable } from './table.js';
 
@@ -283,7 +283,7 @@ export async function studyPage() {
     drawModel: () => drawModel(view),
   };
   const paint = () => {
-    const { hist, trials, curves, best } = view.latest;
+    const { hist, trials, curves, curvesComplete, best } = view.latest;
     const byId = new Map(trials.map((t) => [t.trial_id, t]));
     renderProgress(view, hist, byId, view.scale);
     renderCurves($('#intermediate-section'), $('#plot-intermediate'), $('#curve-scale'), $('#intermediate-note'), {
@@ -293,6 +293,7 @@ export async function studyPage() {
       bestTrialId: best.observed?.trial_id ?? null,
       scale: view.curveScale,
       setScale: view.setCurveScale,
+      complete: curvesComplete,
     });
     renderSlices(view.study, trials, view.scale);
   };
@@ -303,11 +304,12 @@ export async function studyPage() {
     const started = performance.now();
     try {
       const base = `/v1/studies/${encodeURIComponent(id)}`;
-      const [study, hist, best, trials, intermediate] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials'), api(`${base}/intermediate_values`)]);
+      const curvePage = (size, token) => api(`${base}/intermediate_values?page_size=${size}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+      const [study, hist, best, trials, intermediate] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials'), loadCurves(curvePage)]);
       const idle = idleFor(study);
       const newGeneration = view.study && view.study.generation !== study.generation;
       view.study = study;
-      view.latest = { hist, trials, curves: intermediate.trials, best };
+      view.latest = { hist, trials, curves: intermediate.curves, curvesComplete: intermediate.complete, best };
       renderSummary(study, best, idle);
       renderMetadata(study, document.activeElement === $('#notes'));
       paint();

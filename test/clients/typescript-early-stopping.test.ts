@@ -1,7 +1,7 @@
 /**
  * The TypeScript client's early stopping: report() answers should_stop by the study's median rule,
- * stop() completes a trial as stopped, intermediateValues() returns the curves; against the app
- * listening on a loopback port in this process.
+ * stop() completes a trial as stopped, listIntermediateValues() returns a page of the curves and
+ * intermediateValues() all of them; against the app listening on a loopback port in this process.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +35,33 @@ describe('TypeScript client: early stopping', () => {
         { trial_id: first!.trial_id, intermediate_values: [{ step: 0, value: 1 }] },
         { trial_id: second!.trial_id, intermediate_values: [{ step: 0, value: 3 }] },
       ],
+      next_page_token: null,
     });
+  });
+
+  it('reads the curves in pages, and intermediateValues joins a curve split across pages', async () => {
+    const study = await c.createStudy({ name: 'ts-pages', method: 'random', batch_size: 1, parameters: [{ name: 'x', bounds: [0, 1] }] });
+    const [a] = (await c.suggest(study.id, { clientId: 'a' })).trials;
+    const [b] = (await c.suggest(study.id, { clientId: 'b' })).trials;
+    for (const step of [0, 1, 2, 3, 4]) await c.report(study.id, a!.trial_id, step, step / 10);
+    for (const step of [0, 1]) await c.report(study.id, b!.trial_id, step, step);
+    // Pages of 3 values: a's five steps end on the second page, which b's curve completes.
+    const first = await c.listIntermediateValues(study.id, { pageSize: 3 });
+    expect(first.trials).toEqual([{ trial_id: a!.trial_id, intermediate_values: [0, 1, 2].map((s) => ({ step: s, value: s / 10 })) }]);
+    const second = await c.listIntermediateValues(study.id, { pageSize: 3, pageToken: first.next_page_token! });
+    expect(second.trials.map((t) => [t.trial_id, t.intermediate_values.map((v) => v.step)])).toEqual([[a!.trial_id, [3, 4]], [b!.trial_id, [0]]]);
+    const whole = {
+      trials: [
+        { trial_id: a!.trial_id, intermediate_values: [0, 1, 2, 3, 4].map((s) => ({ step: s, value: s / 10 })) },
+        { trial_id: b!.trial_id, intermediate_values: [{ step: 0, value: 0 }, { step: 1, value: 1 }] },
+      ],
+      next_page_token: null,
+    };
+    expect(await c.intermediateValues(study.id, { pageSize: 3 })).toEqual(whole);
+    expect(await c.intermediateValues(study.id)).toEqual(whole);
+    const bad = await c.listIntermediateValues(study.id, { pageSize: 0 }).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(ProbnesError);
+    expect((bad as ProbnesError).status).toBe(400);
   });
 
   it('a trial handle reports, learns to stop, and stops', async () => {

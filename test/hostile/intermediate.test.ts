@@ -1,7 +1,8 @@
-/** Hostile input on early stopping: intermediate reports and the curves listing. */
+/** Hostile input on early stopping: intermediate reports and the curves listing (its page_size and page_token too). */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostileId, mutations, mutate, numberAsString, rawNumber } from './arbitraries.js';
+import { hostileId, hostileQueryValue, mutations, mutate, numberAsString, rawNumber } from './arbitraries.js';
+import { tamper, tampered } from './tokens.js';
 import { enc, fixture, hostile, jsonRequest, route, runs, type Fixture } from './harness.js';
 
 const RUNS = runs(20);
@@ -56,5 +57,26 @@ describe(route('GET /v1/studies/{study_id}/intermediate_values'), () => {
       RUNS,
     );
     expect((await hostile(f, { method: 'GET', url: `/v1/studies/${f.b}/intermediate_values?extra=1` })).statusCode).toBeLessThan(500);
+  });
+
+  it('hostile page_size and page_token values; tokens tampered with or issued for another listing', async () => {
+    // Two values in A (trial 4 is ACTIVE there), so that a page of one has a next page.
+    for (const step of [1000, 1001]) expect((await f.app.inject({ method: 'POST', url: `/v1/studies/${f.a}/trials/4/intermediate`, payload: { step, value: step } })).statusCode).toBe(200);
+    const token = (url: string) => f.app.inject({ method: 'GET', url }).then((r) => r.json().next_page_token as string);
+    const mine = await token(`/v1/studies/${f.a}/intermediate_values?page_size=1`);
+    // Valid tokens, but for other listings: A's trials, the study list.
+    const others = [await token(`/v1/studies/${f.a}/trials?page_size=1`), await token('/v1/studies?page_size=1')];
+    expect([mine, ...others].every(Boolean)).toBe(true);
+    await fc.assert(
+      fc.asyncProperty(hostileQueryValue, tamper, fc.nat(1), async (size, t, o) => {
+        const sized = await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/intermediate_values?page_size=${enc(size)}` }, { snap: false });
+        if (sized.statusCode === 200) expect(sized.json().trials.flatMap((c: { intermediate_values: unknown[] }) => c.intermediate_values).length).toBeLessThanOrEqual(10_000);
+        const bad = tampered(mine, others[o]!, t);
+        const res = await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/intermediate_values?page_token=${enc(bad)}` }, { snap: false });
+        if (bad !== mine) expect(res.statusCode).toBe(400);
+        expect((await hostile(f, { method: 'GET', url: `/v1/studies/${f.a}/intermediate_values?page_token=${enc(others[o]!)}` }, { snap: false })).statusCode).toBe(400);
+      }),
+      RUNS,
+    );
   });
 });

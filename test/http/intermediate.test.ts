@@ -152,6 +152,7 @@ describe('intermediate values', () => {
         { trial_id: a, intermediate_values: [{ step: 0, value: 3 }, { step: 1, value: 2 }] },
         { trial_id: b, intermediate_values: [{ step: 0, value: 4 }] },
       ],
+      next_page_token: null,
     });
     const doc = (await app.inject({ method: 'GET', url: `/v1/studies/${id}/export` })).json();
     expect(doc.study).toMatchObject({ allow_repeats: true, stopping: { rule: 'median', min_steps: 2, warmup_trials: 1 } });

@@ -55,13 +55,36 @@ function intermediateContract(name: string, open: () => Promise<Storage>): void 
       await expect(s.recordIntermediate('a', { trialId: 99, step: 0, value: 1, createdAt: NOW })).rejects.toThrow();
     });
 
-    it('lists the completed trials with their value at one step', async () => {
+    it('lists the completed trials that reported a value at one step', async () => {
       await s.recordIntermediate('a', { trialId: 1, step: 4, value: 0.25, createdAt: NOW });
+      await s.recordIntermediate('a', { trialId: 1, step: 5, value: 0.2, createdAt: NOW });
       await s.recordIntermediate('a', { trialId: 3, step: 4, value: 0.75, createdAt: NOW });
-      expect(await s.stepPeers('a', 4)).toEqual([
-        { trialId: 1, failureReason: null, value: 0.25 },
-        { trialId: 2, failureReason: null, value: null },
-      ]);
+      // Trial 2 completed without reporting step 4; trial 3 reported it but is still ACTIVE.
+      expect(await s.stepPeers('a', 4)).toEqual([{ trialId: 1, failureReason: null, value: 0.25 }]);
+      expect(await s.stepPeers('a', 6)).toEqual([]);
+    });
+
+    it('counts the completed trials other than those with a failure reason, up to a bound', async () => {
+      // Trials 1 and 2 are COMPLETED with no failure reason; 3 is ACTIVE.
+      expect(await s.countCompleted('a', { exceptFailureReason: 'stopped_early', atMost: 5 })).toBe(2);
+      expect(await s.countCompleted('a', { exceptFailureReason: 'stopped_early', atMost: 1 })).toBe(1);
+      expect(await s.countCompleted('a', { exceptFailureReason: 'stopped_early', atMost: 0 })).toBe(0);
+    });
+
+    it('pages the values in (trial id, step) order from a cursor, and aggregates a trial\'s range through a step', async () => {
+      for (const [trialId, step, value] of [[3, 0, 0.9], [1, 2, 0.4], [1, 0, 0.6], [3, 7, 0.1], [2, 1, 0.5]] as const) await s.recordIntermediate('a', { trialId, step, value, createdAt: NOW });
+      const key = (r: { trialId: number; step: number }) => [r.trialId, r.step];
+      expect((await s.listIntermediatePage('a', { after: null, limit: 10 })).map(key)).toEqual([[1, 0], [1, 2], [2, 1], [3, 0], [3, 7]]);
+      expect((await s.listIntermediatePage('a', { after: null, limit: 2 })).map(key)).toEqual([[1, 0], [1, 2]]);
+      // Inside a trial's curve, and across to the next trial.
+      expect((await s.listIntermediatePage('a', { after: { trialId: 1, step: 0 }, limit: 2 })).map(key)).toEqual([[1, 2], [2, 1]]);
+      expect((await s.listIntermediatePage('a', { after: { trialId: 3, step: 0 }, limit: 5 })).map(key)).toEqual([[3, 7]]);
+      expect(await s.listIntermediatePage('a', { after: { trialId: 3, step: 7 }, limit: 5 })).toEqual([]);
+      expect(await s.listIntermediatePage('other', { after: null, limit: 5 })).toEqual([]);
+      expect(await s.intermediateRange('a', 1, 1)).toEqual({ min: 0.6, max: 0.6 });
+      expect(await s.intermediateRange('a', 1, 2)).toEqual({ min: 0.4, max: 0.6 });
+      expect(await s.intermediateRange('a', 3, 6)).toEqual({ min: 0.9, max: 0.9 });
+      expect(await s.intermediateRange('a', 2, 0)).toBeNull();
     });
 
     it('exports the values and imports them with the copy; deleting the study deletes them', async () => {

@@ -227,6 +227,8 @@ describe.skipIf(!hasChromium)('dashboard: intermediate values', () => {
     const panel = page.locator('#plot-intermediate');
     expect(await panel.getAttribute('data-total')).toBe('205');
     expect(await panel.getAttribute('data-series')).toBe('201');
+    // 615 values: one page of the route, read whole.
+    expect(await panel.getAttribute('data-complete')).toBe('true');
     expect(await panel.getAttribute('data-median')).toBe('false');
     const labels = (await drawn(page)).labels;
     // Trials 1..205: the best (1) and the 200 most recent (6..205); 2..5 are left out.

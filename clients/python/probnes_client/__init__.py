@@ -290,9 +290,28 @@ class Client:
         """
         return self.request("POST", f"/v1/studies/{_q(study_id)}/trials/{int(trial_id)}/intermediate", body={"step": int(step), "value": value})
 
-    def intermediate_values(self, study_id: str) -> Json:
-        """{'trials': [{'trial_id': n, 'intermediate_values': [{'step': s, 'value': v}, ...]}, ...]}"""
-        return self.request("GET", f"/v1/studies/{_q(study_id)}/intermediate_values")
+    def list_intermediate_values(self, study_id: str, page_size: Optional[int] = None, page_token: Optional[str] = None) -> Json:
+        """One page of the curves: at most `page_size` values (server default 1000, at most 10000) in
+        (trial id, step) order; a curve longer than the rest of the page continues on the next page,
+        which then starts with the same trial_id. {'trials': [...], 'next_page_token': str | None}"""
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/intermediate_values", _opt(page_size=page_size, page_token=page_token))
+
+    def intermediate_values(self, study_id: str, page_size: int = 10000) -> Json:
+        """Every curve: {'trials': [{'trial_id': n, 'intermediate_values': [{'step': s, 'value': v}, ...]}, ...],
+        'next_page_token': None}. The server answers in pages (each O(page) for it); they are followed
+        here, and a curve split across two pages is joined again."""
+        trials: List[Json] = []
+        token: Optional[str] = None
+        while True:
+            page = self.list_intermediate_values(study_id, page_size, token)
+            for curve in page["trials"]:
+                if trials and trials[-1]["trial_id"] == curve["trial_id"]:
+                    trials[-1]["intermediate_values"].extend(curve["intermediate_values"])
+                else:
+                    trials.append(curve)
+            token = page.get("next_page_token")
+            if not token:
+                return {"trials": trials, "next_page_token": None}
 
     def trial_handle(self, study_id: str, trial: Union[int, Mapping[str, Any]], client_id: Optional[str] = None) -> "TrialHandle":
         """A handle on one trial (a trial resource, or its id) for a worker: report(), complete(), stop(), fail()."""

@@ -403,9 +403,34 @@ export class ProbnesClient {
     return this.observe(studyId, [{ trial_id: trialId, value, stopped: true }], signal);
   }
 
-  /** Every trial's intermediate values (the curves), by trial id. */
-  intermediateValues(studyId: string): Promise<IntermediateValues> {
-    return this.request('GET', `/v1/studies/${seg(studyId)}/intermediate_values`);
+  /**
+   * One page of the curves: at most `pageSize` values (server default 1000, at most 10 000) in
+   * (trial id, step) order. A curve longer than the rest of the page continues on the next page,
+   * which then starts with the same trial_id.
+   */
+  listIntermediateValues(studyId: string, q: { pageSize?: number; pageToken?: string } = {}, signal?: AbortSignal): Promise<IntermediateValues> {
+    const query: Query<'/v1/studies/{study_id}/intermediate_values', 'get'> = { page_size: q.pageSize, page_token: q.pageToken };
+    return this.request('GET', `/v1/studies/${seg(studyId)}/intermediate_values`, { query, signal });
+  }
+
+  /**
+   * Every trial's intermediate values (the curves), by trial id: the server answers in pages of at
+   * most `pageSize` values (each O(page) for it); they are followed here, and a curve split across
+   * two pages is joined again.
+   */
+  async intermediateValues(studyId: string, opts: { pageSize?: number; signal?: AbortSignal } = {}): Promise<IntermediateValues> {
+    const trials: IntermediateValues['trials'] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await this.listIntermediateValues(studyId, { pageSize: opts.pageSize ?? 10_000, pageToken }, opts.signal);
+      for (const c of page.trials) {
+        const last = trials[trials.length - 1];
+        if (last?.trial_id === c.trial_id) last.intermediate_values.push(...c.intermediate_values);
+        else trials.push(c);
+      }
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+    return { trials, next_page_token: null };
   }
 
   /** A handle on one trial for the worker evaluating it: report(step, value) → whether to stop, then stop/complete/fail. */

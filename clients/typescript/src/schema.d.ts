@@ -1105,12 +1105,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every trial's intermediate values
-         * @description The curves the trials reported (POST …/intermediate), grouped by trial: what a dashboard plots.
+         * The trials' intermediate values, in pages
+         * @description The curves the trials reported (POST …/intermediate), grouped by trial: what a dashboard plots. Pages follow (trial id, step) order and hold at most page_size values in all (default 1000, at most 10000), whatever the number of trials or the length of a curve: a trial whose curve does not fit in the rest of a page continues at the start of the next one, under the same trial_id. Cursor pagination via page_token / next_page_token (a token is valid only for the same study); each page is read from the index in O(page_size). A value reported behind the cursor while a client walks the pages appears in the next walk. See docs/early-stopping.md.
          */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Intermediate values per page, counted over all the page's trials (1–10000, default 1000). */
+                    page_size?: number;
+                    /** @description The `next_page_token` of the previous page (valid for the same study only). */
+                    page_token?: string;
+                };
                 header?: never;
                 path: {
                     /** @description The id returned when the study was created. */
@@ -1142,11 +1147,12 @@ export interface paths {
                          *             }
                          *           ]
                          *         }
-                         *       ]
+                         *       ],
+                         *       "next_page_token": null
                          *     }
                          */
                         "application/json": {
-                            /** @description Every trial that reported intermediate values, by trial id, each with its values by step. */
+                            /** @description The trials that reported intermediate values, by trial id, each with its values by step; at most page_size values in all. A curve that does not fit continues on the next page, which then starts with the same trial_id and the following steps. */
                             trials: {
                                 trial_id: number;
                                 intermediate_values: {
@@ -1154,7 +1160,18 @@ export interface paths {
                                     value: number;
                                 }[];
                             }[];
+                            /** @description Pass as page_token for the next page; null on the last page. */
+                            next_page_token: string | null;
                         };
+                    };
+                };
+                /** @description Invalid page_size (validation_failed, naming /page_size) or page_token (invalid_page_token). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */

@@ -6,16 +6,27 @@
  * and the completed trials' values at that step.
  *
  * A report does not change the trial and does not go through the optimisation loop: it is one
- * durable insert plus two reads, so a worker can report every epoch without slowing the loop.
+ * durable insert plus at most three index reads, so a worker can report every epoch without slowing
+ * the loop. What a report at step s costs (decide): the trial's own best value up to s (one range of
+ * the primary key, aggregated in the database: O(its steps ≤ s)), the completed trials' values at s
+ * from the (study, step) index (O(trials that reported s): the median needs each of them), and,
+ * only while fewer than warmup_trials of those are peers, a count of the completed trials that stops
+ * at warmup_trials. It never reads the study's other steps; the curves are read in pages (listPage).
+ *
+ * GET intermediate_values is read in pages of at most INTERMEDIATE_LIMITS.maxPageSize values, in
+ * (trial id, step) order from the primary key, so a page costs O(page) however large the study: a
+ * trial's curve longer than the room left on a page continues at the start of the next page.
+ *
  * A trial that stops is reported through the observations with `"stopped": true` and its last
  * value (loop/observations.ts); it is then COMPLETED with failure_reason `stopped_early`.
  */
-import type { IntermediateRecord, Storage, TrialRecord } from '../../storage/index.js';
-import { DomainError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
+import type { IntermediateCursor, IntermediateRecord, Storage, TrialRecord } from '../../storage/index.js';
+import { DomainError, InvalidPageTokenError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
+import { Paginator } from '../studies/page-token.js';
 import { readStudy } from '../studies/codec.js';
 import { givenUp } from '../loop/generation.js';
 import { TrialNotActiveError } from '../loop/loop-errors.js';
-import { decideStop, isStopped, type StopDecision } from '../studies/stopping-rule.js';
+import { decideStop, isStopped, STOPPED_EARLY, type StopDecision } from '../studies/stopping-rule.js';
 import type { IntermediateInput } from './intermediate-request.js';
 
 /** A different value for a step the trial already reported. */
@@ -32,6 +43,30 @@ export interface IntermediateReport {
   decision: StopDecision;
 }
 
+/** Documented limits of GET intermediate_values (docs/early-stopping.md "Reading the curves"): values per page. */
+export const INTERMEDIATE_LIMITS = {
+  defaultPageSize: 1000,
+  maxPageSize: 10_000,
+} as const;
+
+/** One page of the curves: values in (trial id, step) order, and the token of the next page (null on the last). */
+export interface IntermediatePage {
+  values: IntermediateRecord[];
+  nextPageToken: string | null;
+}
+
+/** The cursor inside a page token: `<trial id>:<step>` of the last value served. */
+function encodeCursor(c: IntermediateCursor): string {
+  return `${c.trialId}:${c.step}`;
+}
+
+function decodeCursor(s: string): IntermediateCursor {
+  const m = /^(\d+):(\d+)$/.exec(s);
+  const c = m ? { trialId: Number(m[1]), step: Number(m[2]) } : null;
+  if (!c || !Number.isSafeInteger(c.trialId) || !Number.isSafeInteger(c.step)) throw new InvalidPageTokenError();
+  return c;
+}
+
 export interface IntermediateServiceDeps {
   storage: Storage;
   now?: () => Date;
@@ -45,9 +80,11 @@ function running(t: TrialRecord): boolean {
 export class IntermediateService {
   private readonly storage: Storage;
   private readonly now: () => Date;
+  private readonly pages: Paginator;
 
   constructor(deps: IntermediateServiceDeps) {
     this.storage = deps.storage;
+    this.pages = new Paginator(deps.storage);
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -61,7 +98,9 @@ export class IntermediateService {
     let stored: IntermediateRecord;
     if (finished) {
       // A retry of a report made while it ran is answered again; anything new is refused.
-      const [earlier] = (await this.storage.listIntermediate(studyId, [trialId])).filter((r) => r.step === input.step);
+      // The first value after (trial, step − 1): the stored one at this step, if any (one index seek).
+      const [next] = await this.storage.listIntermediatePage(studyId, { after: { trialId, step: input.step - 1 }, limit: 1 });
+      const earlier = next?.trialId === trialId && next.step === input.step ? next : undefined;
       if (!earlier) throw new TrialNotActiveError(trialId, trial.state, 'only a running trial reports intermediate values');
       stored = earlier;
     } else {
@@ -74,16 +113,44 @@ export class IntermediateService {
     return { trialId, step: input.step, value: stored.value, decision };
   }
 
+  /**
+   * The rule's answer from bounded reads (see the module comment for their cost); decideStop sees the
+   * same decision it would from every value of the study:
+   *   - own: only the trial's best value through `step` matters (its min when minimising, max when
+   *     maximising), so the database aggregates it and own is that one value;
+   *   - peers: the completed, not stopped trials with a value at `step`, from the (study, step) index;
+   *   - completed: compared with warmup_trials only, so it is counted only while the peers alone do
+   *     not reach warmup_trials, and then counting stops at warmup_trials (exact below it, which is
+   *     when the answer's detail quotes it).
+   */
   private async decide(rule: Parameters<typeof decideStop>[0], direction: Parameters<typeof decideStop>[1], studyId: string, trialId: number, step: number): Promise<StopDecision> {
     if (rule === null) return decideStop(null, direction, { step, own: [], completed: 0, peersAtStep: [] });
-    const [own, peers] = await Promise.all([this.storage.listIntermediate(studyId, [trialId]), this.storage.stepPeers(studyId, step)]);
-    const completed = peers.filter((p) => !isStopped({ state: 'COMPLETED', failureReason: p.failureReason }));
-    return decideStop(rule, direction, {
-      step,
-      own,
-      completed: completed.length,
-      peersAtStep: completed.flatMap((p) => (p.value === null ? [] : [p.value])),
+    // Before min_steps the rule answers without looking at any value.
+    if (step < rule.min_steps) return decideStop(rule, direction, { step, own: [], completed: 0, peersAtStep: [] });
+    const [range, peers] = await Promise.all([this.storage.intermediateRange(studyId, trialId, step), this.storage.stepPeers(studyId, step)]);
+    const peersAtStep = peers.filter((p) => !isStopped({ state: 'COMPLETED', failureReason: p.failureReason })).map((p) => p.value);
+    const completed =
+      peersAtStep.length >= rule.warmup_trials ? peersAtStep.length : await this.storage.countCompleted(studyId, { exceptFailureReason: STOPPED_EARLY, atMost: rule.warmup_trials });
+    const own = range === null ? [] : [{ step, value: direction === 'maximize' ? range.max : range.min }];
+    return decideStop(rule, direction, { step, own, completed, peersAtStep });
+  }
+
+  /**
+   * One page of a study's intermediate values, in (trial id, step) order: at most `pageSize` values
+   * after the token's position, read from the primary key (O(pageSize)). The token is bound to the
+   * study (a token of another study or listing is invalid_page_token).
+   */
+  async listPage(tenantId: string, studyId: string, q: { pageSize?: number; pageToken?: string | null } = {}): Promise<IntermediatePage> {
+    if (!(await this.storage.getStudy(tenantId, studyId))) throw new StudyNotFoundError(studyId);
+    const pageSize = q.pageSize ?? INTERMEDIATE_LIMITS.defaultPageSize;
+    const page = await this.pages.page(`intermediate:${studyId}`, q.pageToken, async (after) => {
+      // One value more than the page tells whether another page follows.
+      const rows = await this.storage.listIntermediatePage(studyId, { after: after === null ? null : decodeCursor(after), limit: pageSize + 1 });
+      const items = rows.slice(0, pageSize);
+      const last = items[items.length - 1];
+      return { items, next: rows.length > pageSize && last ? encodeCursor(last) : null };
     });
+    return { values: page.items, nextPageToken: page.nextPageToken };
   }
 
   /** Every intermediate value of a study's trials (or of the given ones), by trial then step. */

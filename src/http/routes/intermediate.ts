@@ -1,12 +1,12 @@
 /**
  * Intermediate values and early stopping: POST /v1/studies/{id}/trials/{trial_id}/intermediate (a
  * running trial reports a value at a step and learns whether to stop) and GET
- * /v1/studies/{id}/intermediate_values (every trial's curve, for plots). Thin routes over the
- * intermediate service.
+ * /v1/studies/{id}/intermediate_values (the trials' curves, for plots, in pages of at most
+ * INTERMEDIATE_LIMITS.maxPageSize values). Thin routes over the intermediate service.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IntermediateRequest, type IntermediateService } from '../../domain/index.js';
+import { INTERMEDIATE_LIMITS, IntermediateRequest, type IntermediateService } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
 import { IntermediateValueSchema, TrialParams } from '../schemas/trial.js';
 
@@ -44,13 +44,30 @@ const StopAnswer = z
     ],
   });
 
+const { defaultPageSize, maxPageSize } = INTERMEDIATE_LIMITS;
+
+const CurvesQuery = z.object({
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(maxPageSize)
+    .default(defaultPageSize)
+    .describe(`Intermediate values per page, counted over all the page's trials (1–${maxPageSize}, default ${defaultPageSize}).`),
+  page_token: z.string().min(1).max(4096).optional().describe('The `next_page_token` of the previous page (valid for the same study only).'),
+});
+
 const Curves = z
   .object({
     trials: z
       .array(z.object({ trial_id: z.int(), intermediate_values: z.array(IntermediateValueSchema) }))
-      .describe('Every trial that reported intermediate values, by trial id, each with its values by step.'),
+      .describe(
+        'The trials that reported intermediate values, by trial id, each with its values by step; at most page_size values in all. ' +
+          'A curve that does not fit continues on the next page, which then starts with the same trial_id and the following steps.',
+      ),
+    next_page_token: z.string().nullable().describe('Pass as page_token for the next page; null on the last page.'),
   })
-  .meta({ examples: [{ trials: [{ trial_id: 12, intermediate_values: [{ step: 0, value: 0.9 }, { step: 1, value: 0.61 }] }] }] });
+  .meta({ examples: [{ trials: [{ trial_id: 12, intermediate_values: [{ step: 0, value: 0.9 }, { step: 1, value: 0.61 }] }], next_page_token: null }] });
 
 const tags = ['loop'];
 
@@ -81,21 +98,31 @@ export const intermediateRoutes: FastifyPluginAsyncZod<{ intermediate: Intermedi
 
   app.get('/v1/studies/:study_id/intermediate_values', {
     schema: {
-      summary: 'Every trial\'s intermediate values',
-      description: 'The curves the trials reported (POST …/intermediate), grouped by trial: what a dashboard plots.',
+      summary: 'The trials\' intermediate values, in pages',
+      description:
+        'The curves the trials reported (POST …/intermediate), grouped by trial: what a dashboard plots. ' +
+          `Pages follow (trial id, step) order and hold at most page_size values in all (default ${defaultPageSize}, at most ${maxPageSize}), whatever the number of trials or the length of a curve: ` +
+          'a trial whose curve does not fit in the rest of a page continues at the start of the next one, under the same trial_id. ' +
+          'Cursor pagination via page_token / next_page_token (a token is valid only for the same study); each page is read from the index in O(page_size). ' +
+          'A value reported behind the cursor while a client walks the pages appears in the next walk. See docs/early-stopping.md.',
       tags: ['trials'],
       params: StudyIdParams,
-      response: { 200: Curves, 404: problemResponse('No such study (or it belongs to another tenant).') },
+      querystring: CurvesQuery,
+      response: {
+        200: Curves,
+        400: problemResponse('Invalid page_size (validation_failed, naming /page_size) or page_token (invalid_page_token).'),
+        404: problemResponse('No such study (or it belongs to another tenant).'),
+      },
     },
     handler: async (req) => {
-      const all = await intermediate.list(req.tenantId, req.params.study_id);
+      const page = await intermediate.listPage(req.tenantId, req.params.study_id, { pageSize: req.query.page_size, pageToken: req.query.page_token ?? null });
       const trials: { trial_id: number; intermediate_values: { step: number; value: number }[] }[] = [];
-      for (const r of all) {
+      for (const r of page.values) {
         const last = trials[trials.length - 1];
         if (last?.trial_id === r.trialId) last.intermediate_values.push({ step: r.step, value: r.value });
         else trials.push({ trial_id: r.trialId, intermediate_values: [{ step: r.step, value: r.value }] });
       }
-      return { trials };
+      return { trials, next_page_token: page.nextPageToken };
     },
   });
 };

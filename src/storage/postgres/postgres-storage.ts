@@ -28,6 +28,7 @@ import {
   type ImportedEngineState,
   type ImportedStudy,
   type ImportedTrial,
+  type IntermediateCursor,
   type IntermediateRecord,
   type InitialEngineState,
   type LoopState,
@@ -596,14 +597,42 @@ export class PostgresStorage implements Storage {
     return rows.map(intermediateFromRow);
   }
 
+  async listIntermediatePage(studyId: string, q: { after: IntermediateCursor | null; limit: number }): Promise<IntermediateRecord[]> {
+    const after = q.after ?? { trialId: 0, step: -1 };
+    // A row comparison on the primary key's columns: one index range from the cursor.
+    const rows = await this.rows<IntermediateRow>(
+      'SELECT trial_id, step, value, created_at FROM intermediate_values WHERE study_id = $1 AND (trial_id, step) > ($2, $3) ORDER BY trial_id, step LIMIT $4',
+      [studyId, after.trialId, after.step, q.limit],
+    );
+    return rows.map(intermediateFromRow);
+  }
+
   async stepPeers(studyId: string, step: number): Promise<StepPeer[]> {
-    const rows = await this.rows<{ trial_id: number; failure_reason: string | null; value: number | null }>(
-      `SELECT t.trial_id, t.failure_reason, i.value FROM trials t
-         LEFT JOIN intermediate_values i ON i.study_id = t.study_id AND i.trial_id = t.trial_id AND i.step = $2
-       WHERE t.study_id = $1 AND t.state = 'COMPLETED' ORDER BY t.trial_id`,
+    // From the (study, step) index, each value joined to its trial by primary key.
+    const rows = await this.rows<{ trial_id: number; failure_reason: string | null; value: number }>(
+      `SELECT i.trial_id, t.failure_reason, i.value FROM intermediate_values i
+         JOIN trials t ON t.study_id = i.study_id AND t.trial_id = i.trial_id
+       WHERE i.study_id = $1 AND i.step = $2 AND t.state = 'COMPLETED' ORDER BY i.trial_id`,
       [studyId, step],
     );
     return rows.map((r) => ({ trialId: r.trial_id, failureReason: r.failure_reason, value: r.value }));
+  }
+
+  async countCompleted(studyId: string, q: { exceptFailureReason: string; atMost: number }): Promise<number> {
+    const [row] = await this.rows<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM trials
+         WHERE study_id = $1 AND state = 'COMPLETED' AND failure_reason IS DISTINCT FROM $2 LIMIT $3) c`,
+      [studyId, q.exceptFailureReason, q.atMost],
+    );
+    return row!.n;
+  }
+
+  async intermediateRange(studyId: string, trialId: number, throughStep: number): Promise<{ min: number; max: number } | null> {
+    const [row] = await this.rows<{ lo: number | null; hi: number | null }>(
+      'SELECT min(value) AS lo, max(value) AS hi FROM intermediate_values WHERE study_id = $1 AND trial_id = $2 AND step <= $3',
+      [studyId, trialId, throughStep],
+    );
+    return row!.lo === null || row!.hi === null ? null : { min: row!.lo, max: row!.hi };
   }
 
   async evaluationSummary(studyId: string): Promise<EvaluationSummary> {

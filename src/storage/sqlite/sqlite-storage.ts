@@ -178,6 +178,15 @@ export class SqliteStorage implements Storage {
   async stepPeers(...a: Parameters<Storage['stepPeers']>) {
     return this.intermediate.peers(...a);
   }
+  async listIntermediatePage(...a: Parameters<Storage['listIntermediatePage']>) {
+    return this.intermediate.page(...a);
+  }
+  async countCompleted(...a: Parameters<Storage['countCompleted']>) {
+    return this.intermediate.countCompleted(...a);
+  }
+  async intermediateRange(...a: Parameters<Storage['intermediateRange']>) {
+    return this.intermediate.range(...a);
+  }
   async evaluationSummary(studyId: string) {
     return this.summaries.summary(studyId);
   }
