@@ -19,7 +19,12 @@
  * and between two trees measured in one sitting (the machine is shared); to measure code from
  * before a change, run this file from a worktree of that commit.
  *
- *   npm run bench:study-size -- [--sizes 1000,25600] [--rounds 40] [--views 8]   (figures of 2026-11-26: bench-results/published/2026-11-26-study-size)
+ *   npm run bench:study-size -- [--sizes 1000,25600] [--rounds 40] [--views 8] [--out DIR]
+ *
+ * --out DIR: DIR/results.md (the printed table with the command, commit, machine and load) and
+ * DIR/runs.jsonl.gz (one record per timed request: size, request, ms, load average then), so every
+ * median recomputes. Figures of 2026-11-26: bench-results/published/2026-11-26-study-size (this
+ * tree) and …-study-size-before (fa399b2, before the cached keys and the bounded views).
  */
 import os from 'node:os';
 import { parseArgs } from 'node:util';
@@ -29,9 +34,10 @@ import { resolveOptions } from '../src/engine/index.js';
 import { SqliteStorage, type ImportedEngineState, type ImportedTrial, type Storage } from '../src/storage/index.js';
 import { makeTestApp } from '../test/helpers/app.js';
 import { fmt, ms, pct } from './lib/http-bench.js';
+import { currentProvenance, writePublished } from './lib/provenance.js';
 
 const { values: argv } = parseArgs({
-  options: { sizes: { type: 'string', default: '1000,25600' }, rounds: { type: 'string', default: '40' }, views: { type: 'string', default: '8' } },
+  options: { sizes: { type: 'string', default: '1000,25600' }, rounds: { type: 'string', default: '40' }, views: { type: 'string', default: '8' }, out: { type: 'string' } },
 });
 const SIZES = argv.sizes!.split(',').map(Number);
 const ROUNDS = Number(argv.rounds);
@@ -79,12 +85,23 @@ async function timed(app: FastifyInstance, method: 'GET' | 'POST', url: string, 
   return { t: took, body: res.json() };
 }
 
-const row = (n: number, what: string, xs: number[], extra = '') => console.log(`| ${n} | ${what} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 90))} | ${extra} |`);
+/** What --out writes: the printed lines, and one record per timed request. */
+const printed: string[] = [];
+const records: { trials: number; request: string; ms: number; first: boolean; load1: number }[] = [];
+const say = (line: string) => {
+  printed.push(line);
+  console.log(line);
+};
+const record = (n: number, request: string, t: number, first = false) => records.push({ trials: n, request, ms: t, first, load1: os.loadavg()[0]! });
+const row = (n: number, what: string, xs: number[], extra = '') => say(`| ${n} | ${what} | ${fmt(pct(xs, 50))} | ${fmt(pct(xs, 90))} | ${extra} |`);
 
 async function main() {
-  console.log(`# bench:study-size — in-process (app.inject), in-memory SQLite; ms; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores`);
-  console.log('| trials | request | p50 | p90 | note |');
-  console.log('|---:|---|---:|---:|---|');
+  const started = new Date();
+  const loadStart = os.loadavg();
+  say(`In-process (app.inject), in-memory SQLite; ms; load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores at the start.`);
+  say('');
+  say('| trials | request | p50 | p90 | note |');
+  say('|---:|---|---:|---:|---|');
   for (const n of SIZES) {
     const storage = SqliteStorage.open(':memory:');
     await importStudy(storage, n);
@@ -98,8 +115,12 @@ async function main() {
         return s.t;
       };
       const first = await suggest();
+      record(n, `GET suggestions?count=${BATCH}`, first, true);
       const times: number[] = [];
-      for (let i = 0; i < ROUNDS; i++) times.push(await suggest());
+      for (let i = 0; i < ROUNDS; i++) {
+        times.push(await suggest());
+        record(n, `GET suggestions?count=${BATCH}`, times[i]!);
+      }
       row(n, `GET suggestions?count=${BATCH}`, times, `first (cold cache) ${fmt(first)}`);
       for (const [name, url] of [
         ['GET model/grid (n=30)', `/v1/studies/${STUDY}/model/grid?x=x0&y=x1`],
@@ -108,14 +129,22 @@ async function main() {
         ['GET model/importance', `/v1/studies/${STUDY}/model/importance`],
       ] as const) {
         const firstView = await timed(app, 'GET', url);
+        record(n, name, firstView.t, true);
         const views: number[] = [];
-        for (let i = 0; i < VIEWS; i++) views.push((await timed(app, 'GET', url)).t);
+        for (let i = 0; i < VIEWS; i++) {
+          views.push((await timed(app, 'GET', url)).t);
+          record(n, name, views[i]!);
+        }
         const points = Array.isArray(firstView.body.points) ? `, ${firstView.body.points.length} points drawn` : '';
         row(n, name, views, `first (fits the GP) ${fmt(firstView.t)}; n_points ${firstView.body.n_points}${points}`);
       }
     } finally {
       await app.close();
     }
+  }
+  if (argv.out) {
+    const command = `npx tsx bench/study-size.ts ${process.argv.slice(2).join(' ')}`.trim();
+    for (const f of writePublished(argv.out, { title: 'bench:study-size', provenance: currentProvenance(command), started, loadStart, printed, records })) console.log(`wrote ${f}`);
   }
 }
 
