@@ -6,8 +6,9 @@
  *     --peers bench-results/published/2026-11-26-bbob-peers/runs.jsonl.gz --out bench-results/bbob-proto
  *
  * A variant is `base` (prob-cmaes as it is) or flags joined by '+' (stencil, bigfirst, early,
- * elitist); --options '{"k":v}' passes prob-cmaes options to every variant. --peers adds the runs
- * of other variants (e.g. bobyqa, newuoa, lq-cmaes) from a runs.jsonl(.gz) to the report.
+ * elitist, …; Powell's model: mfn, solo, sync, handoff, …; PROTO_FLAGS in bench/lib/bbob-proto.ts);
+ * --options '{"k":v}' passes prob-cmaes options to every variant. --peers adds the runs of other
+ * variants (e.g. bobyqa, newuoa, lq-cmaes) from a runs.jsonl(.gz) to the report.
  * Writes runs.jsonl, results.md and ecdf-<d>D.svg to --out. One run at a time (nice it).
  */
 import { readFileSync, writeFileSync } from 'node:fs';

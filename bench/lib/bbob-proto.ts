@@ -21,21 +21,45 @@
  *   accepted when it succeeded).
  * - `trust` (with `handoff`, `wide`) and `restart`: a trust-region step of a fitted quadratic for μ and a
  *   scale-free restart rule (bench/lib/proto-trust.ts).
+ * - `mfn`: Powell's NEWUOA/BOBYQA model as the first phase (bench/lib/proto-mfn.ts), in coordinates whitened
+ *   by the prior (z = L₀⁻¹(u − μ₀), Δ in prior standard deviations, Δ₀ = 1: the peers' initial step). The
+ *   first generation is the 2d + 1 stencil μ₀, μ₀ ± L₀e_i (the prior's principal axes when Σ₀ = I, as here);
+ *   after every tell every evaluated point joins the least-Frobenius-norm model's set and μ moves to the
+ *   model's trust-region step from the best point, which the next generation evaluates first (the default
+ *   profile hands μ out once per generation), beside the engine's own BQ points. The phase ends when
+ *   Powell's iteration converges (ρ = ρ_end and two more reductions asked); μ is then the best point and
+ *   the engine runs unchanged.
+ * - `solo` (implies `mfn`): during the phase each generation is the model's one point, as in Powell's methods
+ *   (trust-region steps and geometry steps on far points); the engine, told once the stencil, is told
+ *   every point of the phase at its end and μ moves to the best point.
+ * - `sync` (with `solo`): the engine is told the phase's points q at a time as they come (one generation per
+ *   q points), μ moved to the best point after each tell, so its Σ adapts during the phase.
+ * - `handoff` (with `mfn` or `solo`): the phase also ends after MFN_PHASE_PER_DIM·d evaluations (`short`: half as many).
+ * - `shrink` (with `mfn` or `solo`): at the phase's end Σ becomes Δ²·Σ₀ (Powell's trust region, Δ ≥ ρ, as ν's
+ *   1σ ellipsoid) instead of the engine's own Σ, which grows during the phase when its data crowd around
+ *   the model's iterates (Σ's variances 0.2–6 prior variances at the end of a d = 5 phase on f17).
+ * - `reset` (with `mfn` or `solo`): at the phase's end Σ becomes the prior's Σ₀ (a fresh start at the best point).
+ * - `hess` (with `mfn` or `solo`): at the phase's end Σ becomes L₀ H⁻¹ L₀ᵀ, the model's inverse Hessian (in z)
+ *   scaled to the prior's volume (det = 1 in z), when H is positive definite; Σ₀ otherwise (as `reset`).
  */
 import { performance } from 'node:perf_hooks';
 import { bbobProblem } from '../../src/engine/benchmarks/bbob.js';
 import { resolveOptions, type MethodName, type Options } from '../../src/engine/index.js';
-import { cholesky, fromRows, solveLower } from '../../src/engine/linalg/index.js';
+import { cholesky, fromRows, solveLower, symEig } from '../../src/engine/linalg/index.js';
 import { leastSquaresQr } from '../../src/engine/linalg/least-squares.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { modelOptimumPoint } from '../../src/engine/strategies/probnes-optimum.js';
 import { getStrategy } from '../../src/engine/strategies/registry.js';
 import { generationSize, type BaseState, type Observation } from '../../src/engine/strategies/types.js';
+import { bestPoint, initMfn, mfnNext, mfnObserve, mfnStencil } from './proto-mfn.js';
 import { initTrust, trustAfterTell } from './proto-trust.js';
 import { optionsFor, type RunRecord } from './run.js';
 
-export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist', 'path', 'trust', 'restart', 'handoff', 'wide'] as const;
+export const PROTO_FLAGS = ['stencil', 'bigfirst', 'early', 'elitist', 'path', 'trust', 'restart', 'handoff', 'wide', 'mfn', 'solo', 'sync', 'shrink', 'reset', 'short', 'hess'] as const;
 export type ProtoFlag = (typeof PROTO_FLAGS)[number];
+
+/** `mfn`/`solo` with `handoff`: the Powell phase's evaluations per dimension at most. */
+export const MFN_PHASE_PER_DIM = 10;
 
 export interface ProtoSpec {
   method: MethodName;
@@ -133,10 +157,50 @@ export function runProto(spec: ProtoSpec): RunRecord {
   const has = (f: ProtoFlag) => spec.flags.includes(f);
   const radius = typeof options.optimum_radius === 'number' ? options.optimum_radius : 3;
   const trust = initTrust(spec.instance, spec.flags.includes('wide')); // `trust` and `restart`: bench/lib/proto-trust.ts
+  // `mfn`/`solo`: Powell's phase in the prior's whitened coordinates z = L₀⁻¹(u − μ₀) (bench/lib/proto-mfn.ts).
+  const solo = has('solo');
+  const mu0 = state.mean.slice(), cov0 = state.cov.map((row) => row.slice()), L0 = cholesky(fromRows(state.cov)).L;
+  // The box in z when L₀ is diagonal (Σ₀ = I here), so the trust step respects it; else steps are projected.
+  const diagonal = L0.data.every((v, k) => k % (d + 1) === 0 || v === 0);
+  const zBox = diagonal ? { lower: box.lower.map((lo, i) => (lo - mu0[i]) / L0.data[i * (d + 1)]), upper: box.upper.map((up, i) => (up - mu0[i]) / L0.data[i * (d + 1)]) } : null;
+  let mfn = has('mfn') || solo ? initMfn(d, { delta0: 1, geometry: solo, box: zBox }) : null;
+  const fromZ = (z: readonly number[]): number[] => mu0.map((m, i) => Math.min(box.upper[i], Math.max(box.lower[i], m + z.reduce((s, v, j) => s + L0.data[i * d + j] * v, 0))));
+  const toZ = (u: readonly number[]): number[] => Array.from(solveLower(L0, Float64Array.from(u, (v, i) => v - mu0[i])));
+  let untold: Observation[] = []; // `solo`: the phase's points the engine has not been told
+  const endMfn = () => {
+    if (!mfn) return;
+    if (untold.length) state = strategy.tell(state, { batch: untold, history: [...history] });
+    state = { ...state, mean: fromZ(bestPoint(mfn).x) };
+    if (has('reset') || has('hess')) state = { ...state, cov: cov0.map((row) => row.slice()) };
+    if (has('hess') && mfn.model) {
+      const { values: ev, vectors: V } = symEig(fromRows(mfn.model.H));
+      if (ev[0] > 0) {
+        const g = Math.exp(ev.reduce((t, v) => t + Math.log(v), 0) / d); // H's geometric-mean eigenvalue
+        const Sz = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (__, j) => ev.reduce((t, v, k) => t + (g / v) * V.data[i * d + k] * V.data[j * d + k], 0)));
+        const LS = Sz.map((_, i) => Array.from({ length: d }, (__, j) => Sz.reduce((t, row, k) => t + L0.data[i * d + k] * row[j], 0)));
+        state = { ...state, cov: LS.map((row) => Array.from({ length: d }, (_, j) => row.reduce((t, v, k) => t + v * L0.data[j * d + k], 0))) };
+      }
+    }
+    if (has('shrink')) {
+      const r2 = Math.max(mfn.delta, mfn.rho) ** 2;
+      state = { ...state, cov: state.cov.map((row, i) => row.map((_, j) => r2 * L0.data.slice(i * d, i * d + d).reduce((s, v, k) => s + v * L0.data[j * d + k], 0))) };
+    }
+    [mfn, untold] = [null, []];
+  };
   while (values.length < spec.budget) {
     const left = spec.budget - values.length;
     let points: number[][];
-    if (state.generation === 0 && has('stencil')) points = stencil(state.mean, state.cov).slice(0, left);
+    let soloStep = false;
+    if (mfn && has('handoff') && values.length >= (has('short') ? 0.5 : 1) * MFN_PHASE_PER_DIM * d) endMfn();
+    if (state.generation === 0 && mfn) points = mfnStencil(new Array<number>(d).fill(0), 1).map(fromZ).slice(0, left);
+    else if (mfn && solo) {
+      const z = mfnNext(mfn, (x) => toZ(fromZ(x)));
+      if (z) [points, soloStep] = [[fromZ(z)], true];
+      else {
+        endMfn();
+        continue;
+      }
+    } else if (state.generation === 0 && has('stencil')) points = stencil(state.mean, state.cov).slice(0, left);
     else {
       const count = Math.min(state.generation === 0 && has('bigfirst') ? 2 * d + 1 : generationSize(state), left);
       const asked = strategy.ask(state, { history, pending: [] }, count);
@@ -164,7 +228,20 @@ export function runProto(spec: ProtoSpec): RunRecord {
       return { x: toU(x), y };
     });
     history.push(...batch);
-    state = strategy.tell(state, { batch, history: [...history] });
+    if (mfn) for (const o of batch) mfnObserve(mfn, toZ(o.x), o.y);
+    if (soloStep) {
+      untold.push(...batch);
+      if (has('sync') && mfn && untold.length >= spec.batch) {
+        state = { ...strategy.tell(state, { batch: untold, history: [...history] }), mean: fromZ(bestPoint(mfn).x) };
+        untold = [];
+      }
+    } else state = strategy.tell(state, { batch, history: [...history] });
+    if (mfn && !solo) {
+      // μ to the model's trust-region step (evaluated first by the next generation), or the phase ends.
+      const z = mfnNext(mfn, (x) => toZ(fromZ(x)));
+      if (z) state = { ...state, mean: fromZ(z) };
+      else endMfn();
+    }
     if (has('elitist')) {
       const b = batch.reduce((m, o) => (o.y < m.y ? o : m), batch[0]);
       const L = cholesky(fromRows(state.cov)).L;
