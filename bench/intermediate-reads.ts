@@ -15,11 +15,19 @@
  *
  * Printed per read: latency (median, p95, max), bytes of the answer, values in it, and the /healthz
  * latency meanwhile (an answer that blocks the event loop shows there). `--root DIR` runs the server of
- * another checkout on the same database (e.g. a worktree of an earlier commit, for before/after).
+ * another checkout on the same database (e.g. a worktree of an earlier commit, for before/after): the
+ * database is still written, and the requests timed, by this checkout's code; only the server is the other's.
  *
- *   npm run bench:intermediate -- [--trials 10000] [--steps 100] [--requests 10] [--reports 20] [--root DIR]
+ *   npm run bench:intermediate -- [--trials 10000] [--steps 100] [--requests 10] [--reports 20] [--root DIR] [--out DIR]
+ *
+ * --out DIR: DIR/results.md (the printed table with the command, this script's commit, the served
+ * checkout's commit, the machine and the load) and DIR/runs.jsonl.gz: one record per timed request (read,
+ * ms, bytes and values of the answer, pages for a whole listing, 1-min load average then) and one per
+ * /healthz poll beside it (the read it waited beside, ms), each naming the served root and its commit, so
+ * every figure of the table recomputes. Figures of 2026-11-26:
+ * bench-results/published/2026-11-26-intermediate (after the pages) and …-intermediate-before (297aaab).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +38,7 @@ import { SqliteStorage, type ImportedEngineState, type ImportedTrial, type Inter
 import { freePort } from '../test/helpers/free-port.js';
 import { waitReady } from '../test/helpers/server-process.js';
 import { fmt, lcg, ms, pct } from './lib/http-bench.js';
+import { currentProvenance, writePublished } from './lib/provenance.js';
 
 const { values: argv } = parseArgs({
   options: {
@@ -38,6 +47,7 @@ const { values: argv } = parseArgs({
     requests: { type: 'string', default: '10' },
     reports: { type: 'string', default: '20' },
     root: { type: 'string' },
+    out: { type: 'string' },
   },
 });
 const TRIALS = Number(argv.trials);
@@ -46,6 +56,38 @@ const REQUESTS = Number(argv.requests);
 const REPORTS = Number(argv.reports);
 const ROOT = path.resolve(argv.root ?? path.join(import.meta.dirname, '..'));
 const STUDY = 'bench-intermediate';
+
+/**
+ * The checkout whose server answers: with --root it is not this script's, so currentProvenance (which
+ * reads the working directory's git) does not name it. Its commit and cleanliness go on every record.
+ */
+function servedProvenance(root: string): { root: string; commit: string | null; dirty: boolean | null } {
+  const git = (args: string[]) => {
+    try {
+      return execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return null;
+    }
+  };
+  const commit = git(['rev-parse', 'HEAD']);
+  const status = commit === null ? null : git(['status', '--porcelain', '--untracked-files=no']);
+  return { root, commit, dirty: status === null ? null : status !== '' };
+}
+const SERVED = servedProvenance(ROOT);
+
+/** What --out writes: the printed lines, and one record per timed request and per /healthz poll. */
+const printed: string[] = [];
+const records: object[] = [];
+const say = (line: string) => {
+  printed.push(line);
+  console.log(line);
+};
+const loads: number[] = [];
+const load1 = () => {
+  const l = os.loadavg()[0]!;
+  loads.push(l);
+  return l;
+};
 
 /** The study: TRIALS completed trials then REPORTS active ones, each with STEPS values; a generation per 10 trials. */
 async function writeStudy(file: string): Promise<void> {
@@ -111,15 +153,24 @@ interface Figures {
   values: number;
 }
 
-/** Runs `one` `count` times in a row while /healthz is polled every 10 ms. */
-async function measure(base: string, count: number, one: (i: number) => Promise<{ bytes: number; values: number }>): Promise<Figures> {
+interface Answer {
+  bytes: number;
+  values: number;
+  /** Pages read, for a whole listing. */
+  pages?: number;
+}
+
+/** Runs `one` `count` times in a row while /healthz is polled every 10 ms; each request and poll is recorded under `read`. */
+async function measure(base: string, read: string, count: number, one: (i: number) => Promise<Answer>): Promise<Figures> {
   const health: number[] = [];
   let polling = true;
   const poller = (async () => {
     while (polling) {
       const t = process.hrtime.bigint();
       await (await fetch(`${base}/healthz`)).arrayBuffer();
-      health.push(ms(t));
+      const took = ms(t);
+      health.push(took);
+      records.push({ kind: 'healthz', read, ms: took, served: SERVED });
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
@@ -127,8 +178,11 @@ async function measure(base: string, count: number, one: (i: number) => Promise<
   let last = { bytes: 0, values: 0 };
   for (let i = 0; i < count; i++) {
     const t = process.hrtime.bigint();
-    last = await one(i);
-    latency.push(ms(t));
+    const answer = await one(i);
+    const took = ms(t);
+    latency.push(took);
+    records.push({ kind: 'request', read, i, ms: took, bytes: answer.bytes, values: answer.values, ...(answer.pages === undefined ? {} : { pages: answer.pages }), load1: load1(), served: SERVED });
+    last = { bytes: answer.bytes, values: answer.values };
   }
   polling = false;
   await poller;
@@ -164,9 +218,11 @@ async function walk(base: string): Promise<{ bytes: number; values: number; page
 }
 
 const row = (name: string, f: Figures) =>
-  `| ${name} | ${fmt(pct(f.latency, 50))} | ${fmt(pct(f.latency, 95))} | ${fmt(Math.max(...f.latency))} | ${(f.bytes / 1024).toFixed(0)} | ${f.values} | ${fmt(pct(f.health, 50))} | ${fmt(pct(f.health, 99))} | ${fmt(Math.max(...f.health))} |`;
+  say(`| ${name} | ${fmt(pct(f.latency, 50))} | ${fmt(pct(f.latency, 95))} | ${fmt(Math.max(...f.latency))} | ${(f.bytes / 1024).toFixed(0)} | ${f.values} | ${fmt(pct(f.health, 50))} | ${fmt(pct(f.health, 99))} | ${fmt(Math.max(...f.health))} |`);
 
 async function main() {
+  const started = new Date();
+  const loadStart = os.loadavg();
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-intermediate-'));
   try {
     const file = path.join(tmp, 'curves.db');
@@ -175,40 +231,45 @@ async function main() {
     console.error(`# ${TRIALS} trials × ${STEPS} steps written in ${((Date.now() - w0) / 1000).toFixed(1)} s`);
     const server = await startServer(file);
     try {
-      console.log(`# bench:intermediate — server of ${ROOT}; ${TRIALS} completed trials × ${STEPS} steps (+${REPORTS} active); ms, KiB; /healthz polled every 10 ms`);
-      console.log(`# load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores`);
-      console.log('| read | p50 | p95 | max | KiB | values | /healthz p50 | /healthz p99 | /healthz max |');
-      console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
-      const idle = await measure(server.base, REQUESTS, async () => ({ bytes: Buffer.byteLength(await (await fetch(`${server.base}/healthz`)).text()), values: 0 }));
-      console.log(row('(idle: /healthz alone)', idle));
+      say(`bench:intermediate — server of ${ROOT} (${SERVED.commit ?? 'no git checkout'}${SERVED.dirty ? ', with uncommitted changes' : SERVED.dirty === false ? ', clean tree' : ''}); ${TRIALS} completed trials × ${STEPS} steps (+${REPORTS} active); ms, KiB; /healthz polled every 10 ms.`);
+      say(`Load average at start ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} on ${os.availableParallelism()} cores.`);
+      say('');
+      say('| read | p50 | p95 | max | KiB | values | /healthz p50 | /healthz p99 | /healthz max |');
+      say('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+      const timedRead = async (name: string, count: number, one: (i: number) => Promise<Answer>) => row(name, await measure(server.base, name, count, one));
+      await timedRead('(idle: /healthz alone)', REQUESTS, async () => ({ bytes: Buffer.byteLength(await (await fetch(`${server.base}/healthz`)).text()), values: 0 }));
       // One unmeasured read first: the server's first answer of a route pays for compiling its code.
       await getCurves(server.base, '?page_size=1');
-      const plain = await measure(server.base, REQUESTS, () => getCurves(server.base, ''));
-      console.log(row('GET intermediate_values (no query)', plain));
+      await timedRead('GET intermediate_values (no query)', REQUESTS, () => getCurves(server.base, ''));
       const paged = (await getCurves(server.base, '?page_size=10000')).body.next_page_token !== undefined;
       if (paged) {
-        console.log(row('GET ?page_size=10000', await measure(server.base, REQUESTS, () => getCurves(server.base, '?page_size=10000'))));
+        await timedRead('GET ?page_size=10000', REQUESTS, () => getCurves(server.base, '?page_size=10000'));
         const { tokens } = await walk(server.base);
         const middle = tokens[Math.floor(tokens.length / 2)];
-        if (middle) console.log(row(`GET ?page_size=10000, page ${Math.floor(tokens.length / 2) + 2} of ${tokens.length + 1}`, await measure(server.base, REQUESTS, () => getCurves(server.base, `?page_size=10000&page_token=${encodeURIComponent(middle)}`))));
-        const whole = await measure(server.base, Math.min(REQUESTS, 3), () => walk(server.base));
-        console.log(row('all pages of 10000, one after another', whole));
+        if (middle) await timedRead(`GET ?page_size=10000, page ${Math.floor(tokens.length / 2) + 2} of ${tokens.length + 1}`, REQUESTS, () => getCurves(server.base, `?page_size=10000&page_token=${encodeURIComponent(middle)}`));
+        await timedRead('all pages of 10000, one after another', Math.min(REQUESTS, 3), () => walk(server.base));
       }
       // Each active trial reports step STEPS/2 once (a new value: the insert and the rule's reads).
       const step = Math.floor(STEPS / 2);
-      const reports = await measure(server.base, REPORTS, async (i) => {
+      await timedRead(`POST …/intermediate at step ${step} (median of ${TRIALS} peers)`, REPORTS, async (i) => {
         const res = await fetch(`${server.base}/v1/studies/${STUDY}/trials/${TRIALS + 1 + i}/intermediate`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ step, value: 1 + i / REPORTS }) });
         const text = await res.text();
         if (!res.ok) throw new Error(`report: ${res.status} ${text}`);
         return { bytes: Buffer.byteLength(text), values: 1 };
       });
-      console.log(row(`POST …/intermediate at step ${step} (median of ${TRIALS} peers)`, reports));
-      console.log(`# load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+      say('');
+      say(`Load average at end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}.`);
     } finally {
       await server.stop();
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  if (argv.out) {
+    const command = `npx tsx bench/intermediate-reads.ts ${process.argv.slice(2).join(' ')}`.trim();
+    const served = `served by ${SERVED.root}: ${SERVED.commit ?? 'no git checkout'}${SERVED.dirty ? ' (with uncommitted changes)' : SERVED.dirty === false ? ' (clean tree)' : ''}`;
+    const loadDetail = `1-min load at each timed request ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}; ${served}`;
+    for (const f of writePublished(argv.out, { title: 'bench:intermediate', provenance: currentProvenance(command), started, loadStart, printed, records, loadDetail })) console.log(`wrote ${f}`);
   }
 }
 
