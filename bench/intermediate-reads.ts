@@ -32,11 +32,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { runEngineTask } from '../src/domain/pool/engine-tasks.js';
-import { resolveOptions } from '../src/engine/index.js';
-import { SqliteStorage, type ImportedEngineState, type ImportedTrial, type IntermediateRecord } from '../src/storage/index.js';
+import { SqliteStorage, type ImportedTrial, type IntermediateRecord } from '../src/storage/index.js';
 import { freePort } from '../test/helpers/free-port.js';
 import { waitReady } from '../test/helpers/server-process.js';
+import { importBigStudy } from './lib/big-study.js';
 import { fmt, lcg, ms, pct } from './lib/http-bench.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
 
@@ -93,9 +92,6 @@ const load1 = () => {
 async function writeStudy(file: string): Promise<void> {
   const storage = SqliteStorage.open(file, { writerThread: false });
   const batch = 10;
-  const options = resolveOptions('cmaes', 2);
-  const init = runEngineTask({ op: 'init', method: 'cmaes', seed: 1, spec: { dim: 2, batchSize: batch, options, box: null } as never });
-  if (init.op !== 'init') throw new Error('init');
   const t0 = Date.UTC(2025, 0, 1);
   const iso = (k: number) => new Date(t0 + k * 1000).toISOString();
   const rnd = lcg(TRIALS);
@@ -115,21 +111,10 @@ async function writeStudy(file: string): Promise<void> {
     const steps = done ? STEPS : Math.floor(STEPS / 2);
     for (let s = 0; s < steps; s++) values.push({ trialId: i + 1, step: s, value: final + 10 * Math.exp(-s / 10), createdAt: iso(i) });
   }
-  const generations = Math.ceil(n / batch);
-  const states: ImportedEngineState[] = Array.from({ length: generations + 1 }, (_, g) => ({
-    generation: g, revision: g + 1, version: init.state.version, state: { ...init.state, generation: g } as never, createdAt: iso(g * batch),
-  }));
-  const parameters = [0, 1].map((i) => ({ name: `x${i}`, type: 'float', scale: 'linear', bounds: [-5, 5], prior: { mean: 0, std: 2.5 } }));
-  await storage.importStudy(
-    {
-      id: STUDY, tenantId: 'default', name: 'curves', direction: 'minimize', parameters, prior: { mean: [0, 0], covariance: [[6.25, 0], [0, 6.25]], std: [2.5, 2.5] },
-      method: 'cmaes', batchSize: batch, options, seed: 1, maxTrials: null, leaseSeconds: 600, knownOptimum: null, metadata: {}, state: 'ACTIVE', reason: null,
-      createdAt: iso(0), generation: generations, updatedAt: iso(n), loopSettings: { allow_repeats: false, stopping: { rule: 'median', min_steps: 0, warmup_trials: 5 } },
-    },
-    trials,
-    states,
-    values,
-  );
+  await importBigStudy(storage, {
+    id: STUDY, name: 'curves', batch, trials, at: iso, updatedAt: iso(n), intermediate: values,
+    loopSettings: { allow_repeats: false, stopping: { rule: 'median', min_steps: 0, warmup_trials: 5 } },
+  });
   await storage.close();
 }
 

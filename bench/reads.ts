@@ -16,10 +16,9 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
-import { runEngineTask } from '../src/domain/pool/engine-tasks.js';
-import { resolveOptions } from '../src/engine/index.js';
-import { SqliteStorage, type ImportedEngineState, type ImportedTrial } from '../src/storage/index.js';
+import { SqliteStorage, type ImportedTrial } from '../src/storage/index.js';
 import { startServer } from '../test/helpers/server-process.js';
+import { importBigStudy } from './lib/big-study.js';
 import { fmt, lcg, ms, pct } from './lib/http-bench.js';
 
 const { values: argv } = parseArgs({
@@ -40,9 +39,6 @@ const STUDY = 'bench-reads';
 /** One study with `n` completed trials in completion order, and a snapshot per generation of BATCH. */
 async function writeStudy(file: string, n: number): Promise<void> {
   const storage = SqliteStorage.open(file, { writerThread: false });
-  const options = resolveOptions('cmaes', 2);
-  const init = runEngineTask({ op: 'init', method: 'cmaes', seed: 1, spec: { dim: 2, batchSize: BATCH, options, box: null } as never });
-  if (init.op !== 'init') throw new Error('init');
   const t0 = Date.UTC(2025, 0, 1);
   const iso = (k: number) => new Date(t0 + k * 1000).toISOString();
   const rnd = lcg(n);
@@ -54,20 +50,7 @@ async function writeStudy(file: string, n: number): Promise<void> {
       failureReason: null, late: false, source: 'suggested', createdAt: iso(i), completedAt: iso(i), updatedAt: iso(i),
     };
   });
-  const generations = Math.ceil(n / BATCH);
-  const states: ImportedEngineState[] = Array.from({ length: generations + 1 }, (_, g) => ({
-    generation: g, revision: g + 1, version: init.state.version, state: { ...init.state, generation: g } as never, createdAt: iso(g * BATCH),
-  }));
-  const parameters = [0, 1].map((i) => ({ name: `x${i}`, type: 'float', scale: 'linear', bounds: [-5, 5], prior: { mean: 0, std: 2.5 } }));
-  await storage.importStudy(
-    {
-      id: STUDY, tenantId: 'default', name: 'reads', direction: 'minimize', parameters, prior: { mean: [0, 0], covariance: [[6.25, 0], [0, 6.25]], std: [2.5, 2.5] },
-      method: 'cmaes', batchSize: BATCH, options, seed: 1, maxTrials: null, leaseSeconds: 600, knownOptimum: 0, metadata: {}, state: 'ACTIVE', reason: null,
-      createdAt: iso(0), generation: generations, updatedAt: iso(n),
-    },
-    trials,
-    states,
-  );
+  await importBigStudy(storage, { id: STUDY, name: 'reads', batch: BATCH, trials, at: iso, updatedAt: iso(n), knownOptimum: 0 });
   await storage.close();
 }
 

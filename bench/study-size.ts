@@ -29,10 +29,9 @@
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { runEngineTask } from '../src/domain/pool/engine-tasks.js';
-import { resolveOptions } from '../src/engine/index.js';
-import { SqliteStorage, type ImportedEngineState, type ImportedTrial, type Storage } from '../src/storage/index.js';
+import { SqliteStorage, type ImportedTrial, type Storage } from '../src/storage/index.js';
 import { makeTestApp } from '../test/helpers/app.js';
+import { importBigStudy } from './lib/big-study.js';
 import { fmt, ms, pct } from './lib/http-bench.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
 
@@ -47,9 +46,6 @@ const STUDY = 'bench-size';
 
 /** One study with `n` completed trials and a state per generation of BATCH (the latest with no trial yet). */
 async function importStudy(storage: Storage, n: number): Promise<void> {
-  const options = resolveOptions('cmaes', 2);
-  const init = runEngineTask({ op: 'init', method: 'cmaes', seed: 1, spec: { dim: 2, batchSize: BATCH, options, box: null } as never });
-  if (init.op !== 'init') throw new Error('init');
   const t0 = Date.UTC(2024, 0, 1);
   const iso = (k: number) => new Date(t0 + k * 1000).toISOString();
   const trials: ImportedTrial[] = Array.from({ length: n }, (_, i) => {
@@ -61,20 +57,7 @@ async function importStudy(storage: Storage, n: number): Promise<void> {
       failureReason: null, late: false, source: 'suggested', createdAt: iso(i), completedAt: done, updatedAt: done,
     };
   });
-  const generations = Math.ceil(n / BATCH);
-  const states: ImportedEngineState[] = Array.from({ length: generations + 1 }, (_, g) => ({
-    generation: g, revision: g + 1, version: init.state.version, state: { ...init.state, generation: g } as never, createdAt: iso(g * BATCH),
-  }));
-  const parameters = [0, 1].map((i) => ({ name: `x${i}`, type: 'float', scale: 'linear', bounds: [-5, 5], prior: { mean: 0, std: 2.5 } }));
-  await storage.importStudy(
-    {
-      id: STUDY, tenantId: 'default', name: 'size', direction: 'minimize', parameters, prior: { mean: [0, 0], covariance: [[6.25, 0], [0, 6.25]], std: [2.5, 2.5] },
-      method: 'cmaes', batchSize: BATCH, options, seed: 1, maxTrials: null, leaseSeconds: 600, knownOptimum: null, metadata: {}, state: 'ACTIVE', reason: null,
-      createdAt: iso(0), generation: generations, updatedAt: iso(n + 50),
-    } as never,
-    trials,
-    states,
-  );
+  await importBigStudy(storage, { id: STUDY, name: 'size', batch: BATCH, trials, at: iso, updatedAt: iso(n + 50) });
 }
 
 async function timed(app: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: unknown): Promise<{ t: number; body: any }> {
