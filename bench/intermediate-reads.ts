@@ -36,7 +36,7 @@ import { SqliteStorage, type ImportedTrial, type IntermediateRecord } from '../s
 import { freePort } from '../test/helpers/free-port.js';
 import { waitReady } from '../test/helpers/server-process.js';
 import { importBigStudy } from './lib/big-study.js';
-import { fmt, lcg, ms, pct } from './lib/http-bench.js';
+import { fmt, lcg, ms, pct, pollHealth } from './lib/http-bench.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
 
 const { values: argv } = parseArgs({
@@ -147,18 +147,7 @@ interface Answer {
 
 /** Runs `one` `count` times in a row while /healthz is polled every 10 ms; each request and poll is recorded under `read`. */
 async function measure(base: string, read: string, count: number, one: (i: number) => Promise<Answer>): Promise<Figures> {
-  const health: number[] = [];
-  let polling = true;
-  const poller = (async () => {
-    while (polling) {
-      const t = process.hrtime.bigint();
-      await (await fetch(`${base}/healthz`)).arrayBuffer();
-      const took = ms(t);
-      health.push(took);
-      records.push({ kind: 'healthz', read, ms: took, served: SERVED });
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  const poller = pollHealth(base, (took) => records.push({ kind: 'healthz', read, ms: took, served: SERVED }));
   const latency: number[] = [];
   let last = { bytes: 0, values: 0 };
   for (let i = 0; i < count; i++) {
@@ -169,9 +158,7 @@ async function measure(base: string, read: string, count: number, one: (i: numbe
     records.push({ kind: 'request', read, i, ms: took, bytes: answer.bytes, values: answer.values, ...(answer.pages === undefined ? {} : { pages: answer.pages }), load1: load1(), served: SERVED });
     last = { bytes: answer.bytes, values: answer.values };
   }
-  polling = false;
-  await poller;
-  return { latency, health, ...last };
+  return { latency, health: await poller.stop(), ...last };
 }
 
 type Curves = { trials: { intermediate_values: unknown[] }[]; next_page_token?: string | null };

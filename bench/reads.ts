@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { SqliteStorage, type ImportedTrial } from '../src/storage/index.js';
 import { startServer } from '../test/helpers/server-process.js';
 import { importBigStudy } from './lib/big-study.js';
-import { fmt, lcg, ms, pct } from './lib/http-bench.js';
+import { fmt, lcg, ms, pct, pollHealth } from './lib/http-bench.js';
 
 const { values: argv } = parseArgs({
   options: { sizes: { type: 'string', default: '100,10000,100000' }, requests: { type: 'string', default: '50' }, out: { type: 'string' } },
@@ -61,16 +61,7 @@ interface Figures {
 
 /** `REQUESTS` sequential GETs of `url` while /healthz is polled every 10 ms. */
 async function measure(base: string, url: string): Promise<Figures> {
-  const health: number[] = [];
-  let polling = true;
-  const poller = (async () => {
-    while (polling) {
-      const t = process.hrtime.bigint();
-      await (await fetch(`${base}/healthz`)).arrayBuffer();
-      health.push(ms(t));
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
+  const poller = pollHealth(base);
   const read: number[] = [];
   for (let i = 0; i < REQUESTS; i++) {
     const t = process.hrtime.bigint();
@@ -79,9 +70,7 @@ async function measure(base: string, url: string): Promise<Figures> {
     if (!res.ok) throw new Error(`${url}: ${res.status}`);
     read.push(ms(t));
   }
-  polling = false;
-  await poller;
-  return { read, health };
+  return { read, health: await poller.stop() };
 }
 
 const READS: [string, string][] = [

@@ -51,3 +51,29 @@ export function lcg(seed: number) {
   let s = seed >>> 0;
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
+
+/**
+ * Polls `${base}/healthz` every 10 ms until stopped, timing each answer (and handing it to `onPoll`):
+ * a read that blocks the server's event loop shows in these waits, whoever asked it.
+ */
+export function pollHealth(base: string, onPoll: (ms: number) => void = () => undefined): { stop: () => Promise<number[]> } {
+  const health: number[] = [];
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const t = process.hrtime.bigint();
+      await (await fetch(`${base}/healthz`)).arrayBuffer();
+      const took = ms(t);
+      health.push(took);
+      onPoll(took);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return {
+    stop: async () => {
+      polling = false;
+      await poller;
+      return health;
+    },
+  };
+}
