@@ -65,17 +65,16 @@ function floorCondition(A: Mat): Mat {
 }
 
 /**
- * A with Σ = A Aᵀ limited to the box (limitCovToBounds: Σ' = D Σ D, each marginal standard deviation
- * at most its coordinate's width), as A' = D A: the same congruence on the factor.
+ * A and Σ = A Aᵀ (as rows) with Σ limited to the box (limitCovToBounds: Σ' = D Σ D, each marginal
+ * standard deviation at most its coordinate's width), A as A' = D A: the same congruence on the factor.
  */
-function withinBox(A: Mat, bounds: Bounds | null): Mat {
-  if (!bounds) return A;
-  const d = A.rows;
+function withinBox(A: Mat, bounds: Bounds | null): { A: Mat; cov: number[][] } {
   const cov = toRows(matMulT(A, A));
-  const limited = limitCovToBounds(cov, bounds);
-  if (limited === cov) return A;
+  const limited = bounds ? limitCovToBounds(cov, bounds) : cov;
+  if (limited === cov) return { A, cov };
+  const d = A.rows;
   const D = cov.map((row, i) => Math.sqrt(limited[i][i] / row[i]));
-  return { rows: d, cols: d, data: Float64Array.from(A.data, (a, k) => D[Math.floor(k / d)] * a) };
+  return { A: { rows: d, cols: d, data: Float64Array.from(A.data, (a, k) => D[Math.floor(k / d)] * a) }, cov: limited };
 }
 
 export interface XnesState extends BaseState {
@@ -155,11 +154,9 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   const mean = state.bounds ? clampToBounds(moved, state.bounds) : moved;
   // A ← A expm(½ η_M G): symExpm throws a typed NonFiniteError on overflow.
   const half = { rows: d, cols: d, data: Float64Array.from(G, (g) => 0.5 * etaM * g) };
-  const Anew = withinBox(floorCondition(matMul(A, symExpm(half))), state.bounds);
-  const cov = matMulT(Anew, Anew);
+  const { A: Anew, cov: covRows } = withinBox(floorCondition(matMul(A, symExpm(half))), state.bounds);
 
   const ARows = toRows(Anew);
-  const covRows = toRows(cov);
   // Σ = A Aᵀ is symmetric in exact arithmetic; make it so in floating point too (ALGORITHM.md §8).
   for (let i = 0; i < d; i++) for (let j = 0; j < i; j++) covRows[i][j] = covRows[j][i] = 0.5 * (covRows[i][j] + covRows[j][i]);
   assertFinite(mean, 'xnes: mean');
