@@ -76,6 +76,33 @@ describe(route('POST /v1/studies/import'), () => {
     // GP fits (ProbNES, BO) on each accepted import: slow only when the machine is saturated.
   }, 180_000);
 
+  it.each([['a string', 'NaN'], ['10³⁰⁸', 1e308]])('a ProbNES state whose number of candidates is %s is refused at its params (the property above found the first: a 503 on every suggestion; the second would draw 10³⁰⁸ candidates on the first suggestion)', async (_what, candidates) => {
+    const created = await f.app.inject(jsonRequest('POST', '/v1/studies', { name: 'p', method: 'prob-cmaes', batch_size: 2, options: { candidates: 64 }, seed: 5, parameters: [{ name: 'x', bounds: [-1, 1] }, { name: 'y', scale: 'log', bounds: [0.1, 10] }] }));
+    const id = created.json().id as string;
+    for (let g = 0; g < 2; g++) {
+      const trials = (await f.app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=2` })).json().trials as { trial_id: number; parameters: { x: number; y: number } }[];
+      await f.app.inject(jsonRequest('POST', `/v1/studies/${id}/observations`, { observations: trials.map((t) => ({ trial_id: t.trial_id, value: t.parameters.x ** 2 + Math.log(t.parameters.y) ** 2 })) }));
+    }
+    const doc = (await f.app.inject({ method: 'GET', url: `/v1/studies/${id}/export` })).json() as typeof docA;
+    await f.app.inject({ method: 'DELETE', url: `/v1/studies/${id}` });
+    const k = doc.engine_states.length - 1;
+    (doc.engine_states[k]!.state as { params: Record<string, unknown> }).params.candidates = candidates;
+    // The state's parameters are resolved from the study's options (64 candidates here); a stored
+    // state with others passed every other check, and the first suggestion then drew them.
+    const res = await f.app.inject(jsonRequest('POST', '/v1/studies/import', doc));
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toEqual([`/engine_states/${k}/state/params`]);
+  });
+
+  it.each([['a string', '\u0000'], ['null', null], ['another number', 3]])('a state whose batch size is %s, not the study\'s, is refused at it (found by the property above: the loop sized a generation from it, and every suggestion was a 503)', async (_what, batchSize) => {
+    const doc = structuredClone(docA);
+    const k = doc.engine_states.length - 1;
+    (doc.engine_states[k]!.state as Record<string, unknown>).batchSize = batchSize;
+    const res = await f.app.inject(jsonRequest('POST', '/v1/studies/import', doc));
+    expect(res.statusCode, res.body).toBe(400);
+    expect(res.json().errors.map((e: { path: string }) => e.path)).toContain(`/engine_states/${k}/state/batchSize`);
+  });
+
   it('duplicate trial ids, another study\'s trials, trials out of order, 10 000 parameters, deep engine states', async () => {
     const t = docA.trials;
     const cases: unknown[] = [

@@ -5,6 +5,7 @@
  * pointer inside the document, because a rejected import is rewritten by hand or by a script; the
  * checks stop at MAX_ERRORS problems, so a document of 10⁵ bad trials costs no more than one of 20.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/study-spec.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { MAX_ERRORS } from '../common/schemas.js';
@@ -16,6 +17,7 @@ import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../studies/cholesky.js';
 import { userDistribution } from '../studies/distribution.js';
 import { engineY } from '../studies/codec.js';
+import { initSpec } from '../studies/engine-ops.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;
@@ -178,9 +180,34 @@ function isRngState(v: unknown): boolean {
   }
 }
 
+/**
+ * The parameters the study's method resolves from its options at init (as plain JSON), or null when
+ * the options are not this release's (an older release's document: its states carry what that
+ * release resolved, read by the strategy's migration).
+ */
+function resolvedParams(s: StudyDocument['study'], space: SearchSpace): unknown {
+  try {
+    const state = getStrategy(s.method).init(initSpec(s.method, s.batch_size, s.options, space), Rng.fromSeed(1));
+    return JSON.parse(JSON.stringify(state.params)) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+/** The keys whose values differ between two parameter objects (at most five named). */
+function differingKeys(a: unknown, b: unknown): string[] {
+  const ra = (a ?? {}) as Record<string, unknown>, rb = (b ?? {}) as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(ra), ...Object.keys(rb)])].filter((k) => !isDeepStrictEqual(ra[k], rb[k]));
+  return keys.length > 5 ? [...keys.slice(0, 5), `${keys.length - 5} more`] : keys;
+}
+
 function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const s = doc.study;
   const space = searchSpace(s.parameters, s.prior);
+  // Every state's parameters are resolved once from the options (the strategy's init); a state that
+  // carries others (say, a batch selection drawing 10³⁰⁸ candidates) would pass every other check here
+  // and then cost far more than the document's size on the first suggestion.
+  const params = resolvedParams(s, space);
   // The state's dim counts every coordinate; its mean and cov are over the numeric ones (transforms.ts).
   const dim = s.parameters.length;
   const d = space.numeric.length;
@@ -207,12 +234,17 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
       errors.push({ path: at('version'), message: `must be a version ${s.method} reads (1 to ${strategy.stateVersion})` });
     } else if (st.version === e.version && st.method === s.method) {
       try {
-        strategy.migrate({ ...st, version: e.version, method: s.method });
+        const read = JSON.parse(JSON.stringify(strategy.migrate({ ...st, version: e.version, method: s.method }).params ?? null)) as unknown;
+        if (params !== null && !isDeepStrictEqual(read, params)) {
+          errors.push({ path: at('state', 'params'), message: `must be the parameters ${s.method} resolves from the study's options (${differingKeys(read, params).join(', ')} differ)` });
+        }
       } catch (err) {
         errors.push({ path: at('state'), message: `is not a ${s.method} state of version ${e.version}: ${(err as Error).message}` });
       }
     }
     if (st.dim !== dim) errors.push({ path: at('state', 'dim'), message: `must be the number of parameters (${dim})` });
+    // The loop sizes each generation from the state's batch size: it is the study's, as init set it.
+    if (st.batchSize !== s.batch_size) errors.push({ path: at('state', 'batchSize'), message: `must be the study's batch size (${s.batch_size})` });
     if (st.categorical !== undefined) checkCategorical(space, st.categorical, at, errors);
     if (!isVec(st.mean)) errors.push({ path: at('state', 'mean'), message: `must be ${d} numbers` });
     if (!isRngState(st.rng)) errors.push({ path: at('state', 'rng'), message: 'must be a random generator state: {kind: "xoroshiro128plus", words: four 32-bit integers, not all zero}' });
@@ -242,7 +274,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
  * The fields every strategy shares are checked above; the rest of a state (CMA-ES paths and step
  * size, a GP's hyperparameters, …) only its strategy understands. A consistent document whose
  * latest state the strategy cannot ask from would import as a study whose every suggestion fails,
- * so the strategy is asked once (and its model for an estimate) with the document's history: any
+ * so the strategy is asked once for a generation (and its model for an estimate) with the document's history: any
  * failure or non-finite result rejects the import instead. Both calls go through the engine runner
  * (the server's worker pool), since for a model-based study they fit a GP on the whole history and
  * would otherwise block the event loop for every other request; the runner gets copies of the state.
@@ -257,7 +289,9 @@ async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: 
   const state = (): BaseState => getStrategy(method).migrate(structuredClone(doc.engine_states[k]!.state) as unknown as StoredState);
   let problem: string | null = null;
   try {
-    const asked = await runner.run({ op: 'ask', method, state: state(), ctx: { history, pending: [] }, count: 1 });
+    // A whole generation, as the loop's first suggestion asks: a single point would be only the mean
+    // for the ProbNES methods and leave the batch selection (and its parameters) untried.
+    const asked = await runner.run({ op: 'ask', method, state: state(), ctx: { history, pending: [] }, count: doc.study.batch_size });
     if (asked.result.op !== 'ask') throw new Error(`engine answered ${asked.result.op} to ask`);
     const { points } = asked.result;
     if (!points.every((p) => p.length === doc.study.parameters.length && p.every(Number.isFinite))) problem = 'it yields non-finite points';
