@@ -29,7 +29,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
 import { bbobProblem } from '../src/engine/benchmarks/bbob.js';
-import { generationSize, getStrategy, resolveOptions, Rng, type BaseState, type MethodName, type Observation } from '../src/engine/index.js';
+import { generationSize, getStrategy, methodFacts, resolveOptions, Rng, type BaseState, type MethodName, type Observation } from '../src/engine/index.js';
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../src/domain/studies/study-spec.js';
 import { searchSpace } from '../src/domain/studies/transforms.js';
 import { handOut, initSpec } from '../src/domain/studies/engine-ops.js';
@@ -91,7 +91,7 @@ export function mixedProblem(fn: number, dc: number, m: number, K: number, insta
  * Batch size: 1 (sequential) for random, BO and πBO; CMA-ES's default λ = 4 + ⌊3 ln D⌋ (it ranks a
  * generation); the API's default 3 for the ProbNES methods.
  */
-const batchOf = (method: MethodName, D: number) => (getStrategy(method).minBatch > 1 ? 4 + Math.floor(3 * Math.log(D)) : method.startsWith('prob-') ? 3 : 1);
+const batchOf = (method: MethodName, D: number) => (getStrategy(method).minBatch > 1 ? 4 + Math.floor(3 * Math.log(D)) : methodFacts(method).family === 'probnes' ? 3 : 1);
 
 function studySpec(args: Args, method: MethodName): StudySpecInput {
   return {

@@ -26,6 +26,7 @@ import { IMPORT_BODY_LIMIT, studyTransferRoutes } from './http/routes/study-tran
 import { trialReadRoutes } from './http/routes/trials.js';
 import { intermediateRoutes } from './http/routes/intermediate.js';
 import { uiRoutes } from './http/routes/ui.js';
+import { methodRoutes } from './http/routes/methods.js';
 import { registerTenant } from './http/tenant.js';
 import { registerSecurity } from './http/security.js';
 import { receiptTimeouts } from './http/receipt-timeouts.js';
@@ -95,6 +96,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const studies = new StudyService({ storage: opts.storage, engine: runner, ...costLimit, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(healthRoutes, { ops });
   await app.withTypeProvider<ZodTypeProvider>().register(studyRoutes, { studies });
+  await app.withTypeProvider<ZodTypeProvider>().register(methodRoutes);
   const reports = new ReportsService({ storage: opts.storage, engine: runner, now: opts.service?.now });
   const intermediate = new IntermediateService({ storage: opts.storage, now: opts.service?.now });
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports, intermediate });

@@ -233,13 +233,16 @@ class RealServer(unittest.TestCase):
             self.assertEqual(len(caught), 2)
 
     def test_batch_for_workers_changes_only_a_ranking_method_spec_without_batch_size_and_more_workers_than_3(self):
+        methods = self.c.list_methods()["methods"]  # the server says which methods rank a generation
+        self.assertEqual([m["name"] for m in methods if m["ranks_generation"]], ["cmaes", "lq-cmaes", "xnes", "snes"])
         spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}  # method cmaes
-        self.assertNotIn("batch_size", batch_for_workers(spec, 3))
-        self.assertEqual(batch_for_workers(spec, 16)["batch_size"], 16)
-        self.assertEqual(batch_for_workers(spec, 500)["batch_size"], 100)
-        self.assertEqual(batch_for_workers(BRANIN, 16)["batch_size"], 4)
-        self.assertNotIn("batch_size", batch_for_workers(dict(spec, method="prob-cmaes"), 16))
-        self.assertNotIn("batch_size", batch_for_workers({k: v for k, v in spec.items() if k != "method"}, 16))
+        self.assertNotIn("batch_size", batch_for_workers(spec, 3, methods))
+        self.assertEqual(batch_for_workers(spec, 16, methods)["batch_size"], 16)
+        self.assertEqual(batch_for_workers(spec, 500, methods)["batch_size"], 100)
+        self.assertEqual(batch_for_workers(BRANIN, 16, methods)["batch_size"], 4)
+        self.assertNotIn("batch_size", batch_for_workers(dict(spec, method="prob-cmaes"), 16, methods))
+        self.assertNotIn("batch_size", batch_for_workers({k: v for k, v in spec.items() if k != "method"}, 16, methods))
+        self.assertNotIn("batch_size", batch_for_workers(spec, 16, []))  # no list (an older server): unchanged
         self.assertNotIn("batch_size", spec)  # the caller's dict is not changed
 
     def test_optimize_fails_crashing_evaluations_and_stops_at_max_trials(self):

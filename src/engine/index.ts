@@ -5,7 +5,7 @@
 export * from './errors.js';
 export { type OptionSpec, type OptionSpecs, type Options, type OptionValue } from './strategies/options.js';
 export * from './strategies/types.js';
-export { METHOD_NAMES, DEFAULT_METHOD, STRATEGIES, isMethodName, getStrategy, registeredMethods, resolveOptions, migrateState, type MethodName } from './strategies/registry.js';
+export { METHOD_NAMES, DEFAULT_METHOD, STRATEGIES, METHOD_FACTS, methodFacts, isMethodName, getStrategy, registeredMethods, resolveOptions, migrateState, type MethodName } from './strategies/registry.js';
 export { Rng, type RngState, chiSquareQuantile, sampleMvn } from './random/index.js';
 export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize, type Mat } from './linalg/index.js';
 export * from './gp/index.js';

@@ -10,6 +10,13 @@ import { loadCurves, renderCurves } from './curves.js';
 import { parallelCoordinates } from './parcoords.js';
 import { downloadCsv, TrialTable } from './table.js';
 
+/** The server's facts about a method (GET /v1/methods, read once per page); null when unknown or unreadable (asked again next time). */
+let methods = null;
+async function methodInfo(name) {
+  methods ??= api('/v1/methods').then((r) => r.methods, () => (methods = null));
+  return (await methods)?.find((m) => m.name === name) ?? null;
+}
+
 const REFRESH_MS = 3000;
 /** A refresh waits at least this many times as long as the last load took, so a large study is not re-read back to back. */
 const REFRESH_LOAD_FACTOR = 5;
@@ -243,9 +250,10 @@ async function drawModel(view) {
     if (!performance.getEntriesByName('probnes:model').length) performance.mark('probnes:model');
     root.dataset.generation = String(g.generation);
     const fixed = Object.entries(g.fixed);
-    // bo, pibo and random keep no search distribution: their state's "distribution" is the prior's
-    // spread around a centre (bo, pibo: the best point so far).
-    const noDistribution = ['bo', 'pibo', 'random'].includes(view.study.method) ? ` ${view.study.method} keeps no search distribution: the ellipses show the prior's spread around its current centre.` : '';
+    // A method without a search distribution (the server's list says which: GET /v1/methods): its
+    // state's "distribution" is the prior's spread around a centre (bo, pibo: the best point so far).
+    const info = await methodInfo(view.study.method);
+    const noDistribution = info && !info.search_distribution ? ` ${view.study.method} keeps no search distribution: the ellipses show the prior's spread around its current centre.` : '';
     $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at the distribution mean: ${paramsText(g.fixed)}` : ''}.${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {
     root.__chart?.destroy();

@@ -294,15 +294,19 @@ describe('against the real server', () => {
     expect(warnings).toHaveLength(2);
   });
 
-  it('batchForWorkers(): only a cmaes-like specification without batch_size and with more workers than the default 3 changes, up to the server\'s 100', () => {
+  it('batchForWorkers(): only a specification of a method that ranks a generation (by GET /v1/methods), without batch_size and with more workers than the default 3, changes, up to the server\'s 100', async () => {
+    const { methods } = await client().listMethods();
+    expect(methods.filter((m) => m.ranks_generation).map((m) => m.name)).toEqual(['cmaes', 'lq-cmaes', 'xnes', 'snes']);
     const CMAES: StudySpec = { ...BRANIN, method: 'cmaes' };
-    expect(batchForWorkers(CMAES, 3)).toBe(CMAES);
-    expect(batchForWorkers(CMAES, 16).batch_size).toBe(16);
-    expect(batchForWorkers({ ...BRANIN, method: 'snes' }, 16).batch_size).toBe(16);
-    expect(batchForWorkers(CMAES, 500).batch_size).toBe(100);
-    expect(batchForWorkers({ ...CMAES, batch_size: 8 }, 16).batch_size).toBe(8);
-    expect(batchForWorkers(BRANIN, 16)).toBe(BRANIN);
-    expect(batchForWorkers({ ...BRANIN, method: 'prob-xnes' }, 16).batch_size).toBeUndefined();
+    expect(batchForWorkers(CMAES, 3, methods)).toBe(CMAES);
+    expect(batchForWorkers(CMAES, 16, methods).batch_size).toBe(16);
+    expect(batchForWorkers({ ...BRANIN, method: 'snes' }, 16, methods).batch_size).toBe(16);
+    expect(batchForWorkers(CMAES, 500, methods).batch_size).toBe(100);
+    expect(batchForWorkers({ ...CMAES, batch_size: 8 }, 16, methods).batch_size).toBe(8);
+    expect(batchForWorkers(BRANIN, 16, methods)).toBe(BRANIN);
+    expect(batchForWorkers({ ...BRANIN, method: 'prob-xnes' }, 16, methods).batch_size).toBeUndefined();
+    // Without the server's list (an older server), nothing changes.
+    expect(batchForWorkers(CMAES, 16, [])).toBe(CMAES);
   });
 
   it('optimize(): an abort stops the workers and abandons the points being evaluated', async () => {

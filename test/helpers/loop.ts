@@ -8,7 +8,7 @@ import { handOut, initSpec } from '../../src/domain/studies/engine-ops.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { searchSpace } from '../../src/domain/studies/transforms.js';
 import type { ParamValue } from '../../src/domain/studies/study-request.js';
-import { generationSize, getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
+import { generationSize, getStrategy, methodFacts, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 
 /** Branin–Hoo on x1 ∈ [−5, 10], x2 ∈ [0, 15]; minimum 0.397887. */
@@ -36,8 +36,8 @@ export function braninStudy(method: MethodName, overrides: Record<string, unknow
 
 /** Cheap option overrides so every method runs a few generations quickly (same in both drivers). */
 export function fastOptions(method: MethodName): Record<string, number> {
-  if (method.startsWith('prob-')) return { candidates: 64 };
-  if (method === 'bo' || method === 'pibo') return { candidates: 200, mc_samples: 32 };
+  if (methodFacts(method).family === 'probnes') return { candidates: 64 };
+  if (methodFacts(method).family === 'bo') return { candidates: 200, mc_samples: 32 };
   return {};
 }
 

@@ -40,6 +40,7 @@ describe('OpenAPI', () => {
       'DELETE /v1/studies/{study_id}',
       'GET /healthz',
       'GET /readyz',
+      'GET /v1/methods',
       'GET /v1/studies',
       'GET /v1/studies/{study_id}',
       'GET /v1/studies/{study_id}/best',

@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fromRows, METHOD_NAMES, tryCholesky, type MethodName } from '../../src/engine/index.js';
+import { fromRows, METHOD_NAMES, methodFacts, tryCholesky, type MethodName } from '../../src/engine/index.js';
 import { buildApp } from '../../src/app.js';
 import { SqliteStorage } from '../../src/storage/index.js';
 
@@ -51,8 +51,8 @@ export interface Scenario {
 
 /** Cheap option overrides, so every method runs its generations within the folder's time budget. */
 export function cheapOptions(method: MethodName): Record<string, number> {
-  if (method.startsWith('prob-')) return { candidates: 48 };
-  if (method === 'bo' || method === 'pibo') return { candidates: 100, mc_samples: 16 };
+  if (methodFacts(method).family === 'probnes') return { candidates: 48 };
+  if (methodFacts(method).family === 'bo') return { candidates: 100, mc_samples: 16 };
   return {};
 }
 

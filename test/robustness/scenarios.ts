@@ -5,7 +5,7 @@
  * the bounds and the transforms.
  */
 import { expect } from 'vitest';
-import { STRATEGIES, type MethodName } from '../../src/engine/index.js';
+import { methodFacts, STRATEGIES, type MethodName } from '../../src/engine/index.js';
 import type { Params, Scenario } from './harness.js';
 
 const sphere = (p: Params, centre: Params = {}) => Object.entries(p).reduce((s, [k, v]) => s + (v - (centre[k] ?? 0)) ** 2, 0);
@@ -46,7 +46,7 @@ export const VALUE_SCENARIOS: Scenario[] = [
     finally: (handed, method) => {
       // The ProbNES methods hand out μ first in every generation (default profile); with no signal
       // the mean stalls, so the same point is suggested and reported again and again.
-      if (!method.startsWith('prob-')) return;
+      if (methodFacts(method).family !== 'probnes') return;
       const means = handed.filter((_, i) => i % 3 === 0).map((p) => `${p.x},${p.y}`);
       expect(new Set(means.slice(1)).size, means.join(' ')).toBe(1);
     },

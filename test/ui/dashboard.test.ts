@@ -131,6 +131,10 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     expect(await page.locator('#importance').getAttribute('data-source')).toBe(method === 'cmaes' ? 'fitted' : 'method');
     expect(await page.locator('#plot-contour').getAttribute('data-cells')).toBe(String(40 * 40));
     expect(await page.locator('#plot-contour').getAttribute('data-ellipses')).toBe('2');
+    // BO keeps no search distribution (GET /v1/methods says so): the note says what the ellipses are.
+    const note = `${method} keeps no search distribution`;
+    if (method === 'bo') await page.waitForFunction((text) => (globalThis as any).document.querySelector('#contour-note')?.textContent.includes(text), note);
+    else expect(await page.locator('#contour-note').textContent()).not.toContain(note);
     const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials.length;
     expect(await page.locator('#trials').getAttribute('data-rows')).toBe(String(trials));
     await page.screenshot({ path: path.join(ARTIFACTS, `study-${key(method, known)}.png`), fullPage: true });

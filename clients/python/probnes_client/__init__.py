@@ -27,7 +27,7 @@ import urllib.request
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 __all__ = [
     "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
@@ -51,20 +51,24 @@ def prior_from_points(points: List[Mapping[str, float]], weights: Optional[List[
 # The server's batch_size when a specification gives none, and its largest.
 _SERVER_DEFAULT_BATCH = 3
 _MAX_BATCH = 100
-# The methods that rank a generation and update from its batch_size results only (the server's minimum
-# batch_size for them is 2): points handed out beyond the generation are lost to them. The others (the
-# ProbNES methods, BO, random) learn from every result.
-_RANKING_METHODS = ("cmaes", "lq-cmaes", "xnes", "snes")
+
+
+def _ranks_generation(method: Optional[str], methods: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether `method` (the server's default when None) ranks a generation and updates from its batch_size
+    results only, by the server's list of methods (GET /v1/methods, `ranks_generation`): points handed out
+    beyond the generation are lost to it. The others learn from every result."""
+    name = method if method is not None else next((m["name"] for m in methods if m.get("default")), None)
+    return any(m["name"] == name and m.get("ranks_generation") for m in methods)
 
 
 class BatchSizeWarning(UserWarning):
     """optimize() runs more workers than the batch_size of a study that ranks its generations (see batch_warning)."""
 
 
-def batch_for_workers(spec: Mapping[str, Any], workers: int) -> Json:
-    """A study specification to create for `workers` workers.
+def batch_for_workers(spec: Mapping[str, Any], workers: int, methods: Sequence[Mapping[str, Any]]) -> Json:
+    """A study specification to create for `workers` workers, given the server's methods (Client.list_methods()).
 
-    For a method that ranks a generation (cmaes, lq-cmaes, xnes, snes) without a batch_size of its own:
+    For a method that ranks a generation (`ranks_generation`) without a batch_size of its own:
     batch_size = workers (at most the server's 100) when that is more than the server's default 3, so
     every worker has a point of the generation instead of an extra whose result the update never uses.
     ProbNES (the default method) learns from every result and, with asynchronous workers, did better with
@@ -72,15 +76,16 @@ def batch_for_workers(spec: Mapping[str, Any], workers: int) -> Json:
     a batch_size the caller chose. (The project's docs/parallel-workers.md has the figures.)
     """
     out = dict(spec)
-    if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH and out.get("method") in _RANKING_METHODS:
+    if "batch_size" not in out and workers > _SERVER_DEFAULT_BATCH and _ranks_generation(out.get("method"), methods):
         out["batch_size"] = min(workers, _MAX_BATCH)
     return out
 
 
-def batch_warning(study: Mapping[str, Any], workers: int) -> Optional[str]:
-    """The warning optimize() gives once when a study of a method that ranks a generation has a batch_size below workers."""
+def batch_warning(study: Mapping[str, Any], workers: int, methods: Sequence[Mapping[str, Any]]) -> Optional[str]:
+    """The warning optimize() gives once when a study of a method that ranks a generation (by the server's `methods`)
+    has a batch_size below workers."""
     batch, method = study["batch_size"], study.get("method")
-    if batch >= workers or method not in _RANKING_METHODS:
+    if batch >= workers or not _ranks_generation(method, methods):
         return None
     return (f"probnes-client: study {study['id']} ({method}) has batch_size {batch} but optimize() runs {workers} workers: "
             f"the workers beyond the generation get extras from the same search distribution, and {method} updates from "
@@ -378,6 +383,11 @@ class Client:
 
     # -- operations --
 
+    def list_methods(self) -> Json:
+        """The methods the server runs and what a client needs to know about each (whether it ranks a generation,
+        keeps a search distribution, fits a model; its smallest batch_size), the default first: {"methods": [...]}."""
+        return self.request("GET", "/v1/methods")
+
     def healthz(self) -> Json:
         return self.request("GET", "/healthz")
 
@@ -389,15 +399,22 @@ class Client:
 
     # -- parallel optimisation --
 
+    def _methods_or_none(self) -> List[Json]:
+        """The server's methods; none from a server older than GET /v1/methods."""
+        try:
+            return list(self.list_methods()["methods"])
+        except NotFoundError:
+            return []
+
     def optimize(self, objective: Callable[[Dict[str, ParamValue]], float], study: Union[str, Mapping[str, Any]], budget: int,
                  workers: int = 4, client_prefix: str = "worker", heartbeat_seconds: Optional[float] = None,
                  progress: Any = None) -> "OptimizeResult":
         """Evaluate up to `budget` points with `workers` threads, each with its own client id.
 
-        `study` is a study id, or a specification to create first: for cmaes, lq-cmaes, xnes and snes
-        without a batch_size it gets batch_size = workers when that is above the default
-        (batch_for_workers). A study of those methods whose batch_size is below `workers` gets one
-        BatchSizeWarning (warnings.warn) naming both.
+        `study` is a study id, or a specification to create first: for a method that ranks a generation
+        (`ranks_generation` in GET /v1/methods) without a batch_size it gets batch_size = workers when that
+        is above the default (batch_for_workers). A study of such a method whose batch_size is below
+        `workers` gets one BatchSizeWarning (warnings.warn) naming both.
 
         Each worker: suggest (one point) → objective(parameters) → observe. An objective that raises,
         or returns a non-finite value, marks the trial FAILED with the reason (it still uses budget,
@@ -407,8 +424,17 @@ class Client:
         """
         if budget < 0 or workers < 1:
             raise ValueError("budget must be >= 0 and workers >= 1")
-        found = self.get_study(study) if isinstance(study, str) else self.create_study(batch_for_workers(study, workers))
-        message = batch_warning(found, workers)
+        # The server's methods are asked for only when the batch_size could change or be warned about.
+        methods: Optional[List[Json]] = None
+        if isinstance(study, str):
+            found = self.get_study(study)
+        else:
+            if "batch_size" not in study and workers > _SERVER_DEFAULT_BATCH:
+                methods = self._methods_or_none()
+            found = self.create_study(batch_for_workers(study, workers, methods or []))
+        if found["batch_size"] < workers and methods is None:
+            methods = self._methods_or_none()
+        message = batch_warning(found, workers, methods or [])
         if message:
             warnings.warn(message, BatchSizeWarning, stacklevel=2)
         return _Optimizer(self, objective, found, budget, workers, client_prefix, heartbeat_seconds, progress).run()

@@ -68,6 +68,9 @@ export type Health = JsonOk<'/healthz', 'get'>;
 export type StopDecision = JsonOk<'/v1/studies/{study_id}/trials/{trial_id}/intermediate', 'post'>;
 export type IntermediateValues = JsonOk<'/v1/studies/{study_id}/intermediate_values', 'get'>;
 export type Readiness = JsonOk<'/readyz', 'get'>;
+export type MethodList = JsonOk<'/v1/methods', 'get'>;
+/** One method the server runs, with the facts a client needs (GET /v1/methods). */
+export type MethodInfo = MethodList['methods'][number];
 /** A point in user units, by parameter name (int parameters arrive rounded). */
 export type Parameters = Trial['parameters'];
 /** One parameter's value: a number, or a categorical parameter's choice (a string, number or boolean, as given). */
@@ -357,6 +360,14 @@ export class ProbnesClient {
     } while (pageToken);
   }
 
+  /**
+   * The methods the server runs and what a client needs to know about each (whether it ranks a
+   * generation, keeps a search distribution, fits a model; its smallest batch_size), the default first.
+   */
+  listMethods(signal?: AbortSignal): Promise<MethodList> {
+    return this.request('GET', '/v1/methods', { signal });
+  }
+
   getStudy(studyId: string, signal?: AbortSignal): Promise<Study> {
     return this.request('GET', `/v1/studies/${seg(studyId)}`, { signal });
   }
@@ -528,9 +539,9 @@ export class ProbnesClient {
   /**
    * Evaluate up to `budget` points with `workers` concurrent workers, each with its own client id
    * (`<clientIdPrefix>-<i>`): suggest one point → objective(parameters) → observe. `study` is an id,
-   * or a specification to create first (for cmaes, lq-cmaes, xnes and snes without a batch_size, it
-   * gets batch_size = workers when that is above the default, see batchForWorkers); a study of those
-   * methods whose batch_size is below `workers` gets one warning (`onWarning`, default console.warn). An objective that throws, or returns a non-finite value,
+   * or a specification to create first (for a method that ranks a generation, `ranks_generation` in
+   * GET /v1/methods, without a batch_size, it gets batch_size = workers when that is above the
+   * default, see batchForWorkers); a study of such a method whose batch_size is below `workers` gets one warning (`onWarning`, default console.warn). An objective that throws, or returns a non-finite value,
    * marks the trial FAILED with the reason (it still uses budget, so an always-failing objective
    * ends). While an evaluation runs its lease is extended by heartbeats (the objective must yield to
    * the event loop for them to be sent: an async objective, or one that runs elsewhere). Stops early
@@ -591,32 +602,35 @@ export interface OptimizeOptions {
 const SERVER_DEFAULT_BATCH = 3;
 const MAX_BATCH = 100;
 /**
- * The methods that rank a generation and update from its batch_size results only (the server's
- * minimum batch_size for them is 2): points handed out beyond the generation are lost to them. The
- * others (the ProbNES methods, BO, random) learn from every result.
+ * Whether `method` (the server's default when undefined) ranks a generation and updates from its
+ * batch_size results only, by the server's list of methods (GET /v1/methods, `ranks_generation`):
+ * points handed out beyond the generation are lost to it. The others learn from every result.
  */
-const RANKING_METHODS: readonly string[] = ['cmaes', 'lq-cmaes', 'xnes', 'snes'];
+function ranksGeneration(method: string | undefined, methods: readonly MethodInfo[]): boolean {
+  const name = method ?? methods.find((m) => m.default)?.name;
+  return methods.some((m) => m.name === name && m.ranks_generation);
+}
 
 /**
- * A specification to create for `workers` workers. For a method that ranks a generation (cmaes,
- * lq-cmaes, xnes, snes) without a batch_size of its own: batch_size = workers (at most the server's
- * 100) when that is more than the server's default 3, so every worker has a point of the generation
- * instead of an extra whose result the update never uses. ProbNES (the default method) learns from
- * every result and, with asynchronous workers, did better with the default batch_size than with
- * batch_size = workers, so its specification is left as it is; so is a batch_size the caller chose.
- * (The project's docs/parallel-workers.md has the figures.)
+ * A specification to create for `workers` workers, given the server's methods (`listMethods()`).
+ * For a method that ranks a generation without a batch_size of its own: batch_size = workers (at
+ * most the server's 100) when that is more than the server's default 3, so every worker has a point
+ * of the generation instead of an extra whose result the update never uses. ProbNES (the default
+ * method) learns from every result and, with asynchronous workers, did better with the default
+ * batch_size than with batch_size = workers, so its specification is left as it is; so is a
+ * batch_size the caller chose. (The project's docs/parallel-workers.md has the figures.)
  */
-export function batchForWorkers(spec: StudySpec, workers: number): StudySpec {
-  if (spec.batch_size !== undefined || workers <= SERVER_DEFAULT_BATCH || !RANKING_METHODS.includes(spec.method ?? '')) return spec;
+export function batchForWorkers(spec: StudySpec, workers: number, methods: readonly MethodInfo[]): StudySpec {
+  if (spec.batch_size !== undefined || workers <= SERVER_DEFAULT_BATCH || !ranksGeneration(spec.method, methods)) return spec;
   return { ...spec, batch_size: Math.min(workers, MAX_BATCH) };
 }
 
 /**
- * The warning optimize() gives once when a study of a method that ranks a generation has a
- * batch_size below the number of workers; null otherwise.
+ * The warning optimize() gives once when a study of a method that ranks a generation (by the
+ * server's `methods`) has a batch_size below the number of workers; null otherwise.
  */
-export function batchWarning(study: Pick<Study, 'id' | 'method' | 'batch_size'>, workers: number): string | null {
-  if (study.batch_size >= workers || !RANKING_METHODS.includes(study.method)) return null;
+export function batchWarning(study: Pick<Study, 'id' | 'method' | 'batch_size'>, workers: number, methods: readonly MethodInfo[]): string | null {
+  if (study.batch_size >= workers || !ranksGeneration(study.method, methods)) return null;
   return (
     `probnes-client: study ${study.id} (${study.method}) has batch_size ${study.batch_size} but optimize() runs ${workers} workers: ` +
     `the workers beyond the generation get extras from the same search distribution, and ${study.method} updates from batch_size results only, ` +
@@ -651,6 +665,7 @@ class Optimizer {
   private readonly abort = new AbortController();
   private readonly workers: number;
   private readonly prefix: string;
+  private methodList: Promise<readonly MethodInfo[]> | null = null;
 
   constructor(
     private readonly c: ProbnesClient,
@@ -670,8 +685,8 @@ class Optimizer {
     if (outer?.aborted) onAbort();
     outer?.addEventListener('abort', onAbort, { once: true });
     try {
-      const study = typeof this.study === 'string' ? await this.c.getStudy(this.study) : await this.c.createStudy(batchForWorkers(this.study, this.workers));
-      const warning = batchWarning(study, this.workers);
+      const study = typeof this.study === 'string' ? await this.c.getStudy(this.study) : await this.c.createStudy(await this.specFor(this.study));
+      const warning = study.batch_size < this.workers ? batchWarning(study, this.workers, await this.methods()) : null;
       if (warning) (this.opts.onWarning ?? console.warn)(warning);
       this.sign = study.direction === 'maximize' ? -1 : 1;
       const beat = this.opts.heartbeatSeconds ?? study.lease_seconds / 3;
@@ -692,6 +707,23 @@ class Optimizer {
     } finally {
       outer?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The specification to create: batchForWorkers's, asking the server for its methods only when the batch_size could change. */
+  private async specFor(spec: StudySpec): Promise<StudySpec> {
+    return spec.batch_size === undefined && this.workers > SERVER_DEFAULT_BATCH ? batchForWorkers(spec, this.workers, await this.methods()) : spec;
+  }
+
+  /** The server's methods (GET /v1/methods), read once; none from a server older than that route. */
+  private methods(): Promise<readonly MethodInfo[]> {
+    this.methodList ??= this.c.listMethods().then(
+      (r) => r.methods,
+      (err: unknown) => {
+        if (err instanceof ProbnesError && err.status === 404) return [];
+        throw err;
+      },
+    );
+    return this.methodList;
   }
 
   private stop(reason: OptimizeResult['stoppedReason']): void {

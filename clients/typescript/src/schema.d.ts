@@ -752,6 +752,127 @@ export interface paths {
         };
         trace?: never;
     };
+    "/v1/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the methods
+         * @description The optimisation methods a study may use (`method`), with what a client needs to know about each: whether it ranks a generation (then give it batch_size ≥ workers), keeps a search distribution, fits a model. The same for every tenant.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "methods": [
+                         *         {
+                         *           "name": "prob-cmaes",
+                         *           "default": true,
+                         *           "family": "probnes",
+                         *           "has_model": true,
+                         *           "ranks_generation": false,
+                         *           "search_distribution": true,
+                         *           "min_batch_size": 1,
+                         *           "categorical": true
+                         *         },
+                         *         {
+                         *           "name": "cmaes",
+                         *           "default": false,
+                         *           "family": "evolution-strategy",
+                         *           "has_model": false,
+                         *           "ranks_generation": true,
+                         *           "search_distribution": true,
+                         *           "min_batch_size": 2,
+                         *           "categorical": true
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description Every method, the default first. */
+                            methods: {
+                                /** @enum {string} */
+                                name: "prob-cmaes" | "prob-xnes" | "prob-snes" | "cmaes" | "lq-cmaes" | "xnes" | "snes" | "bo" | "pibo" | "random";
+                                /** @description The method of a study created without one. */
+                                default: boolean;
+                                /**
+                                 * @description probnes: the ProbNES methods (a GP of their own on an active set); bo: BO and πBO (a GP on every evaluation); evolution-strategy: CMA-ES, lq-CMA-ES, xNES, SNES; random.
+                                 * @enum {string}
+                                 */
+                                family: "probnes" | "bo" | "evolution-strategy" | "random";
+                                /** @description Fits a model of the objective (a GP, or lq-CMA-ES's surrogate), so that an update costs more as the data grows; without one a call is light. */
+                                has_model: boolean;
+                                /** @description Ranks a generation's points and updates from its batch_size results only: points handed out beyond the generation (`extras`) are lost to it, so give a study of it batch_size ≥ its workers. The others learn from every result. */
+                                ranks_generation: boolean;
+                                /** @description Keeps a search distribution it updates (GET …/distribution, the dashboard's ellipses); without one, the distribution reported is the prior's spread around the method's current centre. */
+                                search_distribution: boolean;
+                                /** @description The smallest batch_size a study of the method accepts. */
+                                min_batch_size: number;
+                                /** @description Searches categorical parameters. */
+                                categorical: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/studies/{study_id}/trials": {
         parameters: {
             query?: never;
@@ -2253,7 +2374,7 @@ export interface paths {
                             trial_id: number;
                             /** @description The objective value (finite). */
                             value: number;
-                            /** @description Standard error of the value, if known (recorded, not used by the model). */
+                            /** @description Standard error of the value, if known, in the value's units. The ProbNES methods take it as known noise: its square joins their GP's noise at that point (docs/ALGORITHM.md §28). The other methods ignore it; it is stored with the trial either way. */
                             stderr?: number | null;
                             /** @description The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and counts as an observation of that value. */
                             stopped?: boolean;
@@ -2264,7 +2385,7 @@ export interface paths {
                             };
                             /** @description The objective value (finite). */
                             value: number;
-                            /** @description Standard error of the value, if known (recorded, not used by the model). */
+                            /** @description Standard error of the value, if known, in the value's units. The ProbNES methods take it as known noise: its square joins their GP's noise at that point (docs/ALGORITHM.md §28). The other methods ignore it; it is stored with the trial either way. */
                             stderr?: number | null;
                         })[];
                     };

@@ -12,7 +12,11 @@ import { ChoiceValue, LIMITS, PARAMETER_NAME } from '../studies/study-request.js
 export const MAX_OBSERVATIONS = 1000;
 
 const Value = z.number().describe('The objective value (finite).');
-const Stderr = z.number().min(0).nullish().describe('Standard error of the value, if known (recorded, not used by the model).');
+const Stderr = z
+  .number()
+  .min(0)
+  .nullish()
+  .describe("Standard error of the value, if known, in the value's units. The ProbNES methods take it as known noise: its square joins their GP's noise at that point (docs/ALGORITHM.md §28). The other methods ignore it; it is stored with the trial either way.");
 
 const Stopped = z
   .boolean()

@@ -19,6 +19,7 @@
  * a worker of their own (createEngineRunner), whose thread also keeps its normal priority while the
  * heavy threads run niced, so neither a queue nor the CPU a GP fit takes delays them.
  */
+import { isMethodName, methodFacts } from '../../engine/index.js';
 import { DomainError } from '../common/errors.js';
 import type { EngineResult, EngineTask } from './engine-tasks.js';
 
@@ -46,8 +47,6 @@ export interface FairnessLimits {
 
 export const DEFAULT_FAIRNESS: FairnessLimits = { heavySlots: 1, lightMs: 50, perStudy: 2, perTenant: 8, maxWaitMs: 10_000 };
 
-/** Methods without a model: their calls are light until measured otherwise. */
-const MODEL_FREE = new Set(['random', 'cmaes', 'xnes', 'snes']);
 /** A heavy call never measured before is predicted to take this long (ms), for waits and Retry-After. */
 const UNKNOWN_HEAVY_MS = 1000;
 
@@ -103,7 +102,8 @@ export class FairScheduler {
   async run(task: EngineTask, caller: EngineCaller): Promise<{ result: EngineResult; ms: number }> {
     const key = `${caller.studyId}\u0000${task.op}`;
     const seen = this.measured.get(key);
-    const light = 'method' in task && MODEL_FREE.has(task.method) && (seen === undefined || seen <= this.limits.lightMs);
+    // Methods without a model (registry facts): their calls are light until measured otherwise.
+    const light = 'method' in task && isMethodName(task.method) && !methodFacts(task.method).hasModel && (seen === undefined || seen <= this.limits.lightMs);
     this.admit(caller, light, seen);
     try {
       const out = light ? await this.runLight(task) : await this.runHeavy(task, caller, seen ?? UNKNOWN_HEAVY_MS);

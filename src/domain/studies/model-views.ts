@@ -24,7 +24,7 @@
  * never the study's whole trial list: the grid draws the points in the model and the
  * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those.
  */
-import type { GpHyper, MethodName, ModelViewResult, ModelViewTask, StoredViewGp, ViewModelSpec } from '../../engine/index.js';
+import { methodFacts, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
 import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
@@ -101,8 +101,9 @@ export interface ImportanceView {
   }[];
 }
 
-const PROBNES_METHODS: readonly MethodName[] = ['prob-cmaes', 'prob-xnes', 'prob-snes'];
-const BO_METHODS: readonly MethodName[] = ['bo', 'pibo'];
+/** The method's GP is a ProbNES one (its points in the state) or BO's (registry facts: `family`). */
+const isProbnes = (method: MethodName) => methodFacts(method).family === 'probnes';
+const isBo = (method: MethodName) => methodFacts(method).family === 'bo';
 /** 95% two-sided normal quantile for the intervals of log ℓ. */
 const Z95 = 1.959963984540054;
 
@@ -246,7 +247,7 @@ export class ModelViews {
     const latest = drawn ? await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_DRAWN_POINTS, completedBy: null }) : [];
     const recent = usable(latest);
     // ProbNES's own GP holds its points in the state: the importance view needs no trial at all.
-    const needsData = drawn || !(owns && PROBNES_METHODS.includes(study.method));
+    const needsData = drawn || !(owns && isProbnes(study.method));
     let data: TrialRecord[] = [];
     if (needsData) {
       // `latest` is a suffix of the completion order (all of it if shorter than asked for): when it
@@ -270,7 +271,7 @@ export class ModelViews {
 function methodGp(method: MethodName, rec: EngineStateRecord, categorical = 0): boolean {
   if (categorical > 0) return false;
   const s = rec.state as Record<string, unknown>;
-  return (PROBNES_METHODS.includes(method) && isStoredProbnesGp(s.gp)) || (BO_METHODS.includes(method) && isBoState(s));
+  return (isProbnes(method) && isStoredProbnesGp(s.gp)) || (isBo(method) && isBoState(s));
 }
 
 /** The GP of the view (see the header): the method's own, or one to fit to `data`. */
@@ -278,7 +279,7 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
   const dim = space.numeric.length;
   const identity = { inputShift: new Array<number>(dim).fill(0), inputScale: new Array<number>(dim).fill(1) };
   const s = rec.state as Record<string, unknown>;
-  if (methodGp(study.method, rec, space.categorical.length) && PROBNES_METHODS.includes(study.method) && isStoredProbnesGp(s.gp)) {
+  if (methodGp(study.method, rec, space.categorical.length) && isProbnes(study.method) && isStoredProbnesGp(s.gp)) {
     const g = s.gp;
     const stored: StoredViewGp = { hyper: g.hyper, X: g.X, targets: g.negYTilde ?? g.z!, quad: g.quad ?? null };
     // The GP models −ỹ = −(y − yMean)/yStd (probnes-core.ts): y = yMean − yStd·f.
@@ -289,7 +290,7 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
   if (data.length < 2) {
     throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
   }
-  if (methodGp(study.method, rec, space.categorical.length) && BO_METHODS.includes(study.method) && isBoState(s)) {
+  if (methodGp(study.method, rec, space.categorical.length) && isBo(study.method) && isBoState(s)) {
     // BO's GP: inputs in its box scaled to [0, 1], y standardised over the points (bo-core.ts).
     const width = s.box.upper.map((u, j) => u - s.box.lower[j]!);
     const X = data.map((t) => t.point!.map((v, j) => (v - s.box.lower[j]!) / width[j]!));

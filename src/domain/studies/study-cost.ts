@@ -14,20 +14,21 @@
  *   UNBOUNDED_HORIZON evaluations when the study has no max_trials (its later generations are then
  *   bounded by the engine queue's limits, not by this check);
  * - random and the model-free evolution strategies: no model, n_A = 1.
+ *
+ * Which case a method is comes from its facts in the registry (`hasModel`, `family`).
  */
-import type { Options } from '../../engine/index.js';
+import { isMethodName, methodFacts, type Options } from '../../engine/index.js';
 import { ValidationError } from '../common/errors.js';
 
 /** Evaluations assumed for a study whose model grows without bound and that has no max_trials. */
 export const UNBOUNDED_HORIZON = 1000;
 
-const MODEL_FREE = new Set(['random', 'cmaes', 'xnes', 'snes']);
-
 /** The largest active set the method and options allow (see the header). */
 export function activeSetBound(method: string, d: number, options: Options, maxTrials: number | null): number {
-  if (MODEL_FREE.has(method)) return 1;
+  const facts = isMethodName(method) ? methodFacts(method) : null;
+  if (facts && !facts.hasModel) return 1;
   const horizon = maxTrials ?? UNBOUNDED_HORIZON;
-  if (!method.startsWith('prob-')) return horizon;
+  if (facts?.family !== 'probnes') return horizon;
   const cap = Number(options.active_set_cap ?? 0);
   if (cap <= 0) return horizon;
   // The floor is on in the default profile (a benchmark option otherwise: ALGORITHM.md §16).

@@ -1,10 +1,11 @@
 /**
- * The registry: every method, by name, with its descriptor (types.ts StrategyDescriptor). This is
- * the one list of methods: the API's enum, option schemas and checks all derive from it. Adding a
- * method is its own module plus one name and one entry here; the compiler checks that every name
- * has its entry.
+ * The registry: every method, by name, with its descriptor (types.ts StrategyDescriptor) and its
+ * facts (types.ts MethodFacts). This is the one list of methods: the API's enum, option schemas and
+ * checks, GET /v1/methods, the cost of a study, the engine's light calls and the model views all
+ * derive from it. Adding a method is its own module plus one name and one entry in each table here;
+ * the compiler checks that every name has its entries.
  */
-import type { BaseState, StoredState, StrategyDescriptor } from './types.js';
+import type { BaseState, MethodFacts, StoredState, StrategyDescriptor } from './types.js';
 import type { Options } from './options.js';
 import { METHOD_NAMES, DEFAULT_METHOD, type MethodName } from './methods.js';
 import { InvalidInputError } from '../errors.js';
@@ -33,6 +34,30 @@ export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> =
   pibo,
   random,
 };
+
+const PROBNES: MethodFacts = { family: 'probnes', hasModel: true, ranksGeneration: false, searchDistribution: true };
+const BO: MethodFacts = { family: 'bo', hasModel: true, ranksGeneration: false, searchDistribution: false };
+const ES: MethodFacts = { family: 'evolution-strategy', hasModel: false, ranksGeneration: true, searchDistribution: true };
+
+export const METHOD_FACTS: Readonly<Record<MethodName, MethodFacts>> = {
+  'prob-cmaes': PROBNES,
+  'prob-xnes': PROBNES,
+  'prob-snes': PROBNES,
+  cmaes: ES,
+  // CMA-ES with a global linear/quadratic surrogate (Hansen 2019).
+  'lq-cmaes': { ...ES, hasModel: true },
+  xnes: ES,
+  snes: ES,
+  bo: BO,
+  pibo: BO,
+  random: { family: 'random', hasModel: false, ranksGeneration: false, searchDistribution: false },
+};
+
+/** The facts of a method (METHOD_FACTS). */
+export function methodFacts(name: MethodName): MethodFacts {
+  if (!isMethodName(name)) throw new Error(`unknown method ${String(name)}`);
+  return METHOD_FACTS[name];
+}
 
 export function isMethodName(x: string): x is MethodName {
   return Object.hasOwn(STRATEGIES, x);

@@ -160,5 +160,38 @@ export interface StrategyDescriptor<S extends BaseState = BaseState> extends Str
   migrate(stored: StoredState): S;
 }
 
+/** The kind of method: what its state holds and how the server treats its calls (MethodFacts.family). */
+export const METHOD_FAMILIES = ['probnes', 'bo', 'evolution-strategy', 'random'] as const;
+export type MethodFamily = (typeof METHOD_FAMILIES)[number];
+
+/**
+ * What the rest of the server (and, through GET /v1/methods, the dashboard and the clients) needs to
+ * know about a method besides its strategy. The registry (registry.ts METHOD_FACTS) holds one per
+ * method; nothing else lists methods by name.
+ */
+export interface MethodFacts {
+  /**
+   * 'probnes': the three ProbNES methods (a GP of their own on an active set, kept in the state);
+   * 'bo': BO and πBO (a GP on every evaluation, its MAP hyperparameters in the state);
+   * 'evolution-strategy': CMA-ES, lq-CMA-ES, xNES, SNES; 'random'.
+   */
+  readonly family: MethodFamily;
+  /**
+   * Fits a model of the objective (the ProbNES methods' and BO's GP, lq-CMA-ES's surrogate): its
+   * calls cost time that grows with the data. Without one (random, CMA-ES, xNES, SNES) a call is light.
+   */
+  readonly hasModel: boolean;
+  /**
+   * Ranks a generation's points and updates from its batch_size results only (its minBatch is 2):
+   * points handed out beyond the generation are lost to it. The others learn from every result.
+   */
+  readonly ranksGeneration: boolean;
+  /**
+   * Keeps a search distribution it updates (BaseState mean and cov). BO, πBO and random keep none:
+   * their state's mean and cov are the prior's spread around a centre.
+   */
+  readonly searchDistribution: boolean;
+}
+
 /** A state as read back from storage: plain JSON with its version. */
 export type StoredState = { version: number; method: string } & Record<string, unknown>;
