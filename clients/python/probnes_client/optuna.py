@@ -46,6 +46,10 @@ from . import Client, ConflictError, NotFoundError, ProbNESError
 __all__ = ["ProbnesSampler"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+# Names the server refuses although _NAME matches them (every JavaScript object has them; docs/security.md).
+_RESERVED = frozenset(["__proto__", "prototype", "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
+                       "toLocaleString", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
+                       "__lookupSetter__"])
 _TRIAL_ATTR = "probnes:trial"  # {"study": server study id, "trial_id": n, "client_id": ..., "parameters": {...}}
 _STUDY_ATTR = "probnes:study:"  # + search-space signature → server study id
 
@@ -197,7 +201,7 @@ class ProbnesSampler(BaseSampler):
         """Server parameter name → Optuna name (names the server would refuse become p0, p1, …)."""
         out: Dict[str, str] = {}
         for i, name in enumerate(sorted(space)):
-            server = name if _NAME.match(name) else f"p{i}"
+            server = name if _NAME.match(name) and name not in _RESERVED else f"p{i}"
             while server in out:
                 server = f"{server}_"
             out[server] = name

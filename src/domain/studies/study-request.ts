@@ -33,6 +33,38 @@ export const LIMITS = {
 
 export const PARAMETER_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
+/**
+ * Names a parameter may not have although PARAMETER_NAME matches them: the properties every plain
+ * JavaScript object already has (Object.prototype's, and `prototype`). A point is a JSON object
+ * keyed by parameter name, on the server and in every client; `__proto__` cannot be a key of one
+ * at all (an assignment sets the prototype, and the JSON body parser refuses the key), so such a
+ * parameter silently lost its values, and the others read as present (an inherited function) in
+ * any object that lacks them. They are refused at creation and import (docs/security.md).
+ */
+export const RESERVED_PARAMETER_NAMES: ReadonlySet<string> = new Set([
+  '__proto__',
+  'prototype',
+  'constructor',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+  'toLocaleString',
+  'toString',
+  'valueOf',
+  '__defineGetter__',
+  '__defineSetter__',
+  '__lookupGetter__',
+  '__lookupSetter__',
+]);
+
+/** A parameter's name at creation and import: PARAMETER_NAME, and not a reserved name. */
+export const ParameterName = z
+  .string()
+  .regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`)
+  .refine((n) => !RESERVED_PARAMETER_NAMES.has(n), {
+    error: (issue) => `${JSON.stringify(issue.input)} is reserved (a property every JavaScript object has): choose another name`,
+  });
+
 // Values are whatever JSON the client sent (the body is parsed JSON); z.unknown() rather than the
 // recursive z.json() keeps the OpenAPI document free of self-referencing schemas.
 const Metadata = boundedJsonObject(LIMITS.metadataBytes, `must be at most ${LIMITS.metadataBytes} bytes as JSON`)
@@ -41,7 +73,7 @@ const Metadata = boundedJsonObject(LIMITS.metadataBytes, `must be at most ${LIMI
 const Name = wellFormed(z.string().trim().min(1).max(LIMITS.nameLength));
 
 const NumericParameterIn = z.strictObject({
-  name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
+  name: ParameterName,
   type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.'),
   scale: z.enum(['linear', 'log']).default('linear').describe('`log`: the search happens in ln(value); bounds must be > 0 and the prior is of ln(value).'),
   bounds: z.tuple([z.number(), z.number()]).nullish().describe('[low, high] in user units, low < high. Points are projected onto them.'),
@@ -58,7 +90,7 @@ export const ParameterValueSchema = z.union([z.number(), z.string(), z.boolean()
 export const ChoiceValue = z.union([wellFormed(z.string().max(LIMITS.choiceLength)), z.number(), z.boolean()]);
 
 const CategoricalParameterIn = z.strictObject({
-  name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
+  name: ParameterName,
   type: z.literal('categorical'),
   choices: z
     .array(ChoiceValue)

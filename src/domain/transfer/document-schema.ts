@@ -10,7 +10,7 @@ import { METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
 import { boundedJsonObject, cappedRecord, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
-import { ChoiceValue, LIMITS, MAX_SEED, PARAMETER_NAME, PriorSourceSchema } from '../studies/study-request.js';
+import { ChoiceValue, LIMITS, MAX_SEED, ParameterName, PriorSourceSchema } from '../studies/study-request.js';
 import { AllowRepeatsSchema, StoppingRuleSchema } from '../studies/loop-settings.js';
 import { MAX_STEP } from '../trials/intermediate-request.js';
 
@@ -37,7 +37,7 @@ const Text = wellFormed(z.string().max(DOCUMENT_LIMITS.textLength));
 const Vector = z.array(z.number()).max(LIMITS.parameters);
 
 const NumericParameterEntry = z.strictObject({
-  name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
+  name: ParameterName,
   type: z.enum(['float', 'int']),
   scale: z.enum(['linear', 'log']),
   bounds: z.tuple([z.number(), z.number()]).nullable(),
@@ -45,7 +45,7 @@ const NumericParameterEntry = z.strictObject({
 });
 
 const CategoricalParameterEntry = z.strictObject({
-  name: z.string().regex(PARAMETER_NAME, `must match ${PARAMETER_NAME.source}`),
+  name: ParameterName,
   type: z.literal('categorical'),
   choices: z.array(ChoiceValue).min(1).max(LIMITS.choices),
   prior: z.strictObject({ probabilities: z.array(z.number().gt(0).max(1)).max(LIMITS.choices) }),
