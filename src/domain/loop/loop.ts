@@ -23,7 +23,7 @@ import { CONVERGED, foundNoNewConfiguration } from './no-repeat.js';
 import { StudyCache } from './study-cache.js';
 import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
 import { writeEngineState } from '../studies/codec.js';
-import { getStrategy } from '../../engine/index.js';
+import { methodFacts } from '../../engine/index.js';
 
 export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached' | 'converged';
 
@@ -40,7 +40,7 @@ export interface Suggestions {
    */
   extras: number;
   /**
-   * The method ranks a generation (cmaes, lq-cmaes, xnes, snes: those needing batch_size ≥ 2) and
+   * The method ranks a generation (registry facts: ranksGeneration; its batch_size is ≥ 2) and
    * updates from generationSize results only, so extras' results are lost to it; the others (ProbNES,
    * BO, random) use every result.
    */
@@ -129,7 +129,7 @@ export class LoopService {
         generation: snap.generation,
         generationSize: snap.generationSize,
         extras: extrasAmong(snap, trials),
-        ranksGeneration: getStrategy(snap.study.method).minBatch > 1,
+        ranksGeneration: methodFacts(snap.study.method).ranksGeneration,
       });
       if (snap.study.state === 'COMPLETED') return done([], snap.study.reason === CONVERGED ? 'converged' : 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.
