@@ -21,7 +21,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from './lib/args.js';
 import { expandBbobJobs, jobKey, parseBbobConfig } from './lib/bbob-args.js';
-import { renderBbobReport } from './lib/bbob-report.js';
+import { renderBbobReport, renderDeclaredBudget } from './lib/bbob-report.js';
 import { runPeerBbob } from './lib/bbob-peers.js';
 import { ecdfPoints, toBbobRecord, type BbobRunRecord } from './lib/bbob-score.js';
 import { runPool } from './lib/pool.js';
@@ -84,8 +84,12 @@ async function main(): Promise<void> {
   }));
 
   const runs = records.filter((r) => wanted.has(jobKey({ ...r, budget: r.budget })));
-  const variants = config.variants.map((v) => v.label);
-  const md = renderBbobReport(runs, {
+  // With --declare-budget a service variant is one label per budget (expandBbobJobs).
+  const variants = [...new Set(all.map((j) => j.variant.label))];
+  const declared = config.declareBudget
+    ? renderDeclaredBudget(runs, config.budgetPerDim, config.variants.filter((v) => variants.includes(`${v.label}@${config.budgetPerDim[0]}d`)).map((v) => v.label), config.variants.filter((v) => !variants.includes(`${v.label}@${config.budgetPerDim[0]}d`)).map((v) => v.label))
+    : '';
+  const md0 = renderBbobReport(runs, {
     header: [
       `Command: \`${provenance.command}\``,
       ...runCommands(runs),
@@ -97,10 +101,11 @@ async function main(): Promise<void> {
     variants,
     failures,
   });
+  const md = declared ? md0.replace('\n## Summary', `\n${declared}\n\n## Summary`) : md0;
   writeFileSync(join(config.out, 'results.md'), md);
   const maxPerDim = config.budgetPerDim[config.budgetPerDim.length - 1];
   for (const d of config.dims) {
-    const series = config.variants.map((v) => ({ label: v.label, method: v.method, points: ecdfPoints(runs.filter((r) => r.variant === v.label && r.dim === d)) }));
+    const series = variants.map((label) => ({ label, method: all.find((j) => j.variant.label === label)!.variant.method, points: ecdfPoints(runs.filter((r) => r.variant === label && r.dim === d)) }));
     writeFileSync(join(config.out, `ecdf-${d}D.svg`), renderEcdf(series, `BBOB f${config.functions[0]}–f${config.functions[config.functions.length - 1]}, d = ${d}, 11 targets 10^2…10^−8`, maxPerDim, d, config.budgetPerDim));
   }
   process.stdout.write(md);

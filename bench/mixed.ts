@@ -117,7 +117,7 @@ function runService(args: Args, method: MethodName, f: (u: number[], c: number[]
   const space = searchSpace(eff.parameters, eff.prior);
   const options = resolveOptions(method, space.parameters.length, {});
   const strategy = getStrategy(method);
-  let state: BaseState = strategy.init(initSpec(method, spec.batch_size, options, space), Rng.fromSeed(seed));
+  let state: BaseState = strategy.init(initSpec(method, spec.batch_size, options, space, spec.max_trials ?? null), Rng.fromSeed(seed));
   const history: Observation[] = [];
   const values: number[] = [];
   while (values.length < args.budget) {

@@ -38,6 +38,12 @@ export interface BbobConfig {
   resume: boolean;
   /** Run nothing: report the finished runs already in <out>/runs.jsonl (cells without runs show –). */
   reportOnly: boolean;
+  /**
+   * A variant whose method reads the declared budget (ProbNES) also runs once per budget B with the
+   * study's max_trials = B (label `<label>@<k>d`), as a user who declares it; every variant runs once to
+   * the largest budget with none.
+   */
+  declareBudget: boolean;
 }
 
 export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
@@ -53,6 +59,7 @@ export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
   --workers 1               worker threads
   --resume                  keep the runs already in <out>/runs.jsonl, run only the missing ones
   --report-only             run nothing; report the runs in <out>/runs.jsonl that the options select
+  --declare-budget          run each service variant once per budget B with max_trials = B (label <variant>@<k>d)
   --out bench-results/bbob`;
 
 /** "1-3,7" → [1, 2, 3, 7]. */
@@ -112,7 +119,7 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
     options: {
       methods: { type: 'string' }, profile: { type: 'string' }, options: { type: 'string' }, dims: { type: 'string' },
       functions: { type: 'string' }, instances: { type: 'string' }, 'budget-per-dim': { type: 'string' }, batch: { type: 'string' },
-      workers: { type: 'string' }, resume: { type: 'boolean' }, 'report-only': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      workers: { type: 'string' }, resume: { type: 'boolean' }, 'report-only': { type: 'boolean' }, 'declare-budget': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
@@ -147,6 +154,7 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
     out: v.out ?? 'bench-results/bbob',
     resume: v.resume === true || v['report-only'] === true,
     reportOnly: v['report-only'] === true,
+    declareBudget: v['declare-budget'] === true,
   };
 }
 
@@ -186,13 +194,20 @@ export function expandBbobJobs(c: BbobConfig): BbobJob[] {
             jobs.push({ variant, fn, dim, instance, budget: budget(dim), spec: null, peer, effectiveOptions: variant.options });
             continue;
           }
-          const spec: RunSpec = {
-            method: variant.method, fn: `bbob-f${fn}`, dim, seed: instance, instance, tag: variant.label,
-            budget: budget(dim), batch: c.batch ?? defaultPopulation(variant.method, dim),
-            priorMean: Array(dim).fill(0), priorStd: Array(dim).fill(2),
-            options: variant.options, box, clip: true,
-          };
-          jobs.push({ variant, fn, dim, instance, budget: budget(dim), spec, peer: null, effectiveOptions: resolveOptions(variant.method, dim, variant.options) });
+          // With --declare-budget a method that reads the declared budget (the ProbNES start phase) also
+          // runs once per budget B = k·d with max_trials = B, beside its run with none.
+          const undeclared = { label: variant.label, b: budget(dim), maxTrials: null as number | null };
+          const readsBudget = 'start_phase' in STRATEGIES[variant.method].options;
+          const declared = c.declareBudget && readsBudget ? [undeclared, ...c.budgetPerDim.map((k) => ({ label: `${variant.label}@${k}d`, b: k * dim, maxTrials: k * dim }))] : [undeclared];
+          for (const { label, b, maxTrials } of declared) {
+            const spec: RunSpec = {
+              method: variant.method, fn: `bbob-f${fn}`, dim, seed: instance, instance, tag: label,
+              budget: b, batch: c.batch ?? defaultPopulation(variant.method, dim),
+              priorMean: Array(dim).fill(0), priorStd: Array(dim).fill(2),
+              options: variant.options, box, clip: true, maxTrials,
+            };
+            jobs.push({ variant: { ...variant, label }, fn, dim, instance, budget: b, spec, peer: null, effectiveOptions: resolveOptions(variant.method, dim, variant.options) });
+          }
         }
       }
     }

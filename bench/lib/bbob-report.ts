@@ -30,6 +30,27 @@ function beats(a: BbobRunRecord[], b: BbobRunRecord[], nAt: (r: BbobRunRecord) =
 
 const finalDelta = (r: BbobRunRecord): number => (r.trajectory.length ? r.trajectory[r.trajectory.length - 1][1] : Infinity);
 
+/**
+ * With --declare-budget: per dimension and budget B = k·d, the share at B of each service variant's run
+ * that declared B (label `<base>@<k>d`) beside each other variant's share at B (run to the largest
+ * budget), and the best of those others ("best peer").
+ */
+export function renderDeclaredBudget(runs: readonly BbobRunRecord[], budgets: readonly number[], bases: readonly string[], peers: readonly string[]): string {
+  const dims = [...new Set(runs.map((r) => r.dim))].sort((a, b) => a - b);
+  const share = (v: string, d: number, k: number) => targetShare(runs.filter((r) => r.variant === v && r.dim === d), (r) => k * r.dim);
+  const head = [...bases.map((b) => `${b} (max_trials = B)`), ...peers, 'best peer'];
+  const out = ['## Budget declared: share of targets at B', '', row(['d', 'B', ...head]), rule(head.length + 2)];
+  for (const d of dims) {
+    for (const k of budgets) {
+      const p = peers.map((v) => share(v, d, k));
+      const best = p.filter((x) => !Number.isNaN(x)).reduce((m, x) => Math.max(m, x), -Infinity);
+      const fmt = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
+      out.push(row([String(d), `${k}·d`, ...bases.map((b) => fmt(share(`${b}@${k}d`, d, k))), ...p.map(fmt), best === -Infinity ? '–' : fmt(best)]));
+    }
+  }
+  return out.join('\n');
+}
+
 export function renderBbobReport(runs: readonly BbobRunRecord[], meta: BbobReportMeta): string {
   const { budgetPerDim: budgets, variants } = meta;
   const dims = [...new Set(runs.map((r) => r.dim))].sort((a, b) => a - b);

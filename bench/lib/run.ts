@@ -32,6 +32,8 @@ export interface RunSpec {
   instance?: number;
   /** The caller's name for this job, echoed in the record (bench:bbob: the method variant's label). */
   tag?: string;
+  /** The budget the study declares (max_trials; InitSpec.budget), or none: the ProbNES start phase is sized by it. */
+  maxTrials?: number | null;
 }
 
 export interface RunRecord {
@@ -72,7 +74,7 @@ export function optionsFor(method: MethodName, given: Options): Options {
 }
 
 /** What the loop needs of a job: the method, its seed and the protocol (budget, batch, options, box in u). */
-export type LoopSpec = Pick<RunSpec, 'method' | 'dim' | 'seed' | 'budget' | 'batch' | 'options'> & {
+export type LoopSpec = Pick<RunSpec, 'method' | 'dim' | 'seed' | 'budget' | 'batch' | 'options' | 'maxTrials'> & {
   box: { lower: number[]; upper: number[] } | null;
 };
 
@@ -93,7 +95,7 @@ export function runLoop(spec: LoopSpec, evaluate: Evaluate, valueAtMean: (u: rea
   const d = spec.dim;
   const strategy = getStrategy(spec.method);
   const options = resolveOptions(spec.method, d, optionsFor(spec.method, spec.options));
-  let state = strategy.init({ dim: d, batchSize: spec.batch, options, box: spec.box }, Rng.fromSeed(spec.seed));
+  let state = strategy.init({ dim: d, batchSize: spec.batch, options, box: spec.box, budget: spec.maxTrials ?? null }, Rng.fromSeed(spec.seed));
 
   const history: Observation[] = [];
   const values: number[] = [];

@@ -93,13 +93,13 @@ describe('parameter transforms (property tests)', () => {
     expect([box.lower[1], box.upper[1]]).toEqual([-3, 3]);
     // What the engine gets (initSpec): BO its box_std on the unbounded side, ProbNES no bound there
     // (it keeps μ inside the bounds only), CMA-ES no box at all.
-    const bo = initSpec('bo', 2, resolveOptions('bo', 2), space).box!;
+    const bo = initSpec('bo', 2, resolveOptions('bo', 2), space, null).box!;
     expect([bo.lower[1], bo.upper[1]]).toEqual([-3, 3]);
-    const probnes = initSpec('prob-cmaes', 2, resolveOptions('prob-cmaes', 2), space).box!;
+    const probnes = initSpec('prob-cmaes', 2, resolveOptions('prob-cmaes', 2), space, null).box!;
     expect(probnes.lower[0]).toBe(box.lower[0]);
     expect(probnes.upper[0]).toBe(box.upper[0]);
     expect([probnes.lower[1], probnes.upper[1]]).toEqual([-Infinity, Infinity]);
-    expect(initSpec('cmaes', 2, resolveOptions('cmaes', 2), space).box).toBeNull();
+    expect(initSpec('cmaes', 2, resolveOptions('cmaes', 2), space, null).box).toBeNull();
   });
 
   it('legalize clamps non-finite values into the bounds', () => {

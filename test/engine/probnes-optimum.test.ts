@@ -16,7 +16,7 @@ import { updateOptimumRadius, type ProbnesState } from '../../src/engine/strateg
 import type { Observation } from '../../src/engine/strategies/types.js';
 import { resolveProbnesParams } from '../../src/engine/strategies/probnes-params.js';
 
-const paramsOf = (profile: string) => resolveProbnesParams('prob-cmaes', { learningRateCov: 0.5, optimumRadius: 3 }, { profile });
+const paramsOf = (profile: string) => resolveProbnesParams('prob-cmaes', { learningRateCov: 0.5, optimumRadius: 3 }, { profile }, 2);
 
 const A = [[-2, 0.5], [0.5, -1]];
 const b = [1, -0.5];

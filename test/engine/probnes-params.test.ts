@@ -38,18 +38,18 @@ describe('ProbnesParams', () => {
     const specs = { ...PROBNES_OPTIONS, ...probnesBenchOptions(method) };
     for (const [key, spec] of Object.entries(specs)) {
       for (const profile of ['default', 'paper']) {
-        const ref = resolveProbnesParams(method, OWN[method], { profile });
-        const [a, b] = twoValues(spec).map((v) => resolveProbnesParams(method, OWN[method], key === 'profile' ? { profile: v } : { profile, [key]: v }));
+        const ref = resolveProbnesParams(method, OWN[method], { profile }, 2);
+        const [a, b] = twoValues(spec).map((v) => resolveProbnesParams(method, OWN[method], key === 'profile' ? { profile: v } : { profile, [key]: v }, 2));
         // Two values of the option give two parameter sets, and one of them is not the profile's.
         expect(a, `${method} ${profile} ${key}`).not.toEqual(b);
         expect([a, b].some((p) => JSON.stringify(p) !== JSON.stringify(ref)), `${method} ${profile} ${key}`).toBe(true);
       }
     }
-    expect(Object.isFrozen(resolveProbnesParams(method, OWN[method], {}))).toBe(true);
+    expect(Object.isFrozen(resolveProbnesParams(method, OWN[method], {}, 2))).toBe(true);
   });
 
   it('refuses an unknown option, a retired one and a value outside its spec, naming the option', () => {
-    const resolve = (o: Record<string, OptionValue>) => () => resolveProbnesParams('prob-cmaes', OWN['prob-cmaes'], o);
+    const resolve = (o: Record<string, OptionValue>) => () => resolveProbnesParams('prob-cmaes', OWN['prob-cmaes'], o, 2);
     expect(resolve({ nonsense: 1 })).toThrow(InvalidInputError);
     expect(resolve({ nonsense: 1 })).toThrow(/nonsense is not an option of method prob-cmaes/);
     expect(resolve({ mean_basis: 'loo' })).toThrow(/mean_basis is not an option/);
@@ -73,6 +73,6 @@ describe('ProbnesParams', () => {
     const f = JSON.parse(readFileSync(new URL(`../fixtures/states/v1/${fixture}.json`, import.meta.url), 'utf8')) as StateFixture;
     const options = (f.state as unknown as { options: Record<string, unknown> }).options;
     expect(options.profile).toBe(profile);
-    expect(resolveProbnesParams(method as MethodName, OWN[method], { profile })).toEqual(paramsFromV1Options(method as MethodName, OWN[method], options));
+    expect(resolveProbnesParams(method as MethodName, OWN[method], { profile }, 2)).toEqual(paramsFromV1Options(method as MethodName, OWN[method], options));
   });
 });

@@ -19,8 +19,9 @@ import { bruteA, bruteV, expmSeries, matMul2, mvnPdf } from './probnes-helpers.j
 const STRATS: Record<string, Strategy<ProbnesState>> = { 'prob-cmaes': probCmaes, 'prob-xnes': probXnes, 'prob-snes': probSnes };
 const quad = (c: number) => (x: number[]) => x.reduce((s, v) => s + (v - c) ** 2, 0);
 
+/** The natural-gradient search from generation 0 (the start phase of ALGORITHM.md §29 off; test/engine/probnes-start.test.ts tests it). */
 function start(method: MethodName, d: number, q: number, given: Record<string, number | string | boolean> = {}, seed = 1): ProbnesState {
-  return STRATS[method].init({ dim: d, batchSize: q, options: resolveOptions(method, d, given) }, Rng.fromSeed(seed));
+  return STRATS[method].init({ dim: d, batchSize: q, options: resolveOptions(method, d, { start_phase: 'off', ...given }) }, Rng.fromSeed(seed));
 }
 
 /** Runs `gens` generations; returns every state after each tell (index 0 = initial) and the history. */

@@ -72,7 +72,7 @@ describe('migrations', () => {
   });
   it('a state of a later version, or one that lacks what its version always held, is refused', () => {
     const f = v1('prob-xnes-paper');
-    expect(() => migrateState({ ...(json(f.state) as unknown as StoredState), version: 99 })).toThrow(/versions 1 to 2, not 99/);
+    expect(() => migrateState({ ...(json(f.state) as unknown as StoredState), version: 99 })).toThrow(/versions 1 to 3, not 99/);
     const { options: _o, ...noOptions } = json(f.state) as unknown as StoredState;
     expect(() => migrateState(noOptions as StoredState)).toThrow(/no options/);
     const cma = v1('cmaes');

@@ -125,7 +125,8 @@ describe.each(registeredMethods())('strategy contract: %s', (method) => {
     for (let g = 0; g < GENERATIONS; g++) {
       const count = generationSize(a);
       expect(count).toBeGreaterThanOrEqual(1);
-      expect(count).toBeLessThanOrEqual(lambda);
+      // λ, or the ProbNES start phase's stencil of 2d + 1 points (ALGORITHM.md §29).
+      expect(count).toBeLessThanOrEqual(Math.max(lambda, 2 * d + 1));
       const askA = pure(strategy.ask, a, { history: structuredClone(history), pending: [] }, count);
       const askB = strategy.ask(roundTrip(b), { history: structuredClone(history), pending: [] }, count);
       expect(askA.points).toHaveLength(count);

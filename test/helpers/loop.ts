@@ -73,6 +73,7 @@ interface StudyResponse {
   method: MethodName;
   batch_size: number;
   seed: number;
+  max_trials?: number | null;
   direction: 'minimize' | 'maximize';
   options: Record<string, number | string | boolean>;
   parameters: Parameters<typeof searchSpace>[0];
@@ -88,7 +89,7 @@ interface StudyResponse {
 export function referenceTrajectory(study: StudyResponse, generations: number, f: (p: Record<string, number>) => number): Record<string, ParamValue>[][] {
   const space = searchSpace(study.parameters, study.prior);
   const strategy = getStrategy(study.method);
-  let state: BaseState = strategy.init(initSpec(study.method, study.batch_size, study.options, space), Rng.fromSeed(study.seed));
+  let state: BaseState = strategy.init(initSpec(study.method, study.batch_size, study.options, space, study.max_trials ?? null), Rng.fromSeed(study.seed));
   const history: Observation[] = [];
   const out: Record<string, ParamValue>[][] = [];
   const sign = study.direction === 'maximize' ? -1 : 1;

@@ -8,12 +8,13 @@ import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError } from '../common/errors.js';
 import { categoryPriors, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
-export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace): InitSpec {
+/** `budget`: the study's max_trials (null: none), which sizes the ProbNES start phase (docs/ALGORITHM.md §29). */
+export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace, budget: number | null): InitSpec {
   // Methods that use a box get it (an unbounded parameter: ±box_std for BO/πBO, ±∞ for a method
   // without box_std); all get the bounds by projection (handOut).
   const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? Infinity)) : null;
   const categories = categoryPriors(space);
-  return { dim: space.parameters.length, batchSize, options, box, ...(categories.length > 0 ? { categories } : {}) };
+  return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}) };
 }
 
 export async function initialState(runner: EngineRunner, method: MethodName, spec: InitSpec, seed: number): Promise<BaseState> {

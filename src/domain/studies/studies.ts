@@ -69,7 +69,7 @@ export class StudyService {
     const seed = input.seed ?? this.newSeed();
     // The engine starts before the study exists and is written with it: if init fails there is no study.
     const space = searchSpace(parameters, prior);
-    const spec = initSpec(input.method, input.batch_size, options, space);
+    const spec = initSpec(input.method, input.batch_size, options, space, input.max_trials ?? null);
     const engine = await initialState(this.engine, input.method, spec, seed);
     const createdAt = this.now().toISOString();
     const study = {

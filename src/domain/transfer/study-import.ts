@@ -187,7 +187,7 @@ function isRngState(v: unknown): boolean {
  */
 function resolvedParams(s: StudyDocument['study'], space: SearchSpace): unknown {
   try {
-    const state = getStrategy(s.method).init(initSpec(s.method, s.batch_size, s.options, space), Rng.fromSeed(1));
+    const state = getStrategy(s.method).init(initSpec(s.method, s.batch_size, s.options, space, s.max_trials), Rng.fromSeed(1));
     return JSON.parse(JSON.stringify(state.params)) as unknown;
   } catch {
     return null;

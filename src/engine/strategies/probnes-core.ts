@@ -48,6 +48,7 @@ import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrog
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
 import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
+import { askStart, initStart, startGenerationSize, tellStart } from './probnes-start.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
 
@@ -55,8 +56,9 @@ function init(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): Pr
   const d = spec.dim;
   if (!(Number.isInteger(d) && d >= 1)) throw new InvalidInputError(`dimension must be a positive integer, got ${d}`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
-  const params = resolveProbnesParams(method, own, spec.options);
-  return {
+  const params = resolveProbnesParams(method, own, spec.options, d, spec.budget ?? null);
+  const start = params.startPhase === 'powell' ? initStart(d, params.startPhaseLength) : null;
+  const state: ProbnesState = {
     version: PROBNES_STATE_VERSION,
     method,
     dim: d,
@@ -74,7 +76,10 @@ function init(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): Pr
     bounds: storedBounds(spec.box),
     optimumRadius: params.optimumRadius,
     optimumAsked: null,
+    start,
   };
+  // The start phase's first generation is its stencil (probnes-start.ts).
+  return start ? { ...state, generationSize: startGenerationSize(state) } : state;
 }
 
 /**
@@ -89,6 +94,7 @@ function wantsMean(state: ProbnesState): boolean {
 
 function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<ProbnesState> {
   if (!(Number.isInteger(count) && count >= 0)) throw new InvalidInputError(`count must be a non-negative integer, got ${count}`);
+  if (state.start) return askStart(state, ctx, count);
   const rng = Rng.fromState(state.rng);
   const includeMean = count > 0 && wantsMean(state);
   const points: number[][] = includeMean ? [state.mean.slice()] : [];
@@ -185,6 +191,7 @@ function checkHistory(history: readonly Observation[], d: number): void {
 function tell(method: MethodName, state: ProbnesState, ctx: TellContext): ProbnesState {
   const history = ctx.history;
   checkHistory(history, state.dim);
+  if (state.start) return tellStart(state, ctx, (s, c) => tell(method, s, c));
   const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false, ...radiusAfterTell(state, ctx.batch) };
   if (history.length === 0) return next; // nothing observed: keep ν (an empty generation)
   const rng = Rng.fromState(state.rng);

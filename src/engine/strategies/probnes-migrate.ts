@@ -1,5 +1,8 @@
 /**
- * Stored ProbNES states of every version, read as the current one (version 2, probnes-core.ts).
+ * Stored ProbNES states of every version, read as the current one (version 3, probnes-core.ts).
+ *
+ * Version 2 had no start phase (§29): it reads as a state whose phase is off (params.startPhase 'off',
+ * length 0, `start` null), which every version-2 state was, so it continues bit for bit.
  *
  * Version 1 kept the options and read each by name, with a fallback for every option added after the
  * first release; its GP targets were named `z` in the first releases and `negYTilde` later; `quad`,
@@ -13,7 +16,19 @@ import type { MethodName } from './methods.js';
 import { PROBNES_STATE_VERSION as CURRENT, type ProbnesState, type StoredGp } from './probnes-state.js';
 import { paramsFromV1Options, type ProbnesOwn } from './probnes-params.js';
 import type { StoredState } from './types.js';
+import { checkStartState } from './probnes-start.js';
 
+
+function fromV2(s: StoredState): ProbnesState {
+  const { params, ...rest } = s as StoredState & { params?: Record<string, unknown> };
+  if (!params || typeof params !== 'object') throw new InvalidInputError('the stored ProbNES state (version 2) has no params');
+  return {
+    ...(rest as unknown as Omit<ProbnesState, 'params' | 'start'>),
+    version: CURRENT,
+    params: Object.freeze({ ...(params as unknown as ProbnesState['params']), startPhase: 'off', startPhaseLength: 0 }),
+    start: null,
+  };
+}
 
 function fromV1(method: MethodName, own: ProbnesOwn, s: StoredState): ProbnesState {
   const { options, gp, bounds, optimumRadius, optimumAsked, ...rest } = s as StoredState & {
@@ -42,11 +57,17 @@ function fromV1(method: MethodName, own: ProbnesOwn, s: StoredState): ProbnesSta
     // Version 1 read ρ_t only while it adapts, ρ₀ otherwise.
     optimumRadius: adapts ? (optimumRadius ?? params.optimumRadius) : params.optimumRadius,
     optimumAsked: optimumAsked ?? null,
+    start: null,
   };
 }
 
 export function migrateProbnesState(method: MethodName, own: ProbnesOwn, stored: StoredState): ProbnesState {
-  if (stored.version === CURRENT) return stored as unknown as ProbnesState;
+  if (stored.version === CURRENT) {
+    const state = stored as unknown as ProbnesState;
+    checkStartState(state);
+    return state;
+  }
+  if (stored.version === 2) return fromV2(stored);
   if (stored.version === 1) return fromV1(method, own, stored);
   throw new InvalidInputError(`${method} reads engine states of versions 1 to ${CURRENT}, not ${String(stored.version)}`);
 }

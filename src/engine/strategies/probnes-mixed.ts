@@ -44,7 +44,8 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
   const dc = spec.dim - q.length;
   if (q.length === 0 || !(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
-  const params = resolveProbnesParams(method, own, spec.options);
+  // The start phase (§29) models continuous coordinates only: a mixed space starts as before.
+  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), startPhase: 'off' as const, startPhaseLength: 0 });
   const bound = (v: number) => (Number.isFinite(v) ? v : null);
   return {
     version: PROBNES_STATE_VERSION,
@@ -64,6 +65,7 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
     bounds: spec.box ? { lower: spec.box.lower.slice(0, dc).map(bound), upper: spec.box.upper.slice(0, dc).map(bound) } : null,
     optimumRadius: params.optimumRadius,
     optimumAsked: null,
+    start: null,
   };
 }
 

@@ -69,6 +69,12 @@ export interface ProbnesParams {
   readonly injectOptimum: 'off' | 'basis' | 'weighted';
   readonly optimumRadius: number;
   readonly optimumRadiusMax: number;
+  /**
+   * §29: Powell's start phase (the 2d + 1 stencil, then the least-Frobenius-norm model's trust-region and
+   * geometry steps) for the first `startPhaseLength` evaluations, or none ('off', length 0).
+   */
+  readonly startPhase: 'powell' | 'off';
+  readonly startPhaseLength: number;
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -88,7 +94,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -197,6 +203,36 @@ const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm'>]: Row<
   },
 };
 
+/**
+ * §29: the start phase. Resolved apart from PARAMS: an option set that does not name it is read as 'off',
+ * because the options stored with a study are its effective options (defaults filled in at creation), so
+ * a study created before the phase existed names no `start_phase` and continues exactly as it was; a new
+ * study's effective options name it (probnesDefaults).
+ */
+const START_PHASE: OptionSpec = {
+  kind: 'enum', values: ['powell', 'off'],
+  description: 'Start with Powell\'s model (the 2d + 1 stencil along the prior\'s axes, then the trust-region steps of a least-Frobenius-norm quadratic, each point computed from every result reported so far) for a number of evaluations set by max_trials and the dimension (docs/ALGORITHM.md §29), then the natural-gradient search from the best point; or off. Default profile: powell; paper profile: off.',
+};
+const START_PHASE_LENGTH: OptionSpec = {
+  kind: 'number', min: 0, max: 1_000_000, integer: true,
+  description: 'With start_phase powell: the phase\'s evaluations, overriding the rule of docs/ALGORITHM.md §29 (0 = the rule).',
+};
+
+/**
+ * §29: the start phase's length in evaluations for dimension d and the study's declared budget B
+ * (max_trials; null: none). Measured on BBOB (docs/BENCHMARKS.md, "BBOB"): Powell's model reaches more
+ * targets than the natural-gradient search up to about 10·d evaluations, and the search more after that,
+ * so a budget of at most 10·d is the model's throughout, one of at most 20·d hands over at 10·d, and a
+ * larger or unknown budget hands over at max(5·d, 20), which keeps the 50·d results.
+ */
+export function startPhaseLength(d: number, budget: number | null): number {
+  const late = Math.max(5 * d, 20);
+  if (budget === null) return late;
+  if (budget <= 10 * d) return budget;
+  if (budget <= 20 * d) return 10 * d;
+  return late;
+}
+
 const PROFILE: OptionSpec = {
   kind: 'enum', values: ['default', 'paper'],
   description: '`default` (ours: the paper\'s algorithm plus a quadratic GP mean with a model-based mean step, the model\'s optimum and μ in every batch, a capped active set, a warm-started GP fit and ν kept inside the bounds; docs/ALGORITHM.md §10) or `paper` (the published algorithm).',
@@ -207,7 +243,7 @@ const rows = Object.entries(PARAMS) as [keyof typeof PARAMS, Row<keyof typeof PA
 const specsOf = (access: 'public' | 'bench'): Record<string, OptionSpec> => Object.fromEntries(rows.filter(([, r]) => r.access === access).map(([, r]) => [r.option, r.spec]));
 
 /** The options the API accepts for the three methods. */
-export const PROBNES_OPTIONS: OptionSpecs = { profile: PROFILE, ...specsOf('public') };
+export const PROBNES_OPTIONS: OptionSpecs = { profile: PROFILE, start_phase: START_PHASE, ...specsOf('public') };
 /**
  * Options of earlier releases whose paths were removed (the leave-one-out choice of the mean's basis,
  * and the optimum's gate that compensated for it): documents may hold them; paramsFromV1Options maps
@@ -217,7 +253,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -228,7 +264,7 @@ function profileOf(v: OptionValue | undefined): Profile {
 /** The public options' defaults for a profile (what a study's effective options show). */
 export function probnesDefaults(profileName: string, own: ProbnesOwn): Options {
   const profile = profileOf(profileName);
-  const out: Options = { profile };
+  const out: Options = { profile, start_phase: paper(profile) ? 'off' : 'powell' };
   for (const [, r] of rows) if (r.access === 'public') out[r.option] = r.value(profile, own);
   return out;
 }
@@ -243,12 +279,17 @@ function covFormOf(method: MethodName, snesForm: OptionValue): CovForm {
  * The parameters for `options` (public and bench, each checked against its spec; an unknown key is
  * refused): every parameter the options do not set takes its profile's default.
  */
-export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, options: Options): ProbnesParams {
+export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, options: Options, d: number, budget: number | null = null): ProbnesParams {
   checkedOptions(method, { ...PROBNES_OPTIONS, ...probnesBenchOptions(method) }, options);
   const profile = profileOf(options.profile);
   const out: Record<string, OptionValue> = { profile };
   for (const [key, r] of rows) out[key] = options[r.option] ?? r.value(profile, own);
   out.covForm = covFormOf(method, options.snes_form ?? (paper(profile) ? 'reference' : 'natural'));
+  // Options that do not name start_phase: off (START_PHASE's note).
+  const start = options.start_phase === 'powell' ? 'powell' : 'off';
+  const given = typeof options.start_phase_length === 'number' ? options.start_phase_length : 0;
+  out.startPhase = start;
+  out.startPhaseLength = start === 'off' ? 0 : given > 0 ? given : startPhaseLength(d, budget);
   return Object.freeze(out as unknown as ProbnesParams);
 }
 
@@ -299,6 +340,9 @@ export function paramsFromV1Options(method: MethodName, own: ProbnesOwn, o: Read
     // The version-1 engine read optimum_radius in every tell; a state without it could not be told.
     optimumRadius: need('optimum_radius'),
     optimumRadiusMax: get('optimum_radius_max', 0),
+    // The start phase (§29) came after version 2: no stored state had it.
+    startPhase: 'off',
+    startPhaseLength: 0,
   };
   return Object.freeze(params);
 }

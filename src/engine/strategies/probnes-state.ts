@@ -6,14 +6,30 @@ import type { GpHyper } from '../gp/types.js';
 import type { BasisKind, QuadraticMean } from './probnes-bq.js';
 import type { ProbnesParams } from './probnes-params.js';
 import type { Bounds } from './bounds.js';
-import type { BaseState, Diagnostics } from './types.js';
+import type { PowellState } from './powell-iteration.js';
+import type { BaseState, Diagnostics, Observation } from './types.js';
 
 /**
- * Version 2: the typed parameters (`params`) instead of the options, and every field present (the GP's
- * `negYTilde`, `quad`, `basis`; `bounds`, `optimumRadius`, `optimumAsked`). probnes-migrate.ts reads
- * version 1.
+ * Version 3: the start phase (`start`, §29; params.startPhase and startPhaseLength). Version 2: the typed
+ * parameters (`params`) instead of the options, and every field present (the GP's `negYTilde`, `quad`,
+ * `basis`; `bounds`, `optimumRadius`, `optimumAsked`). probnes-migrate.ts reads versions 1 and 2.
  */
-export const PROBNES_STATE_VERSION = 2;
+export const PROBNES_STATE_VERSION = 3;
+
+/**
+ * The start phase in progress (docs/ALGORITHM.md §29; probnes-start.ts): Powell's iteration on the
+ * results so far, in internal coordinates (the prior is N(0, I), so Δ is in prior standard deviations).
+ */
+export interface StartState {
+  powell: PowellState;
+  /** How many entries of the tells' history (every result, in completion order) the model has taken in. */
+  seen: number;
+  /** Results of the phase the natural-gradient update has not been told yet (it is told q at a time). */
+  untold: Observation[];
+  /** Stencil points handed out so far (generation 0), and whether the model's point was handed out in this generation. */
+  stencilAsked: number;
+  modelAsked: boolean;
+}
 
 /** The GP of the last tell: what ask selects with and estimate predicts with. */
 export interface StoredGp {
@@ -64,6 +80,8 @@ export interface ProbnesState extends BaseState {
   optimumRadius: number;
   /** With an adapting ρ_t: the model's optimum handed out in this generation and the best y observed before it (null: none). */
   optimumAsked: { x: number[]; bestBefore: number } | null;
+  /** The start phase while it runs (§29); null once it has handed over, or when params.startPhase is off. */
+  start: StartState | null;
 }
 
 

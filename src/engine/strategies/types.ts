@@ -35,6 +35,11 @@ export interface InitSpec {
    * them, and `mean`/`cov` of the state cover the other (continuous) coordinates only.
    */
   categories?: number[][];
+  /**
+   * The evaluations the study declares it will spend (max_trials), if any: the ProbNES methods size
+   * their start phase by it (docs/ALGORITHM.md §29); the other methods ignore it.
+   */
+  budget?: number | null;
 }
 
 /** One evaluated point: internal coordinates and the value to minimise. */

@@ -1,0 +1,158 @@
+/**
+ * The start phase of the ProbNES methods (docs/ALGORITHM.md §29): Powell's model drives the first
+ * params.startPhaseLength evaluations, the natural-gradient search (probnes-core.ts) the rest.
+ *
+ * - Generation 0 is Powell's 2d + 1 stencil μ₀, μ₀ ± Δ₀e_i along the prior's axes (internal coordinates,
+ *   where the prior is N(0, I): Δ₀ = one prior standard deviation), handed out as one batch: several
+ *   workers evaluate it at once and nothing in it depends on another of its results.
+ * - Then each generation is one result (state.generationSize = 1): the model's next point (powell-iteration.ts),
+ *   computed from every result reported so far. A worker that asks for one trial at a time therefore gets
+ *   Powell's sequence. Workers asking while the model's point is out get points that serve the search
+ *   instead of waiting: the batch-BQ selection from ν (centred at the best point, conditioned on every
+ *   pending point), as the natural-gradient phase would choose them; their results join the model's set.
+ * - The natural-gradient update (the loop of probnes-core.ts: GP, BQ gradient, μ and Σ) is told the
+ *   phase's results q = batch_size at a time, and μ is then moved to the best point so far: Σ and the GP
+ *   adapt during the phase, ν stays centred where the model is.
+ * - The phase ends when it has used params.startPhaseLength evaluations or Powell's iteration converged
+ *   (ρ = ρ_end): the update is told what it has not been told, μ moves to the best point, and from the next
+ *   generation on the method is the natural-gradient search, unchanged (hand-over: μ at the best point;
+ *   Σ and the GP from everything evaluated).
+ */
+import { InvalidInputError } from '../errors.js';
+import { Rng } from '../random/index.js';
+import type { Bounds } from './bounds.js';
+import { clampToBounds } from './bounds.js';
+import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
+import type { Box } from './powell-model.js';
+import { rebuildModel, sampleFrom, selectBatch } from './probnes-bq.js';
+import type { ProbnesState, StartState } from './probnes-state.js';
+import type { AskContext, AskResult, TellContext } from './types.js';
+
+/** Δ₀ (Powell's RHOBEG) in prior standard deviations, and ρ_end (RHOEND). */
+export const START_DELTA = 1;
+const START_RHO_END = 1e-7;
+
+/** The start state of a fresh study, or null when the phase is off (or has no evaluation to run). */
+export function initStart(d: number, length: number): StartState | null {
+  if (length <= 0) return null;
+  return { powell: initPowell(d, START_DELTA, START_RHO_END), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
+}
+
+/** The size of the phase's generation 0 (the stencil) and of every later one (one result). */
+export function startGenerationSize(state: ProbnesState): number {
+  return state.generation === 0 ? 2 * state.dim + 1 : 1;
+}
+
+/** The study's box as Powell's steps see it (±∞ for an unbounded side), or null. */
+function boxOf(bounds: Bounds | null): Box | null {
+  if (!bounds) return null;
+  return { lower: bounds.lower.map((v) => v ?? -Infinity), upper: bounds.upper.map((v) => v ?? Infinity) };
+}
+
+/**
+ * Points that serve the model without waiting for it: batch BQ from ν given every pending point (the
+ * GP of the last natural-gradient update), or draws from ν before there is one.
+ */
+function servingPoints(state: ProbnesState, pending: number[][], n: number, rng: Rng): number[][] {
+  if (n <= 0) return [];
+  const p = state.params;
+  if (p.acquisition === 'batch-bq' && state.gp !== null) {
+    const model = rebuildModel(state.gp.hyper, state.gp.X, state.gp.negYTilde, null, state.gp.knownNoise ?? null);
+    return selectBatch(model, state.mean, state.cov, pending, n, p.candidates, rng, { size: p.candidatePool, selection: p.poolSelection });
+  }
+  return sampleFrom(state.mean, state.cov, n, rng);
+}
+
+/**
+ * ask during the phase: the stencil's next points, then the model's point and serving points. When
+ * Powell's iteration has converged (or its set determines no model) there is no model point: serving
+ * points only, and the next tell ends the phase.
+ */
+export function askStart(state: ProbnesState, ctx: AskContext, count: number): AskResult<ProbnesState> {
+  const start = structuredClone(state.start!);
+  const rng = Rng.fromState(state.rng);
+  const box = boxOf(state.bounds);
+  const points: number[][] = [];
+  if (count > 0 && state.generation === 0) {
+    const stencil = powellStencil(state.mean, START_DELTA, box).map((x) => (state.bounds ? clampToBounds(x, state.bounds) : x));
+    const take = stencil.slice(start.stencilAsked, start.stencilAsked + count);
+    start.stencilAsked += take.length;
+    points.push(...take);
+  } else if (count > 0 && !start.modelAsked) {
+    start.modelAsked = true;
+    const x = powellNext(start.powell, box);
+    if (x) points.push(x);
+  }
+  points.push(...servingPoints(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
+  return { points, state: { ...state, rng: rng.state(), start } };
+}
+
+/**
+ * tell during the phase: every result not yet seen joins Powell's set (the model's own point through
+ * its ratio test); q at a time, and at the end of the phase, they go to the natural-gradient update.
+ * `naturalTell` is probnes-core.ts's tell of a state without a start phase.
+ */
+export function tellStart(state: ProbnesState, ctx: TellContext, naturalTell: (s: ProbnesState, c: TellContext) => ProbnesState): ProbnesState {
+  const start = structuredClone(state.start!);
+  // The history lists every result in completion order and only grows; a shorter one (never seen from
+  // the loop) is read from its start again rather than skipped.
+  const seen = start.seen <= ctx.history.length ? start.seen : 0;
+  const fresh = ctx.history.slice(seen);
+  for (const o of fresh) powellObserve(start.powell, o.x, o.y);
+  start.seen = seen + fresh.length;
+  start.untold.push(...fresh.map((o) => ({ ...o, x: o.x.slice() })));
+  start.modelAsked = false;
+  // The end: the phase's evaluations used, Powell's iteration converged, or (never seen on a stencil's
+  // results) a set that determines no model after the stencil.
+  const ends = start.seen >= state.params.startPhaseLength || start.powell.converged || (state.generation > 0 && start.powell.model === null);
+  let next: ProbnesState = { ...state, start };
+  if (ends || state.generation === 0 || start.untold.length >= state.batchSize) next = syncNatural(next, ctx, naturalTell);
+  else next = { ...next, generation: state.generation + 1, meanAsked: false };
+  if (ends) return finish(next);
+  return { ...next, generationSize: startGenerationSize(next) };
+}
+
+/** The natural-gradient update told the untold results; μ to the best point so far (in the box). */
+function syncNatural(state: ProbnesState, ctx: TellContext, naturalTell: (s: ProbnesState, c: TellContext) => ProbnesState): ProbnesState {
+  const start = state.start!;
+  const told = naturalTell({ ...state, start: null }, { batch: start.untold, history: ctx.history });
+  return { ...told, mean: bestMean(state, start.powell), start: { ...start, untold: [] } };
+}
+
+function bestMean(state: ProbnesState, powell: PowellState): number[] {
+  if (powell.points.length === 0) return state.mean.slice();
+  const x = bestPoint(powell).x.slice();
+  return state.bounds ? clampToBounds(x, state.bounds) : x;
+}
+
+/** The phase is over: the natural-gradient search from here on (its own generation size). */
+function finish(state: ProbnesState): ProbnesState {
+  const { generationSize: _dropped, ...rest } = state;
+  return { ...rest, start: null };
+}
+
+const isNums = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+
+/**
+ * A stored start state is what this engine writes (an imported document may hold anything): sizes fixed
+ * by d (at most 2d + 1 points of d coordinates, a d × d Hessian), at most startPhaseLength untold
+ * results, finite numbers. Throws InvalidInputError otherwise.
+ */
+export function checkStartState(state: ProbnesState): void {
+  const s = state.start as unknown;
+  if (s === null) return;
+  const d = state.dim;
+  const bad = (what: string) => new InvalidInputError(`the stored ProbNES start phase ${what}`);
+  if (s === undefined || typeof s !== 'object') throw bad('is missing (version 3 states hold start: null or the phase)');
+  const st = s as StartState;
+  if (state.params.startPhase !== 'powell') throw bad('runs although params.startPhase is off');
+  const pw = st.powell as PowellState | undefined;
+  if (!pw || typeof pw !== 'object' || pw.d !== d || pw.m !== 2 * d + 1) throw bad(`must be Powell's iteration in ${d} dimensions with ${2 * d + 1} points`);
+  if (!Array.isArray(pw.points) || pw.points.length > pw.m || !pw.points.every((p) => p && isNums(p.x, d) && typeof p.y === 'number' && Number.isFinite(p.y))) throw bad(`must hold at most ${pw.m} points of ${d} finite coordinates and a finite value`);
+  if (pw.model !== null && !(pw.model && isNums(pw.model.centre, d) && isNums(pw.model.g, d) && Array.isArray(pw.model.H) && pw.model.H.length === d && pw.model.H.every((r) => isNums(r, d)) && Number.isFinite(pw.model.c))) throw bad('model must be a quadratic in d dimensions');
+  if (![pw.delta, pw.rho, pw.rhoEnd, pw.deltaMax].every((v) => typeof v === 'number' && v > 0 && Number.isFinite(v))) throw bad('radii must be positive numbers');
+  if (!Number.isInteger(pw.improve) || pw.improve < -1 || pw.improve >= pw.m || !Array.isArray(pw.errors) || pw.errors.length > 3 || !Number.isInteger(pw.floorFails) || typeof pw.converged !== 'boolean') throw bad('iteration state is malformed');
+  if (pw.pending !== null && !(pw.pending && isNums(pw.pending.x, d))) throw bad('pending point must have d coordinates');
+  if (!Number.isInteger(st.seen) || st.seen < 0 || !Number.isInteger(st.stencilAsked) || st.stencilAsked < 0 || typeof st.modelAsked !== 'boolean') throw bad('counters are malformed');
+  if (!Array.isArray(st.untold) || st.untold.length > Math.max(state.params.startPhaseLength, 2 * d + 1) + state.batchSize || !st.untold.every((o) => o && isNums(o.x, d) && Number.isFinite(o.y))) throw bad('untold results are malformed');
+}
