@@ -1,5 +1,6 @@
 /**
- * Every relative link in README.md and docs/*.md resolves: the file or directory exists, and a
+ * Every relative link in README.md, docs/*.md and the other markdown files (the clients', the
+ * examples' and the benchmarks' READMEs) resolves: the file or directory exists, and a
  * `#fragment` into a markdown file names one of its headings, slugged as GitHub renders them
  * (github-slugger: lower case, punctuation dropped, spaces to hyphens, "-1", "-2" for repeats).
  * Links inside code (fenced blocks, `inline code`) are text, not links, and are skipped; so are
@@ -7,8 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import GithubSlugger from 'github-slugger';
 import { describe, expect, it } from 'vitest';
+import { anchors, withoutCode } from './markdown.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -18,28 +19,19 @@ export function documents(): string[] {
   return ['README.md', ...docs.sort()];
 }
 
-/** The text with fenced code blocks and inline code spans blanked (line numbers kept). */
-export function withoutCode(text: string): string {
-  let fenced = false;
-  return text.split('\n').map((line) => {
-    if (/^\s*(```|~~~)/.test(line)) {
-      fenced = !fenced;
-      return '';
+/** The other markdown files of the repository that link pages: the clients', the examples', the benchmarks'. */
+export function otherMarkdown(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+      const rel = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (!['node_modules', 'fixtures', 'data', 'dist'].includes(e.name)) walk(rel);
+      } else if (e.name.endsWith('.md')) out.push(rel);
     }
-    return fenced ? '' : line.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length));
-  }).join('\n');
-}
-
-/** The anchors GitHub gives the headings of a markdown document. */
-export function anchors(text: string): Set<string> {
-  const slugger = new GithubSlugger();
-  const out = new Set<string>();
-  let fenced = false;
-  for (const line of text.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    else if (!fenced && /^#{1,6} /.test(line)) out.add(slugger.slug(line.replace(/^#{1,6} /, '').replace(/\s+#+\s*$/, '')));
-  }
-  return out;
+  };
+  for (const dir of ['clients', 'examples', 'bench', 'src', 'test', 'scripts']) if (fs.existsSync(path.join(ROOT, dir))) walk(dir);
+  return out.sort();
 }
 
 /** Inline links `[text](target)` and images, with their 1-based line. */
@@ -64,11 +56,11 @@ export function brokenLink(doc: string, target: string): string {
   return anchors(fs.readFileSync(file, 'utf8')).has(fragment) ? '' : `${path.relative(ROOT, file)} has no heading #${fragment}`;
 }
 
-describe('links in README.md and docs/', () => {
+describe('links in README.md, docs/ and the other markdown files', () => {
   it('every relative link names an existing file and, with a #fragment, one of its headings', () => {
     const problems: string[] = [];
     let checked = 0;
-    for (const doc of documents()) {
+    for (const doc of [...documents(), ...otherMarkdown()]) {
       for (const { line, target } of links(fs.readFileSync(path.join(ROOT, doc), 'utf8'))) {
         const broken = brokenLink(doc, target);
         if (broken) problems.push(`${doc}:${line} (${target}): ${broken}`);

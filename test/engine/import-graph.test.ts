@@ -1,5 +1,5 @@
 /**
- * The shape of the source's imports (ARCHITECTURE.md: small modules, imports one way): the engine's
+ * The shape of the source's imports (ARCHITECTURE.md rules 1 and 11: imports one way, small modules): the engine's
  * modules import one another without a cycle (type-only imports count: a cycle of types is still a
  * cycle a reader has to untangle), the domain's modules and folders import one another without a cycle, and the
  * domain keeps no loose module beside its index (every module lives in a folder). The graph is read from the relative import specifiers of src/.

@@ -166,7 +166,7 @@ describe('inject_optimum in ask', () => {
   });
 });
 
-describe('optimum_radius_max: the adaptive trust radius of the model optimum (§K)', () => {
+describe('optimum_radius_max: the adaptive trust radius of the model optimum (ALGORITHM.md §24)', () => {
   // Rule of Nocedal & Wright 2006, Algorithm 4.1, with the success test "better than every value before".
   it('doubles up to the cap after a success, halves back to ρ₀ (not below) after a failure, keeps ρ without a point', () => {
     expect(updateOptimumRadius(2, 2, 8, true)).toBe(4);

@@ -114,7 +114,7 @@ describe('batch BQ selection (ALGORITHM.md §5)', () => {
   });
 
   it('default profile with a candidate pool: the BQ points are pool draws, each the argmax of a(B) given μ and the ones before', () => {
-    // Without the model's optimum (§K), every point after μ is a BQ point: that selection is what is tested.
+    // Without the model's optimum (ALGORITHM.md §24), every point after μ is a BQ point: that selection is what is tested.
     const s0 = start('prob-cmaes', 2, 4, { candidate_pool: 30, pool_selection: 'greedy', inject_optimum: 'off' }, 8);
     const { state, history } = run('prob-cmaes', quad(0.7), 2, s0);
     const out = probCmaes.ask(state, { history, pending: [] }, 4);

@@ -1,7 +1,7 @@
 /**
  * The documented terminal state under hostile values: a study with max_trials, fed the extreme
  * range (±1.7e308) of values-scenarios, stays ACTIVE until its budget is spent, then is COMPLETED
- * with reason max_trials_reached (docs/limits.md, API.md "The suggest/observe loop"); its
+ * with reason max_trials_reached (docs/limits.md, docs/API.md "The suggest/observe loop"); its
  * distribution stays finite and positive definite and further requests are answered, not failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -217,7 +217,7 @@ function prunedGainScores(bound: Float64Array, starts: number, gain: (i: number)
   return values;
 }
 
-/** The greedy batch of §header, in unit-box coordinates. */
+/** The greedy batch described in the header, in unit-box coordinates. */
 function selectBatch(state: BoState, model: GpModel, rng: Rng, pending: number[][], count: number, incumbent: number[], best: number, w: number): number[][] {
   const d = state.dim;
   const S = state.params.mcSamples;

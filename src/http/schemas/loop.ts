@@ -1,4 +1,4 @@
-/** Schemas of the suggest/observe loop and the trial actions (API.md "The suggest/observe loop"). */
+/** Schemas of the suggest/observe loop and the trial actions (docs/API.md "The suggest/observe loop"). */
 import { z } from 'zod';
 import { LIMITS, ObservationsRequest, STUDY_STATES, wellFormed } from '../../domain/index.js';
 import { TrialSchema } from './trial.js';

@@ -1,4 +1,4 @@
-/** Response schemas of /best, /history and /distribution (API.md "Best and history"). */
+/** Response schemas of /best, /history and /distribution (docs/API.md "Best and history"). */
 import { z } from 'zod';
 import { HISTORY_LIMITS } from '../../domain/index.js';
 import { ParameterValueSchema } from '../../domain/index.js';

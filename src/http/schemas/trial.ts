@@ -1,4 +1,4 @@
-/** Trial resource and listing schemas (API.md "Resources"). */
+/** Trial resource and listing schemas (docs/API.md "Resources"). */
 import { z } from 'zod';
 import { ParameterValueSchema, Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
 import { isStopped } from '../../domain/index.js';
