@@ -30,6 +30,7 @@ import { methodRoutes } from './http/routes/methods.js';
 import { registerTenant } from './http/tenant.js';
 import { registerSecurity } from './http/security.js';
 import { receiptTimeouts } from './http/receipt-timeouts.js';
+import { requestLogger } from './http/logging.js';
 import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';
 import type { Storage } from './storage/index.js';
 
@@ -54,7 +55,8 @@ const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    ...(opts.logger ? { loggerInstance: opts.logger as FastifyBaseLogger } : { logger: false }),
+    // Request lines without the credentials a client may have put in the query (src/http/logging.ts).
+    ...(opts.logger ? { loggerInstance: requestLogger(opts.logger) as FastifyBaseLogger } : { logger: false }),
     bodyLimit: opts.config.bodyLimit,
     // Whole-request receipt bound (trickled bodies included): src/http/receipt-timeouts.ts.
     ...receiptTimeouts(opts.config.requestTimeoutMs),

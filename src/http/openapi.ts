@@ -106,6 +106,9 @@ function addSecurity(doc: OpenApiDoc): OpenApiDoc {
   return doc;
 }
 
+/** Swagger UI's own page under its static files, which it answers with a redirect to /docs/. */
+const DOCS_STATIC_INDEX = '/docs/static/index.html';
+
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
@@ -129,7 +132,21 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: jsonSchemaTransform,
     transformObject: (doc) => addSecurity(dropUnusedComponents(jsonSchemaTransformObject(doc))),
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    uiHooks: {
+      // @fastify/swagger-ui redirects /docs/static/index.html by replacing "/static/index.html" at the
+      // end of the URL it was asked for: with a query (…/index.html?x) nothing matched, and the URL
+      // redirected to itself forever. The page lives at /docs/, one level up, whatever the query.
+      onRequest: (request, reply, done) => {
+        if (request.routeOptions.url === DOCS_STATIC_INDEX) {
+          void reply.redirect('../');
+          return;
+        }
+        done();
+      },
+    },
+  });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 }
 

@@ -78,17 +78,27 @@ export function securityHeaders(): Readonly<Record<string, string>> {
     removeHeader: (name: string) => void delete headers[name.toLowerCase()],
   };
   // An API and its docs are not embedded cross-origin; keep the remaining helmet defaults.
-  helmet({ contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY } })({} as IncomingMessage, res as unknown as ServerResponse, (err?: unknown) => {
+  helmet({ contentSecurityPolicy: { useDefaults: false, directives: CONTENT_SECURITY_POLICY }, strictTransportSecurity: false })({} as IncomingMessage, res as unknown as ServerResponse, (err?: unknown) => {
     if (err) throw err;
   });
   return headers;
 }
 
+/**
+ * HSTS, sent only on a response that travels over TLS: RFC 6797 §7.2 says a host must not send it
+ * over plain HTTP (a browser ignores it there, and a server that sends it on every answer claims a
+ * TLS it may not have). `request.protocol` is https when the connection is TLS, or when Fastify's
+ * trustProxy (off here: the server is not told which proxy to trust) accepts X-Forwarded-Proto;
+ * behind a TLS-terminating proxy the proxy sends HSTS (docker/Caddyfile does).
+ */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
+
 /** Must be registered before the routes: the rate limiter attaches itself to routes as they are added. */
 export async function registerSecurity(app: FastifyInstance, opts: SecurityOptions): Promise<void> {
   const headers = securityHeaders();
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.headers(headers);
+    if (request.protocol === 'https') reply.header('strict-transport-security', STRICT_TRANSPORT_SECURITY);
     done();
   });
   if (opts.rateLimitPerMinute > 0 || opts.rateLimitOpenLoopbackPerMinute > 0) {
