@@ -115,9 +115,22 @@ export class TrialTable {
   }
 }
 
+/**
+ * One CSV cell. Text that starts with = + - @, a tab or a carriage return is a formula to a
+ * spreadsheet (a categorical choice "=1+2", a failure reason "=HYPERLINK(…)", a client id "@x"):
+ * OWASP's rule for CSV injection is to prefix it with a single quote and quote the cell, so that
+ * it shows as the text it is. Numbers are written as they are (a negative number is no formula).
+ */
+export function csvCell(v) {
+  if (v === null || v === undefined) return '';
+  const text = String(v);
+  if (typeof v !== 'number' && /^[=+\-@\t\r]/.test(text)) return `"'${text.replaceAll('"', '""')}"`;
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
 export function csv(study, trials) {
   const names = study.parameters.map((p) => p.name);
-  const q = (v) => (v === null || v === undefined ? '' : /[",\n]/.test(String(v)) ? `"${String(v).replaceAll('"', '""')}"` : String(v));
+  const q = csvCell;
   const head = ['trial_id', 'state', 'generation', 'client_id', 'source', 'value', 'stderr', ...names, 'failure_reason', 'created_at', 'completed_at'];
   const rows = trials.map((t) => [t.trial_id, t.state, t.generation, t.client_id, t.source, t.value, t.stderr, ...names.map((n) => t.parameters[n]), t.failure_reason, t.created_at, t.completed_at]);
   return [head, ...rows].map((r) => r.map(q).join(',')).join('\n') + '\n';
