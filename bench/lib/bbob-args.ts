@@ -13,6 +13,7 @@ import { registeredMethods } from '../../src/engine/strategies/registry.js';
 import { UsageError } from './args.js';
 import { isPeer, PEER_XTOL_REL, PEERS, type PeerName, type PeerRunSpec } from './bbob-peers.js';
 import { declaredOptions, optionsFor, type RunSpec } from './run.js';
+import { startPhaseLength } from '../../src/engine/strategies/probnes-params.js';
 
 /**
  * A method with its own options: `prob-cmaes:paper` is prob-cmaes with profile paper. `bobyqa` and
@@ -198,7 +199,9 @@ export function expandBbobJobs(c: BbobConfig): BbobJob[] {
           // runs once per budget B = k·d with max_trials = B, beside its run with none.
           const undeclared = { label: variant.label, b: budget(dim), maxTrials: null as number | null };
           const readsBudget = 'start_phase' in STRATEGIES[variant.method].options;
-          const declared = c.declareBudget && readsBudget ? [undeclared, ...c.budgetPerDim.map((k) => ({ label: `${variant.label}@${k}d`, b: k * dim, maxTrials: k * dim }))] : [undeclared];
+          // A declared budget whose phase is the undeclared run's, at the largest budget, is that run: not run twice.
+          const same = (k: number) => k === c.budgetPerDim[c.budgetPerDim.length - 1] && startPhaseLength(dim, k * dim) === startPhaseLength(dim, null);
+          const declared = c.declareBudget && readsBudget ? [undeclared, ...c.budgetPerDim.filter((k) => !same(k)).map((k) => ({ label: `${variant.label}@${k}d`, b: k * dim, maxTrials: k * dim }))] : [undeclared];
           for (const { label, b, maxTrials } of declared) {
             const spec: RunSpec = {
               method: variant.method, fn: `bbob-f${fn}`, dim, seed: instance, instance, tag: label,

@@ -45,7 +45,9 @@ export function renderDeclaredBudget(runs: readonly BbobRunRecord[], budgets: re
       const p = peers.map((v) => share(v, d, k));
       const best = p.filter((x) => !Number.isNaN(x)).reduce((m, x) => Math.max(m, x), -Infinity);
       const fmt = (x: number) => (Number.isNaN(x) ? '–' : `${(100 * x).toFixed(1)}%`);
-      out.push(row([String(d), `${k}·d`, ...bases.map((b) => fmt(share(`${b}@${k}d`, d, k))), ...p.map(fmt), best === -Infinity ? '–' : fmt(best)]));
+      // No `<base>@<k>d` runs: that budget's declared run is the undeclared one (the same phase; bbob-args.ts).
+      const own = (b: string) => (runs.some((r) => r.variant === `${b}@${k}d` && r.dim === d) ? share(`${b}@${k}d`, d, k) : share(b, d, k));
+      out.push(row([String(d), `${k}·d`, ...bases.map((b) => fmt(own(b))), ...p.map(fmt), best === -Infinity ? '–' : fmt(best)]));
     }
   }
   return out.join('\n');

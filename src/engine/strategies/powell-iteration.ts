@@ -42,7 +42,7 @@ export interface PowellPending {
 
 export interface PowellState {
   d: number;
-  /** Interpolation points kept (Powell's NPT): 2d + 1. */
+  /** Interpolation points kept (Powell's NPT): 2d + 1 up to (d + 1)(d + 2)/2, the full quadratic's. */
   m: number;
   points: PowellPoint[];
   model: Quadratic | null;
@@ -64,10 +64,13 @@ export interface PowellState {
 
 const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(...a.map((v, i) => v - b[i]));
 
-/** A fresh iteration: Δ₀ = ρ₀ = `delta0` (Powell's RHOBEG, the stencil's spacing), ρ_end = `rhoEnd`. */
-export function initPowell(d: number, delta0 = 1, rhoEnd = 1e-7, deltaMax = 10): PowellState {
+/**
+ * A fresh iteration: `m` interpolation points (Powell's NPT, 2d + 1 … (d + 1)(d + 2)/2), Δ₀ = ρ₀ = `delta0`
+ * (Powell's RHOBEG, the stencil's spacing), ρ_end = `rhoEnd`.
+ */
+export function initPowell(d: number, delta0 = 1, rhoEnd = 1e-7, deltaMax = 10, m = 2 * d + 1): PowellState {
   return {
-    d, m: 2 * d + 1, points: [], model: null, delta: delta0, rho: delta0, rhoEnd, deltaMax,
+    d, m, points: [], model: null, delta: delta0, rho: delta0, rhoEnd, deltaMax,
     pending: null, improve: -1, errors: [], floorFails: 0, converged: false,
     stats: { trust: 0, geometry: 0, rhoCuts: 0, success: 0 },
   };

@@ -28,7 +28,6 @@ export interface Quadratic {
 }
 
 const dot = (a: readonly number[], b: readonly number[]) => a.reduce((s, v, i) => s + v * b[i], 0);
-const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(...a.map((v, i) => v - b[i]));
 const zerosMat = (d: number) => Array.from({ length: d }, () => new Array<number>(d).fill(0));
 
 export function quadValue(q: Quadratic, x: readonly number[]): number {

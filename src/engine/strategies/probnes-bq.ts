@@ -10,7 +10,7 @@
  * The surrogate of one generation is the GP `model` (the whole model with a constant mean, or the
  * residual GP of a model with explicit basis functions, docs/ALGORITHM.md §14) plus `quad`,
  * the basis mean as a quadratic in u (null when the mean is the GP's constant). Posterior mean =
- * quad(u) + the GP's mean(u); every integral and gradient below is the sum of the two parts (§B).
+ * quad(u) + the GP's mean(u); every integral and gradient below is the sum of the two parts (§15).
  */
 import {
   type BasisKind,
@@ -90,7 +90,7 @@ export function quadraticFloor(d: number): number {
 /**
  * The generation's GP: MAP fit with the ProbNES priors (§2); the warm start, when given, is one more
  * start. With a quadratic mean the basis is the richest of constant, linear, diagonal and full
- * quadratic with n ≥ 1.5·p (the count rule, §A), fitted under the restricted likelihood (GLS β); with
+ * quadratic with n ≥ 1.5·p (the count rule, §14), fitted under the restricted likelihood (GLS β); with
  * the constant basis it is the constant-mean GP of §2, bit for bit.
  */
 export function fitProbnesGp(

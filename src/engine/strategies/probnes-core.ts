@@ -57,7 +57,7 @@ function init(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): Pr
   if (!(Number.isInteger(d) && d >= 1)) throw new InvalidInputError(`dimension must be a positive integer, got ${d}`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
   const params = resolveProbnesParams(method, own, spec.options, d, spec.budget ?? null);
-  const start = params.startPhase === 'powell' ? initStart(d, params.startPhaseLength) : null;
+  const start = params.startPhase === 'powell' ? initStart(d, params.startPhaseLength, params.startPhasePoints) : null;
   const state: ProbnesState = {
     version: PROBNES_STATE_VERSION,
     method,
@@ -146,7 +146,7 @@ function adaptsRadius(p: ProbnesParams): boolean {
 }
 
 /**
- * The trust-radius update of §K (classic trust-region management, Nocedal & Wright 2006, Algorithm 4.1):
+ * The trust-radius update of §24 (classic trust-region management, Nocedal & Wright 2006, Algorithm 4.1):
  * ρ doubles, up to ρ_max, after a generation whose model optimum was better than every value observed
  * before it was asked; it halves back toward ρ₀ (never below) after one whose optimum was not. A
  * generation without the model's optimum (or whose optimum was not observed) leaves ρ as it is.
@@ -226,7 +226,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   // §4: natural-gradient ascent on E_ν[−ỹ]; η_Σ has its own value once the mean is quadratic.
   const quadratic = fit.basis === 'diagonal' || fit.basis === 'full';
   const etaCov = quadratic ? p.etaCovQuadratic : p.etaCov;
-  // §E's step once the mean is quadratic; once it is linear, with meanStepLinear, the step along
+  // §18's step once the mean is quadratic; once it is linear, with meanStepLinear, the step along
   // Σg_μ to the trust radius (the Cauchy point of a model without curvature, A = 0).
   const linearStep = fit.basis === 'linear' && p.meanStepLinear;
   const step: Stepper =

@@ -4,7 +4,7 @@
  * m(u) = a0 + bᵀ(u − c) + (u − c)ᵀA(u − c) (maximised: the GP models −ỹ) says where the model
  * expects the best value; lq-CMA-ES evaluates its model's optimum in every iteration (Hansen 2019),
  * which is how it reaches the targets of ill-conditioned functions (BBOB f12 at d = 2) within 10·d
- * evaluations, where the mean step of §E moves μ along Σg_μ only and μ follows the valley slowly.
+ * evaluations, where the mean step of §18 moves μ along Σg_μ only and μ follows the valley slowly.
  *
  * The point is the trust-region maximiser of m around the current ν (Nocedal & Wright 2006, §4.3,
  * the exact subproblem solution by the eigen-decomposition): in whitened coordinates

@@ -28,7 +28,7 @@ export type Profile = 'default' | 'paper';
 
 export interface ProbnesParams {
   readonly profile: Profile;
-  /** §4: η_μ; η_Σ; η_Σ in generations whose GP mean has quadratic terms (§D). */
+  /** §4: η_μ; η_Σ; η_Σ in generations whose GP mean has quadratic terms (§17). */
   readonly etaMean: number;
   readonly etaCov: number;
   readonly etaCovQuadratic: number;
@@ -37,35 +37,35 @@ export interface ProbnesParams {
   /** §3: the closed-form expected gradient, or one sampled at `gradientSamples` draws (ablation). */
   readonly gradient: 'expected' | 'sampled';
   readonly gradientSamples: number;
-  /** §5: batch BQ over `candidates` batches (from a pool of `candidatePool` points when > 0, §G), or plain draws. */
+  /** §5: batch BQ over `candidates` batches (from a pool of `candidatePool` points when > 0, §20), or plain draws. */
   readonly acquisition: 'batch-bq' | 'none';
   readonly candidates: number;
   readonly candidatePool: number;
   readonly poolSelection: PoolSelection;
   /** §5: μ is one point of every batch. */
   readonly includeMean: boolean;
-  /** §1: the active set (χ² quantile; cap §H, 0 = none; floor §C). */
+  /** §1: the active set (χ² quantile; cap §21, 0 = none; floor §16). */
   readonly activeSet: boolean;
   readonly activeSetQuantile: number;
   readonly activeSetCap: number;
   readonly activeSetFloor: boolean;
-  /** §2: the MAP fit's starts (warm start; extra prior draws; default start every k-th generation, §J). */
+  /** §2: the MAP fit's starts (warm start; extra prior draws; default start every k-th generation, §23). */
   readonly gpWarmStart: boolean;
   readonly gpRestarts: number;
   readonly gpColdStartEvery: number;
-  /** §A: the GP mean. */
+  /** §14: the GP mean. */
   readonly meanFunction: 'constant' | 'quadratic';
-  /** §E: the mean step once the mean is quadratic, its trust radius, and the step of linear generations. */
+  /** §18: the mean step once the mean is quadratic, its trust radius, and the step of linear generations. */
   readonly meanStep: MeanStep;
   readonly trustRadius: number;
   readonly meanStepLinear: boolean;
-  /** §F: the largest |eigenvalue| of the whitened covariance step once the mean is quadratic. */
+  /** §19: the largest |eigenvalue| of the whitened covariance step once the mean is quadratic. */
   readonly covStepLimit: number;
-  /** §I: μ and ν kept inside the study's bounds. */
+  /** §22: μ and ν kept inside the study's bounds. */
   readonly meanInBounds: boolean;
   readonly meanStepFree: boolean;
   readonly covInBounds: boolean;
-  /** §K: the model's optimum as a batch point, within ρ₀ = optimumRadius (adapting up to optimumRadiusMax when larger). */
+  /** §24: the model's optimum as a batch point, within ρ₀ = optimumRadius (adapting up to optimumRadiusMax when larger). */
   readonly injectOptimum: 'off' | 'basis' | 'weighted';
   readonly optimumRadius: number;
   readonly optimumRadiusMax: number;
@@ -75,6 +75,8 @@ export interface ProbnesParams {
    */
   readonly startPhase: 'powell' | 'off';
   readonly startPhaseLength: number;
+  /** §29: the model's interpolation points m (Powell's NPT). */
+  readonly startPhasePoints: number;
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -94,7 +96,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -213,6 +215,17 @@ const START_PHASE: OptionSpec = {
   kind: 'enum', values: ['powell', 'off'],
   description: 'Start with Powell\'s model (the 2d + 1 stencil along the prior\'s axes, then the trust-region steps of a least-Frobenius-norm quadratic, each point computed from every result reported so far) for a number of evaluations set by max_trials and the dimension (docs/ALGORITHM.md §29), then the natural-gradient search from the best point; or off. Default profile: powell; paper profile: off.',
 };
+const START_PHASE_POINTS: OptionSpec = {
+  kind: 'number', min: 0, max: 1_000_000, integer: true,
+  description: 'With start_phase powell: the model\'s interpolation points m (Powell\'s NPT), clamped to 2d + 1 … (d + 1)(d + 2)/2 (0 = the rule of docs/ALGORITHM.md §29).',
+};
+
+/** §29: the model's interpolation points for dimension d: `given` clamped to 2d + 1 … (d + 1)(d + 2)/2, or the rule (0). */
+export function startPhasePoints(d: number, given = 0): number {
+  const lo = 2 * d + 1, hi = ((d + 1) * (d + 2)) / 2;
+  return given > 0 ? Math.min(hi, Math.max(lo, given)) : lo;
+}
+
 const START_PHASE_LENGTH: OptionSpec = {
   kind: 'number', min: 0, max: 1_000_000, integer: true,
   description: 'With start_phase powell: the phase\'s evaluations, overriding the rule of docs/ALGORITHM.md §29 (0 = the rule).',
@@ -253,7 +266,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -290,6 +303,7 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
   const given = typeof options.start_phase_length === 'number' ? options.start_phase_length : 0;
   out.startPhase = start;
   out.startPhaseLength = start === 'off' ? 0 : given > 0 ? given : startPhaseLength(d, budget);
+  out.startPhasePoints = start === 'off' ? 0 : startPhasePoints(d, typeof options.start_phase_points === 'number' ? options.start_phase_points : 0);
   return Object.freeze(out as unknown as ProbnesParams);
 }
 
@@ -343,6 +357,7 @@ export function paramsFromV1Options(method: MethodName, own: ProbnesOwn, o: Read
     // The start phase (§29) came after version 2: no stored state had it.
     startPhase: 'off',
     startPhaseLength: 0,
+    startPhasePoints: 0,
   };
   return Object.freeze(params);
 }

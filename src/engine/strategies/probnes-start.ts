@@ -33,9 +33,9 @@ export const START_DELTA = 1;
 const START_RHO_END = 1e-7;
 
 /** The start state of a fresh study, or null when the phase is off (or has no evaluation to run). */
-export function initStart(d: number, length: number): StartState | null {
+export function initStart(d: number, length: number, points: number): StartState | null {
   if (length <= 0) return null;
-  return { powell: initPowell(d, START_DELTA, START_RHO_END), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
+  return { powell: initPowell(d, START_DELTA, START_RHO_END, 10, points), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
 }
 
 /** The size of the phase's generation 0 (the stencil) and of every later one (one result). */
@@ -147,7 +147,7 @@ export function checkStartState(state: ProbnesState): void {
   const st = s as StartState;
   if (state.params.startPhase !== 'powell') throw bad('runs although params.startPhase is off');
   const pw = st.powell as PowellState | undefined;
-  if (!pw || typeof pw !== 'object' || pw.d !== d || pw.m !== 2 * d + 1) throw bad(`must be Powell's iteration in ${d} dimensions with ${2 * d + 1} points`);
+  if (!pw || typeof pw !== 'object' || pw.d !== d || pw.m !== state.params.startPhasePoints) throw bad(`must be Powell's iteration in ${d} dimensions with ${state.params.startPhasePoints} points`);
   if (!Array.isArray(pw.points) || pw.points.length > pw.m || !pw.points.every((p) => p && isNums(p.x, d) && typeof p.y === 'number' && Number.isFinite(p.y))) throw bad(`must hold at most ${pw.m} points of ${d} finite coordinates and a finite value`);
   if (pw.model !== null && !(pw.model && isNums(pw.model.centre, d) && isNums(pw.model.g, d) && Array.isArray(pw.model.H) && pw.model.H.length === d && pw.model.H.every((r) => isNums(r, d)) && Number.isFinite(pw.model.c))) throw bad('model must be a quadratic in d dimensions');
   if (![pw.delta, pw.rho, pw.rhoEnd, pw.deltaMax].every((v) => typeof v === 'number' && v > 0 && Number.isFinite(v))) throw bad('radii must be positive numbers');

@@ -1,15 +1,13 @@
 /**
- * bench/lib/proto-mfn.ts: Powell's least-Frobenius-norm interpolating quadratic (Powell 2004), its
- * trust-region step and the NEWUOA/BOBYQA iteration built on them.
+ * The start phase's model (src/engine/strategies/powell-model.ts): Powell's least-Frobenius-norm
+ * interpolating quadratic (Powell 2004), its trust-region step, and the NEWUOA/BOBYQA iteration built on
+ * them (powell-iteration.ts).
  */
 import { Matrix, pseudoInverse, SingularValueDecomposition, solve } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
-import { runProto } from '../../bench/lib/bbob-proto.js';
 import { Rng } from '../../src/engine/random/index.js';
-import {
-  bestPoint, initMfn, lagrangeFunction, leastFrobeniusQuadratic, mfnNext, mfnObserve, mfnStencil, quadValue, replacementIndex, trustStep, trustStepBox,
-  type Quadratic,
-} from '../../bench/lib/proto-mfn.js';
+import { lagrangeFunction, leastFrobeniusQuadratic, quadValue, trustStep, trustStepBox, type Quadratic } from '../../src/engine/strategies/powell-model.js';
+import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, replacementIndex } from '../../src/engine/strategies/powell-iteration.js';
 
 const rng = Rng.fromSeed(7);
 const randn = () => rng.normal();
@@ -81,7 +79,7 @@ describe('leastFrobeniusQuadratic (Powell 2004)', () => {
     // f(x) = 3 + Σ b_i x_i + Σ a_i x_i²: the stencil's central differences give ∇²Q = diag(2a_i) exactly.
     const d = 4, a = [0.5, 2, -1, 3], b = [1, -2, 0.5, 0];
     const f = (x: number[]) => 3 + x.reduce((s, v, i) => s + b[i] * v + a[i] * v * v, 0);
-    const pts = mfnStencil([0.3, -0.2, 0.5, 1], 0.7);
+    const pts = powellStencil([0.3, -0.2, 0.5, 1], 0.7);
     expect(pts).toHaveLength(2 * d + 1);
     const q = leastFrobeniusQuadratic(pts, pts.map(f), pts[0])!;
     for (let i = 0; i < d; i++) for (let j = 0; j < d; j++) expect(q.H[i][j]).toBeCloseTo(i === j ? 2 * a[i] : 0, 9);
@@ -90,7 +88,7 @@ describe('leastFrobeniusQuadratic (Powell 2004)', () => {
 
   it('is not exact on a non-separable quadratic from the stencil: the cross terms are left at H_prev = 0', () => {
     const f = (x: number[]) => x[0] * x[1] + x[0] * x[0];
-    const pts = mfnStencil([0, 0], 1);
+    const pts = powellStencil([0, 0], 1);
     const q = leastFrobeniusQuadratic(pts, pts.map(f), pts[0])!;
     expect(q.H[0][1]).toBeCloseTo(0, 12);
     expect(q.H[0][0]).toBeCloseTo(2, 12);
@@ -172,17 +170,17 @@ describe('trustStepBox', () => {
 });
 
 describe('the NEWUOA/BOBYQA iteration', () => {
-  function run(f: (x: number[]) => number, x0: number[], budget: number, geometry = true) {
-    const s = initMfn(x0.length, { delta0: 1, geometry });
+  function run(f: (x: number[]) => number, x0: number[], budget: number) {
+    const s = initPowell(x0.length, 1);
     let evals = 0;
-    for (const x of mfnStencil(x0, 1)) {
-      mfnObserve(s, x, f(x));
+    for (const x of powellStencil(x0, 1)) {
+      powellObserve(s, x, f(x));
       evals++;
     }
     while (evals < budget) {
-      const x = mfnNext(s);
+      const x = powellNext(s, null);
       if (!x) break;
-      mfnObserve(s, x, f(x));
+      powellObserve(s, x, f(x));
       evals++;
     }
     return { s, evals, best: bestPoint(s).y };
@@ -220,17 +218,17 @@ describe('the NEWUOA/BOBYQA iteration', () => {
   });
 
   it('never replaces x_opt, and shrinks Δ after a step that did not decrease f', () => {
-    const s = initMfn(2, { delta0: 1 });
+    const s = initPowell(2, 1);
     const f = (x: number[]) => Math.abs(x[0] - 0.3) + Math.abs(x[1]); // not quadratic: the model's steps can fail
-    for (const x of mfnStencil([0, 0], 1)) mfnObserve(s, x, f(x));
+    for (const x of powellStencil([0, 0], 1)) powellObserve(s, x, f(x));
     const opt = bestPoint(s);
     expect(s.points[replacementIndex(s, [5, 5], opt.x)]).not.toBe(opt);
     for (let it = 0; it < 30; it++) {
-      const before = s.delta, x = mfnNext(s);
+      const before = s.delta, x = powellNext(s, null);
       if (!x) break;
       const pend = s.pending!;
       const y = f(x);
-      mfnObserve(s, x, y);
+      powellObserve(s, x, y);
       if (pend.kind === 'trust' && y >= pend.fOpt) expect(s.delta).toBeLessThanOrEqual(Math.max(0.5 * before, s.rho) + 1e-15);
       expect(s.points).toContain(bestPoint(s));
       expect(s.points.every((p) => p.y >= bestPoint(s).y)).toBe(true);
@@ -239,13 +237,13 @@ describe('the NEWUOA/BOBYQA iteration', () => {
   });
 
   it('converges (two failures at ρ_end) on a function with no model decrease left', () => {
-    const s = initMfn(2, { delta0: 1, rhoEnd: 1e-3 });
+    const s = initPowell(2, 1, 1e-3);
     const f = () => 1; // constant: every step predicts 0 decrease
-    for (const x of mfnStencil([0, 0], 1)) mfnObserve(s, x, f());
+    for (const x of powellStencil([0, 0], 1)) powellObserve(s, x, f());
     // Geometry steps on the stencil's far points come first; then ρ falls to ρ_end and the phase ends.
     let evals = 0;
-    for (let x = mfnNext(s); x; x = mfnNext(s)) {
-      mfnObserve(s, x, f());
+    for (let x = powellNext(s, null); x; x = powellNext(s, null)) {
+      powellObserve(s, x, f());
       evals++;
     }
     expect(evals).toBeLessThan(40);
@@ -254,14 +252,19 @@ describe('the NEWUOA/BOBYQA iteration', () => {
   });
 });
 
-describe('bbob-proto\'s `solo` flag (bench/lib/bbob-proto.ts)', () => {
-  it('solves BBOB f1 (a sphere: the stencil model is exact) within three trust steps after the stencil, instances 1–5', () => {
-    // f1's optimum lies in [−4, 4]^d, i.e. within 2√d prior deviations of μ₀ = 0; each step of an exact model
-    // has ratio 1, so Δ = 1, 2, 4 (max(Δ/2, 2‖s‖)) covers 7 ≥ 2√5 in three steps at d ≤ 5.
-    for (const dim of [2, 5]) for (let instance = 1; instance <= 5; instance++) {
-      const r = runProto({ method: 'prob-cmaes', options: {}, flags: ['solo'], fn: 1, dim, instance, budget: 2 * dim + 4, batch: 3, tag: 't' });
-      expect(Math.min(...r.values) - r.optimum).toBeLessThan(1e-8);
-      expect(r.values.slice(0, 2 * dim + 1).every((v) => v - r.optimum > 1e-8)).toBe(true); // the stencil alone does not
-    }
+describe('powellStencil', () => {
+  it('is x₀ and x₀ ± Δe_i inside the box, and moves a blocked side inward so the 2d + 1 points stay distinct', () => {
+    expect(powellStencil([0, 0], 1)).toEqual([[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]]);
+    // x₁ on its lower bound: both of its points go up (Δ/… and 2Δ within the room), x₂ unchanged.
+    const box = { lower: [0, -5], upper: [3, 5] };
+    const pts = powellStencil([0, 0], 1, box);
+    expect(pts).toEqual([[0, 0], [1, 0], [2, 0], [0, 1], [0, -1]]);
+    expect(pts.every((x) => x.every((v, i) => v >= box.lower[i] && v <= box.upper[i]))).toBe(true);
+    // A narrow coordinate (width 0.5 around x₀): the offsets shrink to the room on each side.
+    const narrow = powellStencil([0.2], 1, { lower: [0], upper: [0.5] });
+    expect(narrow).toEqual([[0.2], [0.5], [0]]);
+    // The model from such a stencil is still determined.
+    const f = (x: number[]) => (x[0] - 0.3) ** 2 + 2 * x[1] ** 2;
+    expect(leastFrobeniusQuadratic(pts, pts.map(f), pts[0])).not.toBeNull();
   });
 });
