@@ -28,6 +28,19 @@ const tagOf = (p: Pending) => (p.task as unknown as { state: { tag: number } }).
 const limits = (o: Partial<FairnessLimits> = {}): FairnessLimits => ({ heavySlots: 1, lightMs: 50, perStudy: 10, perTenant: 10, maxWaitMs: 1e9, ...o });
 const tick = () => new Promise((r) => setImmediate(r));
 
+/**
+ * The error of a call that must be refused at once (admission throws before anything is queued):
+ * settled within one turn of the event loop, or the test fails here, by assertion, instead of
+ * waiting forever on a call that a broken bound queued (the held runner never finishes it).
+ */
+async function refusedAtOnce(call: Promise<unknown>): Promise<unknown> {
+  const notYet = Symbol('not settled');
+  const outcome = await Promise.race([call.then(() => 'fulfilled', (e: unknown) => e), tick().then(() => notYet)]);
+  expect(outcome, 'the call was queued or run instead of being refused at once').not.toBe(notYet);
+  expect(outcome, 'the call was run instead of being refused').not.toBe('fulfilled');
+  return outcome;
+}
+
 describe('FairScheduler', () => {
   it('serves heavy calls round robin between tenants: one tenant with many calls gets every other turn', async () => {
     const inner = heldRunner();
@@ -94,12 +107,11 @@ describe('FairScheduler', () => {
     const inner = heldRunner();
     const s = new FairScheduler(inner.run, limits({ perStudy: 1, perTenant: 2 }));
     const first = s.run(task('prob-cmaes', 1), { tenantId: 'A', studyId: 'a' });
-    const sameStudy = s.run(task('prob-cmaes', 2), { tenantId: 'A', studyId: 'a' });
-    await expect(sameStudy).rejects.toBeInstanceOf(EngineBusyError);
-    await expect(sameStudy).rejects.toMatchObject({ kind: 'busy', code: 'engine_busy' });
+    const sameStudy = await refusedAtOnce(s.run(task('prob-cmaes', 2), { tenantId: 'A', studyId: 'a' }));
+    expect(sameStudy).toBeInstanceOf(EngineBusyError);
+    expect(sameStudy).toMatchObject({ kind: 'busy', code: 'engine_busy' });
     const second = s.run(task('prob-cmaes', 3), { tenantId: 'A', studyId: 'b' });
-    const third = s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'c' });
-    const err = await third.catch((e: unknown) => e);
+    const err = await refusedAtOnce(s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'c' }));
     expect(err).toBeInstanceOf(EngineBusyError);
     expect((err as EngineBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect((err as Error).message).toMatch(/at most 2/);
@@ -130,7 +142,7 @@ describe('FairScheduler', () => {
     const running = s.run(task('prob-cmaes', 2), { tenantId: 'A', studyId: 'a' }); // runs (predicted 3 s)
     const queued = s.run(task('prob-cmaes', 3), { tenantId: 'A', studyId: 'a' }); // waits 3 s: accepted
     // A third would wait for the running one and the queued one: 6 s > 5 s.
-    const err = await s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'b' }).catch((e: unknown) => e);
+    const err = await refusedAtOnce(s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'b' }));
     expect(err).toBeInstanceOf(EngineBusyError);
     expect((err as EngineBusyError).retryAfterSeconds).toBe(6);
     await tick();
