@@ -23,6 +23,12 @@
  *        [--workers 4,16,64] [--instances 3] [--budget 250] [--modes extras,matched,one-gen,async-default,async-matched,async-double]
  *        [--out DIR]
  *
+ * BBOB's protocol and a declared budget (docs/parallel-workers.md, the ProbNES start phase): --prior-std 2 gives
+ * every parameter the prior N(0, 2²) of bench:bbob (default: the server's default prior for bounds), --budget
+ * takes a list (one run per budget), --max-trials declares each run's budget as the study's max_trials, and a
+ * last table gives the share of BBOB's 11 targets reached at the budget (bench/lib/bbob-score.ts) over every
+ * function and instance, per method, W, mode and budget.
+ *
  * --out DIR: DIR/results.md gets the printed table (with the command, the commit and the load) and
  * DIR/runs.jsonl.gz one line per run (method, function, instance, W, mode, batch_size, final regret,
  * rounds, extras, evaluations, provenance), so every cell recomputes (median, min, max over instances).
@@ -35,6 +41,7 @@ import { buildApp } from '../src/app.js';
 import { getBenchmark, getStrategy, type MethodName } from '../src/engine/index.js';
 import { SqliteStorage } from '../src/storage/index.js';
 import { currentProvenance, describeProvenance } from './lib/provenance.js';
+import { targetsReached, TARGETS, trajectoryOf } from './lib/bbob-score.js';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -47,7 +54,9 @@ const FUNCTIONS = list('functions', '1,2,8,10').map(Number);
 const D = Number(arg('dim', '5'));
 const WORKERS = list('workers', '4,16,64').map(Number);
 const INSTANCES = Number(arg('instances', '3'));
-const BUDGET = Number(arg('budget', '250'));
+const BUDGETS = list('budget', '250').map(Number);
+const MAX_TRIALS = process.argv.includes('--max-trials');
+const PRIOR_STD = process.argv.includes('--prior-std') ? Number(arg('prior-std', '2')) : null;
 const MODES = list('modes', 'extras,matched,one-gen') as Mode[];
 const DEFAULT_BATCH = 3;
 /** The server's largest batch_size. */
@@ -57,6 +66,8 @@ type Mode = 'extras' | 'matched' | 'one-gen' | 'async-default' | 'async-matched'
 
 interface Run {
   regret: number;
+  /** The values in the order they were reported (what BBOB's targets are scored on). */
+  values: number[];
   /** Requests for points (synchronous modes: one per round of W evaluations). */
   rounds: number;
   /** Points the suggestions answers counted as extras (their `extras.count`). */
@@ -87,6 +98,7 @@ async function round(loop: Loop, count: number, clientId: string, delayMs: () =>
   const observations = got.trials.map((t: { trial_id: number; parameters: Record<string, number> }) => {
     const value = loop.problem.f(Array.from({ length: D }, (_, i) => t.parameters[`x${i}`]!));
     loop.best = Math.min(loop.best, value);
+    loop.run.values.push(value);
     return { trial_id: t.trial_id, value };
   });
   const wait = delayMs();
@@ -108,7 +120,7 @@ function delays(seed: number): () => number {
   };
 }
 
-async function run(method: MethodName, fn: number, instance: number, workers: number, mode: Mode): Promise<Run> {
+async function run(method: MethodName, fn: number, instance: number, workers: number, mode: Mode, BUDGET: number): Promise<Run> {
   const problem = getBenchmark(`bbob-f${fn}`, D, instance);
   const storage = SqliteStorage.open(':memory:');
   const app = await buildApp({ config: { bodyLimit: 1 << 20, requestTimeoutMs: 0, rateLimitPerMinute: 0 }, storage });
@@ -118,11 +130,15 @@ async function run(method: MethodName, fn: number, instance: number, workers: nu
       method,
       seed: instance,
       batch_size: batchFor(method, workers, mode),
-      parameters: Array.from({ length: D }, (_, i) => ({ name: `x${i}`, bounds: [problem.bounds.lower[i]!, problem.bounds.upper[i]!] })),
+      parameters: Array.from({ length: D }, (_, i) => ({
+        name: `x${i}`, bounds: [problem.bounds.lower[i]!, problem.bounds.upper[i]!],
+        ...(PRIOR_STD === null ? {} : { prior: { mean: (problem.bounds.lower[i]! + problem.bounds.upper[i]!) / 2, std: PRIOR_STD } }),
+      })),
+      ...(MAX_TRIALS ? { max_trials: BUDGET } : {}),
     };
     const created = await app.inject({ method: 'POST', url: '/v1/studies', payload: body });
     if (created.statusCode !== 201) throw new Error(created.body);
-    const loop: Loop = { problem, inject: (o) => app.inject(o), id: created.json().id, run: { regret: 0, rounds: 0, extras: 0, evaluations: 0 }, best: Infinity };
+    const loop: Loop = { problem, inject: (o) => app.inject(o), id: created.json().id, run: { regret: 0, values: [], rounds: 0, extras: 0, evaluations: 0 }, best: Infinity };
     if (mode.startsWith('async')) {
       // W workers, each: one point, a random evaluation time of 1–8 ms, its result; like optimize().
       let reserved = 0;
@@ -170,32 +186,46 @@ async function main(): Promise<void> {
   const loads: number[] = [];
   const fmtLoad = (l: number[]) => l.map((x) => x.toFixed(1)).join(', ');
   const loadStart = loadavg();
-  emit(`BBOB f${FUNCTIONS.join(', f')}, d = ${D}, budget ${BUDGET} evaluations, instances 1–${INSTANCES} (study seed = instance).`);
+  emit(`BBOB f${FUNCTIONS.join(', f')}, d = ${D}, budget ${BUDGETS.join(', ')} evaluations${MAX_TRIALS ? ' (declared as max_trials)' : ''}, instances 1–${INSTANCES} (study seed = instance)${PRIOR_STD === null ? '' : `, prior N(0, ${PRIOR_STD}²) per parameter`}.`);
   emit(`Cells: final regret f_best − f_opt, median [min, max] over instances · rounds (requests) used · share of evaluations handed out as extras.`);
   emit(`Command: \`${prov.command}\``);
   emit(describeProvenance([prov]));
   emit('');
-  emit(`| method | f | W | ${MODES.join(' | ')} |`);
-  emit(`|---|---|---|${MODES.map(() => '---|').join('')}`);
+  emit(`| method | f | W | budget | ${MODES.join(' | ')} |`);
+  emit(`|---|---|---|---|${MODES.map(() => '---|').join('')}`);
+  // Targets reached at the budget per (method, W, mode, budget), over every function and instance.
+  const targets = new Map<string, { reached: number; runs: number }>();
   for (const method of METHODS) {
     for (const fn of FUNCTIONS) {
       for (const w of WORKERS) {
-        const cells: string[] = [];
-        for (const mode of MODES) {
-          const runs: Run[] = [];
-          for (let k = 1; k <= INSTANCES; k++) {
-            const load1 = loadavg()[0]!;
-            loads.push(load1);
-            const r = await run(method, fn, k, w, mode);
-            records.push({ method, function: `bbob-f${fn}`, dim: D, instance: k, workers: w, mode, batch_size: batchFor(method, w, mode), budget: BUDGET, ...r, load1, provenance: prov });
-            runs.push(r);
+        for (const budget of BUDGETS) {
+          const cells: string[] = [];
+          for (const mode of MODES) {
+            const runs: Run[] = [];
+            for (let k = 1; k <= INSTANCES; k++) {
+              const load1 = loadavg()[0]!;
+              loads.push(load1);
+              const r = await run(method, fn, k, w, mode, budget);
+              const reached = targetsReached(trajectoryOf(r.values, getBenchmark(`bbob-f${fn}`, D, k).optimum), budget);
+              const key = `${method} | ${w} | ${mode} | ${budget}`;
+              const t = targets.get(key) ?? { reached: 0, runs: 0 };
+              targets.set(key, { reached: t.reached + reached, runs: t.runs + 1 });
+              records.push({ method, function: `bbob-f${fn}`, dim: D, instance: k, workers: w, mode, batch_size: batchFor(method, w, mode), budget, max_trials: MAX_TRIALS ? budget : null, prior_std: PRIOR_STD, targets_reached: reached, ...r, load1, provenance: prov });
+              runs.push(r);
+            }
+            cells.push(cell(runs));
           }
-          cells.push(cell(runs));
+          emit(`| ${method} | f${fn} | ${w} | ${budget} | ${cells.join(' | ')} |`);
         }
-        emit(`| ${method} | f${fn} | ${w} | ${cells.join(' | ')} |`);
       }
     }
   }
+  emit('');
+  emit(`Share of BBOB's ${TARGETS.length} targets reached at the budget, over f${FUNCTIONS.join(', f')} × instances 1–${INSTANCES}:`);
+  emit('');
+  emit('| method | W | mode | budget | targets |');
+  emit('|---|---|---|---|---|');
+  for (const [key, t] of targets) emit(`| ${key} | ${((100 * t.reached) / (t.runs * TARGETS.length)).toFixed(1)}% |`);
   emit('');
   emit(`Wall time ${((Date.now() - started) / 1000).toFixed(0)} s; load average (1, 5, 15 min) at the start ${fmtLoad(loadStart)}, at the end ${fmtLoad(loadavg())}; 1-minute load before each run ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}.`);
   const out = arg('out', '');
