@@ -20,6 +20,8 @@
  *   npx tsx bench/ablations.ts fit-starts       # GP fit: default start every generation vs every 10th vs warm start only; active-set cap 50
  *   npx tsx bench/ablations.ts fit-starts-bbob --seeds 2   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–2
  *   npx tsx bench/ablations.ts vague --seeds 10   # multimodal 8-D problems with vague priors (bench/lib/vague-problems.ts), 50·d evaluations
+ *   npx tsx bench/ablations.ts start            # Powell's start phase (ALGORITHM.md §29) against none, and with a full quadratic model
+ *   npx tsx bench/ablations.ts start-bbob --seeds 5   # the same on BBOB f1–f24 at d = 2 and 5, instances 1–5, 50·d evaluations
  *
  * Common flags: --seeds 15 --methods prob-cmaes[,…] --functions ackley:2,… --workers 2 --out dir,
  * --variants 0,2 (only those variants, by position), --seed-offset 100 (seeds 100 … 114: a second sample).
@@ -105,6 +107,12 @@ const FIT_START_VARIANTS: Variant[] = [
   { label: 'warm start only, cap 50', options: { gp_cold_start_every: 0, active_set_cap: 50 } },
   { label: 'cap 50', options: { active_set_cap: 50 } },
 ];
+/** Powell's start phase (ALGORITHM.md §29; no budget declared: max(5·d, 20) evaluations) against none, the default before it. */
+const START_VARIANTS: Variant[] = [
+  { label: 'no start phase (before)', options: { start_phase: 'off' } },
+  { label: 'Powell start phase (default)', options: {} },
+  { label: 'start phase, full quadratic model', options: { start_phase_points: 1_000_000 } },
+];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
 interface Job { variant: Variant; method: MethodName; fn: string; dim: number; seed: number }
@@ -121,6 +129,8 @@ const ABLATIONS: Record<string, { variants: Variant[]; functions?: string; setti
   radius: { variants: RADIUS_VARIANTS },
   'radius-bbob': { variants: RADIUS_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   'step-bbob': { variants: STEP_VARIANTS, functions: BBOB_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
+  start: { variants: START_VARIANTS },
+  'start-bbob': { variants: START_VARIANTS, functions: BBOB_D2_D5, setting: { prior: { mean: 0, std: 2 }, clip: true, budgetPerDim: 50 } },
   // Each problem brings its own vague prior and box (the setting's prior is not used for them).
   vague: { variants: VAGUE_VARIANTS, functions: VAGUE_FUNCTIONS, setting: { prior: { mean: 0, std: 1 }, clip: true, budgetPerDim: 50 } },
   acquisition: { variants: [{ label: 'batch-bq', options: {} }, { label: 'none', options: { acquisition: 'none' } }] },
