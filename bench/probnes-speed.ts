@@ -8,6 +8,8 @@
  *   npx tsx bench/probnes-speed.ts --record FILE[.gz] [--gens 20] [--seeds 1,2,3] [--profiles default,paper]
  *   npx tsx bench/probnes-speed.ts --check [FILE] [--profiles …] [--tol 1e-9]
  *   npx tsx bench/probnes-speed.ts --detail [--dims 10,30]     where the time goes (CPU ms)
+ *   npx tsx bench/probnes-speed.ts --start-phase [--dims 10,20] [--seeds 5]   a sequential worker's ask and tell
+ *                                                 (CPU ms) during Powell's start phase (ALGORITHM.md §29) and after it
  *   npm run bench:probnes-speed -- --out DIR      the default run (timing, covariance updates, growing
  *                                                 study), its tables also written to DIR/results.md
  *
@@ -50,7 +52,7 @@ import { getBenchmark } from '../src/engine/benchmarks/index.js';
 import { resolveOptions, type MethodName } from '../src/engine/index.js';
 import { Rng } from '../src/engine/random/index.js';
 import { getStrategy } from '../src/engine/strategies/registry.js';
-import type { Observation } from '../src/engine/strategies/types.js';
+import { generationSize, type Observation } from '../src/engine/strategies/types.js';
 import { standardise } from '../src/engine/strategies/probnes-data.js';
 import { drawCandidateBatchesStacked, expectedGradientRows, fitProbnesGp, sampleFrom } from '../src/engine/strategies/probnes-bq.js';
 import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat } from '../src/engine/gp/index.js';
@@ -405,6 +407,8 @@ if (has('record')) {
   check(file && !file.startsWith('--') ? file : undefined);
 } else if (has('detail')) {
   detail();
+} else if (has('start-phase')) {
+  startPhase();
 } else if (has('growing')) {
   growing();
 } else {
@@ -422,4 +426,48 @@ function writeOut(dir: string, provenance: ReturnType<typeof currentProvenance>,
   const loadDetail = `1-minute load read before each timed generation: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)} (median ${median(loads).toFixed(2)}). CPU times include what the other processes' load costs this one (caches, memory bandwidth); wall times include waiting for a core.`;
   const files = writePublished(dir, { title: 'bench:probnes-speed', provenance, started, loadStart, printed, records, loadDetail });
   console.log(`\nwritten: ${files.join(', ')} (${records.length} records)`);
+}
+
+/**
+ * --start-phase: a sequential worker (one point per ask, each reported before the next ask) on Ackley with
+ * the prior N(−1, I), no budget declared: the CPU ms of each ask (what a suggestion waits for) and each tell
+ * (what an observation waits for), in Powell's start phase (one result per generation; every q-th tell
+ * also runs the natural-gradient update) and in the first 20 generations after it.
+ */
+function startPhase(): void {
+  const dims = arg('dims', '10,20').split(',').map(Number);
+  const seeds = Number(arg('seeds', '5'));
+  emit('| d | part | asks: median CPU ms (max) | tells: median CPU ms (max) | tells with the GP update: median |');
+  emit('|---|---|---|---|---|');
+  for (const d of dims) {
+    const parts = { phase: { ask: [] as number[], tell: [] as number[], gp: [] as number[] }, after: { ask: [] as number[], tell: [] as number[], gp: [] as number[] } };
+    for (let seed = 1; seed <= seeds; seed++) {
+      const strategy = getStrategy('prob-cmaes');
+      let state = strategy.init({ dim: d, batchSize: 3, options: resolveOptions('prob-cmaes', d, {}), box: null }, Rng.fromSeed(seed));
+      const history: { x: number[]; y: number }[] = [];
+      let after = 0;
+      while (after < 20) {
+        const inPhase = (state as { start?: unknown }).start != null;
+        const part = inPhase ? parts.phase : parts.after;
+        const count = generationSize(state);
+        let c0 = process.cpuUsage();
+        const asked = strategy.ask(state, { history, pending: [] }, count);
+        const askMs = cpuSince(c0);
+        if (count === 1 || !inPhase) part.ask.push(askMs);
+        const batch = asked.points.map((u) => ({ x: u, y: ackley(u.map((v) => v - 1)) }));
+        history.push(...batch);
+        const gpBefore = (asked.state as { gp?: unknown }).gp;
+        c0 = process.cpuUsage();
+        state = strategy.tell(asked.state, { batch, history: [...history] });
+        const tellMs = cpuSince(c0);
+        if ((state as { gp?: unknown }).gp !== gpBefore) part.gp.push(tellMs);
+        part.tell.push(tellMs);
+        records.push({ table: 'start-phase', d, seed, inPhase, count, askMs, tellMs, load1: load1() });
+        if (!inPhase) after++;
+      }
+    }
+    const fmt = (xs: number[]) => (xs.length ? `${median(xs).toFixed(1)} (${Math.max(...xs).toFixed(1)})` : '–');
+    emit(`| ${d} | start phase | ${fmt(parts.phase.ask)} | ${fmt(parts.phase.tell)} | ${parts.phase.gp.length ? median(parts.phase.gp).toFixed(1) : '–'} |`);
+    emit(`| ${d} | after it | ${fmt(parts.after.ask)} | ${fmt(parts.after.tell)} | ${parts.after.gp.length ? median(parts.after.gp).toFixed(1) : '–'} |`);
+  }
 }
