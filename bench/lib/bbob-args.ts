@@ -45,6 +45,8 @@ export interface BbobConfig {
    * the largest budget with none.
    */
   declareBudget: boolean;
+  /** With declareBudget: only the declared runs of the methods that read the budget (no run without one). */
+  declaredOnly: boolean;
 }
 
 export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
@@ -61,6 +63,7 @@ export const BBOB_USAGE = `usage: npm run bench:bbob -- [options]
   --resume                  keep the runs already in <out>/runs.jsonl, run only the missing ones
   --report-only             run nothing; report the runs in <out>/runs.jsonl that the options select
   --declare-budget          run each service variant once per budget B with max_trials = B (label <variant>@<k>d)
+  --declared-only           with --declare-budget: no run without a declared budget for those variants
   --out bench-results/bbob`;
 
 /** "1-3,7" → [1, 2, 3, 7]. */
@@ -120,7 +123,7 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
     options: {
       methods: { type: 'string' }, profile: { type: 'string' }, options: { type: 'string' }, dims: { type: 'string' },
       functions: { type: 'string' }, instances: { type: 'string' }, 'budget-per-dim': { type: 'string' }, batch: { type: 'string' },
-      workers: { type: 'string' }, resume: { type: 'boolean' }, 'report-only': { type: 'boolean' }, 'declare-budget': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      workers: { type: 'string' }, resume: { type: 'boolean' }, 'report-only': { type: 'boolean' }, 'declare-budget': { type: 'boolean' }, 'declared-only': { type: 'boolean' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
@@ -156,6 +159,7 @@ export function parseBbobConfig(argv: string[]): BbobConfig {
     resume: v.resume === true || v['report-only'] === true,
     reportOnly: v['report-only'] === true,
     declareBudget: v['declare-budget'] === true,
+    declaredOnly: v['declared-only'] === true,
   };
 }
 
@@ -200,8 +204,9 @@ export function expandBbobJobs(c: BbobConfig): BbobJob[] {
           const undeclared = { label: variant.label, b: budget(dim), maxTrials: null as number | null };
           const readsBudget = 'start_phase' in STRATEGIES[variant.method].options;
           // A declared budget whose phase is the undeclared run's, at the largest budget, is that run: not run twice.
-          const same = (k: number) => k === c.budgetPerDim[c.budgetPerDim.length - 1] && startPhaseLength(dim, k * dim) === startPhaseLength(dim, null);
-          const declared = c.declareBudget && readsBudget ? [undeclared, ...c.budgetPerDim.filter((k) => !same(k)).map((k) => ({ label: `${variant.label}@${k}d`, b: k * dim, maxTrials: k * dim }))] : [undeclared];
+          const same = (k: number) => !c.declaredOnly && k === c.budgetPerDim[c.budgetPerDim.length - 1] && startPhaseLength(dim, k * dim) === startPhaseLength(dim, null);
+          const perBudget = c.budgetPerDim.filter((k) => !same(k)).map((k) => ({ label: `${variant.label}@${k}d`, b: k * dim, maxTrials: k * dim as number | null }));
+          const declared = c.declareBudget && readsBudget ? [...(c.declaredOnly ? [] : [undeclared]), ...perBudget] : [undeclared];
           for (const { label, b, maxTrials } of declared) {
             const spec: RunSpec = {
               method: variant.method, fn: `bbob-f${fn}`, dim, seed: instance, instance, tag: label,
