@@ -112,6 +112,9 @@ const START_VARIANTS: Variant[] = [
   { label: 'no start phase (before)', options: { start_phase: 'off' } },
   { label: 'Powell start phase (default)', options: {} },
   { label: 'start phase, full quadratic model', options: { start_phase_points: 1_000_000 } },
+  { label: 'start phase, the prior\'s Σ at the hand-over', options: { start_phase_handover: 'prior' } },
+  { label: 'start phase, μ the search\'s own', options: { start_phase_mean: 'search' } },
+  { label: 'start phase, μ the search\'s own, the prior\'s Σ at the hand-over', options: { start_phase_mean: 'search', start_phase_handover: 'prior' } },
 ];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');

@@ -77,6 +77,10 @@ export interface ProbnesParams {
   readonly startPhaseLength: number;
   /** §29: the model's interpolation points m (Powell's NPT). */
   readonly startPhasePoints: number;
+  /** §29: Σ at the hand-over: the search's own (adapted during the phase) or the prior's. */
+  readonly startPhaseHandover: 'search' | 'prior';
+  /** §29: μ after each natural-gradient update of the phase and at the hand-over: the best point, or the search's own. */
+  readonly startPhaseMean: 'best' | 'search';
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -96,7 +100,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -226,6 +230,16 @@ export function startPhasePoints(d: number, given = 0): number {
   return given > 0 ? Math.min(hi, Math.max(lo, given)) : lo;
 }
 
+const START_PHASE_HANDOVER: OptionSpec = {
+  kind: 'enum', values: ['search', 'prior'],
+  description: 'With start_phase powell: Σ when the natural-gradient search takes over at the best point: the search\'s own, adapted during the phase, or the prior\'s.',
+};
+
+const START_PHASE_MEAN: OptionSpec = {
+  kind: 'enum', values: ['best', 'search'],
+  description: 'With start_phase powell: μ after each natural-gradient update of the phase and at the hand-over: the best point so far, or the search\'s own.',
+};
+
 const START_PHASE_LENGTH: OptionSpec = {
   kind: 'number', min: 0, max: 1_000_000, integer: true,
   description: 'With start_phase powell: the phase\'s evaluations, overriding the rule of docs/ALGORITHM.md §29 (0 = the rule).',
@@ -266,7 +280,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -304,6 +318,8 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
   out.startPhase = start;
   out.startPhaseLength = start === 'off' ? 0 : given > 0 ? given : startPhaseLength(d, budget);
   out.startPhasePoints = start === 'off' ? 0 : startPhasePoints(d, typeof options.start_phase_points === 'number' ? options.start_phase_points : 0);
+  out.startPhaseHandover = options.start_phase_handover === 'prior' ? 'prior' : 'search';
+  out.startPhaseMean = options.start_phase_mean === 'search' ? 'search' : 'best';
   return Object.freeze(out as unknown as ProbnesParams);
 }
 
@@ -358,6 +374,8 @@ export function paramsFromV1Options(method: MethodName, own: ProbnesOwn, o: Read
     startPhase: 'off',
     startPhaseLength: 0,
     startPhasePoints: 0,
+    startPhaseHandover: 'search',
+    startPhaseMean: 'best',
   };
   return Object.freeze(params);
 }

@@ -21,7 +21,7 @@
 import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import type { Bounds } from './bounds.js';
-import { clampToBounds } from './bounds.js';
+import { clampToBounds, limitCovToBounds } from './bounds.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
 import type { Box } from './powell-model.js';
 import { rebuildModel, sampleFrom, selectBatch } from './probnes-bq.js';
@@ -116,7 +116,8 @@ export function tellStart(state: ProbnesState, ctx: TellContext, naturalTell: (s
 function syncNatural(state: ProbnesState, ctx: TellContext, naturalTell: (s: ProbnesState, c: TellContext) => ProbnesState): ProbnesState {
   const start = state.start!;
   const told = naturalTell({ ...state, start: null }, { batch: start.untold, history: ctx.history });
-  return { ...told, mean: bestMean(state, start.powell), start: { ...start, untold: [] } };
+  const mean = state.params.startPhaseMean === 'best' ? bestMean(state, start.powell) : told.mean;
+  return { ...told, mean, start: { ...start, untold: [] } };
 }
 
 function bestMean(state: ProbnesState, powell: PowellState): number[] {
@@ -128,7 +129,10 @@ function bestMean(state: ProbnesState, powell: PowellState): number[] {
 /** The phase is over: the natural-gradient search from here on (its own generation size). */
 function finish(state: ProbnesState): ProbnesState {
   const { generationSize: _dropped, ...rest } = state;
-  return { ...rest, start: null };
+  if (state.params.startPhaseHandover === 'search') return { ...rest, start: null };
+  // The prior's Σ (N(0, I) in internal coordinates), no wider than the box (§22).
+  const prior = state.cov.map((row, i) => row.map((_, j) => (i === j ? 1 : 0)));
+  return { ...rest, start: null, cov: state.bounds && state.params.covInBounds ? limitCovToBounds(prior, state.bounds) : prior };
 }
 
 const isNums = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
