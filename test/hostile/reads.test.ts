@@ -1,4 +1,4 @@
-/** Hostile input on the read routes: trials, one trial, best, history, distribution, export, probes. */
+/** Hostile input on the read routes: trials, one trial, best, history, distribution, export, the method list, probes. */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAW_SEGMENTS, extraKey, hostileId, hostileQueryValue, hostileString, numberAsString, rawNumber } from './arbitraries.js';
@@ -66,6 +66,33 @@ for (const r of ['best', 'history', 'distribution', 'export'] as const) {
     });
   });
 }
+
+describe(route('GET /v1/methods'), () => {
+  it('hostile query strings and headers get the same list; other verbs and sub-paths a problem that changes nothing', async () => {
+    const reference = await f.app.inject({ method: 'GET', url: '/v1/methods' });
+    expect(reference.statusCode).toBe(200);
+    expect((reference.json() as { methods: { default: boolean }[] }).methods[0]!.default).toBe(true);
+    await fc.assert(
+      fc.asyncProperty(extraKey, hostileString, async (key, value) => {
+        const ascii = value.replace(/[^\x20-\x7e]/g, '');
+        const res = await hostile(f, { method: 'GET', url: `/v1/methods?${enc(key || 'k')}=${enc(value)}`, headers: { 'x-request-id': ascii || 'x', accept: ascii || '*/*' } }, { snap: false });
+        // The route declares no query parameter and reads nothing of the request: the same list, byte for byte.
+        expect(res.statusCode).toBe(200);
+        expect(res.body).toBe(reference.body);
+      }),
+      runs(20),
+    );
+    // The list is read-only, and no method has a resource of its own under it.
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+      const res = await hostile(f, { method, url: '/v1/methods', payload: { methods: [{ name: 'evil', default: true }] } });
+      expect(res.statusCode, method).toBeGreaterThanOrEqual(400);
+    }
+    for (const raw of [...RAW_SEGMENTS, 'prob-cmaes', '__proto__']) {
+      expect((await hostile(f, { method: 'GET', url: `/v1/methods/${raw}` }, { snap: false })).statusCode, raw).toBeGreaterThanOrEqual(400);
+    }
+    expect((await f.app.inject({ method: 'GET', url: '/v1/methods' })).body).toBe(reference.body);
+  });
+});
 
 for (const probe of ['/healthz', '/readyz'] as const) {
   describe(route(`GET ${probe}`), () => {

@@ -51,8 +51,9 @@ describe('POST /v1/studies', () => {
     const s = (await create(studyBody())).json();
     expect(s.method).toBe('prob-cmaes');
     // The public options only, with their defaults; the ablation switches are no study options.
-    expect(s.options).toEqual({ profile: 'default', learning_rate_mean: 1, learning_rate_cov: 0.5, learning_rate_cov_quadratic: 1, candidates: 1000, active_set_cap: 50, gp_restarts: 0 });
-    expect((await create(studyBody({ options: { profile: 'paper' } }))).json().options).toMatchObject({ profile: 'paper', active_set_cap: 0, learning_rate_cov_quadratic: 0.5 });
+    // start_phase: Powell's start phase in the default profile, off in the paper's (docs/ALGORITHM.md §29).
+    expect(s.options).toEqual({ profile: 'default', start_phase: 'powell', learning_rate_mean: 1, learning_rate_cov: 0.5, learning_rate_cov_quadratic: 1, candidates: 1000, active_set_cap: 50, gp_restarts: 0 });
+    expect((await create(studyBody({ options: { profile: 'paper' } }))).json().options).toMatchObject({ profile: 'paper', start_phase: 'off', active_set_cap: 0, learning_rate_cov_quadratic: 0.5 });
   });
 
   it('accepts a joint prior and echoes it with per-parameter std', async () => {
