@@ -57,6 +57,8 @@ const INSTANCES = Number(arg('instances', '3'));
 const BUDGETS = list('budget', '250').map(Number);
 const MAX_TRIALS = process.argv.includes('--max-trials');
 const PRIOR_STD = process.argv.includes('--prior-std') ? Number(arg('prior-std', '2')) : null;
+/** --options '{"k":v}': method options for every study (e.g. '{"start_phase":"off"}'). */
+const OPTIONS = JSON.parse(arg('options', '{}')) as Record<string, unknown>;
 const MODES = list('modes', 'extras,matched,one-gen') as Mode[];
 const DEFAULT_BATCH = 3;
 /** The server's largest batch_size. */
@@ -135,6 +137,7 @@ async function run(method: MethodName, fn: number, instance: number, workers: nu
         ...(PRIOR_STD === null ? {} : { prior: { mean: (problem.bounds.lower[i]! + problem.bounds.upper[i]!) / 2, std: PRIOR_STD } }),
       })),
       ...(MAX_TRIALS ? { max_trials: BUDGET } : {}),
+      ...(Object.keys(OPTIONS).length ? { options: OPTIONS } : {}),
     };
     const created = await app.inject({ method: 'POST', url: '/v1/studies', payload: body });
     if (created.statusCode !== 201) throw new Error(created.body);

@@ -8,6 +8,7 @@ import { Rng } from '../../src/engine/random/index.js';
 import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { STRATEGIES } from '../../src/engine/index.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil } from '../../src/engine/strategies/powell-iteration.js';
+import { quadValue } from '../../src/engine/strategies/powell-model.js';
 import { startPhaseLength } from '../../src/engine/strategies/probnes-params.js';
 import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
 import { generationSize, type Observation, type StoredState } from '../../src/engine/strategies/types.js';
@@ -128,7 +129,7 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(s.params.startPhase).toBe('off');
   });
 
-  it('several workers: an ask while the model\'s point is out gets other points at once (BQ from ν, not the model\'s point again)', () => {
+  it('several workers: an ask while the model\'s point is out gets the model\'s next step as if that point had come back as predicted', () => {
     const d = 2;
     let s = init(d, { options: { start_phase_length: 30 } });
     const history: Observation[] = [];
@@ -141,6 +142,15 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(extra.points).toHaveLength(2);
     for (const x of extra.points) expect(x).not.toEqual(model.points[0]);
     expect(extra.points[0]).not.toEqual(extra.points[1]);
+    // The reference: a copy of Powell's set told the pending point at the model's prediction Q(x) (the
+    // kriging believer), then its next step, told at its prediction in turn, then the one after.
+    const believer = structuredClone(model.state.start!.powell);
+    powellObserve(believer, model.points[0], quadValue(believer.model!, model.points[0]));
+    for (const x of extra.points) {
+      const next = powellNext(believer, null)!;
+      next.forEach((v, i) => expect(x[i]).toBeCloseTo(v, 12));
+      powellObserve(believer, next, quadValue(believer.model!, next));
+    }
     // The extras' results join Powell's set when they come (the tell reads every new result).
     const results = [...extra.points, model.points[0]].map((x) => ({ x, y: rosen(x) }));
     history.push(results[0]);

@@ -7,9 +7,10 @@
  *   workers evaluate it at once and nothing in it depends on another of its results.
  * - Then each generation is one result (state.generationSize = 1): the model's next point (powell-iteration.ts),
  *   computed from every result reported so far. A worker that asks for one trial at a time therefore gets
- *   Powell's sequence. Workers asking while the model's point is out get points that serve the search
- *   instead of waiting: the batch-BQ selection from ν (centred at the best point, conditioned on every
- *   pending point), as the natural-gradient phase would choose them; their results join the model's set.
+ *   Powell's sequence. Workers asking while the model's point is out get points that serve the model
+ *   instead of waiting: its next steps as if the pending points had come back at its predictions (the
+ *   "kriging believer"), then, when it has none left, the batch-BQ selection from ν (centred at the best
+ *   point, conditioned on every pending point); their results join the model's set.
  * - The natural-gradient update (the loop of probnes-core.ts: GP, BQ gradient, μ and Σ) is told the
  *   phase's results q = batch_size at a time, and μ is then moved to the best point so far: Σ and the GP
  *   adapt during the phase, ν stays centred where the model is.
@@ -23,7 +24,7 @@ import { Rng } from '../random/index.js';
 import type { Bounds } from './bounds.js';
 import { clampToBounds, limitCovToBounds } from './bounds.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
-import type { Box } from './powell-model.js';
+import { quadValue, type Box } from './powell-model.js';
 import { rebuildModel, sampleFrom, selectBatch } from './probnes-bq.js';
 import type { ProbnesState, StartState } from './probnes-state.js';
 import type { AskContext, AskResult, TellContext } from './types.js';
@@ -83,8 +84,32 @@ export function askStart(state: ProbnesState, ctx: AskContext, count: number): A
     const x = powellNext(start.powell, box);
     if (x) points.push(x);
   }
+  // Workers asking while the model's point is out: the model's next points as if the pending ones had
+  // come back as predicted; batch BQ from ν for the rest (the stencil's extras, or a model with no step left).
+  if (state.generation > 0) points.push(...believedModelPoints(start.powell, [...ctx.pending, ...points], count - points.length, box));
   points.push(...servingPoints(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
   return { points, state: { ...state, rng: rng.state(), start } };
+}
+
+/**
+ * The model's points for workers that ask while other points are out: every pending point joins a copy of
+ * Powell's set at the model's own prediction there (the "kriging believer" of batch Bayesian optimisation,
+ * Ginsbourger, Le Riche & Carraro 2010), and the copy's next steps are handed out; the copy is then
+ * dropped (the real results replace the beliefs when they come). Fewer than n when the copy has no step left.
+ */
+function believedModelPoints(powell: PowellState, pending: readonly number[][], n: number, box: Box | null): number[][] {
+  if (n <= 0 || !powell.model) return [];
+  const pw = structuredClone(powell);
+  for (const x of pending) if (pw.model) powellObserve(pw, x, quadValue(pw.model, x));
+  const out: number[][] = [];
+  const taken = (x: number[]) => [...pending, ...out].some((p) => p.every((v, i) => Math.abs(v - x[i]!) <= 1e-12 * (1 + Math.abs(v))));
+  while (out.length < n) {
+    const x = powellNext(pw, box);
+    if (!x || !pw.model || taken(x)) break;
+    out.push(x);
+    powellObserve(pw, x, quadValue(pw.model, x));
+  }
+  return out;
 }
 
 /**
