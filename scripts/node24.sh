@@ -99,7 +99,11 @@ parse_require() {
 postinstall() {
   cd "$ROOT"
   local prefix node real
-  prefix=$(node_prefix 22)
+  if ! prefix=$(node_prefix 22); then
+    # No Node 24 here (another platform, no registry): the install goes on, on the node it has.
+    say "staying on $(node -v 2>/dev/null), which this project does not support: install Node 24 or 22"
+    prefix=
+  fi
   if [ -z "$prefix" ]; then
     # The node on PATH will do; it may itself be the fetched one (put first on PATH by .ci/run or
     # `exec`, or linked by an earlier install), which a shell's plain PATH does not have.
