@@ -1,14 +1,16 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: compile TypeScript and better-sqlite3 in a build stage with a toolchain, ship only the
+# Node 24 (LTS). Multi-stage: compile TypeScript and better-sqlite3 in a build stage with a toolchain, ship only the
 # compiled server, the migrations and production dependencies, running as the unprivileged `node` user.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 # better-sqlite3 is compiled from source against this exact Node and glibc, not fetched prebuilt.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
+# package.json's postinstall; on this image's Node 24 it only checks that better-sqlite3 loads.
+COPY scripts/node24.sh ./scripts/node24.sh
 RUN npm ci --no-audit --no-fund --build-from-source
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -17,7 +19,7 @@ COPY clients/typescript/src ./clients/typescript/src
 RUN npm run build \
  && npm prune --omit=dev --no-audit --no-fund
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
