@@ -4,9 +4,10 @@
  * replica in turn and retry on the others when one fails (a refused connection, a retryable 503):
  *
  * - 12 workers on 3 studies (prob-cmaes, cmaes, bo) until max_trials: every trial completed exactly
- *   once with the acknowledged value, trial ids dense, each generation one joint batch of batch_size
- *   points (created in one commit) plus extras asked later, the update made from exactly batch_size
- *   results;
+ *   once with the acknowledged value, trial ids dense, each generation one joint batch of its
+ *   generation_size points (created in one commit) plus extras asked later, the update made from
+ *   generation_size results (batch_size; prob-cmaes's start phase, docs/ALGORITHM.md §29: the
+ *   stencil of 2d + 1, then one result per generation);
  * - one sequential client alternating between the replicas follows, point for point, the trajectory
  *   of the same seed on one SQLite process;
  * - SIGKILL of a replica under load: every acknowledged observation is there, and the points leased
@@ -24,7 +25,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { branin, braninStudy, fastOptions } from '../helpers/loop.js';
 import { createTestDatabase, postgresServer, type TestDatabase } from '../helpers/postgres.js';
 import { startServer, type ServerProcess } from '../helpers/server-process.js';
-import type { MethodName } from '../../src/engine/index.js';
+import { generationSize, type BaseState, type MethodName } from '../../src/engine/index.js';
+import { startPhaseLength } from '../../src/engine/strategies/probnes-params.js';
 
 const server = postgresServer();
 const json = { 'content-type': 'application/json' };
@@ -149,17 +151,34 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
     expect([...ledger.failures.keys()].filter((k) => !k.startsWith('503'))).toEqual([]);
     for (const { id, batch, max } of studies) {
       const study = (await admin('GET', `/v1/studies/${id}`)).json;
+      // Each generation's size, from its engine state: batch_size, or the start phase's (prob-cmaes).
+      const exported = await admin('GET', `/v1/studies/${id}/export`);
+      expect(exported.status).toBe(200);
+      const sizes: number[] = [];
+      for (const e of exported.json.engine_states as { generation: number; state: BaseState }[]) sizes[e.generation] = generationSize(e.state);
+      expect(sizes).toHaveLength(study.generation + 1);
+      if (id === studies[0]!.id) {
+        // max_trials 24 = 12·d declares a phase of 10·d = 20 evaluations: the stencil, one result per
+        // generation, then the hand-over to generations of batch_size within the budget.
+        expect(startPhaseLength(2, max)).toBe(20);
+        expect([sizes[0], sizes[1]]).toEqual([5, 1]);
+        expect(sizes).toContain(batch);
+      } else {
+        expect(new Set(sizes)).toEqual(new Set([batch]));
+      }
       expect(study).toMatchObject({ state: 'COMPLETED', trial_counts: { COMPLETED: max, ACTIVE: 0, REQUESTED: 0 } });
       const trials = await allTrials(admin, id);
       expect(trials.map((t) => t.trial_id)).toEqual(trials.map((_, i) => i + 1));
       expectAcknowledged(ledger, id, trials);
       expect([...ledger.observed.keys()].filter((k) => k.startsWith(`${id}/`))).toHaveLength(max);
       for (let g = 0; g < study.generation; g++) {
+        const size = sizes[g]!;
         const gen = trials.filter((t) => t.generation === g && t.source === 'suggested');
-        const joint = gen.slice(0, batch);
+        const joint = gen.slice(0, size);
+        expect(joint, `generation ${g}: its batch of ${size}`).toHaveLength(size);
         expect(new Set(joint.map((t) => t.created_at)).size, `generation ${g}: one joint batch`).toBe(1);
-        for (const extra of gen.slice(batch)) expect(extra.created_at > joint[0]!.created_at, `generation ${g}: extras after the batch`).toBe(true);
-        expect(gen.filter((t) => t.state === 'COMPLETED').length, `generation ${g}`).toBeGreaterThanOrEqual(batch);
+        for (const extra of gen.slice(size)) expect(extra.created_at > joint[0]!.created_at, `generation ${g}: extras after the batch`).toBe(true);
+        expect(gen.filter((t) => t.state === 'COMPLETED').length, `generation ${g}`).toBeGreaterThanOrEqual(size);
       }
     }
   }, 180_000);
@@ -181,7 +200,10 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
       return { points, generation: (await calls[0]!('GET', `/v1/studies/${id}`)).json.generation };
     };
     const reference = await run([sqlite.base]);
-    expect(reference.generation).toBe(4);
+    // All 12 in Powell's start phase (ALGORITHM.md §29): the stencil of 2d + 1 = 5 is generation 0,
+    // then each result a generation of its own.
+    expect(startPhaseLength(2, null)).toBeGreaterThan(12);
+    expect(reference.generation).toBe(1 + (12 - 5));
     expect(await run(bases())).toEqual(reference);
   }, 120_000);
 
