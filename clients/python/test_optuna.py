@@ -121,11 +121,17 @@ class BridgeTest(unittest.TestCase):
     def test_enqueued_values_are_told_as_external_points(self):
         study = optuna.create_study(sampler=ProbnesSampler(URL, method="prob-cmaes", seed=4))
         study.optimize(lambda t: t.suggest_float("a", 0, 1) + t.suggest_float("b", 0, 1), n_trials=3)
-        study.enqueue_trial({"a": 0.25, "b": 0.5})
+        # Values the server does not hand out: prob-cmaes starts with Powell's stencil (docs/ALGORITHM.md
+        # §29), the prior mean and ± one prior std, i.e. 0.25, 0.5, 0.75 on [0, 1]; an enqueued point equal
+        # to the server's own is reported as its trial.
+        study.enqueue_trial({"a": 0.125, "b": 0.625})
         study.optimize(lambda t: t.suggest_float("a", 0, 1) + t.suggest_float("b", 0, 1), n_trials=1)
         sid = self.server_study_of(study)
         external = [t for t in self.server_trials(sid) if t["source"] == "external"]
-        self.assertEqual([(t["parameters"], t["value"]) for t in external], [({"a": 0.25, "b": 0.5}, 0.75)])
+        self.assertEqual([(t["parameters"], t["value"]) for t in external], [({"a": 0.125, "b": 0.625}, 0.75)])
+        # The point the server handed to that Optuna trial did not run: abandoned, not completed.
+        handed = self.client.get_trial(sid, study.trials[-1].system_attrs["probnes:trial"]["trial_id"])
+        self.assertEqual((handed["state"], handed["value"]), ("ABANDONED", None))
 
     def test_categorical_parameters(self):
         def f(trial):
