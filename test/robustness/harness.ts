@@ -3,7 +3,9 @@
  * after every generation, checks the invariants that must hold whatever the objective returns:
  * every suggested parameter finite, inside its bounds, integral for int parameters and positive
  * for log ones; the /distribution mean finite and its covariance symmetric positive definite; no
- * 5xx; the study still ACTIVE.
+ * 5xx; the study still ACTIVE. Each generation is asked as a client asks it (the batch, or `count`)
+ * and completed if it needs more (ProbNES's start phase, docs/ALGORITHM.md §29: generation 0 is the
+ * 2d + 1 stencil), so the hostile values and geometry go through the phase and its hand-over too.
  */
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
@@ -43,8 +45,11 @@ export interface Scenario {
    * points of the same generation, conditioned on the pending ones.
    */
   count?: number;
-  /** Checked once at the end, on the trials handed out (e.g. that points really repeat). */
-  finally?: (handed: Params[], method: MethodName) => void;
+  /**
+   * Checked once at the end, on the trials handed out (e.g. that points really repeat), in order, and
+   * per generation with the generation's size (the results its update waited for).
+   */
+  finally?: (handed: Params[], method: MethodName, generations: GenerationRecord[]) => void;
   /** Run with the no-repeat rule on (allow_repeats false): a suggestion may then answer reason "converged". */
   noRepeats?: boolean;
 }
@@ -146,14 +151,21 @@ function expectNo5xx(res: { statusCode: number; body: string }, where: string): 
   expect(res.statusCode < 500, `${where}: ${res.statusCode} ${res.body}`).toBe(true);
 }
 
+/** One generation as the client saw it: its size (generation_size) and the points handed out in it. */
+export interface GenerationRecord {
+  size: number;
+  handed: Params[];
+}
+
 export interface RunResult {
   handed: Params[];
   generation: number;
+  generations: GenerationRecord[];
 }
 
 /**
- * Runs `generations` generations of the scenario's batch (3 by default; `count` ≥ the batch) for `method`, checking the invariants
- * after creation and after every generation.
+ * Runs `generations` generations of the scenario's batch (3 by default; `count` ≥ the batch; the whole generation when
+ * its generation_size is larger) for `method`, checking the invariants after creation and after every generation.
  */
 export async function runScenario(env: RobustnessApp, method: MethodName, scenario: Scenario, generations: number, seed = 7): Promise<RunResult> {
   const body = {
@@ -176,11 +188,19 @@ export async function runScenario(env: RobustnessApp, method: MethodName, scenar
   if (created.statusCode === 400 && body.batch_size < 2) {
     // The documented limit (docs/limits.md): rank-based methods need two points per generation.
     expect(created.json().errors.map((e: { path: string }) => e.path), created.body).toContain('/batch_size');
-    return { handed: [], generation: 0 };
+    return { handed: [], generation: 0, generations: [] };
   }
   expect(created.statusCode, created.body).toBe(201);
   const id = created.json().id as string;
   const handed: Params[] = [];
+  const generationsSeen: GenerationRecord[] = [];
+  type Suggested = { trials: { trial_id: number; parameters: Params; generation: number }[]; reason: string | null; generation: number; generation_size: number };
+  const ask = async (count: number, where: string): Promise<Suggested> => {
+    const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=${count}` });
+    expectNo5xx(res, where);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json() as Suggested;
+  };
 
   const checkDistribution = async (where: string) => {
     const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/distribution` });
@@ -200,16 +220,29 @@ export async function runScenario(env: RobustnessApp, method: MethodName, scenar
   for (let g = 0; g < generations; g++) {
     const where = `${method}/${scenario.name} generation ${g}`;
     const count = scenario.count ?? body.batch_size;
-    const res = await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=${count}` });
-    expectNo5xx(res, where);
-    expect(res.statusCode, res.body).toBe(200);
-    const sug = res.json() as { trials: { trial_id: number; parameters: Params; generation: number }[]; reason: string | null };
+    let sug = await ask(count, where);
+    expect(sug.generation, where).toBe(g);
     // Without repeats a small space runs out of new configurations: the answer says so, and the run ends there.
-    const converged = scenario.noRepeats === true && sug.reason === 'converged';
+    let converged = scenario.noRepeats === true && sug.reason === 'converged';
     if (!converged) {
       expect(sug.reason, where).toBeNull();
       expect(sug.trials.length, where).toBe(count);
     }
+    if (!converged && sug.generation_size > sug.trials.length) {
+      // The generation needs more results than were asked (ProbNES's stencil of 2d + 1): the client asks
+      // for the whole generation and gets the trials it holds first, then the rest.
+      const held = sug.trials.map((t) => t.trial_id);
+      const size = sug.generation_size;
+      sug = await ask(size, `${where} (the whole generation of ${size})`);
+      expect(sug.generation_size, where).toBe(size);
+      converged = scenario.noRepeats === true && sug.reason === 'converged';
+      if (!converged) {
+        expect(sug.reason, where).toBeNull();
+        expect(sug.trials.length, where).toBe(size);
+      }
+      expect(sug.trials.slice(0, held.length).map((t) => t.trial_id), `${where}: held trials first`).toEqual(held);
+    }
+    generationsSeen.push({ size: sug.generation_size, handed: sug.trials.map((t) => t.parameters) });
     for (const t of sug.trials) {
       expect(t.generation, where).toBe(g);
       expectLegal(t.parameters, scenario.parameters, where);
@@ -259,8 +292,8 @@ export async function runScenario(env: RobustnessApp, method: MethodName, scenar
   for (const g of h.generations) {
     expect(Object.values(g.mean).every(Number.isFinite) && g.std.every((v) => Number.isFinite(v) && v > 0), JSON.stringify(g)).toBe(true);
   }
-  scenario.finally?.(handed, method);
-  return { handed, generation: done };
+  scenario.finally?.(handed, method, generationsSeen);
+  return { handed, generation: done, generations: generationsSeen };
 }
 
 /**

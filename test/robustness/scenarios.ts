@@ -43,11 +43,18 @@ export const VALUE_SCENARIOS: Scenario[] = [
     name: 'constant',
     parameters: box2,
     objective: () => 3.7,
-    finally: (handed, method) => {
-      // The ProbNES methods hand out μ first in every generation (default profile); with no signal
-      // the mean stalls, so the same point is suggested and reported again and again.
+    finally: (_handed, method, generations) => {
+      // The ProbNES methods hand out μ first in every natural-gradient generation (default profile);
+      // with no signal the mean stalls, so the same point is suggested and reported again and again.
+      // Those are the generations of batch_size 3 after Powell's start phase (ALGORITHM.md §29: its
+      // generations are the stencil of 2d + 1 = 5, then one result each; on a constant objective it
+      // ends early, its trust region shrinking to ρ_end).
       if (methodFacts(method).family !== 'probnes') return;
-      const means = handed.filter((_, i) => i % 3 === 0).map((p) => `${p.x},${p.y}`);
+      const natural = generations.findIndex((g, i) => i > 0 && g.size === 3);
+      expect(natural, generations.map((g) => g.size).join(' ')).toBeGreaterThan(0);
+      expect(generations.slice(natural).every((g) => g.size === 3), generations.map((g) => g.size).join(' ')).toBe(true);
+      const means = generations.slice(natural).map((g) => `${g.handed[0]!.x},${g.handed[0]!.y}`);
+      expect(means.length, 'natural-gradient generations').toBeGreaterThanOrEqual(4);
       expect(new Set(means.slice(1)).size, means.join(' ')).toBe(1);
     },
   },
