@@ -217,7 +217,7 @@ const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'star
  */
 const START_PHASE: OptionSpec = {
   kind: 'enum', values: ['powell', 'off'],
-  description: 'Start with Powell\'s model (the 2d + 1 stencil along the prior\'s axes, then the trust-region steps of a least-Frobenius-norm quadratic, each point computed from every result reported so far) for a number of evaluations set by max_trials and the dimension (docs/ALGORITHM.md §29), then the natural-gradient search from the best point; or off. Default profile: powell; paper profile: off.',
+  description: 'Start with Powell\'s model (the 2d + 1 stencil along the prior\'s axes, then the trust-region steps of a least-Frobenius-norm quadratic, each point computed from every result reported so far) for a number of evaluations set by max_trials and the dimension (docs/ALGORITHM.md §29), then the natural-gradient search from the best point; or off. Default profile: powell; paper profile: off. Continuous spaces only: with a categorical parameter the search starts as docs/ALGORITHM.md §27 says whatever this option says.',
 };
 const START_PHASE_POINTS: OptionSpec = {
   kind: 'number', min: 0, max: 1_000_000, integer: true,
