@@ -408,7 +408,12 @@ if (has('record')) {
 } else if (has('detail')) {
   detail();
 } else if (has('start-phase')) {
+  const command = `npm run bench:probnes-speed -- ${process.argv.slice(2).join(' ')}`.trim();
+  const provenance = currentProvenance(command);
+  const started = new Date();
+  const loadStart = loadavg();
   startPhase();
+  if (has('out')) writeOut(arg('out', ''), provenance, started, loadStart);
 } else if (has('growing')) {
   growing();
 } else {
