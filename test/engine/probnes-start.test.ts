@@ -9,7 +9,7 @@ import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { STRATEGIES } from '../../src/engine/index.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil } from '../../src/engine/strategies/powell-iteration.js';
 import { quadValue } from '../../src/engine/strategies/powell-model.js';
-import { startPhaseLength } from '../../src/engine/strategies/probnes-params.js';
+import { startPhaseExtras, startPhaseLength } from '../../src/engine/strategies/probnes-params.js';
 import type { ProbnesState } from '../../src/engine/strategies/probnes-core.js';
 import { generationSize, type Observation, type StoredState } from '../../src/engine/strategies/types.js';
 
@@ -107,11 +107,13 @@ describe('the start phase (ALGORITHM.md §29)', () => {
   it('the phase length follows the declared budget (startPhaseLength), and the natural-gradient search follows it', () => {
     expect(startPhaseLength(5, 25)).toBe(25);
     expect(startPhaseLength(5, 50)).toBe(50);
-    expect(startPhaseLength(5, 100)).toBe(50);
+    expect(startPhaseLength(5, 100)).toBe(100);
+    expect(startPhaseLength(2, 40)).toBe(20);
     expect(startPhaseLength(5, 250)).toBe(25);
     expect(startPhaseLength(5, null)).toBe(25);
     expect(startPhaseLength(2, null)).toBe(20);
-    expect(init(5, { budget: 100 }).params.startPhaseLength).toBe(50);
+    expect(init(5, { budget: 150 }).params.startPhaseLength).toBe(25);
+    expect(init(5, { budget: 100 }).params.startPhaseLength).toBe(100);
     expect(init(5).params.startPhaseLength).toBe(25);
     const { states } = sequential(init(2, { budget: 40 }), rosen, 40);
     const ended = states.findIndex((s) => s.start === null);
@@ -157,6 +159,33 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     const t = probCmaes.tell(extra.state, { batch: [results[0]], history: history.slice() }) as ProbnesState;
     expect(t.start!.seen).toBe(6);
     expect(t.start!.powell.points.some((p) => p.x === results[0].x || p.x.every((v, i) => v === results[0].x[i]))).toBe(true);
+  });
+
+  it('a phase that is a short prelude to the search serves extra workers with batch BQ from ν, not the model', () => {
+    // d = 5, no budget: 25 evaluations < 10·d, so extras are 'search' (startPhaseExtras); with a budget of 50, 'model'.
+    expect(startPhaseExtras(5, 25, null)).toBe('search');
+    expect(startPhaseExtras(5, 50, 50)).toBe('model');
+    expect(startPhaseExtras(2, 20, null)).toBe('model');
+    const s0 = init(5);
+    expect(s0.params.startPhaseExtras).toBe('search');
+    const history: Observation[] = [];
+    const a0 = probCmaes.ask(s0, { history, pending: [] }, 11);
+    const batch = a0.points.map((x) => ({ x, y: rosen(x) }));
+    history.push(...batch);
+    const s1 = probCmaes.tell(a0.state, { batch, history: history.slice() }) as ProbnesState;
+    const model = probCmaes.ask(s1, { history, pending: [] }, 1);
+    const extra = probCmaes.ask(model.state, { history, pending: [model.points[0]] }, 1);
+    const believer = structuredClone(model.state.start!.powell);
+    powellObserve(believer, model.points[0], quadValue(believer.model!, model.points[0]));
+    const believed = powellNext(believer, null)!;
+    expect(extra.points[0].some((v, i) => Math.abs(v - believed[i]) > 1e-6)).toBe(true);
+    // …and the same with start_phase_extras 'model' gives the believer's step.
+    const forced = init(5, { options: { start_phase_extras: 'model' } });
+    const f0 = probCmaes.ask(forced, { history: [], pending: [] }, 11);
+    const f1 = probCmaes.tell(f0.state, { batch, history: history.slice() }) as ProbnesState;
+    const fm = probCmaes.ask(f1, { history, pending: [] }, 1);
+    const fe = probCmaes.ask(fm.state, { history, pending: [fm.points[0]] }, 1);
+    fe.points[0].forEach((v, i) => expect(v).toBeCloseTo(believed[i], 12));
   });
 
   it('prob-xnes and prob-snes run the same phase, its steps and μ inside the box (the minimum lies beyond a face)', () => {

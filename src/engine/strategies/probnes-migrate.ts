@@ -25,7 +25,7 @@ function fromV2(s: StoredState): ProbnesState {
   return {
     ...(rest as unknown as Omit<ProbnesState, 'params' | 'start'>),
     version: CURRENT,
-    params: Object.freeze({ ...(params as unknown as ProbnesState['params']), startPhase: 'off', startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search' as const, startPhaseMean: 'best' as const }),
+    params: Object.freeze({ ...(params as unknown as ProbnesState['params']), startPhase: 'off', startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search' as const, startPhaseMean: 'best' as const, startPhaseExtras: 'search' as const }),
     start: null,
   };
 }

@@ -45,7 +45,7 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
   if (q.length === 0 || !(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
   // The start phase (§29) models continuous coordinates only: a mixed space starts as before.
-  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), startPhase: 'off' as const, startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search' as const, startPhaseMean: 'best' as const });
+  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), startPhase: 'off' as const, startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search' as const, startPhaseMean: 'best' as const, startPhaseExtras: 'search' as const });
   const bound = (v: number) => (Number.isFinite(v) ? v : null);
   return {
     version: PROBNES_STATE_VERSION,

@@ -81,6 +81,8 @@ export interface ProbnesParams {
   readonly startPhaseHandover: 'search' | 'prior';
   /** §29: μ after each natural-gradient update of the phase and at the hand-over: the best point, or the search's own. */
   readonly startPhaseMean: 'best' | 'search';
+  /** §29: the points of workers that ask while the model's point is out (startPhaseExtras). */
+  readonly startPhaseExtras: 'model' | 'search';
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -100,7 +102,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -240,6 +242,11 @@ const START_PHASE_MEAN: OptionSpec = {
   description: 'With start_phase powell: μ after each natural-gradient update of the phase and at the hand-over: the best point so far, or the search\'s own.',
 };
 
+const START_PHASE_EXTRAS: OptionSpec = {
+  kind: 'enum', values: ['model', 'search'],
+  description: 'With start_phase powell: what a worker asking while the model\'s point is out gets: the model\'s next steps as if the pending points had come back as predicted, or batch-BQ points from ν (default: by the rule of docs/ALGORITHM.md §29).',
+};
+
 const START_PHASE_LENGTH: OptionSpec = {
   kind: 'number', min: 0, max: 1_000_000, integer: true,
   description: 'With start_phase powell: the phase\'s evaluations, overriding the rule of docs/ALGORITHM.md §29 (0 = the rule).',
@@ -256,8 +263,20 @@ export function startPhaseLength(d: number, budget: number | null): number {
   const late = Math.max(5 * d, 20);
   if (budget === null) return late;
   if (budget <= 10 * d) return budget;
-  if (budget <= 20 * d) return 10 * d;
+  // Up to 20·d: the whole budget from d = 5 (d = 5 and 10 measured, level with Powell's methods), 10·d below (d = 2).
+  if (budget <= 20 * d) return d >= 5 ? budget : 10 * d;
   return late;
+}
+
+/**
+ * §29: what a worker gets while the model's point is out: the model's next steps as if the pending points
+ * had come back as predicted ('model'), when the phase is the main search (at least 10·d evaluations, or
+ * the whole declared budget); batch BQ from ν ('search'), the points the natural-gradient search that
+ * follows learns most from, when the phase is a short prelude to it. Measured with 3 asynchronous workers
+ * (docs/parallel-workers.md): 'model' gave more targets at 5·d and 10·d, 'search' at 50·d (d = 5).
+ */
+export function startPhaseExtras(d: number, length: number, budget: number | null): 'model' | 'search' {
+  return length >= 10 * d || (budget !== null && length >= budget) ? 'model' : 'search';
 }
 
 const PROFILE: OptionSpec = {
@@ -280,7 +299,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -320,6 +339,8 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
   out.startPhasePoints = start === 'off' ? 0 : startPhasePoints(d, typeof options.start_phase_points === 'number' ? options.start_phase_points : 0);
   out.startPhaseHandover = options.start_phase_handover === 'prior' ? 'prior' : 'search';
   out.startPhaseMean = options.start_phase_mean === 'search' ? 'search' : 'best';
+  const extras = options.start_phase_extras;
+  out.startPhaseExtras = extras === 'model' || extras === 'search' ? extras : startPhaseExtras(d, out.startPhaseLength as number, budget);
   return Object.freeze(out as unknown as ProbnesParams);
 }
 
@@ -376,6 +397,7 @@ export function paramsFromV1Options(method: MethodName, own: ProbnesOwn, o: Read
     startPhasePoints: 0,
     startPhaseHandover: 'search',
     startPhaseMean: 'best',
+    startPhaseExtras: 'search',
   };
   return Object.freeze(params);
 }

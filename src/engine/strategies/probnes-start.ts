@@ -84,9 +84,10 @@ export function askStart(state: ProbnesState, ctx: AskContext, count: number): A
     const x = powellNext(start.powell, box);
     if (x) points.push(x);
   }
-  // Workers asking while the model's point is out: the model's next points as if the pending ones had
-  // come back as predicted; batch BQ from ν for the rest (the stencil's extras, or a model with no step left).
-  if (state.generation > 0) points.push(...believedModelPoints(start.powell, [...ctx.pending, ...points], count - points.length, box));
+  // Workers asking while the model's point is out (params.startPhaseExtras, §29): the model's next points as
+  // if the pending ones had come back as predicted, when the phase is the main search; batch BQ from ν for
+  // the rest (the stencil's extras, a model with no step left, or a phase that is a short prelude).
+  if (state.generation > 0 && state.params.startPhaseExtras === 'model') points.push(...believedModelPoints(start.powell, [...ctx.pending, ...points], count - points.length, box));
   points.push(...servingPoints(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
   return { points, state: { ...state, rng: rng.state(), start } };
 }
