@@ -30,10 +30,10 @@ import { DomainError, StudyNotFoundError, ValidationError } from '../common/erro
 import type { EngineRunner } from '../pool/engine-pool.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
 import { engineY, readStudy, type Study } from './codec.js';
-import { internalDistribution, userDistribution } from './distribution.js';
+import { centrePoint, internalDistribution, userDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
 import { isNumeric, type NumericParameterSpec } from './study-spec.js';
-import { searchSpace, toInternal, vectorFromNamed, type SearchSpace } from './transforms.js';
+import { searchSpace, toInternal, toUserRaw, type SearchSpace } from './transforms.js';
 
 /** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
 export const MAX_VIEW_POINTS = 300;
@@ -120,7 +120,8 @@ export class ModelViews {
     const iy = numericIndex(space, q.y, '/y');
     if (ix === iy) throw new ValidationError([{ path: '/y', message: `must name a parameter other than x (${JSON.stringify(q.x)})` }]);
     const n = q.n ?? GRID_DEFAULT_N;
-    const dist = userDistribution(space, internalDistribution(ctx.state.state, space));
+    const internalDist = internalDistribution(ctx.state.state, space);
+    const dist = userDistribution(space, internalDist);
     const px = space.numeric[ix]!, py = space.numeric[iy]!;
     const completed = ctx.completed;
     const tOf = (p: NumericParameterSpec, v: number) => (p.scale === 'log' ? Math.log(v) : v);
@@ -137,8 +138,13 @@ export class ModelViews {
 
     // Every grid point as a full user-unit vector: x, y varied, the others at the distribution's
     // mean (a categorical parameter at its most probable choice).
-    const fixed: Record<string, ParamValue> = { ...dist.mean };
-    const base = vectorFromNamed(space, fixed);
+    // By position, and `fixed` without a prototype: a stored parameter named `__proto__` (accepted
+    // before such names were refused) is an own key like any other, not Object.prototype.
+    const base = toUserRaw(space, centrePoint(internalDist));
+    const fixed = Object.create(null) as Record<string, ParamValue>;
+    space.parameters.forEach((p, i) => {
+      if (p.name !== px.name && p.name !== py.name) fixed[p.name] = base[i]!;
+    });
     const points: number[][] = [];
     for (const b of ty) {
       for (const a of tx) {
@@ -152,8 +158,6 @@ export class ModelViews {
     const result = await this.run({ view: 'grid', model: ctx.model, points }, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'grid') throw new Error('model view: unexpected result');
     const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
-    delete fixed[px.name];
-    delete fixed[py.name];
 
     const cxx = dist.covariance[ix]![ix]!, cxy = dist.covariance[ix]![iy]!, cyy = dist.covariance[iy]![iy]!;
     const centre: [number, number] = [dist.meanTransformed[ix]!, dist.meanTransformed[iy]!];
