@@ -11,7 +11,7 @@ export { DocumentSchema, DOCUMENT_FORMAT, DOCUMENT_VERSION, DOCUMENT_LIMITS, typ
 export { parseDocument, type DocumentParse, type ParseMeter } from './transfer/document-parse.js';
 export { LoopService, type LoopServiceDeps, type LoopStats, type Suggestions, type SuggestReason, type ObservationResult } from './loop/loop.js';
 export { UnknownTrialsError, TrialAlreadyCompletedError, TrialNotActiveError, LeaseNotHeldError, ConcurrentUpdateError } from './loop/loop-errors.js';
-export { DEFAULT_CLIENT } from './loop/lease.js';
+export { DEFAULT_CLIENT, LEASES_LISTED, type BudgetHeld, type Lease } from './loop/lease.js';
 export { ObservationsRequest, MAX_OBSERVATIONS, countParameterKeys, type ObservationInput } from './loop/observation-request.js';
 export type { LoopLogger } from './loop/generation.js';
 export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type EngineRunner } from './pool/engine-pool.js';

@@ -270,7 +270,10 @@ class Client:
     # -- the loop --
 
     def suggest(self, study_id: str, count: int = 1, client_id: Optional[str] = None) -> Json:
-        """{'trials': [...], 'reason': None | 'study_completed' | 'study_paused' | 'max_trials_reached' | 'converged', ...}"""
+        """{'trials': [...], 'reason': None | 'study_completed' | 'study_paused' | 'max_trials_reached' | 'converged', ...,
+        'budget': None | {'max_trials', 'completed', 'leased', 'requested', 'leases': [{'trial_id', 'client_id',
+        'lease_expires_at'}, ...]}}: with max_trials_reached, `budget` names the leases that hold the rest of
+        max_trials (docs/limits.md)."""
         return self.request("GET", f"/v1/studies/{_q(study_id)}/suggestions", {"count": count, "client_id": client_id})
 
     def observe(self, study_id: str, observations: List[Json]) -> Json:

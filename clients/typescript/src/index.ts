@@ -58,6 +58,8 @@ export type TrialPage = JsonOk<'/v1/studies/{study_id}/trials', 'get'>;
 export type TrialState = Trial['state'];
 export type Suggestions = JsonOk<'/v1/studies/{study_id}/suggestions', 'get'>;
 export type StopReason = NonNullable<Suggestions['reason']>;
+/** With reason max_trials_reached: the leases that hold the rest of max_trials (docs/limits.md). */
+export type SuggestionBudget = NonNullable<Suggestions['budget']>;
 export type Observation = JsonBody<'/v1/studies/{study_id}/observations', 'post'>['observations'][number];
 export type ObservationResult = JsonOk<'/v1/studies/{study_id}/observations', 'post'>;
 export type Best = JsonOk<'/v1/studies/{study_id}/best', 'get'>;

@@ -2186,7 +2186,7 @@ export interface paths {
         };
         /**
          * Get points to evaluate
-         * @description Leases `count` trials to `client_id` for lease_seconds. Trials the client already holds come back first, so a retried request never creates work. While the study is ACTIVE the answer is never empty: when the generation's points are all handed out, more are drawn from the current distribution, conditioned on the pending ones. `reason` says why fewer than `count` came back; `extras`, when points beyond the generation were handed out.
+         * @description Leases `count` trials to `client_id` for lease_seconds. Trials the client already holds come back first, so a retried request never creates work. While the study is ACTIVE the answer is never empty: when the generation's points are all handed out, more are drawn from the current distribution, conditioned on the pending ones. `reason` says why fewer than `count` came back; `extras`, when points beyond the generation were handed out; `budget`, with max_trials_reached, which leases hold the rest of max_trials.
          */
         get: {
             parameters: {
@@ -2211,35 +2211,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "trials": [
-                         *         {
-                         *           "trial_id": 12,
-                         *           "state": "ACTIVE",
-                         *           "parameters": {
-                         *             "log_lr": -2.7,
-                         *             "dropout": 0.18,
-                         *             "width": 128
-                         *           },
-                         *           "generation": 4,
-                         *           "client_id": "worker-1",
-                         *           "lease_expires_at": "2025-01-01T12:10:00.000Z",
-                         *           "value": null,
-                         *           "stderr": null,
-                         *           "failure_reason": null,
-                         *           "late": false,
-                         *           "source": "suggested",
-                         *           "created_at": "2025-01-01T12:00:00.000Z",
-                         *           "completed_at": null
-                         *         }
-                         *       ],
-                         *       "reason": null,
-                         *       "generation": 4,
-                         *       "generation_size": 3,
-                         *       "extras": null
-                         *     }
-                         */
                         "application/json": {
                             /** @description ACTIVE trials leased to the client: the ones it already held first, then new ones. */
                             trials: components["schemas"]["Trial"][];
@@ -2255,6 +2226,28 @@ export interface paths {
                                 count: number;
                                 /** @description What that costs and what to do, for people reading the answer. */
                                 reason: string;
+                            } | null;
+                            /** @description Non-null when reason is max_trials_reached: what holds the budget. max_trials counts REQUESTED, ACTIVE and COMPLETED trials (failed and abandoned ones free their slot), so while completed < max_trials the study stays ACTIVE and the rest of the budget is held by leases. A lease holds its slot until the trial is reported, failed or abandoned, or until it expires: the trial then goes back to REQUESTED with the same point and the next asker gets it (docs/limits.md). Null otherwise. */
+                            budget: {
+                                /** @description The study's max_trials. */
+                                max_trials: number;
+                                /** @description COMPLETED trials. */
+                                completed: number;
+                                /** @description ACTIVE trials: leased to a client and not reported yet (the asker's own included). */
+                                leased: number;
+                                /** @description REQUESTED trials: created, or back from an expired lease, waiting for the next asker. */
+                                requested: number;
+                                /** @description The ACTIVE trials, the soonest to expire first: at most 100 (`leased` counts them all). */
+                                leases: {
+                                    trial_id: number;
+                                    /** @description Who holds the lease. */
+                                    client_id: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the trial goes back to REQUESTED unless its holder reports, fails, abandons or heartbeats it first.
+                                     */
+                                    lease_expires_at: string;
+                                }[];
                             } | null;
                         };
                     };

@@ -39,3 +39,39 @@ export function leaseTo(snap: StudySnapshot, trial: TrialRecord, clientId: strin
 export function heldBy(snap: StudySnapshot, clientId: string): TrialRecord[] {
   return snap.inState('ACTIVE').filter((t) => t.clientId === clientId);
 }
+
+/** At most this many leases are listed in a suggestions answer's `budget` (its counts cover them all). */
+export const LEASES_LISTED = 100;
+
+export interface Lease {
+  trialId: number;
+  clientId: string;
+  leaseExpiresAt: string;
+}
+
+/**
+ * What holds a max_trials budget: REQUESTED, ACTIVE and COMPLETED trials (StudySnapshot.budgetUsed).
+ * A lease holds its slot until the trial is reported, failed or abandoned, or until the lease
+ * expires: the trial then goes back to REQUESTED with the same point and is handed to the next
+ * asker. `leases` lists the ACTIVE trials (the asker's own included), the soonest to expire first,
+ * at most LEASES_LISTED of them; `leased` counts them all.
+ */
+export interface BudgetHeld {
+  maxTrials: number;
+  completed: number;
+  leased: number;
+  requested: number;
+  leases: Lease[];
+}
+
+export function budgetHeld(snap: StudySnapshot, maxTrials: number): BudgetHeld {
+  const active = snap.inState('ACTIVE').filter((t) => t.clientId !== null && t.leaseExpiresAt !== null);
+  active.sort((a, b) => (a.leaseExpiresAt! < b.leaseExpiresAt! ? -1 : a.leaseExpiresAt! > b.leaseExpiresAt! ? 1 : a.trialId - b.trialId));
+  return {
+    maxTrials,
+    completed: snap.count('COMPLETED'),
+    leased: snap.count('ACTIVE'),
+    requested: snap.count('REQUESTED'),
+    leases: active.slice(0, LEASES_LISTED).map((t) => ({ trialId: t.trialId, clientId: t.clientId!, leaseExpiresAt: t.leaseExpiresAt! })),
+  };
+}

@@ -15,7 +15,7 @@ import { CommitGroups, type Outcome } from './commit-group.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError, StudyNotFoundError } from '../common/errors.js';
 import { advanceIfDue, askMore, completeIfDone, extrasAmong, givenUp, type LoopContext, type LoopLogger } from './generation.js';
-import { DEFAULT_CLIENT, expireLeases, heldBy, leaseTo } from './lease.js';
+import { budgetHeld, DEFAULT_CLIENT, expireLeases, heldBy, leaseTo, type BudgetHeld } from './lease.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from './loop-errors.js';
 import { applyObservations, type ObservationInput } from './observations.js';
 import { KeyedMutex } from './study-lock.js';
@@ -45,6 +45,11 @@ export interface Suggestions {
    * BO, random) use every result.
    */
   ranksGeneration: boolean;
+  /**
+   * With reason max_trials_reached: what holds the budget (the trials still leased, to whom and
+   * until when, and those waiting as REQUESTED). Null otherwise.
+   */
+  budget: BudgetHeld | null;
 }
 
 export interface ObservationResult {
@@ -123,14 +128,19 @@ export class LoopService {
   /** The client's held trials first (retries never create work), then REQUESTED ones, then new ones. */
   suggest(tenantId: string, studyId: string, count: number, clientId: string = DEFAULT_CLIENT): Promise<Suggestions> {
     return this.mutate(tenantId, studyId, [], async (snap, ctx) => {
-      const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => ({
-        trials: this.handOut(snap, trials, clientId),
-        reason,
-        generation: snap.generation,
-        generationSize: snap.generationSize,
-        extras: extrasAmong(snap, trials),
-        ranksGeneration: methodFacts(snap.study.method).ranksGeneration,
-      });
+      const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => {
+        const handed = this.handOut(snap, trials, clientId);
+        return {
+          trials: handed,
+          reason,
+          generation: snap.generation,
+          generationSize: snap.generationSize,
+          extras: extrasAmong(snap, trials),
+          ranksGeneration: methodFacts(snap.study.method).ranksGeneration,
+          // After handOut: the asker's new leases are listed with the times they got.
+          budget: reason === 'max_trials_reached' && snap.study.maxTrials !== null ? budgetHeld(snap, snap.study.maxTrials) : null,
+        };
+      };
       if (snap.study.state === 'COMPLETED') return done([], snap.study.reason === CONVERGED ? 'converged' : 'study_completed');
       // Handing a held trial out again renews its lease: the client is evidently alive.
       const out = heldBy(snap, clientId).slice(0, count).map((t) => leaseTo(snap, t, clientId, ctx.now));

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { LoopService } from '../../domain/index.js';
 import { problemResponse, StudyIdParams } from '../schemas/common.js';
-import { extrasNote, SuggestionsQuery, SuggestionsSchema } from '../schemas/loop.js';
+import { budgetNote, extrasNote, SuggestionsQuery, SuggestionsSchema } from '../schemas/loop.js';
 import { toTrialResource } from '../schemas/trial.js';
 
 export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = async (app, { loop }) => {
@@ -12,7 +12,7 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
       description:
         'Leases `count` trials to `client_id` for lease_seconds. Trials the client already holds come back first, so a retried request never creates work. ' +
         'While the study is ACTIVE the answer is never empty: when the generation\'s points are all handed out, more are drawn from the current distribution, conditioned on the pending ones. ' +
-        '`reason` says why fewer than `count` came back; `extras`, when points beyond the generation were handed out.',
+        '`reason` says why fewer than `count` came back; `extras`, when points beyond the generation were handed out; `budget`, with max_trials_reached, which leases hold the rest of max_trials.',
       tags: ['loop'],
       params: StudyIdParams,
       querystring: SuggestionsQuery,
@@ -32,6 +32,7 @@ export const suggestionRoutes: FastifyPluginAsyncZod<{ loop: LoopService }> = as
         generation: s.generation,
         generation_size: s.generationSize,
         extras: extrasNote(s.extras, s.generationSize, s.ranksGeneration),
+        budget: budgetNote(s.budget),
       };
     },
   });

@@ -1,6 +1,6 @@
 /** Schemas of the suggest/observe loop and the trial actions (docs/API.md "The suggest/observe loop"). */
 import { z } from 'zod';
-import { LIMITS, ObservationsRequest, STUDY_STATES, wellFormed } from '../../domain/index.js';
+import { LEASES_LISTED, LIMITS, ObservationsRequest, STUDY_STATES, Timestamp, wellFormed, type BudgetHeld } from '../../domain/index.js';
 import { TrialSchema } from './trial.js';
 
 const ClientId = z
@@ -56,8 +56,61 @@ export const SuggestionsSchema = z
           'They come from the same search distribution, which moves once per generation_size results. cmaes, lq-cmaes, xnes and snes rank generation_size results and never use the others: give such a study batch_size ≥ the number of workers. ' +
           'The ProbNES methods and BO learn from every result, so extras cost them nothing. Null otherwise.',
       ),
+    budget: z
+      .object({
+        max_trials: z.int().describe('The study\'s max_trials.'),
+        completed: z.int().describe('COMPLETED trials.'),
+        leased: z.int().describe('ACTIVE trials: leased to a client and not reported yet (the asker\'s own included).'),
+        requested: z.int().describe('REQUESTED trials: created, or back from an expired lease, waiting for the next asker.'),
+        leases: z
+          .array(
+            z.object({
+              trial_id: z.int(),
+              client_id: z.string().describe('Who holds the lease.'),
+              lease_expires_at: Timestamp.describe('When the trial goes back to REQUESTED unless its holder reports, fails, abandons or heartbeats it first.'),
+            }),
+          )
+          .max(LEASES_LISTED)
+          .describe(`The ACTIVE trials, the soonest to expire first: at most ${LEASES_LISTED} (\`leased\` counts them all).`),
+      })
+      .nullable()
+      .describe(
+        'Non-null when reason is max_trials_reached: what holds the budget. max_trials counts REQUESTED, ACTIVE and COMPLETED trials (failed and abandoned ones free their slot), ' +
+          'so while completed < max_trials the study stays ACTIVE and the rest of the budget is held by leases. A lease holds its slot until the trial is reported, failed or abandoned, ' +
+          'or until it expires: the trial then goes back to REQUESTED with the same point and the next asker gets it (docs/limits.md). Null otherwise.',
+      ),
   })
-  .meta({ examples: [{ trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3, extras: null }] });
+  .meta({
+    examples: [
+      { trials: [exampleSuggested], reason: null, generation: 4, generation_size: 3, extras: null, budget: null },
+      {
+        trials: [],
+        reason: 'max_trials_reached',
+        generation: 9,
+        generation_size: 3,
+        extras: null,
+        budget: {
+          max_trials: 30,
+          completed: 27,
+          leased: 3,
+          requested: 0,
+          leases: [28, 29, 30].map((trial_id) => ({ trial_id, client_id: 'worker-2', lease_expires_at: '2025-01-01T12:10:00.000Z' })),
+        },
+      },
+    ],
+  });
+
+/** The `budget` field of a suggestions answer. */
+export function budgetNote(b: BudgetHeld | null): z.output<typeof SuggestionsSchema>['budget'] {
+  if (b === null) return null;
+  return {
+    max_trials: b.maxTrials,
+    completed: b.completed,
+    leased: b.leased,
+    requested: b.requested,
+    leases: b.leases.map((l) => ({ trial_id: l.trialId, client_id: l.clientId, lease_expires_at: l.leaseExpiresAt })),
+  };
+}
 
 /**
  * The `extras` field of a suggestions answer: null when every point belongs to the generation.
