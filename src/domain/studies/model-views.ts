@@ -23,7 +23,11 @@
  * MAX_VIEW_POINTS + MAX_DRAWN_POINTS trials (Storage.listRecentCompleted: one index range each),
  * never the study's whole trial list: the grid draws the points in the model and the
  * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those.
+ * Answers are cached per tenant (model-view-cache.ts) under what they depend on: the study, the
+ * engine state's generation and revision, the view and its query, and a digest of the trials read;
+ * a repeated request does the reads but no engine call, and identical requests in flight share one.
  */
+import { createHash } from 'node:crypto';
 import { methodFacts, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
 import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
@@ -32,6 +36,7 @@ import type { EngineCaller } from '../pool/fair-runner.js';
 import { engineY, readStudy, type Study } from './codec.js';
 import { centrePoint, internalDistribution, userDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
+import { ModelViewCache } from './model-view-cache.js';
 import { isNumeric, type NumericParameterSpec } from './study-spec.js';
 import { searchSpace, toInternal, toUserRaw, type SearchSpace } from './transforms.js';
 
@@ -42,8 +47,6 @@ export const MAX_VIEW_POINTS = 300;
  * contour with more would be unreadable; it bounds the view's reads and its answer).
  */
 export const MAX_DRAWN_POINTS = 1000;
-/** Fits of GPs for views kept (hyperparameters only), so the grid and importance of one generation fit once. */
-const FIT_CACHE_SIZE = 200;
 /** Grid points per axis: at most GRID_MAX_N² predictions per request. */
 export const GRID_MAX_N = 60;
 export const GRID_DEFAULT_N = 30;
@@ -107,19 +110,31 @@ const isBo = (method: MethodName) => methodFacts(method).family === 'bo';
 /** 95% two-sided normal quantile for the intervals of log ℓ. */
 const Z95 = 1.959963984540054;
 
-export class ModelViews {
-  /** Hyperparameters of GPs fitted for views, by study, generation and the exact points fitted. */
-  private readonly fits = new Map<string, GpHyper>();
+type ViewContext = Awaited<ReturnType<ModelViews['context']>>;
 
-  constructor(private readonly deps: { storage: Storage; engine: EngineRunner }) {}
+export class ModelViews {
+  /**
+   * Answers by what they depend on, and the hyperparameters of GPs fitted for views (so the grid
+   * and importance of one generation fit once), per tenant and bounded (model-view-cache.ts).
+   */
+  readonly cache: ModelViewCache;
+
+  constructor(private readonly deps: { storage: Storage; engine: EngineRunner; cache?: ModelViewCache }) {
+    this.cache = deps.cache ?? new ModelViewCache();
+  }
 
   async grid(tenantId: string, studyId: string, q: GridQuery): Promise<GridView> {
     const ctx = await this.context(tenantId, studyId, q.generation, true);
-    const { space, study } = ctx;
-    const ix = numericIndex(space, q.x, '/x');
-    const iy = numericIndex(space, q.y, '/y');
+    const ix = numericIndex(ctx.space, q.x, '/x');
+    const iy = numericIndex(ctx.space, q.y, '/y');
     if (ix === iy) throw new ValidationError([{ path: '/y', message: `must name a parameter other than x (${JSON.stringify(q.x)})` }]);
     const n = q.n ?? GRID_DEFAULT_N;
+    const key = viewKey('grid', ctx, [ctx.space.numeric[ix]!.name, ctx.space.numeric[iy]!.name, n]);
+    return this.cache.getOrCompute(tenantId, key, () => this.computeGrid(tenantId, studyId, ctx, ix, iy, n));
+  }
+
+  private async computeGrid(tenantId: string, studyId: string, ctx: ViewContext, ix: number, iy: number, n: number): Promise<GridView> {
+    const { space, study } = ctx;
     const internalDist = internalDistribution(ctx.state.state, space);
     const dist = userDistribution(space, internalDist);
     const px = space.numeric[ix]!, py = space.numeric[iy]!;
@@ -155,7 +170,7 @@ export class ModelViews {
         points.push(toInternal(space, v).slice(0, ctx.inputs));
       }
     }
-    const result = await this.run({ view: 'grid', model: ctx.model, points }, ctx.fitKey, { tenantId, studyId });
+    const result = await this.run({ view: 'grid', model: ctx.model, points }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'grid') throw new Error('model view: unexpected result');
     const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
 
@@ -187,9 +202,13 @@ export class ModelViews {
 
   async importance(tenantId: string, studyId: string, q: { generation?: number }): Promise<ImportanceView> {
     const ctx = await this.context(tenantId, studyId, q.generation, false);
+    return this.cache.getOrCompute(tenantId, viewKey('importance', ctx, []), () => this.computeImportance(tenantId, studyId, ctx));
+  }
+
+  private async computeImportance(tenantId: string, studyId: string, ctx: ViewContext): Promise<ImportanceView> {
     const d = ctx.space.numeric.length;
     const L0 = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ctx.space.L0.data[i * d + j]!));
-    const result = await this.run({ view: 'importance', model: ctx.model, L0 }, ctx.fitKey, { tenantId, studyId });
+    const result = await this.run({ view: 'importance', model: ctx.model, L0 }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'importance') throw new Error('model view: unexpected result');
     const imp = result.importance;
     const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
@@ -216,15 +235,12 @@ export class ModelViews {
   }
 
   /** Runs in the engine pool, counted against the study's tenant by the fair scheduler like its loop's calls. */
-  private async run(task: ModelViewTask, fitKey: string | null, caller: EngineCaller): Promise<ModelViewResult> {
-    const cached = fitKey === null ? undefined : this.fits.get(fitKey);
+  private async run(task: ModelViewTask, tenantId: string, fitKey: string | null, caller: EngineCaller): Promise<ModelViewResult> {
+    const cached = fitKey === null ? undefined : this.cache.get<GpHyper>(tenantId, fitKey);
     const model = cached ? { ...task.model, fittedHyper: cached } : task.model;
     const { result } = await this.deps.engine.run({ op: 'model-view', task: { ...task, model } as ModelViewTask }, caller);
     if (result.op !== 'model-view') throw new Error('model view: unexpected engine result');
-    if (fitKey !== null && result.view.fitted && !cached) {
-      if (this.fits.size >= FIT_CACHE_SIZE) this.fits.delete(this.fits.keys().next().value!);
-      this.fits.set(fitKey, result.view.fitted);
-    }
+    if (fitKey !== null && result.view.fitted && !cached) this.cache.set(tenantId, fitKey, result.view.fitted);
     return result.view;
   }
 
@@ -265,11 +281,22 @@ export class ModelViews {
     for (const t of [...data, ...recent]) byId.set(t.trialId, t);
     const completed = [...byId.values()].sort((a, b) => a.trialId - b.trialId);
     const { model, source, nPoints } = viewModel(study, space, state, data);
-    // The same points (ids and values) give the same fit: the key names them all.
-    const fitKey = source === 'fitted' ? `${studyId}\u0000${state.generation}\u0000${data.map((t) => `${t.trialId}:${t.value}`).join(',')}` : null;
-    return { study, space, state, generation: state.generation, completed, model, source, nPoints, fitKey, inputs: model.stored ? model.stored.X[0]!.length : space.numeric.length, inModel: new Set(data.map((t) => t.trialId)) };
+    // The same points (ids and values) give the same fit: the key names them all (by digest).
+    const dataDigest = digest(data.map((t) => `${t.trialId}:${t.value}`).join(','));
+    const fitKey = source === 'fitted' ? JSON.stringify(['fit', studyId, record.createdAt, state.generation, dataDigest]) : null;
+    // What an answer depends on besides the query: the state (generation, revision), the points in
+    // the model and, for the grid, the points drawn (ids, values; a trial's parameters never change).
+    const dependsOn = [studyId, record.createdAt, state.generation, state.revision, dataDigest, drawn ? digest(completed.map((t) => `${t.trialId}:${t.value}`).join(',')) : ''];
+    return { study, space, state, generation: state.generation, completed, model, source, nPoints, fitKey, dependsOn, inputs: model.stored ? model.stored.X[0]!.length : space.numeric.length, inModel: new Set(data.map((t) => t.trialId)) };
   }
 }
+
+/** A view's cache key: the view, what its context depends on, and its query parameters (resolved). */
+function viewKey(view: 'grid' | 'importance', ctx: ViewContext, params: (string | number)[]): string {
+  return JSON.stringify([view, ...ctx.dependsOn, ...params]);
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
 /** Whether the state holds a GP of the method's own (ProbNES: the fitted GP; BO: its MAP hyperparameters). */
 function methodGp(method: MethodName, rec: EngineStateRecord, categorical = 0): boolean {
