@@ -158,9 +158,9 @@ describe.skipIf(!server)('replicas on one PostgreSQL database', () => {
       for (const e of exported.json.engine_states as { generation: number; state: BaseState }[]) sizes[e.generation] = generationSize(e.state);
       expect(sizes).toHaveLength(study.generation + 1);
       if (id === studies[0]!.id) {
-        // max_trials 24 = 12·d declares a phase of 10·d = 20 evaluations: the stencil, one result per
+        // max_trials 24 = 12·d declares a phase of 5·d = 10 evaluations at d = 2: the stencil, one result per
         // generation, then the hand-over to generations of batch_size within the budget.
-        expect(startPhaseLength(2, max)).toBe(20);
+        expect(startPhaseLength(2, max)).toBe(10);
         expect([sizes[0], sizes[1]]).toEqual([5, 1]);
         expect(sizes).toContain(batch);
       } else {

@@ -108,7 +108,8 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(startPhaseLength(5, 25)).toBe(25);
     expect(startPhaseLength(5, 50)).toBe(50);
     expect(startPhaseLength(5, 100)).toBe(100);
-    expect(startPhaseLength(2, 40)).toBe(20);
+    expect(startPhaseLength(2, 40)).toBe(10);
+    expect(startPhaseLength(2, 20)).toBe(20);
     expect(startPhaseLength(5, 250)).toBe(25);
     expect(startPhaseLength(5, null)).toBe(25);
     expect(startPhaseLength(2, null)).toBe(20);
@@ -117,8 +118,8 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(init(5).params.startPhaseLength).toBe(25);
     const { states } = sequential(init(2, { budget: 40 }), rosen, 40);
     const ended = states.findIndex((s) => s.start === null);
-    // 2d + 1 stencil, then one per generation: the phase's 20 evaluations end at state 1 + 15.
-    expect(ended).toBe(16);
+    // B = 20·d at d = 2: a phase of 5·d = 10; the 2d + 1 stencil, then one per generation: it ends at state 1 + 5.
+    expect(ended).toBe(6);
     expect(states.slice(ended + 1).every((s) => generationSize(s) === 3)).toBe(true);
   });
 
@@ -192,9 +193,9 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     // Unconstrained minimum (2.6, −0.5), outside the box: the constrained one is (2, −0.5) with f = 0.36.
     const box = { lower: [-1, -1], upper: [2, 2] };
     for (const method of ['prob-xnes', 'prob-snes'] as const) {
-      const { history, state } = sequential(init(2, { method, box, budget: 30 }), (x) => (x[0] - 2.6) ** 2 + (x[1] + 0.5) ** 2, 30, method);
+      const { history, state } = sequential(init(2, { method, box, budget: 20 }), (x) => (x[0] - 2.6) ** 2 + (x[1] + 0.5) ** 2, 30, method);
       expect(history.slice(0, 5).map((o) => o.x)).toEqual(powellStencil([0, 0], 1, { lower: box.lower, upper: box.upper }));
-      // The phase's 20 points (B = 30 ≤ 20·d: 10·d) are inside; the search's draws after it are projected by the domain.
+      // The phase's 20 points (B = 20 = 10·d: the whole budget; the run goes on past it) are inside; the search's draws after it are projected by the domain.
       expect(state.params.startPhaseLength).toBe(20);
       expect(history.slice(0, 20).every((o) => o.x.every((v, i) => v >= box.lower[i] - 1e-12 && v <= box.upper[i] + 1e-12))).toBe(true);
       expect(Math.min(...history.map((o) => o.y))).toBeLessThan(0.36 + 1e-6);
