@@ -48,3 +48,9 @@ export function storedBounds(box: { lower: number[]; upper: number[] } | null | 
   const finite = (v: number) => (Number.isFinite(v) ? v : null);
   return { lower: box.lower.map(finite), upper: box.upper.map(finite) };
 }
+
+/** The inverse of storedBounds: ±∞ for an unbounded side (the form Powell's steps take, powell-model.ts Box). */
+export function boxOfBounds(bounds: Bounds | null): { lower: number[]; upper: number[] } | null {
+  if (!bounds) return null;
+  return { lower: bounds.lower.map((v) => v ?? -Infinity), upper: bounds.upper.map((v) => v ?? Infinity) };
+}

@@ -33,8 +33,6 @@ import {
   rebuildModel,
   basisVarianceAt,
   sampledGradientRows,
-  selectBatch,
-  sampleFrom,
 } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
@@ -48,7 +46,7 @@ import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrog
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
 import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
-import { askStart, initStart, startGenerationSize, tellStart } from './probnes-start.js';
+import { askStart, batchFromNu, initStart, startGenerationSize, tellStart } from './probnes-start.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
 
@@ -103,19 +101,9 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   const optimum = count - points.length >= 2 ? injectedOptimum(state, ctx.history, points) : null;
   if (optimum) points.push(optimum);
   const asked = optimum && adaptsRadius(state.params) ? { optimumAsked: { x: optimum.slice(), bestBefore: ctx.history.reduce((m, o) => Math.min(m, o.y), Infinity) } } : {};
-  const nSelect = count - points.length;
-  if (nSelect > 0) {
-    const p = state.params;
-    if (p.acquisition === 'batch-bq' && state.gp !== null) {
-      // Pending points join U_A (no y needed); μ counts as pending when it is in this batch.
-      const pending = [...ctx.pending.map((x) => x.slice()), ...points];
-      const model = rebuildModel(state.gp.hyper, state.gp.X, state.gp.negYTilde, null, state.gp.knownNoise ?? null);
-      points.push(...selectBatch(model, state.mean, state.cov, pending, nSelect, p.candidates, rng, { size: p.candidatePool, selection: p.poolSelection }));
-    } else {
-      // acquisition "none", or the initial design before any GP exists: i.i.d. draws from ν.
-      points.push(...sampleFrom(state.mean, state.cov, nSelect, rng));
-    }
-  }
+  // Batch BQ (pending points join U_A, no y needed; μ counts as pending when it is in this batch), or i.i.d.
+  // draws from ν with acquisition "none" and in the initial design before any GP exists.
+  points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
   return { points, state: { ...state, ...asked, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
 }
 

@@ -14,7 +14,7 @@
 import { InvalidInputError } from '../errors.js';
 import type { MethodName } from './methods.js';
 import { PROBNES_STATE_VERSION as CURRENT, type ProbnesState, type StoredGp } from './probnes-state.js';
-import { paramsFromV1Options, type ProbnesOwn } from './probnes-params.js';
+import { NO_START_PHASE, paramsFromV1Options, type ProbnesOwn } from './probnes-params.js';
 import type { StoredState } from './types.js';
 import { checkStartState } from './probnes-start.js';
 
@@ -25,7 +25,7 @@ function fromV2(s: StoredState): ProbnesState {
   return {
     ...(rest as unknown as Omit<ProbnesState, 'params' | 'start'>),
     version: CURRENT,
-    params: Object.freeze({ ...(params as unknown as ProbnesState['params']), startPhase: 'off', startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search' as const, startPhaseMean: 'best' as const, startPhaseExtras: 'search' as const }),
+    params: Object.freeze({ ...(params as unknown as ProbnesState['params']), ...NO_START_PHASE }),
     start: null,
   };
 }

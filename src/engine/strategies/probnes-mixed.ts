@@ -34,7 +34,7 @@ import { rebuildModel, sampleFrom } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
 import { clampToBounds, limitCovToBounds } from './bounds.js';
-import { resolveProbnesParams, type ProbnesOwn } from './probnes-params.js';
+import { NO_START_PHASE, resolveProbnesParams, type ProbnesOwn } from './probnes-params.js';
 import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 import type { AskContext, AskResult, Estimate, InitSpec, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
@@ -45,7 +45,7 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
   if (q.length === 0 || !(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
   // The start phase (§29) models continuous coordinates only: a mixed space starts as before.
-  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), startPhase: 'off' as const, startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search' as const, startPhaseMean: 'best' as const, startPhaseExtras: 'search' as const });
+  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), ...NO_START_PHASE });
   const bound = (v: number) => (Number.isFinite(v) ? v : null);
   return {
     version: PROBNES_STATE_VERSION,

@@ -252,6 +252,11 @@ const START_PHASE_LENGTH: OptionSpec = {
   description: 'With start_phase powell: the phase\'s evaluations, overriding the rule of docs/ALGORITHM.md §29 (0 = the rule).',
 };
 
+/** §29: the start phase's parameters of a state without a phase (the paper profile, a mixed space, a state stored before it). */
+export const NO_START_PHASE = Object.freeze({
+  startPhase: 'off', startPhaseLength: 0, startPhasePoints: 0, startPhaseHandover: 'search', startPhaseMean: 'best', startPhaseExtras: 'search',
+} as const satisfies Pick<ProbnesParams, 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>);
+
 /**
  * §29: the start phase's length in evaluations for dimension d and the study's declared budget B
  * (max_trials; null: none). Measured on BBOB (docs/BENCHMARKS.md, "BBOB"): Powell's model reaches more
@@ -334,16 +339,19 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
   for (const [key, r] of rows) out[key] = options[r.option] ?? r.value(profile, own);
   out.covForm = covFormOf(method, options.snes_form ?? (paper(profile) ? 'reference' : 'natural'));
   // Options that do not name start_phase: off (START_PHASE's note).
-  const start = options.start_phase === 'powell' ? 'powell' : 'off';
+  if (options.start_phase !== 'powell') return Object.freeze({ ...(out as unknown as ProbnesParams), ...NO_START_PHASE });
   const given = typeof options.start_phase_length === 'number' ? options.start_phase_length : 0;
-  out.startPhase = start;
-  out.startPhaseLength = start === 'off' ? 0 : given > 0 ? given : startPhaseLength(d, budget);
-  out.startPhasePoints = start === 'off' ? 0 : startPhasePoints(d, typeof options.start_phase_points === 'number' ? options.start_phase_points : 0);
-  out.startPhaseHandover = options.start_phase_handover === 'prior' ? 'prior' : 'search';
-  out.startPhaseMean = options.start_phase_mean === 'search' ? 'search' : 'best';
+  const length = given > 0 ? given : startPhaseLength(d, budget);
   const extras = options.start_phase_extras;
-  out.startPhaseExtras = extras === 'model' || extras === 'search' ? extras : startPhaseExtras(d, out.startPhaseLength as number, budget);
-  return Object.freeze(out as unknown as ProbnesParams);
+  return Object.freeze({
+    ...(out as unknown as ProbnesParams),
+    startPhase: 'powell',
+    startPhaseLength: length,
+    startPhasePoints: startPhasePoints(d, typeof options.start_phase_points === 'number' ? options.start_phase_points : 0),
+    startPhaseHandover: options.start_phase_handover === 'prior' ? 'prior' : 'search',
+    startPhaseMean: options.start_phase_mean === 'search' ? 'search' : 'best',
+    startPhaseExtras: extras === 'model' || extras === 'search' ? extras : startPhaseExtras(d, length, budget),
+  });
 }
 
 /**
@@ -394,12 +402,7 @@ export function paramsFromV1Options(method: MethodName, own: ProbnesOwn, o: Read
     optimumRadius: need('optimum_radius'),
     optimumRadiusMax: get('optimum_radius_max', 0),
     // The start phase (§29) came after version 2: no stored state had it.
-    startPhase: 'off',
-    startPhaseLength: 0,
-    startPhasePoints: 0,
-    startPhaseHandover: 'search',
-    startPhaseMean: 'best',
-    startPhaseExtras: 'search',
+    ...NO_START_PHASE,
   };
   return Object.freeze(params);
 }

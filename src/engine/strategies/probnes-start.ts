@@ -21,8 +21,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
-import type { Bounds } from './bounds.js';
-import { clampToBounds, limitCovToBounds } from './bounds.js';
+import { boxOfBounds, clampToBounds, limitCovToBounds } from './bounds.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
 import { quadValue, type Box } from './powell-model.js';
 import { rebuildModel, sampleFrom, selectBatch } from './probnes-bq.js';
@@ -44,17 +43,12 @@ export function startGenerationSize(state: ProbnesState): number {
   return state.generation === 0 ? 2 * state.dim + 1 : 1;
 }
 
-/** The study's box as Powell's steps see it (±∞ for an unbounded side), or null. */
-function boxOf(bounds: Bounds | null): Box | null {
-  if (!bounds) return null;
-  return { lower: bounds.lower.map((v) => v ?? -Infinity), upper: bounds.upper.map((v) => v ?? Infinity) };
-}
-
 /**
- * Points that serve the model without waiting for it: batch BQ from ν given every pending point (the
- * GP of the last natural-gradient update), or draws from ν before there is one.
+ * `n` points from ν given every pending point: the batch-BQ selection of §5 with the GP of the last
+ * natural-gradient update, or i.i.d. draws before there is one (or with acquisition "none"). The
+ * natural-gradient ask's own selection (probnes-core.ts), and the points that serve the model here.
  */
-function servingPoints(state: ProbnesState, pending: number[][], n: number, rng: Rng): number[][] {
+export function batchFromNu(state: ProbnesState, pending: number[][], n: number, rng: Rng): number[][] {
   if (n <= 0) return [];
   const p = state.params;
   if (p.acquisition === 'batch-bq' && state.gp !== null) {
@@ -72,7 +66,7 @@ function servingPoints(state: ProbnesState, pending: number[][], n: number, rng:
 export function askStart(state: ProbnesState, ctx: AskContext, count: number): AskResult<ProbnesState> {
   const start = structuredClone(state.start!);
   const rng = Rng.fromState(state.rng);
-  const box = boxOf(state.bounds);
+  const box = boxOfBounds(state.bounds);
   const points: number[][] = [];
   if (count > 0 && state.generation === 0) {
     const stencil = powellStencil(state.mean, START_DELTA, box).map((x) => (state.bounds ? clampToBounds(x, state.bounds) : x));
@@ -88,7 +82,7 @@ export function askStart(state: ProbnesState, ctx: AskContext, count: number): A
   // if the pending ones had come back as predicted, when the phase is the main search; batch BQ from ν for
   // the rest (the stencil's extras, a model with no step left, or a phase that is a short prelude).
   if (state.generation > 0 && state.params.startPhaseExtras === 'model') points.push(...believedModelPoints(start.powell, [...ctx.pending, ...points], count - points.length, box));
-  points.push(...servingPoints(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
+  points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
   return { points, state: { ...state, rng: rng.state(), start } };
 }
 
