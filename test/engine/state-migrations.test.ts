@@ -47,7 +47,12 @@ describe.each(['v1', 'v2'])('stored %s engine states continue bit for bit', (ver
     expect(state.rng).toEqual(f.final.rng);
     expect(state.generation).toBe(f.final.generation);
     expect(state.diagnostics).toEqual(f.final.diagnostics);
-    expect(state).toEqual(migrateState(json(f.final) as unknown as StoredState));
+    const recorded = migrateState(json(f.final) as unknown as StoredState) as BaseState & Record<string, unknown>;
+    // BO's `recommended` (what /best names) is computed at tell since after these releases: the only
+    // field a continuation may add; its points, distribution and everything else are the recorded ones.
+    const continued = { ...state } as BaseState & Record<string, unknown>;
+    if (!('recommended' in recorded) && (f.method === 'bo' || f.method === 'pibo')) delete continued.recommended;
+    expect(continued).toEqual(recorded);
   });
 });
 

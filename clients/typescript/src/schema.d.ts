@@ -1407,7 +1407,7 @@ export interface paths {
                             } | null;
                             /** @description Where the search is heading. */
                             estimated: {
-                                /** @description The search-distribution mean, rounded and projected onto the bounds like a suggested point. */
+                                /** @description The point the method recommends, rounded and projected onto the bounds like a suggested point: the search distribution's centre (its mean and each categorical parameter's most likely choice); for bo and pibo, which have no search distribution, the evaluated configuration their model predicts best. */
                                 parameters: {
                                     [key: string]: number | string | boolean;
                                 };

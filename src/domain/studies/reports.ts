@@ -24,7 +24,8 @@ export interface ReportsServiceDeps {
   now?: () => Date;
 }
 
-type Prediction = { predicted: number | null; predicted_std: number | null };
+/** The engine's prediction, and the internal point it is at when that is not the distribution's centre. */
+type Prediction = { predicted: number | null; predicted_std: number | null; point?: number[] };
 /** Studies whose latest prediction is kept. */
 const ESTIMATE_CACHE_SIZE = 1000;
 
@@ -127,8 +128,9 @@ export class ReportsService {
     const predicted = state ? await this.estimate(study, state) : { predicted: null, predicted_std: null };
     return {
       observed: best && step ? { trialId: best.trialId, parameters: best.parameters, value: step.value } : null,
-      // The mean as it would be handed out (rounded, inside the bounds): a point one can evaluate.
-      estimated: { parameters: materialize(space, centrePoint(dist)).parameters, predictedValue: predicted.predicted, predictedStd: predicted.predicted_std },
+      // The point the method recommends as it would be handed out (rounded, inside the bounds): the
+      // distribution's centre, or the engine's own point (BO's best-predicted evaluated configuration).
+      estimated: { parameters: materialize(space, recommendedPoint(space, predicted.point) ?? centrePoint(dist)).parameters, predictedValue: predicted.predicted, predictedStd: predicted.predicted_std },
     };
   }
 
@@ -209,8 +211,8 @@ export class ReportsService {
     try {
       const { result } = await this.engine.run({ op: 'estimate', method: study.method, state, history: [] }, { tenantId: study.tenantId, studyId: study.id });
       if (result.op !== 'estimate') return none;
-      const { predicted, predicted_std } = result.estimate;
-      out = { predicted: predicted === null ? null : engineY(study.direction, predicted), predicted_std };
+      const { predicted, predicted_std, point } = result.estimate;
+      out = { predicted: predicted === null ? null : engineY(study.direction, predicted), predicted_std, ...(point ? { point } : {}) };
     } catch (err) {
       // A model that cannot predict (e.g. a degenerate fit) leaves the estimate empty rather than
       // failing a read-only report; anything else (engine busy included) is the caller's answer.
@@ -227,6 +229,14 @@ export class ReportsService {
     if (!study) throw new StudyNotFoundError(studyId);
     return readStudy(study);
   }
+}
+
+/** The engine's point when it has the space's shape (numeric coordinates, then one valid choice index per categorical parameter). */
+function recommendedPoint(space: SearchSpace, point: number[] | undefined): number[] | null {
+  if (!point) return null;
+  const dn = space.numeric.length;
+  if (point.length !== dn + space.categorical.length || !point.every(Number.isFinite)) return null;
+  return space.categorical.every((p, j) => Number.isInteger(point[dn + j]) && point[dn + j]! >= 0 && point[dn + j]! < p.choices.length) ? point : null;
 }
 
 /**

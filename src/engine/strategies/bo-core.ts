@@ -38,11 +38,11 @@
 import { InvalidInputError } from '../errors.js';
 import { fromRows } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
-import { boPriors, buildModel, fitGp, type GpHyper, type GpModel } from '../gp/index.js';
+import { boPriors, buildModel, fitGp, predict, type GpHyper, type GpModel } from '../gp/index.js';
 import { fixBatch, logEiFromPosterior, logQEiGain, type BaseSamples } from '../acquisition/ei.js';
 import { pointPosterior, type PointPosterior } from '../acquisition/posterior.js';
 import { maximizeInBox } from '../acquisition/optimize.js';
-import type { AskContext, AskResult, BaseState, InitSpec, Observation, TellContext } from './types.js';
+import type { AskContext, AskResult, BaseState, Estimate, InitSpec, Observation, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
 import { checkDim, migrateOptionsState } from './es-utils.js';
@@ -88,6 +88,22 @@ export interface BoState extends BaseState {
   box: Box;
   /** MAP hyperparameters of the last fit (normalised inputs, standardised y), or null before one. */
   hyper: GpHyper | null;
+  /** The configuration /best recommends, from the last tell's fit (absent before two results, and in states stored before it existed). */
+  recommended?: BoRecommendation | null;
+}
+
+/**
+ * BO has no search distribution whose centre could be recommended (`mean` is the best observed
+ * point's continuous part only). Its recommendation is the evaluated configuration with the lowest
+ * posterior mean (the in-sample minimiser of the model: under noise, not necessarily the lowest
+ * observed value), with the model's prediction there in y units. Only evaluated configurations are
+ * candidates, so the recommendation is always one the model has seen, never a prior mode.
+ */
+export interface BoRecommendation {
+  /** Internal point (continuous coordinates, then choice indices on a mixed space). */
+  x: number[];
+  predicted: number;
+  predicted_std: number;
 }
 
 /** Fraction of candidates drawn around the incumbent rather than uniformly. */
@@ -288,7 +304,37 @@ export function tellBo(state: BoState, ctx: TellContext): BoState {
   if (history.length === 0) return next;
   next.mean = [...history[bestIndex(history)].x];
   if (history.length < 2) return next;
-  next.hyper = plainHyper(fit(state, history).hyper);
+  const model = fit(state, history);
+  next.hyper = plainHyper(model.hyper);
+  next.recommended = recommendation(model, history);
   next.diagnostics = { integral_mean: null, integral_std: null, n_active: history.length };
   return next;
+}
+
+/**
+ * The evaluated configuration with the lowest posterior mean under `model` (fitted on `history` in
+ * order, standardised y), and the prediction there in y units; the first on ties.
+ */
+export function recommendation(model: GpModel, history: Observation[]): BoRecommendation {
+  const { yMean, yStd } = standardise(history.map((o) => o.y));
+  const p = predict(model, model.X);
+  let b = 0;
+  for (let i = 1; i < history.length; i++) if (p.mean[i] < p.mean[b]) b = i;
+  return { x: [...history[b].x], predicted: yMean + yStd * p.mean[b], predicted_std: yStd * Math.sqrt(p.variance[b]) };
+}
+
+/**
+ * /best's estimate: the stored recommendation, when it is a finite point of the state's dimension
+ * whose choice indices (on a mixed space) name existing choices. An imported state may hold
+ * anything there; a malformed one is ignored (no prediction, the distribution's centre is named).
+ */
+export function estimateBo(state: BoState): Estimate {
+  const r = state.recommended;
+  const none: Estimate = { predicted: null, predicted_std: null };
+  if (!r || typeof r !== 'object' || !Array.isArray(r.x) || r.x.length !== state.dim || !r.x.every(Number.isFinite)) return none;
+  if (!Number.isFinite(r.predicted) || !Number.isFinite(r.predicted_std) || r.predicted_std < 0) return none;
+  const q = state.categorical ?? [];
+  const dc = state.dim - q.length;
+  if (!q.every((p, j) => Number.isInteger(r.x[dc + j]) && r.x[dc + j] >= 0 && r.x[dc + j] < p.length)) return none;
+  return { predicted: r.predicted, predicted_std: r.predicted_std, point: [...r.x] };
 }

@@ -36,7 +36,7 @@ import type { AskContext, AskResult, InitSpec, Observation, TellContext } from '
 import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
 import { checkedOptions, type OptionSpecs } from './options.js';
-import { BO_STATE_VERSION, bestIndex, boParams, drawCandidates, plainHyper, type BoState, type Box } from './bo-core.js';
+import { BO_STATE_VERSION, bestIndex, boParams, drawCandidates, plainHyper, recommendation, type BoState, type Box } from './bo-core.js';
 
 const REFINE = { starts: 5, maxIterations: 50 };
 const REFINE_MC = { starts: 2, maxIterations: 25 };
@@ -211,7 +211,11 @@ export function tellBoMixed(state: BoState, ctx: TellContext): BoState {
   if (history.length === 0) return next;
   next.mean = history[bestIndex(history)]!.x.slice(0, L.dc);
   if (history.length < 2) return next;
-  next.hyper = plainHyper(fit(state, L, history).hyper);
+  const model = fit(state, L, history);
+  next.hyper = plainHyper(model.hyper);
+  // The model's best evaluated configuration, choices included: `mean` holds only the continuous
+  // part, and the choices' prior p_j (which never changes) would name the prior's mode instead.
+  next.recommended = recommendation(model, history);
   next.diagnostics = { integral_mean: null, integral_std: null, n_active: history.length };
   return next;
 }

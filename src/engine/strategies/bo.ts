@@ -4,7 +4,7 @@
  * prior weight β = 0.
  */
 import type { StrategyDescriptor } from './types.js';
-import { askBo, BO_STATE_VERSION, initBo, migrateBoState, tellBo, type BoState } from './bo-core.js';
+import { askBo, BO_STATE_VERSION, estimateBo, initBo, migrateBoState, tellBo, type BoState } from './bo-core.js';
 import { askBoMixed, initBoMixed, tellBoMixed } from './bo-mixed.js';
 import { BO_DEFAULTS, BO_OPTIONS } from './options.js';
 
@@ -21,4 +21,5 @@ export const bo: StrategyDescriptor<BoState> = {
   init: (spec, rng) => (spec.categories?.length ? initBoMixed('bo', spec, rng, BO_OPTIONS) : initBo('bo', spec, rng, BO_OPTIONS)),
   ask: (state, ctx, count) => (state.categorical ? askBoMixed(state, ctx, count) : askBo(state, ctx, count)),
   tell: (state, ctx) => (state.categorical ? tellBoMixed(state, ctx) : tellBo(state, ctx)),
+  estimate: (state) => estimateBo(state),
 };

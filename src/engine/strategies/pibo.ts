@@ -8,7 +8,7 @@
  * narrow or shifted; that scaling bug is deliberately not reproduced.
  */
 import type { StrategyDescriptor } from './types.js';
-import { askBo, BO_STATE_VERSION, initBo, migrateBoState, tellBo, type BoState } from './bo-core.js';
+import { askBo, BO_STATE_VERSION, estimateBo, initBo, migrateBoState, tellBo, type BoState } from './bo-core.js';
 import { askBoMixed, initBoMixed, tellBoMixed } from './bo-mixed.js';
 import { BO_DEFAULTS, BO_OPTIONS, type OptionSpecs } from './options.js';
 
@@ -27,4 +27,5 @@ export const pibo: StrategyDescriptor<BoState> = {
   init: (spec, rng) => (spec.categories?.length ? initBoMixed('pibo', spec, rng, PIBO_OPTIONS) : initBo('pibo', spec, rng, PIBO_OPTIONS)),
   ask: (state, ctx, count) => (state.categorical ? askBoMixed(state, ctx, count) : askBo(state, ctx, count)),
   tell: (state, ctx) => (state.categorical ? tellBoMixed(state, ctx) : tellBo(state, ctx)),
+  estimate: (state) => estimateBo(state),
 };

@@ -113,6 +113,11 @@ export interface Estimate {
   /** Model prediction of y at the distribution mean (null when the method has no model). */
   predicted: number | null;
   predicted_std: number | null;
+  /**
+   * The internal point the prediction is at, when it is not the distribution's centre (BO and πBO,
+   * which have no search distribution: the evaluated configuration their model predicts best).
+   */
+  point?: number[];
 }
 
 export interface Strategy<S extends BaseState = BaseState> {
