@@ -3,6 +3,7 @@
  * init. Glossary: see probnes-core.ts.
  */
 import type { GpHyper } from '../gp/types.js';
+import type { Surprise } from '../gp/calibration.js';
 import type { BasisKind, QuadraticMean } from './probnes-bq.js';
 import type { ProbnesParams } from './probnes-params.js';
 import type { Bounds } from './bounds.js';
@@ -82,6 +83,15 @@ export interface ProbnesState extends BaseState {
   optimumAsked: { x: number[]; bestBefore: number } | null;
   /** The start phase while it runs (§29); null once it has handed over, or when params.startPhase is off. */
   start: StartState | null;
+  /**
+   * With params.includeMean (μ is evaluated in the next generation, §12): the model's uncorrected prediction
+   * at the μ of the last natural-gradient tell (y units: value, latent sd, the noise's sd), and the residuals
+   * of the values since observed at such a μ against it, the last SURPRISE_WINDOW of them (probnes-core.ts),
+   * which correct `estimate` for the optimism of a chosen point (docs/ALGORITHM.md §28). Absent without
+   * includeMean, and in states stored before them (the estimate is then uncorrected).
+   */
+  prediction?: { x: number[]; predicted: number; sd: number; noise: number } | null;
+  surprises?: Surprise[];
 }
 
 
