@@ -277,7 +277,8 @@ const SURPRISE_WINDOW = 5;
 function surprisesAfter(state: ProbnesState, batch: readonly Observation[]): Surprise[] {
   const kept = state.surprises ?? [];
   const pr = state.prediction;
-  // The server hands out μ in user units and is told the evaluated point back: equal up to rounding.
+  // μ comes back as handed out (the domain tells the stored point); the tolerance of radiusAfterTell's match
+  // keeps a point re-encoded from user units (rounding only) recognised too.
   const o = pr ? batch.find((b) => b.x.length === pr.x.length && b.x.every((v, i) => Math.abs(v - pr.x[i]) <= 1e-9 * (1 + Math.abs(v)))) : undefined;
   if (!pr || !o) return kept;
   const stderr = typeof o.stderr === 'number' && o.stderr > 0 && Number.isFinite(o.stderr) ? o.stderr : 0;
