@@ -4,7 +4,8 @@
  * the database stored it, the history of its study, and the continuation that release computed from
  * it. The state is read back as the server reads it (the strategy's `migrate`, which the domain's
  * codec calls on load) and the continuation is replayed: every asked point and the final state must
- * be exactly the recorded ones (the recorded final state read through the same migration).
+ * be exactly the recorded ones (the recorded final state read through the same migration), but for the
+ * fields later releases added to it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +48,10 @@ describe.each(['v1', 'v2'])('stored %s engine states continue bit for bit', (ver
     expect(state.rng).toEqual(f.final.rng);
     expect(state.generation).toBe(f.final.generation);
     expect(state.diagnostics).toEqual(f.final.diagnostics);
-    expect(state).toEqual(migrateState(json(f.final) as unknown as StoredState));
+    // The estimate's residual bookkeeping (`prediction`, `surprises`, docs/ALGORITHM.md §28) came after these
+    // releases: the continuation adds those two fields and changes nothing else.
+    const { prediction: _p, surprises: _s, ...rest } = state as BaseState & { prediction?: unknown; surprises?: unknown };
+    expect(rest).toEqual(migrateState(json(f.final) as unknown as StoredState));
   });
 });
 
