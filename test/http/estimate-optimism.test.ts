@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProbnesState } from '../../src/engine/strategies/probnes-state.js';
-import { getStrategy } from '../../src/engine/strategies/registry.js';
+import { probCmaes } from '../../src/engine/strategies/prob-cmaes.js';
 import { Rng } from '../../src/engine/random/index.js';
 import type { Storage } from '../../src/storage/index.js';
 import { loopApp } from '../helpers/loop.js';
@@ -41,7 +41,7 @@ describe('/best on a noisy study', () => {
     const state = (await storage.getEngineState(id))!.state as unknown as ProbnesState;
     // After the start phase (20 evaluations at d = 4) μ is in every batch: every later generation scored it.
     expect(state.surprises!.length).toBe(5);
-    const estimate = getStrategy('prob-cmaes').estimate!;
+    const estimate = probCmaes.estimate!;
     const corrected = estimate(state, []), raw = estimate({ ...state, surprises: [] }, []);
     expect(corrected.predicted).not.toBe(raw.predicted);
     const best = (await app.inject({ method: 'GET', url: `/v1/studies/${id}/best` })).json();
