@@ -126,6 +126,20 @@ describe('the estimate\'s optimism at a chosen μ (ALGORITHM.md §28)', () => {
     expect(probCmaes.estimate!(s, []).predicted).not.toBe(raw.predicted);
   });
 
+  it('a stored state is read back with them when they are what the engine writes, and refused otherwise', () => {
+    const s = JSON.parse(JSON.stringify(states('default', 8).states.at(-1)!)) as ProbnesState;
+    expect(probCmaes.migrate!(s as never)).toEqual(s);
+    const bad: [string, unknown][] = [
+      ['surprises', { r: 1, sd: 1, noise: 1 }],
+      ['surprises', Array.from({ length: 6 }, () => ({ r: 1, sd: 1, noise: 1 }))],
+      ['surprises', [{ r: null, sd: 1, noise: 1 }]],
+      ['surprises', [{ r: 1, sd: -1, noise: 1 }]],
+      ['prediction', { x: [0], predicted: 1, sd: 1, noise: 1 }],
+      ['prediction', { x: [0, 0], predicted: 'a', sd: 1, noise: 1 }],
+    ];
+    for (const [k, v] of bad) expect(() => probCmaes.migrate!({ ...s, [k]: v } as never), `${k}: ${JSON.stringify(v)}`).toThrow(/stored ProbNES/);
+  });
+
   it('the paper profile, whose μ is never evaluated, keeps neither', () => {
     const { states: ss } = states('paper', 4);
     for (const s of ss) {

@@ -47,7 +47,7 @@ import { PROBNES_OPTIONS, RETIRED_PROBNES_OPTIONS, probnesBenchOptions, probnesD
 import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
-import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
+import { PROBNES_STATE_VERSION, SURPRISE_WINDOW, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 import { askStart, batchFromNu, initStart, startGenerationSize, tellStart } from './probnes-start.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
@@ -262,17 +262,6 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   return { ...told, surprises: surprisesAfter(state, ctx.batch), prediction: predictionAt(told) };
 }
 
-/**
- * Residuals kept for the estimate's correction (docs/ALGORITHM.md §28): the last 5 values observed at μ.
- * The optimism changes as the search settles (it is larger while μ still moves far each generation), so
- * the recent residuals describe the final μ better than all of them: on the 4-D noisy problems of
- * bench/noisy-estimate.ts (seeds 1–10) all of them gave a median z of +0.12 and +0.27 (1% and 10% noise),
- * the last 10 +0.04 and −0.04; on f101–f106 at d = 5 and 20·d the 95% interval covered 25 of 30 runs with
- * the last 10 (every optimism overestimated on Rosenbrock, f104–f106, whose μ had settled), 27 with the
- * last 5, 29 with the last 3, which on the 4-D problems was as good as 5 with a wider interval.
- */
-const SURPRISE_WINDOW = 5;
-
 /** The residuals after this generation's batch: the value observed at the predicted μ, if it is in the batch. */
 function surprisesAfter(state: ProbnesState, batch: readonly Observation[]): Surprise[] {
   const kept = state.surprises ?? [];
@@ -280,7 +269,7 @@ function surprisesAfter(state: ProbnesState, batch: readonly Observation[]): Sur
   // μ comes back as handed out (the domain tells the stored point); the tolerance of radiusAfterTell's match
   // keeps a point re-encoded from user units (rounding only) recognised too.
   const o = pr ? batch.find((b) => b.x.length === pr.x.length && b.x.every((v, i) => Math.abs(v - pr.x[i]) <= 1e-9 * (1 + Math.abs(v)))) : undefined;
-  if (!pr || !o) return kept;
+  if (!pr || !o || !Number.isFinite(o.y - pr.predicted)) return kept;
   const stderr = typeof o.stderr === 'number' && o.stderr > 0 && Number.isFinite(o.stderr) ? o.stderr : 0;
   return [...kept, { r: o.y - pr.predicted, sd: pr.sd, noise: Math.hypot(pr.noise, stderr) }].slice(-SURPRISE_WINDOW);
 }
