@@ -4,10 +4,11 @@
  * the noise added to the held-out variance), and Monte Carlo: targets drawn from a GP whose covariance
  * is c² times the model's give a scale near c (the tolerance is justified below); the basis
  * coefficients' variance against the GP whose kernel has the basis with a Gaussian prior N(0, b·I) on β,
- * as b grows (R&W 2006 §2.7: eq. 2.42 is that limit).
+ * as b grows (R&W 2006 §2.7: eq. 2.42 is that limit); the optimism correction of a chosen point against a
+ * hand computation and, for its unbiasedness and scale, residuals drawn from its own model.
  */
 import { describe, expect, it } from 'vitest';
-import { basisVariance, looScale } from '../../src/engine/gp/calibration.js';
+import { SURPRISE_MIN, basisVariance, correctForSurprise, looScale, surpriseCorrection, type Surprise } from '../../src/engine/gp/calibration.js';
 import { basisMatrix, buildBasisModel, buildModel, kernelMatrix, predict, rbfCross, toMat, type GpHyper } from '../../src/engine/gp/index.js';
 import { cholesky, cholSolve, fromRows } from '../../src/engine/linalg/index.js';
 import { Rng } from '../../src/engine/random/index.js';
@@ -104,5 +105,51 @@ describe('with a basis mean (β estimated by GLS)', () => {
     expect(looScale(model, H)).toBeCloseTo(expected, 8);
     // Holding β fixed understates the residuals: about √((n − p)/n) of the GLS-aware value here.
     expect(looScale(model)).toBeLessThan(expected);
+  });
+});
+
+describe('the optimism of a chosen point (residuals of earlier chosen points)', () => {
+  it('κ̂ = Σwrσ/Σwσ², c² = max(1, Σw(r − κ̂σ)²/(m − 1)), Var κ̂ = c²/Σwσ² (by hand)', () => {
+    // w = 1, 1/4, 1/2: Σwσ² = 2.5, Σwrσ = 5.5, κ̂ = 2.2; Σw(r − κ̂σ)² = 0.04 + 0.04 + 0.32 = 0.4, /2 = 0.2 → c² = 1.
+    const res: Surprise[] = [{ r: 2, sd: 1, noise: 0 }, { r: 4, sd: 2, noise: 0 }, { r: 3, sd: 1, noise: 1 }];
+    const c = surpriseCorrection(res)!;
+    expect(c.kappa).toBeCloseTo(2.2, 14);
+    expect(c.scale2).toBe(1);
+    expect(c.kappaVar).toBeCloseTo(0.4, 14);
+    const e = correctForSurprise(10, 0.5, res);
+    expect(e.predicted).toBeCloseTo(10 + 2.2 * 0.5, 14);
+    expect(e.sd).toBeCloseTo(0.5 * Math.sqrt(1.4), 14);
+  });
+
+  it('with fewer than SURPRISE_MIN usable residuals the prediction is unchanged', () => {
+    const two: Surprise[] = [{ r: 2, sd: 1, noise: 0 }, { r: 4, sd: 2, noise: 0 }, { r: 1, sd: 0, noise: 1 }, { r: NaN, sd: 1, noise: 1 }];
+    expect(SURPRISE_MIN).toBe(3);
+    expect(surpriseCorrection(two)).toBeNull();
+    expect(correctForSurprise(10, 0.5, two)).toEqual({ predicted: 10, sd: 0.5 });
+  });
+
+  it('recovers κ and c of residuals drawn from its model r = κσ + N(0, c²(σ² + s²)) (Monte Carlo)', () => {
+    // 2000 sets of m = 5 residuals with κ = 1.3, c = 1: κ̂ is the weighted least-squares estimate, unbiased,
+    // with variance c²/Σwσ² per set; its mean over the sets must lie within 4 standard errors of κ.
+    // One set of m = 400 with c = 2: c² is a mean of 399 squared standardised residuals, relative sd
+    // √(2/399) ≈ 0.07, so within 25% of 4.
+    const rng = Rng.fromSeed(11);
+    const draw = (m: number, kappa: number, c: number): Surprise[] =>
+      Array.from({ length: m }, () => {
+        const sd = 0.2 + 2 * rng.uniform(), noise = 2 * rng.uniform();
+        return { r: kappa * sd + c * Math.sqrt(sd * sd + noise * noise) * rng.normal(), sd, noise };
+      });
+    let sum = 0, varSum = 0;
+    const sets = 2000;
+    for (let k = 0; k < sets; k++) {
+      const res = draw(5, 1.3, 1);
+      const c = surpriseCorrection(res)!;
+      sum += c.kappa;
+      varSum += c.kappaVar / c.scale2; // 1/Σwσ², the variance of κ̂ at c = 1
+    }
+    expect(Math.abs(sum / sets - 1.3)).toBeLessThan(4 * Math.sqrt(varSum / sets / sets));
+    const big = surpriseCorrection(draw(400, 0.5, 2))!;
+    expect(big.scale2).toBeGreaterThan(0.75 * 4);
+    expect(big.scale2).toBeLessThan(1.25 * 4);
   });
 });

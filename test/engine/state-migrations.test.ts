@@ -4,7 +4,8 @@
  * the database stored it, the history of its study, and the continuation that release computed from
  * it. The state is read back as the server reads it (the strategy's `migrate`, which the domain's
  * codec calls on load) and the continuation is replayed: every asked point and the final state must
- * be exactly the recorded ones (the recorded final state read through the same migration).
+ * be exactly the recorded ones (the recorded final state read through the same migration), but for the
+ * fields later releases added to it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -48,10 +49,11 @@ describe.each(['v1', 'v2'])('stored %s engine states continue bit for bit', (ver
     expect(state.generation).toBe(f.final.generation);
     expect(state.diagnostics).toEqual(f.final.diagnostics);
     const recorded = migrateState(json(f.final) as unknown as StoredState) as BaseState & Record<string, unknown>;
-    // BO's `recommended` (what /best names) is computed at tell since after these releases: the only
-    // field a continuation may add; its points, distribution and everything else are the recorded ones.
+    // Fields computed since these releases, the only ones a continuation may add: the ProbNES estimate's
+    // residual bookkeeping (`prediction`, `surprises`, docs/ALGORITHM.md §28) and BO's `recommended` (what
+    // /best names, §6). Its points, distribution and everything else are the recorded ones.
     const continued = { ...state } as BaseState & Record<string, unknown>;
-    if (!('recommended' in recorded) && (f.method === 'bo' || f.method === 'pibo')) delete continued.recommended;
+    for (const added of ['prediction', 'surprises', 'recommended']) if (!(added in recorded)) delete continued[added];
     expect(continued).toEqual(recorded);
   });
 });

@@ -96,3 +96,57 @@ export function basisVariance(model: GpModel, H: Mat, Xs: Mat, Hs: Mat): Float64
   }
   return out;
 }
+
+/**
+ * One post-decision residual (docs/ALGORITHM.md §28): a value observed at a point the search chose with a
+ * model, against that model's prediction there made before the value was known, in y units: r = y − m̂(x),
+ * sd the prediction's latent standard deviation, noise the observation noise's standard deviation (the
+ * model's σ_n, with a reported stderr added in quadrature).
+ */
+export interface Surprise {
+  r: number;
+  sd: number;
+  noise: number;
+}
+
+/** Residuals needed before the estimate is corrected. */
+export const SURPRISE_MIN = 3;
+
+/**
+ * 3. The optimism of a chosen point (the "optimizer's curse", Smith & Winkler 2006). The search moves μ to
+ *    where the model is low, and with noisy data the model is low partly where its error is: at the chosen
+ *    point, y − m̂ has a positive mean that the posterior, which treats the point as fixed, does not know.
+ *    The model below describes the residuals of values observed at earlier chosen points (each predicted
+ *    before its value was known, so out of sample, and chosen by the same rule):
+ *      r_t = κ·σ_t + e_t,   e_t ~ N(0, c²(σ_t² + s_t²)),
+ *    an optimism of κ latent standard deviations and the predictive variance scaled by c² (σ_t the
+ *    prediction's latent standard deviation, s_t the noise's). κ by weighted least squares with
+ *    w_t = 1/(σ_t² + s_t²) over the m residuals,
+ *      κ̂ = Σ w r σ / Σ w σ²,   Var κ̂ = c²/Σ w σ²,
+ *    and c² = max(1, Σ w (r − κ̂σ)²/(m − 1)) (never narrower than the model says). The latent value at the
+ *    new point is then m̂ + κ̂σ with standard deviation σ·c·√(1 + 1/Σ w σ²) (its own error and κ̂'s). Null
+ *    (no correction) with fewer than SURPRISE_MIN usable residuals.
+ */
+export function surpriseCorrection(residuals: readonly Surprise[]): { kappa: number; scale2: number; kappaVar: number } | null {
+  const ok = residuals.filter((s) => Number.isFinite(s.r) && s.sd > 0 && Number.isFinite(s.sd) && s.noise >= 0 && Number.isFinite(s.noise));
+  if (ok.length < SURPRISE_MIN) return null;
+  let sww = 0, swr = 0;
+  const w = ok.map((s) => 1 / (s.sd * s.sd + s.noise * s.noise));
+  ok.forEach((s, t) => {
+    sww += w[t] * s.sd * s.sd;
+    swr += w[t] * s.r * s.sd;
+  });
+  const kappa = swr / sww;
+  let q = 0;
+  ok.forEach((s, t) => (q += w[t] * (s.r - kappa * s.sd) ** 2));
+  const scale2 = Math.max(1, q / (ok.length - 1));
+  const out = { kappa, scale2, kappaVar: scale2 / sww };
+  return Object.values(out).every(Number.isFinite) ? out : null;
+}
+
+/** The prediction (mean, latent sd) at a chosen point corrected by the residuals of earlier chosen points (3. above). */
+export function correctForSurprise(predicted: number, sd: number, residuals: readonly Surprise[]): { predicted: number; sd: number } {
+  const c = surpriseCorrection(residuals);
+  if (!c) return { predicted, sd };
+  return { predicted: predicted + c.kappa * sd, sd: sd * Math.sqrt(c.scale2 + c.kappaVar) };
+}

@@ -17,10 +17,12 @@
  *   (default profile) μ_0 replaces the first draw, since the prior mean is the user's best guess.
  * - diagnostics.integral_mean / integral_std: posterior mean and std of E_ν[y] under the NEW ν
  *   (the state's mean/cov), in user y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
- * - estimate(): latent GP posterior at μ in y units (no observation noise).
+ * - estimate(): latent GP posterior at μ in y units (no observation noise), corrected by the residuals of the
+ *   values observed at earlier μ (docs/ALGORITHM.md §28) once there are enough of them.
  * - The state stores the GP inputs U_A and targets −ỹ (plain JSON), so ask/estimate need no history.
  */
 import { InvalidInputError } from '../errors.js';
+import { correctForSurprise, type Surprise } from '../gp/calibration.js';
 import { cholesky, fromRows, solveLower } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
 import {
@@ -45,7 +47,7 @@ import { PROBNES_OPTIONS, RETIRED_PROBNES_OPTIONS, probnesBenchOptions, probnesD
 import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrogate/quadratic.js';
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
-import { PROBNES_STATE_VERSION, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
+import { PROBNES_STATE_VERSION, SURPRISE_WINDOW, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
 import { askStart, batchFromNu, initStart, startGenerationSize, tellStart } from './probnes-start.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
@@ -234,7 +236,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const cov = p.covInBounds && state.bounds ? limitCovToBounds(updated, state.bounds) : updated;
   // Diagnostics describe the state's (new) ν, in y units: E[y] = yMean − yStd·E[−ỹ], std = yStd·√V.
   const mom = integralMoments(fit.model, mean, cov, fit.quad);
-  return {
+  const told: ProbnesState = {
     ...next,
     rng: rng.state(),
     mean,
@@ -255,17 +257,50 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     },
     lastStep: stepSizes(state, mean, cov),
   };
+  if (!p.includeMean) return told;
+  // §28: μ is evaluated in the next generation; the prediction there, made now, is scored when its value comes.
+  return { ...told, surprises: surprisesAfter(state, ctx.batch), prediction: predictionAt(told) };
 }
 
-/** GP prediction of y at μ in user y units (latent std, no observation noise). */
-function estimate(state: ProbnesState): Estimate {
-  if (!state.gp) return { predicted: null, predicted_std: null };
+/** The residuals after this generation's batch: the value observed at the predicted μ, if it is in the batch. */
+function surprisesAfter(state: ProbnesState, batch: readonly Observation[]): Surprise[] {
+  const kept = state.surprises ?? [];
+  const pr = state.prediction;
+  // μ comes back as handed out (the domain tells the stored point); the tolerance of radiusAfterTell's match
+  // keeps a point re-encoded from user units (rounding only) recognised too.
+  const o = pr ? batch.find((b) => b.x.length === pr.x.length && b.x.every((v, i) => Math.abs(v - pr.x[i]) <= 1e-9 * (1 + Math.abs(v)))) : undefined;
+  if (!pr || !o || !Number.isFinite(o.y - pr.predicted)) return kept;
+  const stderr = typeof o.stderr === 'number' && o.stderr > 0 && Number.isFinite(o.stderr) ? o.stderr : 0;
+  return [...kept, { r: o.y - pr.predicted, sd: pr.sd, noise: Math.hypot(pr.noise, stderr) }].slice(-SURPRISE_WINDOW);
+}
+
+/** The model's uncorrected prediction at μ (y units), or null without a GP or when it overflows. */
+function predictionAt(state: ProbnesState): ProbnesState['prediction'] {
+  const raw = rawPrediction(state);
+  if (!raw || ![raw.predicted, raw.sd, raw.noise].every(Number.isFinite)) return null;
+  return { x: state.mean.slice(), ...raw };
+}
+
+/** GP prediction of y at μ in user y units: the latent mean, its standard deviation, and the noise's (σ_n). */
+function rawPrediction(state: ProbnesState): { predicted: number; sd: number; noise: number } | null {
+  if (!state.gp) return null;
   const g = state.gp;
   const model = rebuildModel(g.hyper, g.X, g.negYTilde, g.quad, g.knownNoise ?? null);
   const p = predictAt(model, state.mean, g.quad);
   // §28: with a basis mean the coefficients' uncertainty is part of the prediction's (R&W eq. 2.42).
   const variance = Math.max(p.variance, 0) + (g.quad ? Math.max(basisVarianceAt(model, g.basis, g.quad.centre, g.X, state.cov, state.mean), 0) : 0);
-  return { predicted: finiteOrNull(g.yMean - g.yStd * p.mean), predicted_std: finiteOrNull(g.yStd * Math.sqrt(variance)) };
+  return { predicted: g.yMean - g.yStd * p.mean, sd: g.yStd * Math.sqrt(variance), noise: g.yStd * Math.sqrt(g.hyper.noise) };
+}
+
+/**
+ * GP prediction of y at μ in user y units (latent std, no observation noise), corrected for the optimism
+ * of a chosen point by the residuals of the values observed at earlier μ (§28; uncorrected without them).
+ */
+function estimate(state: ProbnesState): Estimate {
+  const raw = rawPrediction(state);
+  if (!raw) return { predicted: null, predicted_std: null };
+  const c = correctForSurprise(raw.predicted, raw.sd, state.surprises ?? []);
+  return { predicted: finiteOrNull(c.predicted), predicted_std: finiteOrNull(c.sd) };
 }
 
 /**

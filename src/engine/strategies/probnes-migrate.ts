@@ -13,7 +13,7 @@
  */
 import { InvalidInputError } from '../errors.js';
 import type { MethodName } from './methods.js';
-import { PROBNES_STATE_VERSION as CURRENT, type ProbnesState, type StoredGp } from './probnes-state.js';
+import { PROBNES_STATE_VERSION as CURRENT, checkEstimateResiduals, type ProbnesState, type StoredGp } from './probnes-state.js';
 import { NO_START_PHASE, paramsFromV1Options, type ProbnesOwn } from './probnes-params.js';
 import type { StoredState } from './types.js';
 import { checkStartState } from './probnes-start.js';
@@ -65,6 +65,7 @@ export function migrateProbnesState(method: MethodName, own: ProbnesOwn, stored:
   if (stored.version === CURRENT) {
     const state = stored as unknown as ProbnesState;
     checkStartState(state);
+    checkEstimateResiduals(state);
     return state;
   }
   if (stored.version === 2) return fromV2(stored);
