@@ -292,7 +292,7 @@ describe('export and import', () => {
     const paths = errorsOf(imp).map((e) => e.path);
     // A study the checks refuse stops them before its trials; its error comes alone.
     expect(paths).toEqual(['/study/parameters/1/bounds/1']);
-    expect(errorsOf(imp)[0]!.message).toContain('the last grid value ≤ 2.1 is 2');
+    expect(errorsOf(imp)[0]!.message).toContain('the last one of these bounds is 2');
     doc.study.parameters[1].bounds[1] = 2;
     const again = await importOf(doc);
     expect(again.statusCode).toBe(400);

@@ -56,12 +56,15 @@ export class Grid {
     this.stepDec = decimalOf(step);
     const highDec = decimalOf(high);
     this.exponent = Math.min(this.lowDec.exponent, this.stepDec.exponent, highDec.exponent);
-    const width = scaled(highDec, this.exponent) - scaled(this.lowDec, this.exponent);
-    this.last = Number(width / scaled(this.stepDec, this.exponent));
     // A client's own arithmetic (0.1·3, or low + k·step in binary) is off by a few ulps of the values:
     // 2⁻⁴⁸·max(|low|, |high|) is 16 of them at the larger bound, and 1e-9 of a step covers values
     // rounded to nine significant digits of the step. Both are far below half a step (MIN_STEP_RATIO).
     this.tolerance = 1e-9 * step + 2 ** -48 * Math.max(Math.abs(low), Math.abs(high));
+    const width = scaled(highDec, this.exponent) - scaled(this.lowDec, this.exponent);
+    this.last = Number(width / scaled(this.stepDec, this.exponent));
+    // A high just below a grid value by float noise is that value: Optuna adjusts [0, 1] with step 0.3
+    // to high = 3·0.3 = 0.8999999999999999, whose grid must still end at 0.9, not 0.6.
+    if (this.value(this.last + 1) - high <= this.tolerance) this.last += 1;
   }
 
   /** low + k·step, exact in decimal, rounded once to the nearest double. */
@@ -70,7 +73,7 @@ export class Grid {
     return Number(`${digits}e${this.exponent}`);
   }
 
-  /** The last grid value: high itself when it lies on the grid, else the last value below it. */
+  /** The last grid value: high itself when it lies on the grid, else the last value below it (or just above, by float noise). */
   get high(): number {
     return this.value(this.last);
   }

@@ -155,7 +155,7 @@ function checkStep(p: NumericParameterInput, at: (...rest: (string | number)[]) 
     errors.push({ path: at('step'), message: `must be at most high − low (${hi} − ${lo}), so that the grid has at least two values` });
     return;
   }
-  if (grid.high !== hi) errors.push({ path: at('bounds', 1), message: `must lie on the grid low + k·step: the last grid value ≤ ${hi} is ${grid.high}` });
+  if (grid.high !== hi) errors.push({ path: at('bounds', 1), message: `must be a value of the grid low + k·step: the last one of these bounds is ${grid.high}` });
 }
 
 /** Whether checkStep accepts the step of a parameter with these bounds (the high aside). */
