@@ -33,10 +33,10 @@ describe('Grid', () => {
     expect(new Grid(0, 1, 0.1).high).toBe(1); // 1/0.1 is 9.999999999999998 in binary
   });
 
-  it('takes a high below a grid value by float noise as that value (Optuna\'s own adjusted high)', () => {
-    const optunaHigh = Math.floor(1 / 0.3) * 0.3; // how Optuna adjusts [0, 1] with step 0.3
-    expect(optunaHigh).toBe(0.8999999999999999);
-    expect(new Grid(0, optunaHigh, 0.3).high).toBe(0.9);
+  it('takes a high below a grid value by float noise as that value (a high computed as low + K·step in binary)', () => {
+    const binaryHigh = 3 * 0.3;
+    expect(binaryHigh).toBe(0.8999999999999999);
+    expect(new Grid(0, binaryHigh, 0.3).high).toBe(0.9);
     expect(new Grid(0, 0.9 - 1e-6, 0.3).high).toBe(0.6);
   });
 

@@ -11,7 +11,7 @@
  * client types for a grid point is exactly the value handed out — which matters because repeats
  * are compared by exact value (loop/no-repeat.ts). K is computed the same way, so a high that lies
  * on the grid in decimal (1 for [0, 1] with step 0.1) is its last point even where (high − low)/step
- * is 9.999999999999998 in binary.
+ * is 9.999999999999998 in binary. (Optuna moves an off-grid high onto its grid in decimal too.)
  */
 
 /** A finite number as an exact decimal: digits × 10^exponent. */
@@ -62,8 +62,9 @@ export class Grid {
     this.tolerance = 1e-9 * step + 2 ** -48 * Math.max(Math.abs(low), Math.abs(high));
     const width = scaled(highDec, this.exponent) - scaled(this.lowDec, this.exponent);
     this.last = Number(width / scaled(this.stepDec, this.exponent));
-    // A high just below a grid value by float noise is that value: Optuna adjusts [0, 1] with step 0.3
-    // to high = 3·0.3 = 0.8999999999999999, whose grid must still end at 0.9, not 0.6.
+    // A high just below a grid value by float noise is that value: a client that computes its high as
+    // low + K·step in binary sends 3·0.3 = 0.8999999999999999 for [0, 0.9], whose grid must still end
+    // at 0.9, not 0.6.
     if (this.value(this.last + 1) - high <= this.tolerance) this.last += 1;
   }
 
