@@ -56,6 +56,15 @@ describe('Grid', () => {
   });
 });
 
+describe('bounds at the extremes of a double', () => {
+  it('finds grid values where high − low overflows', () => {
+    const g = new Grid(-1e308, 1e308, 1e300);
+    expect(g.last).toBe(2e8);
+    expect([g.indexOf(1e308), g.indexOf(-1e308), g.nearest(1e308), g.nearest(-1e308)]).toEqual([2e8, 0, 1e308, -1e308]);
+    expect(g.value(1e8 + 3)).toBe(3e300);
+  });
+});
+
 describe('stepOf and gridOf', () => {
   it('an int steps by 1 unless told, a float is continuous; only other grids need a Grid', () => {
     expect(stepOf({ type: 'int' })).toBe(1);

@@ -7,6 +7,7 @@
  * the double nearest the decimal, which is what the server must hand out, computed independently
  * of its own decimal arithmetic.
  */
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { METHOD_NAMES } from '../../src/engine/index.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
@@ -308,4 +309,53 @@ describe('export and import', () => {
     expect(imp.statusCode, imp.body).toBe(201);
     expect(imp.json().parameters.map((p: { step: number | null }) => p.step)).toEqual([null, 1]);
   });
+});
+
+describe('the model grid', () => {
+  it('gives each axis its parameter\'s step', async () => {
+    const id = (await create({ parameters: SPACE, method: 'random', batch_size: 4, seed: 6 })).json().id as string;
+    for (let g = 0; g < 2; g++) {
+      const s = await suggest(id, 4);
+      await observe(id, s.trials.map((tr, i) => ({ trial_id: tr.trial_id, value: i })));
+    }
+    const res = await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/model/grid?x=x&y=n&n=5` });
+    expect(res.statusCode, res.body).toBe(200);
+    expect([res.json().x.step, res.json().y.step]).toEqual([0.1, 5]);
+  });
+});
+
+describe('hostile steps (property test)', () => {
+  const num = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0, 1e-300, 1e-9, 0.1, 0.3, 1, 3, 1e300, -1e308, 1e308));
+  const hostileCase = fc.tuple(num, num, num);
+  // Bounds and steps a person writes: decimals, a step that may or may not divide the width.
+  const decimal = fc.tuple(fc.integer({ min: -2000, max: 2000 }), fc.constantFrom(1, 10, 100, 1000)).map(([n, d]) => n / d);
+  const plausibleCase = fc.tuple(decimal, decimal, fc.oneof(decimal.map(Math.abs), fc.constantFrom(0.1, 0.25, 0.3, 1, 2, 5)));
+  it('any step and bounds: a 201 whose loop hands out grid values and takes them back, or a 400 at a pointer; never a 500', async () => {
+    let created = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.oneof({ arbitrary: hostileCase, weight: 1 }, { arbitrary: plausibleCase, weight: 3 }), fc.constantFrom('float', 'float', 'int'), fc.constantFrom('linear', 'linear', 'log'), fc.boolean(), async ([a, b, step], type, scale, withPrior) => {
+        const [lo, hi] = a <= b ? [a, b] : [b, a];
+        const p = { name: 'p', type, scale, bounds: [lo, hi], step, ...(withPrior ? { prior: { mean: scale === 'log' ? Math.log(Math.abs(lo) + 1) : lo, std: 1 } } : {}) };
+        const res = await create({ parameters: [p, { name: 'q', bounds: [0, 1] }], method: 'cmaes', batch_size: 2 });
+        expect([201, 400], res.body).toContain(res.statusCode);
+        if (res.statusCode === 400) {
+          for (const e of errorsOf(res)) expect(e.path).toMatch(/^\/parameters\/0\//);
+          return;
+        }
+        created++;
+        const study = res.json();
+        const [low, high] = study.parameters[0].bounds as [number, number];
+        const s = await suggest(study.id, 2);
+        for (const tr of s.trials) {
+          expect(tr.parameters.p).toBeGreaterThanOrEqual(low);
+          expect(tr.parameters.p).toBeLessThanOrEqual(high);
+        }
+        // A handed-out value told back as an external point is on the grid.
+        const r = await observe(study.id, [...s.trials.map((tr) => ({ trial_id: tr.trial_id, value: 1 })), ...s.trials.map((tr) => ({ parameters: tr.parameters, value: 2 }))]);
+        expect(r.statusCode, r.body).toBe(200);
+      }),
+      { numRuns: 60, seed: 20261128 },
+    );
+    expect(created).toBeGreaterThanOrEqual(15);
+  }, 120_000);
 });

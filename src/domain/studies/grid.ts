@@ -79,9 +79,18 @@ export class Grid {
     return this.value(this.last);
   }
 
+  /**
+   * (x − low)/step, the fractional grid index of x. Bounds near the largest doubles overflow x − low
+   * (1e308 − −1e308); the quotients taken apart do not (each is at most 1/MIN_STEP_RATIO in size).
+   */
+  private position(x: number): number {
+    const r = (x - this.low) / this.step;
+    return Number.isFinite(r) ? r : x / this.step - this.low / this.step;
+  }
+
   /** The nearest grid value to x (x projected onto [low, high] first). */
   nearest(x: number): number {
-    const k = Math.round((x - this.low) / this.step);
+    const k = Math.round(this.position(x));
     return this.value(Math.min(Math.max(Number.isFinite(k) ? k : x > this.low ? this.last : 0, 0), this.last));
   }
 
@@ -91,14 +100,14 @@ export class Grid {
    * is that grid value; anything further is off the grid.
    */
   indexOf(x: number): number | null {
-    const k = Math.round((x - this.low) / this.step);
+    const k = Math.round(this.position(x));
     if (!(k >= 0 && k <= this.last)) return null;
     return Math.abs(x - this.value(k)) <= this.tolerance ? k : null;
   }
 
   /** The grid values either side of x, for a message about an off-grid value. */
   neighbours(x: number): number[] {
-    const k = Math.min(Math.max(Math.floor((x - this.low) / this.step), 0), this.last);
+    const k = Math.min(Math.max(Math.floor(this.position(x)), 0), this.last);
     return [...new Set([this.value(k), this.value(Math.min(k + 1, this.last))])];
   }
 }
