@@ -243,6 +243,14 @@ describe('priors', () => {
     }
   });
 
+  it('a warm start with a step the checks refuse is a 400 at the step, whatever the source holds', async () => {
+    const src = (await create({ parameters: [{ name: 'x', bounds: [0, 1e10] }], method: 'random', batch_size: 1 })).json().id as string;
+    expect((await observe(src, [{ parameters: { x: 1 }, value: 0 }, { parameters: { x: 2 }, value: 1 }])).statusCode).toBe(200);
+    const res = await create({ parameters: [{ name: 'x', bounds: [0, 1e10], step: 1e-300 }], prior: { from_study: { study_id: src, include_observations: true } } });
+    expect(res.statusCode, res.body).toBe(400);
+    expect(errorsOf(res).map((e) => e.path)).toEqual(['/parameters/0/step']);
+  });
+
   it('a prior fitted to points off the grid is a prior like any other; suggestions stay on the grid', async () => {
     const res = await create({
       parameters: [{ name: 'x', bounds: [0, 1], step: 0.1 }, { name: 'y', bounds: [0, 1] }],

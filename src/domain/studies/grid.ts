@@ -30,9 +30,9 @@ function decimalOf(x: number): Decimal {
 const scaled = (d: Decimal, exponent: number): bigint => d.digits * 10n ** BigInt(d.exponent - exponent);
 
 /**
- * A step at least this fraction of max(|low|, |high|): finer grids have points closer together than
- * a few dozen doubles at the bounds, so a value could not be told from its neighbours (and a grid
- * with more than about 2·10⁸ points is a continuous parameter in all but name).
+ * A step at least this fraction of max(|low|, |high|): then a grid value's float noise (a few ulps,
+ * see `tolerance`) stays a tiny fraction of a step, so a value is told from its neighbours for
+ * certain; and a grid of more than about 2·10⁸ points is a continuous parameter in all but name.
  */
 export const MIN_STEP_RATIO = 1e-8;
 

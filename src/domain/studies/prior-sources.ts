@@ -8,7 +8,7 @@ import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { engineY, type Direction } from './codec.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
 import { gridOf } from './grid.js';
-import { isCategorical, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
+import { isCategorical, usableStep, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
 import type { CreateStudyInput, NumericParameterInput, PriorInput, PriorSource } from './study-request.js';
 
 /** The `from_study` form of the request's prior. */
@@ -46,7 +46,8 @@ function inBounds(p: NumericParameterInput, v: number): boolean {
 function inSpace(p: NumericParameterInput, v: number): boolean {
   if (!inBounds(p, v)) return false;
   if (p.type === 'int' && !Number.isInteger(v)) return false;
-  const grid = gridOf({ type: p.type, bounds: p.bounds ?? null, step: p.step });
+  // Before the specification's checks: a step they will refuse (say, 1e-300) has no grid to build.
+  const grid = usableStep(p) ? gridOf(p) : null;
   return !grid || grid.indexOf(v) !== null;
 }
 

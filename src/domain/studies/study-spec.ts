@@ -159,7 +159,7 @@ function checkStep(p: NumericParameterInput, at: (...rest: (string | number)[]) 
 }
 
 /** Whether checkStep accepts the step of a parameter with these bounds (the high aside). */
-function usableStep(p: NumericParameterInput): p is NumericParameterInput & { bounds: [number, number]; step: number } {
+export function usableStep(p: NumericParameterInput): p is NumericParameterInput & { bounds: [number, number]; step: number } {
   if (!p.bounds || p.step === undefined || p.step === null || p.scale === 'log') return false;
   const [lo, hi] = p.bounds;
   const step = p.step;
