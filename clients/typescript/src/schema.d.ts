@@ -287,7 +287,7 @@ export interface paths {
                         parameters: ({
                             name: string;
                             /**
-                             * @description `int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.
+                             * @description `int` values are rounded to the nearest integer when handed out (to the nearest grid value with a `step`); their bounds must be integers. `categorical`: see the other form.
                              * @default float
                              * @enum {string}
                              */

@@ -74,7 +74,7 @@ const Name = wellFormed(z.string().trim().min(1).max(LIMITS.nameLength));
 
 const NumericParameterIn = z.strictObject({
   name: ParameterName,
-  type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.'),
+  type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out (to the nearest grid value with a `step`); their bounds must be integers. `categorical`: see the other form.'),
   scale: z.enum(['linear', 'log']).default('linear').describe('`log`: the search happens in ln(value); bounds must be > 0 and the prior is of ln(value).'),
   bounds: z.tuple([z.number(), z.number()]).nullish().describe('[low, high] in user units, low < high. Points are projected onto them.'),
   step: z
