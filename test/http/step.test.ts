@@ -141,6 +141,21 @@ describe.each(METHOD_NAMES)('suggestions on the grid (%s)', (method) => {
   });
 });
 
+describe.each(['cmaes', 'prob-cmaes', 'bo'])('stepped next to categorical parameters (%s)', (method) => {
+  it('hands out grid values and choices: each grid is its own parameter\'s, whatever the order', async () => {
+    const parameters = [{ name: 'opt', type: 'categorical', choices: ['a', 'b', 'c'] }, SPACE[1], { name: 'flag', type: 'categorical', choices: [true, false] }, SPACE[2], SPACE[0]];
+    const options = method === 'bo' ? { candidates: 100, mc_samples: 16 } : {};
+    const res = await create({ parameters, method, batch_size: 4, seed: 9, options });
+    expect(res.statusCode, res.body).toBe(201);
+    const id = res.json().id as string;
+    for (let g = 0; g < 3; g++) {
+      const s = await suggest(id, 4);
+      for (const tr of s.trials) expect(onGrid(tr.parameters), JSON.stringify(tr.parameters)).toBe(true);
+      expect((await observe(id, s.trials.map((tr) => ({ trial_id: tr.trial_id, value: tr.parameters.x! ** 2 + tr.parameters.n! })))).statusCode).toBe(200);
+    }
+  });
+});
+
 describe('no wasted repeats on the grid', () => {
   // 5 × 3 = 15 configurations: x ∈ {0, 0.25, 0.5, 0.75, 1}, n ∈ {1, 3, 5}.
   const SMALL = [
