@@ -144,6 +144,27 @@ class RealServer(unittest.TestCase):
         self.assertIn("probnes_http_requests_total", self.c.metrics())
         self.assertEqual(self.c.healthz(), {"status": "ok"})
 
+    def test_stepped_parameters(self):
+        spec = {"name": "stepped", "method": "cmaes", "batch_size": 4, "seed": 2, "parameters": [
+            {"name": "x", "bounds": [-1, 1], "step": 0.1}, {"name": "n", "type": "int", "bounds": [0, 20], "step": 5}]}
+        seen = []
+
+        def f(p):
+            seen.append(dict(p))
+            return (p["x"] - 0.3) ** 2 + (p["n"] - 10) ** 2 / 100
+
+        study = self.c.create_study(spec)
+        self.assertEqual([p["step"] for p in study["parameters"]], [0.1, 5])
+        self.c.optimize(f, study["id"], budget=12, workers=2)
+        self.assertEqual(len(seen), 12)
+        # The grid's decimals exactly (k/10, not 0.1·k with its float noise).
+        for p in seen:
+            self.assertIn(p["x"], [k / 10 for k in range(-10, 11)])
+            self.assertIn(p["n"], [0, 5, 10, 15, 20])
+        with self.assertRaises(BadRequestError) as e:
+            self.c.create_study(dict(spec, parameters=[{"name": "x", "scale": "log", "bounds": [0.1, 1], "step": 0.1}]))
+        self.assertEqual([x["path"] for x in e.exception.errors], ["/parameters/0/step"])
+
     def test_early_stopping_with_a_trial_handle(self):
         study = self.c.create_study({"name": "py-stop", "method": "random", "batch_size": 1, "parameters": [{"name": "x", "bounds": [0, 1]}],
                                      "stopping": {"rule": "median", "min_steps": 1, "warmup_trials": 1}})

@@ -133,6 +133,36 @@ class BridgeTest(unittest.TestCase):
         handed = self.client.get_trial(sid, study.trials[-1].system_attrs["probnes:trial"]["trial_id"])
         self.assertEqual((handed["state"], handed["value"]), ("ABANDONED", None))
 
+    def test_stepped_distributions_are_searched_on_the_server_grid(self):
+        def f(trial):
+            x = trial.suggest_float("x", 0, 0.9, step=0.3)
+            d = trial.suggest_float("d", -1, 1, step=0.1)
+            n = trial.suggest_int("n", 2, 11, step=3)
+            return (x - 0.6) ** 2 + d * d + (n - 8) ** 2 / 10
+
+        study = optuna.create_study(sampler=ProbnesSampler(URL, method="prob-cmaes", seed=7))
+        study.optimize(f, n_trials=12)
+        sid = self.server_study_of(study)
+        by_name = {p["name"]: p for p in self.client.get_study(sid)["parameters"]}
+        self.assertEqual({k: (p["type"], p["bounds"], p["step"]) for k, p in by_name.items()},
+                         {"x": ("float", [0, 0.9], 0.3), "d": ("float", [-1, 1], 0.1), "n": ("int", [2, 11], 3)})
+        # Every trial after the first (whose space is empty) came from the server, on its grid.
+        relative = [t for t in study.trials if "probnes:trial" in t.system_attrs]
+        self.assertEqual(len(relative), 11)
+        d_grid = [k / 10 for k in range(-10, 11)]
+        for t in relative:
+            st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+            self.assertEqual(st["state"], "COMPLETED")
+            self.assertIn(st["parameters"]["x"], (0, 0.3, 0.6, 0.9))
+            self.assertIn(st["parameters"]["d"], d_grid)
+            self.assertIn(st["parameters"]["n"], (2, 5, 8, 11))
+            self.assertEqual((t.params["x"], t.params["d"], t.params["n"]), (st["parameters"]["x"], st["parameters"]["d"], st["parameters"]["n"]))
+        # An enqueued point in Optuna's binary arithmetic (0.1·3) is told as the grid value it is.
+        study.enqueue_trial({"x": 0.1 * 3, "d": 0.1 * 7, "n": 5})
+        study.optimize(f, n_trials=1)
+        external = [t for t in self.server_trials(sid) if t["source"] == "external"]
+        self.assertEqual([t["parameters"] for t in external], [{"x": 0.3, "d": 0.7, "n": 5}])
+
     def test_categorical_parameters(self):
         def f(trial):
             kind = trial.suggest_categorical("kind", ["linear", "rbf", "poly"])

@@ -59,6 +59,21 @@ export function fmt(v) {
 
 export const paramsText = (p) => Object.entries(p ?? {}).map(([k, v]) => `${k}=${fmt(v)}`).join(', ');
 
+/**
+ * One parameter of the study resource as a line of text: its type, scale, bounds and step (a
+ * stepped parameter takes only the values low + k·step; an int's step 1 is the default and goes
+ * unsaid), or a categorical one's number of choices. Bounds and step are printed exactly, not
+ * rounded like values: they define the grid.
+ */
+export function parameterText(p) {
+  if (p.type === 'categorical') return `${p.name}: categorical, ${p.choices.length} choice${p.choices.length === 1 ? '' : 's'}`;
+  const parts = [p.type];
+  if (p.scale === 'log') parts.push('log');
+  if (p.bounds) parts.push(`[${p.bounds[0]}, ${p.bounds[1]}]`);
+  if (p.step !== null && p.step !== undefined && !(p.type === 'int' && p.step === 1)) parts.push(`step ${p.step}`);
+  return `${p.name}: ${parts.join(' ')}`;
+}
+
 export function status(text, isError = false) {
   const p = $('#status');
   p.textContent = text;

@@ -3,7 +3,7 @@
 // over generations, parallel coordinates and slice plots, the model's parameter importance and
 // contour (any generation), and the trial table. Refreshes every 3 s (longer when a load is slow) while the study is ACTIVE,
 // except when it has been idle (no max_trials and no activity for the configured minutes).
-import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
+import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, parameterText, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
 import { chart, lineSeries, pointsSeries, scaleOpts, scaleToggle, stepSeries, xAxis, yAxis } from './charts.js';
 import { contourChart, contourLegend } from './contour.js';
 import { loadCurves, renderCurves } from './curves.js';
@@ -41,6 +41,7 @@ function renderSummary(study, best, idle) {
     method: study.method,
     direction: study.direction,
     batch: study.batch_size,
+    parameters: study.parameters.map(parameterText).join('; '),
     generation: study.generation,
     trials: Object.entries(study.trial_counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'none',
     'max trials': study.max_trials ?? '–',

@@ -172,6 +172,25 @@ describe('against the real server', () => {
     expect(paths).toEqual(expect.arrayContaining(['/batch_size', '/parameters/0/name']));
   });
 
+  it('a stepped study: the spec types take step, the objective gets the grid\'s decimals, a refused step is at its pointer', async () => {
+    const c = client();
+    const spec: StudySpec = { name: 'stepped', method: 'cmaes', batch_size: 4, seed: 3, parameters: [{ name: 'x', bounds: [-1, 1], step: 0.1 }, { name: 'n', type: 'int', bounds: [0, 20], step: 5 }] };
+    const got: Record<string, number>[] = [];
+    const result = await c.optimize((p) => {
+      const q = numericParameters(p);
+      got.push(q);
+      return (q.x! - 0.3) ** 2 + (q.n! - 10) ** 2 / 100;
+    }, spec, { budget: 12, workers: 2 });
+    expect(result.study.parameters.map((p) => ('step' in p ? p.step : undefined))).toEqual([0.1, 5]);
+    expect(got).toHaveLength(12);
+    for (const q of got) {
+      expect(Array.from({ length: 21 }, (_, k) => (k - 10) / 10)).toContain(q.x);
+      expect([0, 5, 10, 15, 20]).toContain(q.n);
+    }
+    const refused = (await c.createStudy({ name: 'log-step', parameters: [{ name: 'x', scale: 'log', bounds: [0.1, 1], step: 0.1 }] }).catch((e: unknown) => e)) as ProbnesError;
+    expect([refused.status, refused.errors.map((x) => x.path)]).toEqual([400, ['/parameters/0/step']]);
+  });
+
   it('optimize(): 4 workers with their own client ids on Branin use exactly the budget, never share a trial, and get close to the minimum', async () => {
     const c = client();
     const budget = 40;

@@ -21,7 +21,7 @@ const parameterArb = fc
     const high = low + width;
     const t = (x: number) => (scale === 'log' ? Math.log(x) : x);
     const mean = t(low) + frac * (t(high) - t(low));
-    return { name: 'p', type, scale, bounds: bounded || scale === 'log' || type === 'int' ? [low, high] : null, prior: { mean, std } };
+    return { name: 'p', type, scale, bounds: bounded || scale === 'log' || type === 'int' ? [low, high] : null, step: type === 'int' ? 1 : null, prior: { mean, std } };
   });
 
 const spaceArb = fc.array(parameterArb, { minLength: 1, maxLength: 6 }).chain((params) =>
@@ -78,8 +78,8 @@ describe('parameter transforms (property tests)', () => {
   it('maps the prior mean to the origin and one prior std to one unit (diagonal prior)', () => {
     const space = searchSpace(
       [
-        { name: 'lr', type: 'float', scale: 'log', bounds: [1e-5, 1], prior: { mean: Math.log(1e-3), std: 2 } },
-        { name: 'w', type: 'float', scale: 'linear', bounds: null, prior: { mean: 5, std: 0.5 } },
+        { name: 'lr', type: 'float', scale: 'log', bounds: [1e-5, 1], step: null, prior: { mean: Math.log(1e-3), std: 2 } },
+        { name: 'w', type: 'float', scale: 'linear', bounds: null, step: null, prior: { mean: 5, std: 0.5 } },
       ],
       { mean: [Math.log(1e-3), 5], covariance: [[4, 0], [0, 0.25]], std: [2, 0.5] },
     );
@@ -104,7 +104,7 @@ describe('parameter transforms (property tests)', () => {
 
   it('legalize clamps non-finite values into the bounds', () => {
     const space = searchSpace(
-      [{ name: 'n', type: 'int', scale: 'log', bounds: [16, 1024], prior: { mean: 4.85, std: 0.5 } }],
+      [{ name: 'n', type: 'int', scale: 'log', bounds: [16, 1024], step: 1, prior: { mean: 4.85, std: 0.5 } }],
       { mean: [4.85], covariance: [[0.25]], std: [0.5] },
     );
     expect(legalize(space, [Infinity])).toEqual([1024]);

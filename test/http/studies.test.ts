@@ -38,7 +38,7 @@ describe('POST /v1/studies', () => {
     });
     // x: given prior; lr: log scale, default from bounds: mean = (ln 1e-5 + ln 1)/2, std = width/4.
     const lnLo = Math.log(1e-5);
-    expect(s.parameters[0]).toEqual({ name: 'x', type: 'float', scale: 'linear', bounds: [-5, 5], prior: { mean: 1, std: 2 } });
+    expect(s.parameters[0]).toEqual({ name: 'x', type: 'float', scale: 'linear', bounds: [-5, 5], step: null, prior: { mean: 1, std: 2 } });
     expect(s.parameters[1].prior.mean).toBeCloseTo(lnLo / 2, 12);
     expect(s.parameters[1].prior.std).toBeCloseTo(-lnLo / 4, 12);
     expect(s.prior.mean[1]).toBeCloseTo(lnLo / 2, 12);

@@ -55,6 +55,11 @@ beforeAll(async () => {
     name: 'categorical',
     parameters: [...BRANIN_PARAMETERS, { name: 'opt', type: 'categorical', choices: ['adam', 'sgd', 'rmsprop'] }],
   });
+  // Stepped parameters; x2's high (15.2) is off its grid and becomes 15.
+  ids.stepped = await loopStudy(t.app, 'cmaes', 2, {
+    name: 'stepped',
+    parameters: [{ ...BRANIN_PARAMETERS[0], step: 0.5 }, { ...BRANIN_PARAMETERS[1], bounds: [0, 15.2], step: 1.5 }, BRANIN_PARAMETERS[2]],
+  });
   ids.big = await bigStudy(t.app, 5000);
   browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -101,11 +106,11 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const { page, errors } = await openPage();
     await page.goto(`${base}/ui`);
     await page.waitForSelector('body[data-loaded="true"]');
-    expect(await page.locator('#studies tbody tr').count()).toBe(CASES.length + 3);
+    expect(await page.locator('#studies tbody tr').count()).toBe(CASES.length + 4);
     const link = page.locator('#studies tbody a', { hasText: 'bo-known' });
     expect(await link.getAttribute('href')).toBe(`/ui/studies/${ids['bo-known']}`);
     // The test clock is in 2025: every ACTIVE study without max_trials has been quiet for far longer than 10 minutes.
-    expect(await page.locator('#studies tbody td.badge.IDLE').count()).toBe(CASES.length + 3);
+    expect(await page.locator('#studies tbody td.badge.IDLE').count()).toBe(CASES.length + 4);
     await page.screenshot({ path: path.join(ARTIFACTS, 'studies.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
@@ -157,6 +162,18 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.selectOption('select[data-param="opt"]', { label: 'sgd' });
     await page.waitForSelector(`#trials[data-rows="${trials.filter((x) => x.parameters.opt === 'sgd').length}"]`);
     await page.screenshot({ path: path.join(ARTIFACTS, 'study-categorical.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('describes each parameter with its bounds and step; the trials hold grid values', async () => {
+    const { page, errors } = await studyPage(ids.stepped!);
+    expect(await page.locator('#study-facts').textContent()).toContain('x1: float [-5, 10] step 0.5; x2: float [0, 15] step 1.5; lr: float log [0.0001, 1]');
+    const trials = (await call(t.app, 'GET', `/v1/studies/${ids.stepped}/trials?page_size=1000`)).trials as { parameters: Record<string, number> }[];
+    for (const tr of trials) {
+      expect(Number.isInteger(tr.parameters.x1! * 2)).toBe(true);
+      expect(Number.isInteger(tr.parameters.x2! / 1.5)).toBe(true);
+    }
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

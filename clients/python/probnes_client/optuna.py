@@ -11,12 +11,12 @@ memory or RDB), enqueued trials. How the two meet:
 
 - The relative search space is the intersection of the distributions of the completed trials
   (Optuna's IntersectionSearchSpace, as CmaEsSampler uses it): FloatDistribution and IntDistribution
-  without a step other than 1 (log or linear), and CategoricalDistribution when the server's method
+  (log or linear, with or without a step), and CategoricalDistribution when the server's method
   takes categorical parameters. For each such space one server study is created (parameters with
-  their bounds and scales, the study's direction, the chosen method and options); its id is kept in
-  the Optuna study's system attributes, so processes sharing an Optuna storage share it too.
-- Every other parameter (a conditional one, a stepped float, a single value, everything in the first
-  trial, whose space is still empty) is drawn by the independent sampler (RandomSampler by default).
+  their bounds, scales and steps, the study's direction, the chosen method and options); its id is
+  kept in the Optuna study's system attributes, so processes sharing an Optuna storage share it too.
+- Every other parameter (a conditional one, a single value, everything in the first trial, whose
+  space is still empty) is drawn by the independent sampler (RandomSampler by default).
 - `sample_relative` asks the server for one point, leased to a client id of its own per Optuna trial
   (so n_jobs threads never share a lease), and records the server's trial id on the Optuna trial.
 - `after_trial` reports the outcome: COMPLETE as an observation of its value; PRUNED as an
@@ -108,10 +108,8 @@ class ProbnesSampler(BaseSampler):
         for name, d in self._search_space.calculate(study).items():
             if d.single():
                 continue
-            if isinstance(d, FloatDistribution) and d.step is None:
-                space[name] = d
-            elif isinstance(d, IntDistribution) and d.step == 1:
-                space[name] = d
+            if isinstance(d, (FloatDistribution, IntDistribution)):
+                space[name] = d  # a step becomes the server parameter's step (_create)
             elif isinstance(d, CategoricalDistribution) and self._categorical_ok is not False and all(_choice_ok(c) for c in d.choices):
                 space[name] = d
         return space
@@ -216,6 +214,12 @@ class ProbnesSampler(BaseSampler):
             else:
                 p = {"name": server, "type": "int" if isinstance(d, IntDistribution) else "float",
                      "scale": "log" if d.log else "linear", "bounds": [d.low, d.high]}
+                # Optuna's grid low + k·step is the server's (Optuna has already moved high onto it). An
+                # int's step 1 is the server's default. The server hands out the grid's decimals (0.3);
+                # values Optuna computed in binary (0.30000000000000004, from enqueued or independently
+                # sampled trials) are taken as those grid values when told.
+                if d.step is not None and not (isinstance(d, IntDistribution) and d.step == 1):
+                    p["step"] = d.step
             if name in self.priors:
                 p["prior"] = dict(self.priors[name])
             params.append(p)

@@ -156,6 +156,7 @@ export interface paths {
                          *                 -8,
                          *                 0
                          *               ],
+                         *               "step": null,
                          *               "prior": {
                          *                 "mean": -3,
                          *                 "std": 1
@@ -286,7 +287,7 @@ export interface paths {
                         parameters: ({
                             name: string;
                             /**
-                             * @description `int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.
+                             * @description `int` values are rounded to the nearest integer when handed out (to the nearest grid value with a `step`); their bounds must be integers. `categorical`: see the other form.
                              * @default float
                              * @enum {string}
                              */
@@ -302,6 +303,8 @@ export interface paths {
                                 number,
                                 number
                             ] | null;
+                            /** @description Optuna's `step`: the parameter takes only the values low + k·step (k = 0, 1, …) within the bounds, printed without float noise (0.1-steps give 0.3). Needs bounds; not with `scale: "log"` (except 1 for an int); at most high − low, and at least 1e-8 × max(|low|, |high|). An int's step is an integer, 1 by default. A high off the grid becomes the last grid value below it (echoed in `bounds`). Absent for a float: continuous. */
+                            step?: number | null;
                             /** @description Normal prior in the parameter's scale. Default (no prior anywhere): mean = middle of the transformed bounds, std = transformed width / 4. */
                             prior?: {
                                 mean: number;
@@ -2981,6 +2984,8 @@ export interface components {
                         number,
                         number
                     ] | null;
+                    /** @description Values are low + k·step (high on the grid); absent or null: 1 for an int, continuous for a float (documents of older servers have none). */
+                    step?: number | null;
                     prior: {
                         mean: number;
                         std: number;
@@ -3182,6 +3187,7 @@ export interface components {
          *             -8,
          *             0
          *           ],
+         *           "step": null,
          *           "prior": {
          *             "mean": -3,
          *             "std": 1
@@ -3249,6 +3255,8 @@ export interface components {
                     number,
                     number
                 ] | null;
+                /** @description Values are low + k·step (the bounds' high is on the grid): as given, 1 for an int without one, null for a continuous float. */
+                step: number | null;
                 /** @description Effective marginal prior, in the parameter's scale. */
                 prior: {
                     mean: number;
@@ -3458,6 +3466,8 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 scale: "linear" | "log";
+                /** @description The parameter's step (its values are low + k·step; 1 for an int), null for a continuous float. The model is continuous: `values` are not restricted to the grid. */
+                step: number | null;
                 /** @description Grid values in user units, evenly spaced in the parameter's scale (ln of the value for log-scaled parameters), spanning the search distribution's ±3σ and the evaluated points, within the bounds. */
                 values: number[];
             };
@@ -3465,6 +3475,8 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 scale: "linear" | "log";
+                /** @description The parameter's step (its values are low + k·step; 1 for an int), null for a continuous float. The model is continuous: `values` are not restricted to the grid. */
+                step: number | null;
                 /** @description Grid values in user units, evenly spaced in the parameter's scale (ln of the value for log-scaled parameters), spanning the search distribution's ±3σ and the evaluated points, within the bounds. */
                 values: number[];
             };
@@ -3646,6 +3658,8 @@ export interface components {
                         number,
                         number
                     ] | null;
+                    /** @description Values are low + k·step (high on the grid); absent or null: 1 for an int, continuous for a float (documents of older servers have none). */
+                    step?: number | null;
                     prior: {
                         mean: number;
                         std: number;

@@ -20,7 +20,7 @@ import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } f
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
 import { isStopped, STOPPED_EARLY } from '../studies/stopping-rule.js';
-import { choiceIndex, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
+import { choiceIndex, onGrid, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
 import { isCategorical } from '../studies/study-spec.js';
 import type { ParamValue } from '../studies/study-request.js';
 import type { ObservationInput } from './observation-request.js';
@@ -37,7 +37,7 @@ function checkParameters(space: SearchSpace, named: Record<string, ParamValue>, 
   let known = namesOf.get(space);
   if (!known) namesOf.set(space, (known = new Set(space.parameters.map((p) => p.name))));
   for (const name of Object.keys(named)) if (!known.has(name)) errors.push({ path: `${at}/${name}`, message: 'not a parameter of this study' });
-  for (const p of space.parameters) {
+  for (const [i, p] of space.parameters.entries()) {
     const v = named[p.name];
     const path = `${at}/${p.name}`;
     if (v === undefined) errors.push({ path, message: 'missing: every parameter needs a value' });
@@ -47,6 +47,12 @@ function checkParameters(space: SearchSpace, named: Record<string, ParamValue>, 
     else if (p.bounds && (v < p.bounds[0] || v > p.bounds[1])) errors.push({ path, message: `must lie within the bounds [${p.bounds[0]}, ${p.bounds[1]}]` });
     else if (p.type === 'int' && !Number.isInteger(v)) errors.push({ path, message: 'must be an integer (int parameter)' });
     else if (p.scale === 'log' && !(v > 0)) errors.push({ path, message: 'must be > 0 (log-scaled parameter)' });
+    else if (onGrid(space, i, v) === null) {
+      // Refused like an int's non-integer: the study never hands out such a value, and snapping it
+      // would tell the model a result for a point that was not evaluated.
+      const grid = space.grids[i]!;
+      errors.push({ path, message: `must be on the grid ${grid.low} + k·${grid.step} (nearest: ${grid.neighbours(v).join(' or ')})` });
+    }
   }
 }
 
@@ -97,7 +103,8 @@ export function applyObservations(snap: StudySnapshot, inputs: readonly Observat
       if (!givenUp(t)) return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason });
       return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason, late: true });
     }
-    const x = vectorFromNamed(snap.space, o.parameters);
+    // A stepped value as its grid value (validate accepted it: within float noise of one).
+    const x = vectorFromNamed(snap.space, o.parameters).map((v, i) => (typeof v === 'number' ? (onGrid(snap.space, i, v) ?? v) : v));
     const parameters = Object.fromEntries(snap.space.parameters.map((p, i) => [p.name, x[i]!]));
     return snap.add(
       { state: 'COMPLETED', generation: snap.generation, parameters, point: toInternal(snap.space, x), source: 'external', value: o.value, stderr, completedAt: nowIso },

@@ -12,6 +12,7 @@ import { EngineError, getStrategy, isMethodName, type BaseState, type MethodName
 import type { JsonObject, JsonValue, StudyRecord } from '../../storage/index.js';
 import { DomainError } from '../common/errors.js';
 import type { EffectivePrior, ParameterSpec } from './study-spec.js';
+import { stepOf } from './grid.js';
 import { readLoopSettings, type LoopSettings } from './loop-settings.js';
 
 export type Direction = 'minimize' | 'maximize';
@@ -50,11 +51,18 @@ export function readStudy(r: StudyRecord): Study {
   return {
     ...r,
     method: r.method,
-    parameters: r.parameters as unknown as ParameterSpec[],
+    parameters: readParameters(r.parameters as unknown as ParameterSpec[]),
     prior: r.prior as unknown as EffectivePrior,
     options: r.options as Options,
     loop: readLoopSettings(r.loopSettings),
   };
+}
+
+/** Studies stored before parameters had a step read with the one they had: 1 for an int, none for a float. */
+function readParameters(parameters: ParameterSpec[]): ParameterSpec[] {
+  const missing = (p: ParameterSpec) => p.type !== 'categorical' && (p as { step?: number | null }).step === undefined;
+  if (!parameters.some(missing)) return parameters;
+  return parameters.map((p) => (missing(p) ? { ...p, step: stepOf(p) } : p));
 }
 
 /**

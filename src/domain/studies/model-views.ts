@@ -38,6 +38,7 @@ import { centrePoint, internalDistribution, userDistribution } from './distribut
 import type { ParamValue } from './study-request.js';
 import { ModelViewCache } from './model-view-cache.js';
 import { isNumeric, type NumericParameterSpec } from './study-spec.js';
+import { stepOf } from './grid.js';
 import { searchSpace, toInternal, toUserRaw, type SearchSpace } from './transforms.js';
 
 /** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
@@ -69,6 +70,8 @@ export interface GridQuery {
 export interface Axis {
   name: string;
   scale: 'linear' | 'log';
+  /** The parameter's step (its values are low + k·step), null for a continuous one: the model itself is continuous. */
+  step: number | null;
   /** Grid values in user units (evenly spaced in the parameter's scale: ln x for log parameters). */
   values: number[];
 }
@@ -180,8 +183,8 @@ export class ModelViews {
       generation: ctx.generation,
       source: ctx.source,
       nPoints: ctx.nPoints,
-      x: { name: px.name, scale: px.scale, values: tx.map((t) => fromT(px, t)) },
-      y: { name: py.name, scale: py.scale, values: ty.map((t) => fromT(py, t)) },
+      x: { name: px.name, scale: px.scale, step: stepOf(px), values: tx.map((t) => fromT(px, t)) },
+      y: { name: py.name, scale: py.scale, step: stepOf(py), values: ty.map((t) => fromT(py, t)) },
       mean: rows(result.mean, (v) => engineY(study.direction, v)),
       std: rows(result.std, (v) => v),
       fixed,

@@ -7,7 +7,8 @@ import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { engineY, type Direction } from './codec.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
-import { isCategorical, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
+import { gridOf } from './grid.js';
+import { isCategorical, usableStep, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
 import type { CreateStudyInput, NumericParameterInput, PriorInput, PriorSource } from './study-request.js';
 
 /** The `from_study` form of the request's prior. */
@@ -35,6 +36,19 @@ const spread = (x: readonly number[][], j: number) => {
 function inBounds(p: NumericParameterInput, v: number): boolean {
   if (p.scale === 'log' && !(v > 0)) return false;
   return !p.bounds || (v >= p.bounds[0] && v <= p.bounds[1]);
+}
+
+/**
+ * A value this study could have handed out: in its bounds, an integer for an int parameter and on
+ * the grid for a stepped one (the source's values may be continuous, or on another grid). Only
+ * such observations are copied: a study's trials are always values of its own space.
+ */
+function inSpace(p: NumericParameterInput, v: number): boolean {
+  if (!inBounds(p, v)) return false;
+  if (p.type === 'int' && !Number.isInteger(v)) return false;
+  // Before the specification's checks: a step they will refuse (say, 1e-300) has no grid to build.
+  const grid = usableStep(p) ? gridOf(p) : null;
+  return !grid || grid.indexOf(v) !== null;
 }
 
 /**
@@ -115,7 +129,7 @@ function matchParameters(params: readonly NumericParameterInput[], input: Create
 export interface WarmStart {
   prior: JointPriorInput;
   source: PriorSource;
-  /** The source's completed trials that lie in this study's bounds, in the source's completion order (copied when asked). */
+  /** The source's completed trials whose values this study could hand out (bounds, integers, grids), in the source's completion order (copied when asked). */
   observations: TrialRecord[];
 }
 
@@ -141,7 +155,7 @@ export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, sourc
   const top = ranked.slice(0, k).map((t) => params.map((p) => T(p, clip(p, num(t, p)))));
   const srcStd = new Map(source.parameters.filter((p): p is NumericParameterSpec => !isCategorical(p)).map((p) => [p.name, p.prior.std]));
   const fit = warmStartFit(top, scaleOf(params, (j) => 4 * srcStd.get(params[j]!.name)!), alpha);
-  const observations = from.include_observations ? valued.filter((t) => params.every((p) => inBounds(p, num(t, p)))) : [];
+  const observations = from.include_observations ? valued.filter((t) => params.every((p) => inSpace(p, num(t, p)))) : [];
   return {
     prior: fit,
     source: { from: 'study', study_id: source.id, top_fraction: gamma, alpha, points: k, include_observations: from.include_observations, observations_copied: observations.length },

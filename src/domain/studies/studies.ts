@@ -9,10 +9,10 @@ import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from './engine-ops.js';
 import { InvalidStateTransitionError, StudyNotFoundError } from '../common/errors.js';
 import { Paginator } from './page-token.js';
-import { checkStudySpec, effectivePrior, type StudySpecInput } from './study-spec.js';
+import { alignToGrid, checkStudySpec, effectivePrior, type StudySpecInput } from './study-spec.js';
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
 import { MAX_SEED, type CreateStudyInput, type PriorSource, type StudyPatchInput } from './study-request.js';
-import { searchSpace, toInternal } from './transforms.js';
+import { onGrid, searchSpace, toInternal } from './transforms.js';
 import { checkStudyCost } from './study-cost.js';
 import { countsAsRead } from './lease-view.js';
 import { writeLoopSettings } from './loop-settings.js';
@@ -61,7 +61,9 @@ export class StudyService {
   }
 
   async create(tenantId: string, request: CreateStudyInput): Promise<Study> {
-    const { input, source, observations } = await this.resolvePrior(tenantId, request);
+    // A high off a parameter's grid becomes its last grid value first, so the prior, its checks and
+    // the stored bounds all see the range that is searched.
+    const { input, source, observations } = await this.resolvePrior(tenantId, alignToGrid(request));
     checkStudySpec(input);
     const { parameters, prior } = effectivePrior(input);
     const options = resolveOptions(input.method, parameters.length, input.options);
@@ -96,7 +98,11 @@ export class StudyService {
     // A warm start with the source's observations: the study, its generation-0 state and the copied
     // trials in one transaction (the import's unit of work), so no study exists without its data.
     const trials = observations.map((t, k) => {
-      const x = space.parameters.map((p) => t.parameters[p.name]!);
+      // On this study's grids (resolveFromStudy copies only values that are): as the grid values themselves.
+      const x = space.parameters.map((p, i) => {
+        const v = t.parameters[p.name]!;
+        return typeof v === 'number' ? (onGrid(space, i, v) ?? v) : v;
+      });
       return {
         trialId: k + 1, state: 'COMPLETED' as const, generation: 0, clientId: null, leaseExpiresAt: null,
         parameters: Object.fromEntries(space.parameters.map((p, i) => [p.name, x[i]!])), point: toInternal(space, x),

@@ -74,9 +74,14 @@ const Name = wellFormed(z.string().trim().min(1).max(LIMITS.nameLength));
 
 const NumericParameterIn = z.strictObject({
   name: ParameterName,
-  type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out; their bounds must be integers. `categorical`: see the other form.'),
+  type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out (to the nearest grid value with a `step`); their bounds must be integers. `categorical`: see the other form.'),
   scale: z.enum(['linear', 'log']).default('linear').describe('`log`: the search happens in ln(value); bounds must be > 0 and the prior is of ln(value).'),
   bounds: z.tuple([z.number(), z.number()]).nullish().describe('[low, high] in user units, low < high. Points are projected onto them.'),
+  step: z
+    .number()
+    .gt(0, 'must be > 0: the distance between two values of the grid')
+    .nullish()
+    .describe('Optuna\'s `step`: the parameter takes only the values low + k·step (k = 0, 1, …) within the bounds, printed without float noise (0.1-steps give 0.3). Needs bounds; not with `scale: "log"` (except 1 for an int); at most high − low, and at least 1e-8 × max(|low|, |high|). An int\'s step is an integer, 1 by default. A high off the grid becomes the last grid value below it (echoed in `bounds`). Absent for a float: continuous.'),
   prior: z
     .strictObject({ mean: z.number(), std: z.number().positive() })
     .nullish()

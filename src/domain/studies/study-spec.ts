@@ -18,6 +18,7 @@ import { fromRows, getStrategy, METHOD_NAMES, tryCholesky } from '../../engine/i
 import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { CategoricalParameterInput, Choice, CreateStudyInput, NumericParameterInput, ParameterInput, PriorSource } from './study-request.js';
+import { Grid, MIN_STEP_RATIO, stepOf } from './grid.js';
 
 export type ParameterType = 'float' | 'int' | 'categorical';
 export type Scale = 'linear' | 'log';
@@ -37,6 +38,11 @@ export interface NumericParameterSpec {
   type: 'float' | 'int';
   scale: Scale;
   bounds: [number, number] | null;
+  /**
+   * Values are low + k·step (grid.ts): 1 for an int parameter unless given, null for a continuous
+   * float. (Studies stored before steps existed have none; codec.ts reads them with these defaults.)
+   */
+  step: number | null;
   prior: { mean: number; std: number };
 }
 
@@ -102,6 +108,7 @@ function checkParameter(p: ParameterInput, i: number, errors: FieldError[]): voi
     if (p.scale === 'log' && !(lo > 0)) errors.push({ path: at('bounds', 0), message: 'a log-scaled parameter needs bounds > 0' });
     if (p.type === 'int' && !(Number.isInteger(lo) && Number.isInteger(hi))) errors.push({ path: at('bounds'), message: 'an int parameter needs integer bounds' });
   }
+  checkStep(p, at, errors);
   if (p.prior && p.bounds && p.bounds[0] < p.bounds[1] && (p.scale === 'linear' || p.bounds[0] > 0)) {
     const lo = transform(p.scale, p.bounds[0]);
     const hi = transform(p.scale, p.bounds[1]);
@@ -110,6 +117,70 @@ function checkParameter(p: ParameterInput, i: number, errors: FieldError[]): voi
       errors.push({ path: at('prior', 'mean'), message: `prior mean must lie within the bounds, [${lo}, ${hi}]${unit}` });
     }
   }
+}
+
+/**
+ * `step` (Optuna's): values low + k·step. As in Optuna it does not combine with a log scale (the
+ * grid is even in the value, the search in ln(value)), an int's step is an integer, and it needs
+ * bounds (the grid starts at low). A high off the grid is rounded down at creation (alignToGrid), so
+ * a stored study's high is always a grid value; an imported document's must be too.
+ */
+function checkStep(p: NumericParameterInput, at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
+  if (p.step === undefined || p.step === null) return;
+  const step = p.step;
+  const plain = p.type === 'int' && step === 1; // the default: what every int parameter has
+  if (p.scale === 'log' && !plain) {
+    errors.push({ path: at('step'), message: p.type === 'int' ? 'a log-scaled int parameter takes no step other than 1 (as in Optuna): leave out step or scale' : 'a log-scaled parameter takes no step (as in Optuna): its search is continuous in ln(value); leave out step or scale' });
+    return;
+  }
+  if (p.type === 'int' && !Number.isInteger(step)) {
+    errors.push({ path: at('step'), message: 'an int parameter\'s step must be an integer' });
+    return;
+  }
+  if (plain) return;
+  if (!p.bounds) {
+    errors.push({ path: at('step'), message: 'a stepped parameter needs bounds: its values are low + k·step' });
+    return;
+  }
+  const [lo, hi] = p.bounds;
+  if (!(lo < hi && Number.isFinite(lo) && Number.isFinite(hi))) return; // reported at bounds (or as the prior's overflow)
+  const finest = MIN_STEP_RATIO * Math.max(Math.abs(lo), Math.abs(hi));
+  if (step < finest) {
+    errors.push({ path: at('step'), message: `must be at least ${finest} (${MIN_STEP_RATIO} × max(|low|, |high|)): a finer grid has more values than doubles tell apart at these bounds; leave out step for a continuous parameter` });
+    return;
+  }
+  // In decimal (grid.ts): [0.1, 0.3] with step 0.2 has two values although 0.3 − 0.1 < 0.2 in binary.
+  const grid = new Grid(lo, hi, step);
+  if (grid.last < 1) {
+    errors.push({ path: at('step'), message: `must be at most high − low (${hi} − ${lo}), so that the grid has at least two values` });
+    return;
+  }
+  if (grid.high !== hi) errors.push({ path: at('bounds', 1), message: `must be a value of the grid low + k·step: the last one of these bounds is ${grid.high}` });
+}
+
+/** Whether checkStep accepts the step of a parameter with these bounds (the high aside). */
+export function usableStep(p: NumericParameterInput): p is NumericParameterInput & { bounds: [number, number]; step: number } {
+  if (!p.bounds || p.step === undefined || p.step === null || p.scale === 'log') return false;
+  const [lo, hi] = p.bounds;
+  const step = p.step;
+  if (p.type === 'int' && !(Number.isInteger(step) && Number.isInteger(lo) && Number.isInteger(hi))) return false;
+  if (!(Number.isFinite(lo) && Number.isFinite(hi) && lo < hi && step > 0 && step >= MIN_STEP_RATIO * Math.max(Math.abs(lo), Math.abs(hi)))) return false;
+  return new Grid(lo, hi, step).last >= 1;
+}
+
+/**
+ * Optuna's rule for a high off the grid: it becomes the last grid value below it (Optuna warns;
+ * here the study resource echoes the bounds it searches). Run at creation, before the other checks;
+ * a step they refuse is left as it is for them to report.
+ */
+export function alignToGrid<T extends { parameters: ParameterInput[] }>(input: T): T {
+  if (!input.parameters.some((p) => isNumeric(p) && usableStep(p))) return input;
+  const parameters = input.parameters.map((p) => {
+    if (!isNumeric(p) || !usableStep(p)) return p;
+    const high = new Grid(p.bounds[0], p.bounds[1], p.step).high;
+    return high === p.bounds[1] ? p : { ...p, bounds: [p.bounds[0], high] as [number, number] };
+  });
+  return { ...input, parameters };
 }
 
 function checkJoint(prior: JointPriorInput, all: ParameterInput[], errors: FieldError[]): void {
@@ -257,6 +328,7 @@ export function effectivePrior(input: StudySpecInput): { parameters: ParameterSp
       type: p.type,
       scale: p.scale,
       bounds: p.bounds ? ([p.bounds[0], p.bounds[1]] as [number, number]) : null,
+      step: stepOf(p),
       prior: { mean: mean[i]!, std: std[i]! },
     };
   });

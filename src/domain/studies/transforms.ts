@@ -5,8 +5,8 @@
  *   u = L0⁻¹ (t − m0)   where N(m0, L0 L0ᵀ) is the effective prior in transformed scale
  *
  * so the prior is N(0, I) internally and the engine's unit-scale GP priors make sense for any units.
- * Going back, a point is rounded (int parameters, in user units) and projected onto the bounds
- * before it is handed out, and `toInternal` of the handed-out value is what the engine learns from
+ * Going back, a point is projected onto the bounds and rounded (int parameters to integers,
+ * stepped ones to their grid low + k·step, grid.ts; in user units) before it is handed out, and `toInternal` of the handed-out value is what the engine learns from
  * (`materialize` returns both), so the model never sees a point that was not evaluated.
  *
  * Categorical parameters are not whitened: an internal point is [u, c], the whitened coordinates u of
@@ -18,6 +18,7 @@
 import { fromRows, matVec, solveLower, tryCholesky, type Mat } from '../../engine/index.js';
 import { isCategorical, isNumeric, type CategoricalParameterSpec, type EffectivePrior, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
 import type { ParamValue } from './study-request.js';
+import { gridOf, type Grid } from './grid.js';
 
 export interface SearchSpace {
   parameters: readonly ParameterSpec[];
@@ -31,6 +32,8 @@ export interface SearchSpace {
   L0: Mat;
   /** Whether L0 is diagonal (then the bounds are a box in internal coordinates too). */
   diagonal: boolean;
+  /** Per parameter (in the order of `parameters`), its grid when it is stepped (grid.ts's gridOf), else null. */
+  grids: readonly (Grid | null)[];
 }
 
 export function searchSpace(parameters: readonly ParameterSpec[], prior: EffectivePrior): SearchSpace {
@@ -50,6 +53,7 @@ export function searchSpace(parameters: readonly ParameterSpec[], prior: Effecti
     m0: [...prior.mean],
     L0,
     diagonal,
+    grids: parameters.map((p) => (isNumeric(p) ? gridOf(p) : null)),
   };
 }
 
@@ -94,13 +98,19 @@ export function toUserRaw(space: SearchSpace, u: readonly number[]): ParamValue[
   return x;
 }
 
-/** Projects onto the bounds and rounds int parameters, in user units (the value handed out). */
+/**
+ * Projects onto the bounds and rounds int parameters to integers and stepped ones to their grid,
+ * in user units (the value handed out). This is the only place a point is put on its grid: the
+ * engine searches continuous coordinates, and the repeat check compares these values.
+ */
 export function legalize(space: SearchSpace, x: readonly ParamValue[]): ParamValue[] {
   return space.parameters.map((p, i) => {
     if (isCategorical(p)) return x[i]!;
     let v = x[i] as number;
     if (!Number.isFinite(v)) v = v > 0 ? Number.MAX_VALUE : p.scale === 'log' ? Number.MIN_VALUE : -Number.MAX_VALUE;
     if (p.bounds) v = Math.min(Math.max(v, p.bounds[0]), p.bounds[1]);
+    const grid = space.grids[i];
+    if (grid) return grid.nearest(v);
     if (p.type === 'int') {
       v = Math.round(v);
       // Rounding can step outside the bounds only if they are not integers; int bounds are enforced
@@ -151,6 +161,18 @@ export function internalBox(space: SearchSpace, boxStd: number): { lower: number
     upper.push(p.choices.length - 1);
   }
   return { lower, upper };
+}
+
+/**
+ * A reported value of a stepped parameter as the grid value it stands for (grid.ts's indexOf: the
+ * float noise of a client's own arithmetic is dropped, so 0.1·3 is stored, compared for repeats and
+ * learnt from as 0.3), or null when it is off the grid. Other values are returned as they are.
+ */
+export function onGrid(space: SearchSpace, i: number, v: number): number | null {
+  const grid = space.grids[i];
+  if (!grid) return v;
+  const k = grid.indexOf(v);
+  return k === null ? null : grid.value(k);
 }
 
 /** Parameters given by name (an external observation) → user-unit vector in parameter order. */

@@ -41,6 +41,7 @@ const NumericParameterEntry = z.strictObject({
   type: z.enum(['float', 'int']),
   scale: z.enum(['linear', 'log']),
   bounds: z.tuple([z.number(), z.number()]).nullable(),
+  step: z.number().positive().nullable().optional().describe('Values are low + k·step (high on the grid); absent or null: 1 for an int, continuous for a float (documents of older servers have none).'),
   prior: z.strictObject({ mean: z.number(), std: z.number().positive() }),
 });
 

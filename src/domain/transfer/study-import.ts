@@ -11,6 +11,7 @@ import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { MAX_ERRORS } from '../common/schemas.js';
 import type { StudyDocument } from './study-document.js';
 import { categoryPriors, choiceIndex, searchSpace, toInternal, type SearchSpace } from '../studies/transforms.js';
+import { stepOf } from '../studies/grid.js';
 import type { ParamValue } from '../studies/study-request.js';
 import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState, type StoredState } from '../../engine/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
@@ -24,13 +25,18 @@ const MAX_STATE_DEPTH = 32;
 
 const close = (a: number, b: number, rel: number) => Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
 
+/** The document's search space; a parameter without a step (an older server's document) has its type's default. */
+function documentSpace(s: StudyDocument['study']): SearchSpace {
+  return searchSpace(s.parameters.map((p) => (p.type === 'categorical' ? p : { ...p, step: stepOf(p) })), s.prior);
+}
+
 /** The study part: a valid specification whose effective prior is the one recorded. */
 function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
   const s = doc.study;
   const spec: StudySpecInput = {
     name: s.name,
     direction: s.direction,
-    parameters: s.parameters.map((p) => (p.type === 'categorical' ? { ...p, prior: { probabilities: [...p.prior.probabilities] } } : { name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, prior: null })),
+    parameters: s.parameters.map((p) => (p.type === 'categorical' ? { ...p, prior: { probabilities: [...p.prior.probabilities] } } : { name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, step: p.step, prior: null })),
     // The joint prior is over the numeric parameters; a study of categorical ones only has none.
     prior: s.parameters.some((p) => p.type !== 'categorical') ? { mean: s.prior.mean, covariance: s.prior.covariance } : null,
     method: s.method,
@@ -65,7 +71,7 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
 function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
   const s = doc.study;
   const names = s.parameters.map((p) => p.name);
-  const space = searchSpace(s.parameters, s.prior);
+  const space = documentSpace(s);
   const seen = new Set<number>();
   doc.trials.forEach((t, i) => {
     if (errors.length >= MAX_ERRORS) return;
@@ -76,7 +82,7 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
     const keys = Object.keys(t.parameters);
     if (keys.length !== names.length || !names.every((n) => n in t.parameters)) {
       errors.push({ path: at('parameters'), message: `must have exactly the study's parameters (${names.join(', ')})` });
-    } else if (!choicesOk(space, t.parameters, at, errors)) {
+    } else if (!choicesOk(space, t.parameters, at, errors) || !gridsOk(space, t.parameters, at, errors)) {
       // reported per parameter
     } else if (t.point !== null) {
       if (t.point.length !== names.length) errors.push({ path: at('point'), message: `must have ${names.length} coordinates` });
@@ -105,6 +111,24 @@ function choicesOk(space: SearchSpace, values: Record<string, ParamValue>, at: (
     errors.push({ path: at('parameters', p.name), message: `must be one of the choices ${JSON.stringify(p.choices)}` });
     ok = false;
   }
+  return ok;
+}
+
+/**
+ * A stepped parameter's value is exactly one of its grid values, as the server hands them out and
+ * stores reported ones (no float noise: the repeat check compares values exactly).
+ */
+function gridsOk(space: SearchSpace, values: Record<string, ParamValue>, at: (...rest: (string | number)[]) => string, errors: FieldError[]): boolean {
+  let ok = true;
+  space.parameters.forEach((p, i) => {
+    const grid = space.grids[i];
+    const v = values[p.name];
+    if (!grid || typeof v !== 'number') return;
+    const k = grid.indexOf(v);
+    if (k !== null && grid.value(k) === v) return;
+    errors.push({ path: at('parameters', p.name), message: `must be a value of the grid ${grid.low} + k·${grid.step} (nearest: ${grid.neighbours(v).join(' or ')})` });
+    ok = false;
+  });
   return ok;
 }
 
@@ -203,7 +227,7 @@ function differingKeys(a: unknown, b: unknown): string[] {
 
 function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const s = doc.study;
-  const space = searchSpace(s.parameters, s.prior);
+  const space = documentSpace(s);
   // Every state's parameters are resolved once from the options (the strategy's init); a state that
   // carries others (say, a batch selection drawing 10³⁰⁸ candidates) would pass every other check here
   // and then cost far more than the document's size on the first suggestion.

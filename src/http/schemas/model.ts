@@ -27,6 +27,7 @@ const Source = z
 const Axis = z.object({
   name: z.string(),
   scale: z.enum(['linear', 'log']),
+  step: z.number().nullable().describe('The parameter\'s step (its values are low + k·step; 1 for an int), null for a continuous float. The model is continuous: `values` are not restricted to the grid.'),
   values: z.array(z.number()).describe('Grid values in user units, evenly spaced in the parameter\'s scale (ln of the value for log-scaled parameters), spanning the search distribution\'s ±3σ and the evaluated points, within the bounds.'),
 });
 

@@ -13,7 +13,7 @@ const createExample = {
   direction: 'minimize',
   parameters: [
     { name: 'log_lr', type: 'float', prior: { mean: -3, std: 1 }, bounds: [-8, 0] },
-    { name: 'dropout', type: 'float', prior: { mean: 0.2, std: 0.1 }, bounds: [0, 0.9] },
+    { name: 'dropout', type: 'float', prior: { mean: 0.2, std: 0.1 }, bounds: [0, 0.9], step: 0.05 },
     { name: 'width', type: 'int', scale: 'log', prior: { mean: 4.85, std: 0.5 }, bounds: [16, 1024] },
   ],
   method: 'prob-cmaes',
@@ -66,6 +66,7 @@ const NumericParameterOut = z.object({
   type: z.enum(['float', 'int']),
   scale: z.enum(['linear', 'log']),
   bounds: z.tuple([z.number(), z.number()]).nullable(),
+  step: z.number().nullable().describe('Values are low + k·step (the bounds\' high is on the grid): as given, 1 for an int without one, null for a continuous float.'),
   prior: z.object({ mean: z.number(), std: z.number() }).describe('Effective marginal prior, in the parameter\'s scale.'),
 });
 
@@ -82,7 +83,7 @@ const exampleStudy = {
   id: '0f8fad5b-d9cb-469f-a165-70867728950e',
   name: 'resnet-lr',
   direction: 'minimize',
-  parameters: [{ name: 'log_lr', type: 'float', scale: 'linear', bounds: [-8, 0], prior: { mean: -3, std: 1 } }],
+  parameters: [{ name: 'log_lr', type: 'float', scale: 'linear', bounds: [-8, 0], step: null, prior: { mean: -3, std: 1 } }],
   prior: { mean: [-3], covariance: [[1]], std: [1] },
   method: 'cmaes',
   batch_size: 3,
