@@ -190,3 +190,18 @@ describe('the cache keys on the choice', () => {
     expect(counter.calls).toBe(calls + 1);
   });
 });
+
+describe('a wide one-hot encoding is bounded', () => {
+  it('100 choices: the fitted GP learns from fewer points (n²·D as for 100 numeric parameters), and the Laplace intervals are skipped', async () => {
+    const choices = Array.from({ length: 100 }, (_, i) => `c${i}`);
+    const study = await call('POST', '/v1/studies', { name: 'wide', method: 'random', seed: 3, parameters: [{ name: 'x1', bounds: [-1, 1] }, { name: 'x2', bounds: [-1, 1] }, { name: 'opt', type: 'categorical', choices }] });
+    const observations = Array.from({ length: 320 }, (_, i) => ({ parameters: { x1: Math.sin(i), x2: Math.cos(3 * i), opt: choices[i % 100]! }, value: (i % 100) / 100 + 0.1 * Math.sin(i) }));
+    await call('POST', `/v1/studies/${study.id}/observations`, { observations });
+    const v = await call('GET', `/v1/studies/${study.id}/model/importance`);
+    // D = 2 + 100 inputs: ⌊300·√(100/102)⌋ = 297 points, and no intervals (more than 100 inputs).
+    expect(v.n_points).toBe(297);
+    expect(v.uncertainty).toBeNull();
+    expect(v.parameters.every((p: { relevance_interval: unknown }) => p.relevance_interval === null)).toBe(true);
+    expect(v.parameters.map((p: { name: string }) => p.name)).toEqual(['x1', 'x2', 'opt']);
+  }, 60_000);
+});

@@ -3508,7 +3508,7 @@ export interface components {
              */
             source: "method" | "fitted";
             n_points: number;
-            /** @description How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists. */
+            /** @description How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists, and when the GP has more than 100 inputs (one per numeric parameter and one per choice of each categorical parameter), where the Hessian would cost more than the largest numeric study's. */
             uncertainty: ("joint" | "conditional") | null;
             /** @description Every parameter, numeric or categorical, in the order of the study's parameters. */
             parameters: {

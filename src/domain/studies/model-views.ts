@@ -53,6 +53,16 @@ export const MAX_VIEW_POINTS = 300;
  * contour with more would be unreadable; it bounds the view's reads and its answer).
  */
 export const MAX_DRAWN_POINTS = 1000;
+/**
+ * Training points of a GP the view conditions on (fitted, or BO's) when φ is wider than a numeric
+ * study can be (100 inputs): the MAP objective's gradient costs O(n²D), so n shrinks as 1/√D to
+ * keep n²D at most MAX_VIEW_POINTS²·100 (at least 30 points).
+ */
+function viewPointCap(space: SearchSpace): number {
+  const { D } = layout(space);
+  return D <= 100 ? MAX_VIEW_POINTS : Math.max(30, Math.floor(MAX_VIEW_POINTS * Math.sqrt(100 / D)));
+}
+
 /** Grid points per axis: at most GRID_MAX_N² predictions per request. */
 export const GRID_MAX_N = 60;
 export const GRID_DEFAULT_N = 30;
@@ -301,7 +311,8 @@ export class ModelViews {
       // holds MAX_VIEW_POINTS completed by `completedBy`, or everything, those are the ones; else read them.
       const by = latest.filter((t) => completedBy === null || (t.completedAt ?? '') <= completedBy);
       const last = drawn && (by.length >= MAX_VIEW_POINTS || latest.length < MAX_DRAWN_POINTS) ? by.slice(-MAX_VIEW_POINTS) : await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_VIEW_POINTS, completedBy });
-      data = usable(last);
+      // On a wide φ (many choices) fewer points, so that the fit costs no more than a numeric study's.
+      data = owns && isProbnes(study.method) ? usable(last) : usable(last).slice(-viewPointCap(space));
     }
     // Drawn: the model's points and the most recent ones, by trial id.
     const byId = new Map<number, TrialRecord>();

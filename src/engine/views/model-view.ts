@@ -34,6 +34,14 @@ import { fromRows, toRows } from '../linalg/index.js';
 import { standardise } from '../strategies/probnes-data.js';
 import { lengthscaleCovariance } from './laplace.js';
 
+/**
+ * The Laplace Hessian takes 2(D + 3) gradient evaluations of the MAP objective, each O(n³ + n²D):
+ * beyond this many GP inputs (the most a numeric study has: 100 parameters; a one-hot block adds
+ * one input per choice) the intervals are not computed (uncertainty null), which bounds the
+ * importance view's cost by that of the largest numeric study.
+ */
+export const MAX_LAPLACE_INPUTS = 100;
+
 export interface StoredViewGp {
   hyper: GpHyper;
   /** The GP's training inputs z (n×d). */
@@ -177,7 +185,7 @@ function importanceView(spec: ViewModelSpec, L0rows: number[][], choicePriors: n
   const ellU = Array.from({ length: d }, (_, j) => gp.model.hyper.lengthscales[j] * spec.inputScale[j]);
   const priors = gp.priors === 'bo' ? boPriors() : probnesPriors(D);
   const X = Array.from({ length: gp.model.X.rows }, (_, i) => Array.from(gp.model.X.data.subarray(i * D, (i + 1) * D)));
-  const C = lengthscaleCovariance(X, gp.residual, gp.model.hyper, priors);
+  const C = D <= MAX_LAPLACE_INPUTS ? lengthscaleCovariance(X, gp.residual, gp.model.hyper, priors) : { cov: null, kind: null };
   const parameters = Array.from({ length: d }, (_, i) => {
     const terms = ellU.map((l, j) => Linv[j][i] ** 2 / l ** 2);
     const Pii = terms.reduce((s, v) => s + v, 0);

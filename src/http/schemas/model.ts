@@ -76,7 +76,7 @@ export const ImportanceSchema = z
     uncertainty: z
       .enum(['joint', 'conditional'])
       .nullable()
-      .describe('How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists.'),
+      .describe('How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists, and when the GP has more than 100 inputs (one per numeric parameter and one per choice of each categorical parameter), where the Hessian would cost more than the largest numeric study\'s.'),
     parameters: z
       .array(
         z.object({
