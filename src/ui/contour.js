@@ -1,8 +1,9 @@
 // The model's posterior mean over two parameters (GET /v1/studies/{id}/model/grid) as filled
 // contours: the grid's cells coloured by mean in 12 levels, drawn under uPlot's axes (log axes for
 // log-scaled parameters), with the search distribution's 1σ and 2σ ellipses and the evaluated
-// points (this generation's ringed, earlier ones grey, later ones hidden). Hover shows the model's
-// mean ± std at the cursor, or the nearest evaluated trial.
+// points (this generation's ringed, earlier ones grey, later ones hidden; a trial whose categorical
+// choices differ from the grid's is drawn hollow: the contour is not the model at its choices).
+// Hover shows the model's mean ± std at the cursor, or the nearest evaluated trial.
 import { fmt, h } from './api.js';
 import { chart, decadeLabel, logSplits, ramp } from './charts.js';
 
@@ -60,7 +61,13 @@ export function contourChart(root, grid, { direction, generation }) {
       const [a, b] = px([p.x, p.y]);
       c.beginPath();
       c.arc(a, b, p.generation === generation ? r * 1.3 : r, 0, 2 * Math.PI);
-      c.fillStyle = p.generation === generation ? '#dc2626' : 'rgba(29,35,48,0.55)';
+      const colour = p.generation === generation ? '#dc2626' : 'rgba(29,35,48,0.55)';
+      if (p.same_choices === false) {
+        c.strokeStyle = colour;
+        c.stroke();
+        continue;
+      }
+      c.fillStyle = colour;
       c.fill();
       if (p.generation === generation) {
         c.strokeStyle = '#fff';
@@ -106,6 +113,7 @@ export function contourChart(root, grid, { direction, generation }) {
   });
   root.dataset.cells = String(flat.length);
   root.dataset.ellipses = String(grid.distribution.ellipses.length);
+  root.dataset.otherChoices = String(shown.filter((p) => p.same_choices === false).length);
 
   // Hover: the nearest point within 8 px, else the model at the cursor's cell.
   const tip = h('div', { class: 'u-tip', hidden: true });
@@ -122,7 +130,7 @@ export function contourChart(root, grid, { direction, generation }) {
     const ix = ex.findIndex((e, i) => i < ex.length - 1 && xv >= e && xv < ex[i + 1]);
     const iy = ey.findIndex((e, i) => i < ey.length - 1 && yv >= e && yv < ey[i + 1]);
     const lines = near
-      ? [`trial ${near.trial_id} (generation ${near.generation})`, `${x.name} = ${fmt(near.x)}, ${y.name} = ${fmt(near.y)}`, `value ${fmt(near.value)}`]
+      ? [`trial ${near.trial_id} (generation ${near.generation})`, `${x.name} = ${fmt(near.x)}, ${y.name} = ${fmt(near.y)}`, `value ${fmt(near.value)}`, ...(near.same_choices === false ? ['other categorical choices than the contour\'s'] : [])]
       : ix >= 0 && iy >= 0
         ? [`model at ${x.name} = ${fmt(xv)}, ${y.name} = ${fmt(yv)}`, `mean ${fmt(mean[iy][ix])} ± ${fmt(std[iy][ix])}`]
         : null;

@@ -194,13 +194,21 @@ async function renderImportance(id, generation) {
         wh.style.width = `${(100 * (p.relevance_interval[1] - p.relevance_interval[0])) / top}%`;
         track.append(wh);
       }
+      const ri = p.relevance_interval ? ` (95%: ${fmt(p.relevance_interval[0])}–${fmt(p.relevance_interval[1])})` : '';
+      // A categorical parameter has no length scale: its relevance comes from its choices' weights.
+      if (p.type === 'categorical') {
+        return h('div', { class: 'imp-row imp-categorical', 'data-parameter': p.name, 'data-type': 'categorical' }, h('span', { class: 'imp-name' }, p.name), track, h('span', { class: 'imp-text' }, `relevance ${fmt(p.relevance)}${ri} · categorical`));
+      }
       const unit = p.scale === 'log' ? ' (in ln units)' : '';
       const ci = p.lengthscale_interval ? ` (95%: ${fmt(p.lengthscale_interval[0])}–${fmt(p.lengthscale_interval[1])})` : '';
-      return h('div', { class: 'imp-row', 'data-parameter': p.name }, h('span', { class: 'imp-name' }, p.name), track, h('span', { class: 'imp-text' }, `relevance ${fmt(p.relevance)} · length scale ${fmt(p.lengthscale)}${ci}${unit}`));
+      return h('div', { class: 'imp-row', 'data-parameter': p.name, 'data-type': 'numeric' }, h('span', { class: 'imp-name' }, p.name), track, h('span', { class: 'imp-text' }, `relevance ${fmt(p.relevance)} · length scale ${fmt(p.lengthscale)}${ci}${unit}`));
     });
-    const how = v.source === 'method' ? 'the GP the method fitted' : 'a GP fitted to the study\'s points for this view (the method has no model of its own)';
+    const how = v.source === 'method' ? 'the GP the method fitted' : 'a GP fitted to the study\'s points for this view (the method has no model of its own, or had not fitted one by this generation)';
     const unc = v.uncertainty === 'joint' ? 'Laplace approximation' : v.uncertainty === 'conditional' ? 'Laplace approximation with the other hyperparameters held fixed' : 'unavailable';
-    box.replaceChildren(...rows, h('p', { class: 'note' }, `Generation ${v.generation}: ${how}, ${v.n_points} points. Relevance = prior std / length scale (larger: the objective changes faster along the parameter); bars show the estimate, whiskers the 95% interval (${unc}).`));
+    const categorical = v.parameters.some((p) => p.type === 'categorical')
+      ? ' A categorical parameter\'s relevance is that of a numeric parameter the model varies with as much across its prior (read from the kernel\'s weights of its choices).'
+      : '';
+    box.replaceChildren(...rows, h('p', { class: 'note' }, `Generation ${v.generation}: ${how}, ${v.n_points} points. Relevance = prior std / length scale (larger: the objective changes faster along the parameter); bars show the estimate, whiskers the 95% interval (${unc}).${categorical}`));
     box.dataset.source = v.source;
   } catch (err) {
     box.replaceChildren(h('p', { class: 'empty' }, err.code === 'model_unavailable' ? err.message : `importance unavailable: ${err.message}`));
@@ -226,9 +234,19 @@ function setupModel(view) {
       label.textContent = `generation ${slider.value} of ${slider.max}`;
       timer = setTimeout(() => view.drawModel(), 150);
     };
-    for (const c of [xs, ys]) c.addEventListener('change', () => view.drawModel());
+    // One choice selector per categorical parameter: the contour is the model at those choices
+    // (model/grid's `fixed`); "most probable" leaves the choice to the search distribution.
+    const choiceSelects = study.parameters
+      .filter((p) => p.type === 'categorical')
+      .map((p) => h('select', { 'data-choice': p.name, 'aria-label': `${p.name} choice` }, h('option', { value: '' }, 'most probable'), ...p.choices.map((c, i) => h('option', { value: String(i) }, String(c)))));
+    for (const c of [xs, ys, ...choiceSelects]) c.addEventListener('change', () => view.drawModel());
     slider.addEventListener('input', redraw);
-    $('#contour-controls').replaceChildren(h('label', {}, 'x ', xs), h('label', {}, ' y ', ys), h('label', { class: 'slider' }, ' ', slider, ' ', label));
+    $('#contour-controls').replaceChildren(
+      h('label', {}, 'x ', xs),
+      h('label', {}, ' y ', ys),
+      ...choiceSelects.map((sel) => h('label', {}, ` ${sel.dataset.choice} `, sel)),
+      h('label', { class: 'slider' }, ' ', slider, ' ', label),
+    );
   }
   section.hidden = false;
 }
@@ -245,17 +263,29 @@ async function drawModel(view) {
     root.replaceChildren(h('p', { class: 'empty' }, 'choose two different parameters'));
     return;
   }
+  // The choices asked for (by index into the study's choices, so that 1 and "1" stay apart).
+  const chosen = Object.create(null);
+  for (const sel of document.querySelectorAll('#contour-controls select[data-choice]')) {
+    const p = view.study.parameters.find((q) => q.name === sel.dataset.choice);
+    if (p && sel.value !== '') chosen[p.name] = p.choices[Number(sel.value)];
+  }
+  const fixedQuery = Object.keys(chosen).length ? `&fixed=${encodeURIComponent(JSON.stringify(chosen))}` : '';
   try {
-    const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}`);
+    const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}${fixedQuery}`);
     contourChart(root, g, { direction: view.study.direction, generation: g.generation });
     if (!performance.getEntriesByName('probnes:model').length) performance.mark('probnes:model');
     root.dataset.generation = String(g.generation);
+    const categoricalNames = view.study.parameters.filter((p) => p.type === 'categorical').map((p) => p.name);
+    root.dataset.choices = JSON.stringify(Object.fromEntries(categoricalNames.map((n) => [n, g.fixed[n]])));
     const fixed = Object.entries(g.fixed);
     // A method without a search distribution (the server's list says which: GET /v1/methods): its
     // state's "distribution" is the prior's spread around a centre (bo, pibo: the best point so far).
     const info = await methodInfo(view.study.method);
     const noDistribution = info && !info.search_distribution ? ` ${view.study.method} keeps no search distribution: the ellipses show the prior's spread around its current centre.` : '';
-    $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at the distribution mean: ${paramsText(g.fixed)}` : ''}.${noDistribution} Drag to zoom, double-click to reset.`));
+    // Numeric parameters at the distribution's mean; categorical ones at the choice picked, else the most probable.
+    const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? ' (most probable)' : ''}`).join(', ');
+    const choicesNote = categoricalNames.length ? ' Hollow points are trials with other categorical choices.' : '';
+    $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {
     root.__chart?.destroy();
     root.__chart = null;

@@ -2,7 +2,9 @@
  * Model views (src/engine/views): the grid prediction of a stored ProbNES GP agrees with the
  * strategy's own estimate(); the Laplace covariance of log ℓ agrees with a Hessian taken by second
  * differences of the MAP objective's VALUE (laplace.ts uses differences of its analytic gradient);
- * length scales are mapped into each parameter's scale as the kernel's quadratic form says.
+ * length scales are mapped into each parameter's scale as the kernel's quadratic form says; a
+ * categorical parameter's relevance is the numeric one with the same expected kernel correlation
+ * (the kernel on the one-hot encoding written out), its sd by the delta method (central differences).
  */
 import { describe, expect, it } from 'vitest';
 import { fitGp, mapObjectiveEvaluator, packHyper, probnesPriors, toMat, type QuadraticMean } from '../../src/engine/gp/index.js';
@@ -10,7 +12,8 @@ import { cholesky, fromRows, toRows } from '../../src/engine/linalg/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy, type BaseState } from '../../src/engine/index.js';
 import { lengthscaleCovariance } from '../../src/engine/views/laplace.js';
-import { runModelView, type ViewModelSpec } from '../../src/engine/views/model-view.js';
+import { choiceRelevance, runModelView, type ViewModelSpec } from '../../src/engine/views/model-view.js';
+import { oneHot } from '../../src/engine/gp/mixed-kernel.js';
 
 const sphere = (x: number[]) => x.reduce((s, v, i) => s + (i + 1) * (v - 0.5) ** 2, 0);
 
@@ -127,3 +130,54 @@ function invertSpd(Lrows: number[][]): number[][] {
   }
   return M.map((row) => row.slice(n));
 }
+
+describe('model view: a categorical parameter\'s relevance', () => {
+  const p = [0.5, 0.3, 0.2];
+  const ell = [0.7, 1.9, 0.4];
+  const w = ell.map((l) => 1 / (l * l));
+
+  it('ρ is the RBF kernel on the one-hot encoding averaged over two draws from the prior, and r the numeric relevance with the same expected correlation', () => {
+    // Written out: exp(−½ Σ_k (e_a − e_b)_k² / ℓ_k²) weighted by p_a p_b (gp/mixed-kernel.ts's equivalence).
+    let rho = 0;
+    for (let a = 0; a < 3; a++) for (let b = 0; b < 3; b++) {
+      const ea = oneHot([a], [3]), eb = oneHot([b], [3]);
+      rho += p[a]! * p[b]! * Math.exp(-0.5 * ea.reduce((s, v, k) => s + (v - eb[k]!) ** 2 / ell[k]! ** 2, 0));
+    }
+    const c = choiceRelevance(w, p, 0, null);
+    expect(c.correlation).toBeCloseTo(rho, 14);
+    // A numeric parameter of relevance r: Δ ~ N(0, 2σ²), E exp(−Δ²/2ℓ²) = (1 + 2r²)^(−1/2) (Gaussian integral).
+    expect((1 + 2 * c.relevance ** 2) ** -0.5).toBeCloseTo(rho, 14);
+    expect(c.logSd).toBeNull();
+    // Limits: equal choices (ℓ → ∞) are irrelevant; unrelated ones (ℓ → 0) reach √((1/Σp²)² − 1)/√2.
+    expect(choiceRelevance([0, 0, 0], p, 0, null).relevance).toBe(0);
+    const sumSq = p.reduce((s, v) => s + v * v, 0);
+    expect(choiceRelevance([1e6, 1e6, 1e6], p, 0, null).relevance).toBeCloseTo(Math.sqrt((sumSq ** -2 - 1) / 2), 10);
+  });
+
+  it('the Laplace sd of log r is the delta method on the one-hot block: matches central differences in log ℓ', () => {
+    const logR = (l: number[]) => Math.log(choiceRelevance(l.map((v) => 1 / (v * v)), p, 0, null).relevance);
+    const h = 1e-6;
+    const grad = ell.map((_, a) => (logR(ell.map((v, k) => (k === a ? v * Math.exp(h) : v))) - logR(ell.map((v, k) => (k === a ? v * Math.exp(-h) : v)))) / (2 * h));
+    // A covariance of log ℓ over [2 numeric columns, the block]: the block's part enters, nothing else.
+    const C = [[9, 0, 0, 0, 0], [0, 9, 0, 0, 0], [0, 0, 0.04, 0.01, 0], [0, 0, 0.01, 0.09, -0.02], [0, 0, 0, -0.02, 0.16]];
+    const block = C.slice(2).map((r) => r.slice(2));
+    const expected = Math.sqrt(grad.reduce((s, ga, a) => s + grad.reduce((t, gb, b) => t + ga * block[a]![b]! * gb, 0), 0));
+    expect(choiceRelevance(w, p, 2, C).logSd).toBeCloseTo(expected, 6);
+  });
+
+  it('a GP fitted on φ ranks the categorical parameter that drives y above a numeric one that does not', () => {
+    const rng = Rng.fromSeed(5);
+    const U = Array.from({ length: 30 }, (_, i) => [...Array.from(rng.normals(1)), i % 3]);
+    const y = U.map(([u, c]) => [0, 1, 2][c!]! + 0.01 * u!);
+    const spec: ViewModelSpec = { inputShift: [0, 0, 0, 0], inputScale: [1, 1, 1, 1], categories: [3], yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U, y } };
+    const r = runModelView({ view: 'importance', model: spec, L0: [[1]], choicePriors: [[1 / 3, 1 / 3, 1 / 3]] });
+    if (r.view !== 'importance') throw new Error('importance expected');
+    expect(r.importance.categorical).toHaveLength(1);
+    expect(r.importance.categorical[0]!.relevance).toBeGreaterThan(r.importance.parameters[0]!.priorStd / r.importance.parameters[0]!.lengthscale);
+    // The grid at each choice: the model's mean follows the choice's level.
+    const g = runModelView({ view: 'grid', model: { ...spec, fittedHyper: r.fitted }, points: [[0, 0], [0, 1], [0, 2]] });
+    if (g.view !== 'grid') throw new Error('grid expected');
+    expect(g.mean[0]!).toBeLessThan(g.mean[1]!);
+    expect(g.mean[1]!).toBeLessThan(g.mean[2]!);
+  });
+});

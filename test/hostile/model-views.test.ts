@@ -1,5 +1,5 @@
 /**
- * Hostile input on the model views: hostile study ids, and query strings with x, y, n and
+ * Hostile input on the model views: hostile study ids, and query strings with x, y, n, fixed and
  * generation missing, not numbers, huge, negative, repeated, or next to unknown parameters, on a
  * prob-cmaes study with a few generations of observations (its own GP) and on a fresh one (no model).
  */
@@ -10,7 +10,7 @@ import { RAW_SEGMENTS, extraKey, hostileId, hostileQueryValue, numberAsString } 
 import { enc, fixture, hostile, jsonRequest, route, runs, studyA, type Fixture } from './harness.js';
 
 const RUNS = runs(20);
-const KNOWN = ['x', 'y', 'n', 'generation'];
+const KNOWN = ['x', 'y', 'n', 'generation', 'fixed'];
 
 let f: Fixture;
 /** prob-cmaes, three generations of four observations: generations 0–3 exist, the latest has the method's GP. */
@@ -67,7 +67,8 @@ function expectNamed(res: LightMyRequestResponse, pairs: Pair[], known: string[]
     expect(p.code, where).toBe('validation_failed');
     const paths = p.errors!.map((e) => e.path);
     const allowed = new Set([...known, ...count.keys()].map(pointer));
-    for (const path of paths) expect(allowed.has(path), where).toBe(true);
+    // `fixed` names a problem inside it at /fixed/<name>.
+    for (const path of paths) expect(allowed.has(path) || (count.has('fixed') && path.startsWith('/fixed/')), where).toBe(true);
     for (const k of [...unknown, ...repeated]) expect(paths, where).toContain(pointer(k));
     if (nTooBig && unknown.length === 0 && repeated.length === 0) expect(paths, where).toContain('/n');
   }
@@ -86,6 +87,17 @@ const generationValue = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('0', '1', '2', '3') },
   { weight: 2, arbitrary: fc.constantFrom('4', '99', '-1', '1.5', '2147483648', '9007199254740991', '9007199254740993', '1e308') },
   { weight: 1, arbitrary: numberAsString },
+  { weight: 1, arbitrary: hostileQueryValue },
+);
+
+/**
+ * fixed: JSON objects naming the study's (numeric) parameters, prototype names and other keys with
+ * any JSON values, other JSON, and hostile text (the study has no categorical parameter: only {} is valid).
+ */
+const fixedValue = fc.oneof(
+  { weight: 2, arbitrary: fc.dictionary(fc.oneof(fc.constantFrom('x', 'lr', 'n', 'opt'), extraKey), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 3 }).map((o) => JSON.stringify(o)) },
+  { weight: 1, arbitrary: fc.constantFrom('{}', '{"x": 1}', '{"__proto__": "a"}', '{"constructor": {"prototype": 1}}', '[', '{"a":' + '['.repeat(4000) + ']'.repeat(4000) + '}') },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? 'null') },
   { weight: 1, arbitrary: hostileQueryValue },
 );
 
@@ -125,7 +137,7 @@ const someGeneration = fc.option(fc.constantFrom('0', '1', '2', '3'), { nil: und
 const validGrid = fc
   .tuple(fc.constantFrom(['x', 'lr'], ['lr', 'x'], ['x', 'n'], ['n', 'lr']), fc.option(fc.integer({ min: 2, max: 60 }).map(String), { nil: undefined }), someGeneration)
   .map(([[x, y], n, g]) => [['x', x], ['y', y], ...(n === undefined ? [] : [['n', n]]), ...(g === undefined ? [] : [['generation', g]])] as Pair[]);
-const gridQuery = fc.oneof(query({ x: axis, y: axis, n: nValue, generation: generationValue }), oneFault(validGrid, fc.oneof(axis, nValue, generationValue)));
+const gridQuery = fc.oneof(query({ x: axis, y: axis, n: nValue, generation: generationValue }), query({ x: axis, y: axis, fixed: fixedValue }), oneFault(validGrid, fc.oneof(axis, nValue, generationValue)));
 const importanceQuery = fc.oneof(query({ generation: generationValue }), oneFault(someGeneration.map((g) => (g === undefined ? [] : [['generation', g]]) as Pair[]), generationValue));
 
 describe(route('GET /v1/studies/{study_id}/model/grid'), () => {

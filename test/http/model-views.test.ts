@@ -46,7 +46,7 @@ beforeAll(async () => {
   ids.cmaes = await drive(t.app, 'cmaes', 4);
   ids.bo = await drive(t.app, 'bo', 3, { options: { candidates: 100, mc_samples: 16 } });
   ids.random = await drive(t.app, 'random', 0);
-  // A categorical parameter (CatCMA): the view's GP is fitted over the numeric parameters.
+  // A categorical parameter (CatCMA, no model of its own): the view's GP is fitted on φ = [u, one-hot(c)].
   const cat = await call(t.app, 'POST', '/v1/studies', {
     name: 'views-categorical',
     method: 'cmaes',
@@ -159,13 +159,18 @@ describe('GET /model/grid', () => {
 });
 
 describe('a study with a categorical parameter', () => {
-  it('grid over the numeric parameters, the categorical one held at its most probable choice; importance of the numeric ones', async () => {
+  it('grid over the numeric parameters, the categorical one at its most probable choice or the one asked for; importance of every parameter', async () => {
     const g = await call(t.app, 'GET', `/v1/studies/${ids.categorical}/model/grid?x=x1&y=x2&n=8`);
     expect(g.source).toBe('fitted');
     expect(['adam', 'sgd', 'rmsprop']).toContain(g.fixed.opt);
     expect(g.mean.flat().every(Number.isFinite)).toBe(true);
+    // sgd adds 1 to the objective everywhere: the model at sgd lies above the model at adam.
+    const at = (opt: string) => call(t.app, 'GET', `/v1/studies/${ids.categorical}/model/grid?x=x1&y=x2&n=8&fixed=${encodeURIComponent(JSON.stringify({ opt }))}`);
+    const [adam, sgd] = [await at('adam'), await at('sgd')];
+    const avg = (m: number[][]) => m.flat().reduce((a, b) => a + b, 0) / m.flat().length;
+    expect(avg(sgd.mean) - avg(adam.mean)).toBeGreaterThan(0.3);
     const v = await call(t.app, 'GET', `/v1/studies/${ids.categorical}/model/importance`);
-    expect(v.parameters.map((p: { name: string }) => p.name)).toEqual(['x1', 'x2']);
+    expect(v.parameters.map((p: { name: string; type: string }) => [p.name, p.type])).toEqual([['x1', 'numeric'], ['x2', 'numeric'], ['opt', 'categorical']]);
     const res = await t.app.inject({ method: 'GET', url: `/v1/studies/${ids.categorical}/model/grid?x=opt&y=x2` });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0]).toMatchObject({ path: '/x' });

@@ -154,10 +154,29 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     const n = history.evaluations.length;
     expect(await page.locator('[data-slice="opt"]').getAttribute('data-points')).toBe(String(n));
     expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe(String(n));
-    // The distribution panels and the importance cover the numeric parameters; the model is fitted for the view.
+    // The distribution panels cover the numeric parameters; importance every parameter, the
+    // categorical one too (no length scale: its row says categorical); the model is fitted for the view.
     expect(await page.locator('#dist-plots [data-parameter]').count()).toBe(3);
-    expect(await page.locator('#importance .imp-row').count()).toBe(3);
+    expect(await page.locator('#importance .imp-row').count()).toBe(4);
+    expect(await page.locator('#importance .imp-row[data-type="categorical"]').getAttribute('data-parameter')).toBe('opt');
+    expect(await page.locator('#importance .imp-row[data-parameter="opt"] .imp-bar').evaluate((e) => parseFloat((e as any).style.width))).toBeGreaterThan(0);
+    expect(await page.locator('#importance .imp-row[data-parameter="opt"] .imp-text').textContent()).toContain('categorical');
     expect(await page.locator('#importance').getAttribute('data-source')).toBe('fitted');
+    // The contour: a choice selector for opt, at the most probable choice until one is picked.
+    const probs = (await call(t.app, 'GET', `/v1/studies/${id}/distribution`)).probabilities.opt as number[];
+    const mode = ['adam', 'sgd', 'rmsprop'][probs.indexOf(Math.max(...probs))];
+    expect(JSON.parse((await page.locator('#plot-contour').getAttribute('data-choices'))!)).toEqual({ opt: mode });
+    expect(await page.locator('#contour-note').textContent()).toContain(`opt=${mode} (most probable)`);
+    const pick = mode === 'sgd' ? 'rmsprop' : 'sgd';
+    await page.selectOption('select[data-choice="opt"]', { label: pick });
+    await page.waitForSelector(`#plot-contour[data-choices='${JSON.stringify({ opt: pick })}']`);
+    expect(await page.locator('#contour-note').textContent()).toContain(`opt=${pick}.`);
+    // The trials at the other choices are drawn hollow: as many as the grid says are off its slice.
+    const grid = await call(t.app, 'GET', `/v1/studies/${id}/model/grid?x=x1&y=x2&n=40&fixed=${encodeURIComponent(JSON.stringify({ opt: pick }))}`);
+    const others = grid.points.filter((q: { same_choices: boolean; generation: number }) => !q.same_choices).length;
+    expect(others).toBeGreaterThan(0);
+    expect(await page.locator('#plot-contour').getAttribute('data-other-choices')).toBe(String(others));
+    await page.locator('#model-section').screenshot({ path: path.join(ARTIFACTS, 'study-categorical-model.png') });
     const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials as { parameters: Record<string, unknown> }[];
     await page.selectOption('select[data-param="opt"]', { label: 'sgd' });
     await page.waitForSelector(`#trials[data-rows="${trials.filter((x) => x.parameters.opt === 'sgd').length}"]`);

@@ -1795,7 +1795,7 @@ export interface paths {
         };
         /**
          * The model's prediction on a grid over two parameters
-         * @description Posterior mean and std of the objective on an n×n grid over parameters x and y, the other parameters at the search distribution's mean, with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.
+         * @description Posterior mean and std of the objective on an n×n grid over numeric parameters x and y, the other numeric parameters at the search distribution's mean and each categorical one at the choice `fixed` names (else its most probable choice), one contour per choice; with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.
          */
         get: {
             parameters: {
@@ -1808,6 +1808,8 @@ export interface paths {
                     n?: number;
                     /** @description The generation whose model is shown (default: the latest). Each generation has the search distribution and model it had then. */
                     generation?: number;
+                    /** @description A JSON object (URL-encoded) naming categorical parameters and the choice to hold each at: the grid is the model conditioned on those choices, e.g. {"kernel": "rbf"}. Choices match by value and JSON type ("1" and 1 differ). A categorical parameter it does not name is held at its most probable choice. An unknown parameter, a numeric one, or a value that is not a choice is a 400 at /fixed/<name>. */
+                    fixed?: string;
                 };
                 header?: never;
                 path: {
@@ -1827,7 +1829,7 @@ export interface paths {
                         "application/json": components["schemas"]["ModelGrid"];
                     };
                 };
-                /** @description Invalid query: x or y is not a numeric parameter, x = y, n out of range, or no such generation (validation_failed). */
+                /** @description Invalid query: x or y is not a numeric parameter, x = y, n out of range, no such generation, or `fixed` not a JSON object of categorical parameters and their choices (at /fixed/<name>) (validation_failed). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1906,7 +1908,7 @@ export interface paths {
         };
         /**
          * Parameter importance from the GP's length scales
-         * @description Each numeric parameter's fitted kernel length scale in the parameter's own scale, and its relevance (prior std / length scale), with 95% intervals from the Laplace approximation of the hyperparameter posterior. Short length scale = the objective is sensitive to the parameter.
+         * @description Every parameter's relevance, numeric or categorical, on one scale, with 95% intervals from the Laplace approximation of the hyperparameter posterior; for a numeric parameter also its fitted kernel length scale in its own scale (relevance = prior std / length scale; short length scale = the objective is sensitive to the parameter). A categorical parameter's relevance is read from the length scales of its one-hot inputs (the mixed kernel's weights per choice) as the numeric relevance with the same expected kernel correlation across the prior.
          */
         get: {
             parameters: {
@@ -3484,7 +3486,7 @@ export interface components {
             mean: number[][];
             /** @description Posterior standard deviation of the objective (the GP's latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix]. */
             std: number[][];
-            /** @description Where the other parameters are held: the search distribution's mean (a categorical parameter at its most probable choice). */
+            /** @description Where the other parameters are held: a numeric parameter at the search distribution's mean; a categorical one at the choice the query's `fixed` names, else its most probable choice under the search distribution. The grid is the model at these values. */
             fixed: {
                 [key: string]: number | string | boolean;
             };
@@ -3506,6 +3508,8 @@ export interface components {
                 generation: number;
                 /** @description Whether the GP shown was conditioned on this point. */
                 in_model: boolean;
+                /** @description Whether the trial's categorical parameters have the values in `fixed` (always true without categorical parameters): the points the grid's slice passes through. */
+                same_choices: boolean;
             }[];
         };
         ModelImportance: {
@@ -3516,18 +3520,22 @@ export interface components {
              */
             source: "method" | "fitted";
             n_points: number;
-            /** @description How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists. */
+            /** @description How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists, and when the GP has more than 100 inputs (one per numeric parameter and one per choice of each categorical parameter), where the Hessian would cost more than the largest numeric study's. */
             uncertainty: ("joint" | "conditional") | null;
+            /** @description Every parameter, numeric or categorical, in the order of the study's parameters. */
             parameters: {
                 name: string;
                 /** @enum {string} */
-                scale: "linear" | "log";
-                /** @description The GP kernel's length scale along this parameter, in its scale (units of the value, or of ln value for log-scaled parameters): the distance over which the objective changes appreciably. */
-                lengthscale: number;
-                /** @description 95% interval from the Laplace approximation; null when unavailable. */
+                type: "numeric" | "categorical";
+                /** @description The numeric parameter's scale; null for a categorical one. */
+                scale: ("linear" | "log") | null;
+                /** @description The GP kernel's length scale along this numeric parameter, in its scale (units of the value, or of ln value for log-scaled parameters): the distance over which the objective changes appreciably. Null for a categorical parameter (its choices are not at a distance). */
+                lengthscale: number | null;
+                /** @description 95% interval from the Laplace approximation; null when unavailable, and for a categorical parameter. */
                 lengthscale_interval: number[] | null;
-                /** @description Prior std of the parameter / its length scale: how much the objective varies across the prior's range; comparable across parameters. */
+                /** @description How much the objective varies across the parameter's prior, on one scale for both types. Numeric: r = prior std / length scale; two independent draws of the parameter from its prior then correlate, in expectation under the kernel, by (1 + 2r²)^(-1/2). Categorical: the same relation read backwards, r = √((ρ⁻² − 1)/2), with ρ the kernel's expected correlation between two independent draws of the choice from its prior (from the length scales of its one-hot inputs). A choice reaches at most √(((Σp²)⁻² − 1)/2), 2 for three equally likely choices, since two draws of the same choice always correlate fully. */
                 relevance: number;
+                /** @description 95% interval from the Laplace approximation (for a categorical parameter through the delta method on its one-hot length scales); null when unavailable. */
                 relevance_interval: number[] | null;
             }[];
         };

@@ -1,21 +1,27 @@
 /**
  * What a study's model says, for people and plots: the posterior mean and std of the objective on
- * a grid over two parameters (the others at the search distribution's mean), with that
- * distribution's 1σ and 2σ ellipses and the evaluated points; and each parameter's importance
- * read from the GP's fitted length scales. Both at any generation the study has a state for.
+ * a grid over two numeric parameters (the other numeric ones at the search distribution's mean, each
+ * categorical one at the choice the query names in `fixed`, else its most probable choice), with
+ * that distribution's 1σ and 2σ ellipses and the evaluated points; and each parameter's importance,
+ * numeric or categorical, read from the GP's fitted length scales. Both at any generation the study
+ * has a state for.
+ *
+ * The GP's input is φ = [u, one-hot(c_1), …]: the numeric parameters' internal coordinates and one
+ * one-hot block per categorical parameter, the encoding and kernel of the mixed methods
+ * (gp/mixed-kernel.ts, ALGORITHM.md §27), so the model sees what the choices change.
  *
  * Which GP:
  * - prob-cmaes, prob-xnes, prob-snes: the GP the method stored in that generation's state, at its
- *   own MAP hyperparameters (nothing is refitted; `source: "method"`).
+ *   own MAP hyperparameters (nothing is refitted; `source: "method"`). On a mixed space the state's
+ *   X is already φ (probnes-mixed.ts).
  * - bo, pibo: the stored MAP hyperparameters, conditioned on the points the method had then
- *   (completed at or before the state was written; `source: "method"`).
- * - every other method (no model of its own), the generations before a method's first fit, and
- *   every study with categorical parameters (whose methods' GPs have a kernel of their own for them):
- *   a GP fitted here for the view, with the ProbNES priors in the internal coordinates, to the
+ *   (completed at or before the state was written; `source: "method"`). On a mixed space BO's
+ *   input is [box-normalised u, one-hot(c)] (bo-mixed.ts): the same φ with the box scaling.
+ * - every other method (no model of its own), and the generations before a method's first fit:
+ *   a GP fitted here for the view on φ, with the ProbNES priors in φ's dimension, to the
  *   points completed while that generation was current (before the next generation's state was
  *   written; for the latest generation, every completed point) (`source: "fitted"`). Fewer than
- *   two such points: 409 `model_unavailable`. This GP's inputs are the numeric parameters only: with
- *   categorical parameters, what the choices change is part of its noise.
+ *   two such points: 409 `model_unavailable`.
  * Cost is bounded, whatever the study's size: at most MAX_VIEW_POINTS training points (the most
  * recently completed, in completion order: completed_at, then trial id) and GRID_MAX_N² grid points,
  * computed in the engine pool (off the event loop). A view reads the study, at most two engine
@@ -28,9 +34,9 @@
  * a repeated request does the reads but no engine call, and identical requests in flight share one.
  */
 import { createHash } from 'node:crypto';
-import { methodFacts, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
+import { encodeMixed, methodFacts, modeOf, type ChoiceRelevance, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
-import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
+import { DomainError, pointer, StudyNotFoundError, ValidationError, type FieldError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
 import { engineY, readStudy, type Study } from './codec.js';
@@ -39,7 +45,7 @@ import type { ParamValue } from './study-request.js';
 import { ModelViewCache } from './model-view-cache.js';
 import { isNumeric, type NumericParameterSpec } from './study-spec.js';
 import { stepOf } from './grid.js';
-import { searchSpace, toInternal, toUserRaw, type SearchSpace } from './transforms.js';
+import { categoryPriors, choiceIndex, searchSpace, toInternal, toUserRaw, type SearchSpace } from './transforms.js';
 
 /** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
 export const MAX_VIEW_POINTS = 300;
@@ -48,6 +54,16 @@ export const MAX_VIEW_POINTS = 300;
  * contour with more would be unreadable; it bounds the view's reads and its answer).
  */
 export const MAX_DRAWN_POINTS = 1000;
+/**
+ * Training points of a GP the view conditions on (fitted, or BO's) when φ is wider than a numeric
+ * study can be (100 inputs): the MAP objective's gradient costs O(n²D), so n shrinks as 1/√D to
+ * keep n²D at most MAX_VIEW_POINTS²·100 (at least 30 points).
+ */
+function viewPointCap(space: SearchSpace): number {
+  const { D } = layout(space);
+  return D <= 100 ? MAX_VIEW_POINTS : Math.max(30, Math.floor(MAX_VIEW_POINTS * Math.sqrt(100 / D)));
+}
+
 /** Grid points per axis: at most GRID_MAX_N² predictions per request. */
 export const GRID_MAX_N = 60;
 export const GRID_DEFAULT_N = 30;
@@ -65,6 +81,8 @@ export interface GridQuery {
   y: string;
   n?: number;
   generation?: number;
+  /** JSON object: categorical parameter name → the choice to condition the grid on. */
+  fixed?: string;
 }
 
 export interface Axis {
@@ -85,11 +103,12 @@ export interface GridView {
   /** Posterior mean and latent std of the objective, in the study's units: [iy][ix]. */
   mean: number[][];
   std: number[][];
-  /** The values every other parameter is held at (user units; categorical: the most probable choice). */
+  /** The values every other parameter is held at (user units; categorical: the choice asked for, else the most probable). */
   fixed: Record<string, ParamValue>;
   /** The search distribution's (x, y) marginal: 1σ and 2σ ellipses in user units, and its centre. */
   distribution: { mean: [number, number]; ellipses: { sigma: number; points: [number, number][] }[] };
-  points: { trialId: number; x: number; y: number; value: number; generation: number; inModel: boolean }[];
+  /** sameChoices: the trial's categorical values are those of `fixed` (always true on a numeric space). */
+  points: { trialId: number; x: number; y: number; value: number; generation: number; inModel: boolean; sameChoices: boolean }[];
 }
 
 export interface ImportanceView {
@@ -97,10 +116,12 @@ export interface ImportanceView {
   source: 'method' | 'fitted';
   nPoints: number;
   uncertainty: 'joint' | 'conditional' | null;
+  /** In the order of the study's parameters; a categorical one has no scale and no length scale. */
   parameters: {
     name: string;
-    scale: 'linear' | 'log';
-    lengthscale: number;
+    type: 'numeric' | 'categorical';
+    scale: 'linear' | 'log' | null;
+    lengthscale: number | null;
     lengthscaleInterval: [number, number] | null;
     relevance: number;
     relevanceInterval: [number, number] | null;
@@ -132,13 +153,17 @@ export class ModelViews {
     const iy = numericIndex(ctx.space, q.y, '/y');
     if (ix === iy) throw new ValidationError([{ path: '/y', message: `must name a parameter other than x (${JSON.stringify(q.x)})` }]);
     const n = q.n ?? GRID_DEFAULT_N;
-    const key = viewKey('grid', ctx, [ctx.space.numeric[ix]!.name, ctx.space.numeric[iy]!.name, n]);
-    return this.cache.getOrCompute(tenantId, key, () => this.computeGrid(tenantId, studyId, ctx, ix, iy, n));
+    const internalDist = internalDistribution(ctx.state.state, ctx.space);
+    // The choice of each categorical parameter: the query's, else the distribution's most probable.
+    const asked = parseFixed(ctx.space, q.fixed);
+    const choices = internalDist.categorical.map((qj, j) => asked.get(j) ?? modeOf(qj));
+    // The resolved choices are part of the key: two choices never share an answer.
+    const key = viewKey('grid', ctx, [ctx.space.numeric[ix]!.name, ctx.space.numeric[iy]!.name, n, JSON.stringify(choices)]);
+    return this.cache.getOrCompute(tenantId, key, () => this.computeGrid(tenantId, studyId, ctx, ix, iy, n, internalDist, choices));
   }
 
-  private async computeGrid(tenantId: string, studyId: string, ctx: ViewContext, ix: number, iy: number, n: number): Promise<GridView> {
+  private async computeGrid(tenantId: string, studyId: string, ctx: ViewContext, ix: number, iy: number, n: number, internalDist: ReturnType<typeof internalDistribution>, choices: number[]): Promise<GridView> {
     const { space, study } = ctx;
-    const internalDist = internalDistribution(ctx.state.state, space);
     const dist = userDistribution(space, internalDist);
     const px = space.numeric[ix]!, py = space.numeric[iy]!;
     const completed = ctx.completed;
@@ -154,11 +179,12 @@ export class ModelViews {
     };
     const tx = range(ix, px), ty = range(iy, py);
 
-    // Every grid point as a full user-unit vector: x, y varied, the others at the distribution's
-    // mean (a categorical parameter at its most probable choice).
+    // Every grid point as a full user-unit vector: x, y varied, the other numeric parameters at the
+    // distribution's mean, each categorical one at its resolved choice.
     // By position, and `fixed` without a prototype: a stored parameter named `__proto__` (accepted
     // before such names were refused) is an own key like any other, not Object.prototype.
-    const base = toUserRaw(space, centrePoint(internalDist));
+    const centre0 = centrePoint(internalDist);
+    const base = toUserRaw(space, [...centre0.slice(0, space.numeric.length), ...choices]);
     const fixed = Object.create(null) as Record<string, ParamValue>;
     space.parameters.forEach((p, i) => {
       if (p.name !== px.name && p.name !== py.name) fixed[p.name] = base[i]!;
@@ -169,12 +195,14 @@ export class ModelViews {
         const v = [...base];
         v[space.numericAt[ix]!] = fromT(px, a);
         v[space.numericAt[iy]!] = fromT(py, b);
-        // The view's GP has the numeric coordinates only when the study has categorical parameters.
-        points.push(toInternal(space, v).slice(0, ctx.inputs));
+        // [u, c]: the engine encodes the choices as φ's one-hot blocks.
+        points.push(toInternal(space, v));
       }
     }
     const result = await this.run({ view: 'grid', model: ctx.model, points }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'grid') throw new Error('model view: unexpected result');
+    const chosen = space.categorical.map((p, j) => p.choices[choices[j]!]);
+    const sameChoices = (t: TrialRecord) => space.categorical.every((p, j) => t.parameters[p.name] === chosen[j]);
     const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
 
     const cxx = dist.covariance[ix]![ix]!, cxy = dist.covariance[ix]![iy]!, cyy = dist.covariance[iy]![iy]!;
@@ -199,6 +227,7 @@ export class ModelViews {
         value: t.value!,
         generation: t.generation,
         inModel: ctx.inModel.has(t.trialId),
+        sameChoices: sameChoices(t),
       })),
     };
   }
@@ -211,7 +240,8 @@ export class ModelViews {
   private async computeImportance(tenantId: string, studyId: string, ctx: ViewContext): Promise<ImportanceView> {
     const d = ctx.space.numeric.length;
     const L0 = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => ctx.space.L0.data[i * d + j]!));
-    const result = await this.run({ view: 'importance', model: ctx.model, L0 }, tenantId, ctx.fitKey, { tenantId, studyId });
+    // A categorical parameter's yardstick is its prior over the choices, as the prior std is a numeric one's.
+    const result = await this.run({ view: 'importance', model: ctx.model, L0, choicePriors: categoryPriors(ctx.space) }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'importance') throw new Error('model view: unexpected result');
     const imp = result.importance;
     const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
@@ -221,18 +251,25 @@ export class ModelViews {
       source: ctx.source,
       nPoints: imp.n,
       uncertainty: imp.uncertainty,
-      // The GP's first d inputs are the numeric parameters (categorical indices follow them).
-      parameters: ctx.space.numeric.map((p, i) => {
-        const e = imp.parameters[i]!;
-        const relevance = e.priorStd / e.lengthscale;
-        return {
-          name: p.name,
-          scale: p.scale,
-          lengthscale: e.lengthscale,
-          lengthscaleInterval: interval(e.lengthscale, e.logSd, 1),
-          relevance,
-          relevanceInterval: interval(relevance, e.logSd, 1),
-        };
+      // In the study's order: numeric parameter i is the GP's i-th input, categorical parameter j
+      // the j-th one-hot block after them.
+      parameters: ctx.space.parameters.map((p) => {
+        const i = ctx.space.numeric.indexOf(p as NumericParameterSpec);
+        if (i >= 0) {
+          const e = imp.parameters[i]!;
+          const relevance = e.priorStd / e.lengthscale;
+          return {
+            name: p.name,
+            type: 'numeric' as const,
+            scale: ctx.space.numeric[i]!.scale,
+            lengthscale: e.lengthscale,
+            lengthscaleInterval: interval(e.lengthscale, e.logSd, 1),
+            relevance,
+            relevanceInterval: interval(relevance, e.logSd, 1),
+          };
+        }
+        const c: ChoiceRelevance = imp.categorical[ctx.space.categorical.indexOf(p as (typeof ctx.space.categorical)[number])]!;
+        return { name: p.name, type: 'categorical' as const, scale: null, lengthscale: null, lengthscaleInterval: null, relevance: c.relevance, relevanceInterval: interval(c.relevance, c.logSd, 1) };
       }),
     };
   }
@@ -263,7 +300,7 @@ export class ModelViews {
     // A method's own GP was fitted to what was completed when its state was written; a GP fitted
     // for the view learns from what was completed while the generation was current (up to now,
     // for the latest one): the last MAX_VIEW_POINTS of those.
-    const owns = methodGp(study.method, state, space.categorical.length);
+    const owns = methodGp(study.method, state, space);
     const next = !owns && state.generation < study.generation ? await this.deps.storage.getEngineState(studyId, state.generation + 1) : null;
     const completedBy = owns ? state.createdAt : (next?.createdAt ?? null);
     const usable = (ts: TrialRecord[]) => ts.filter((t) => t.value !== null && t.point !== null);
@@ -277,7 +314,8 @@ export class ModelViews {
       // holds MAX_VIEW_POINTS completed by `completedBy`, or everything, those are the ones; else read them.
       const by = latest.filter((t) => completedBy === null || (t.completedAt ?? '') <= completedBy);
       const last = drawn && (by.length >= MAX_VIEW_POINTS || latest.length < MAX_DRAWN_POINTS) ? by.slice(-MAX_VIEW_POINTS) : await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_VIEW_POINTS, completedBy });
-      data = usable(last);
+      // On a wide φ (many choices) fewer points, so that the fit costs no more than a numeric study's.
+      data = owns && isProbnes(study.method) ? usable(last) : usable(last).slice(-viewPointCap(space));
     }
     // Drawn: the model's points and the most recent ones, by trial id.
     const byId = new Map<number, TrialRecord>();
@@ -290,7 +328,7 @@ export class ModelViews {
     // What an answer depends on besides the query: the state (generation, revision), the points in
     // the model and, for the grid, the points drawn (ids, values; a trial's parameters never change).
     const dependsOn = [studyId, record.createdAt, state.generation, state.revision, dataDigest, drawn ? digest(completed.map((t) => `${t.trialId}:${t.value}`).join(',')) : ''];
-    return { study, space, state, generation: state.generation, completed, model, source, nPoints, fitKey, dependsOn, inputs: model.stored ? model.stored.X[0]!.length : space.numeric.length, inModel: new Set(data.map((t) => t.trialId)) };
+    return { study, space, state, generation: state.generation, completed, model, source, nPoints, fitKey, dependsOn, inModel: new Set(data.map((t) => t.trialId)) };
   }
 }
 
@@ -301,40 +339,102 @@ function viewKey(view: 'grid' | 'importance', ctx: ViewContext, params: (string 
 
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
 
-/** Whether the state holds a GP of the method's own (ProbNES: the fitted GP; BO: its MAP hyperparameters). */
-function methodGp(method: MethodName, rec: EngineStateRecord, categorical = 0): boolean {
-  if (categorical > 0) return false;
-  const s = rec.state as Record<string, unknown>;
-  return (isProbnes(method) && isStoredProbnesGp(s.gp)) || (isBo(method) && isBoState(s));
+/** K_j of each categorical parameter, and φ's width D = d + Σ K_j. */
+function layout(space: SearchSpace): { d: number; K: number[]; D: number } {
+  const K = space.categorical.map((p) => p.choices.length);
+  const d = space.numeric.length;
+  return { d, K, D: d + K.reduce((a, k) => a + k, 0) };
 }
+
+/**
+ * Whether the state holds a GP of the method's own (ProbNES: the fitted GP; BO: its MAP
+ * hyperparameters). On a mixed space, only one whose inputs have φ's width.
+ */
+function methodGp(method: MethodName, rec: EngineStateRecord, space: SearchSpace): boolean {
+  const s = rec.state as Record<string, unknown>;
+  const { d, K, D } = layout(space);
+  if (K.length === 0) return (isProbnes(method) && isStoredProbnesGp(s.gp)) || (isBo(method) && isBoState(s));
+  return (isProbnes(method) && isStoredProbnesGp(s.gp) && s.gp.X[0]!.length === D) || (isBo(method) && isBoState(s) && s.hyper.lengthscales?.length === D && s.box.lower.length === d);
+}
+
+/**
+ * `fixed` of a grid query: a JSON object naming categorical parameters and the choice to hold each
+ * at (matched by value and JSON type, as observations are). Every problem at /fixed/<name>.
+ * Answers categorical index j → choice index.
+ */
+function parseFixed(space: SearchSpace, raw: string | undefined): Map<number, number> {
+  const out = new Map<number, number>();
+  if (raw === undefined) return out;
+  const shape = 'must be a JSON object naming categorical parameters and a choice of each, e.g. {"kernel": "rbf"}';
+  let obj: unknown;
+  try {
+    obj = JSON.parse(raw);
+  } catch {
+    throw new ValidationError([{ path: '/fixed', message: `${shape} (it is not JSON)` }]);
+  }
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) throw new ValidationError([{ path: '/fixed', message: shape }]);
+  const errors: FieldError[] = [];
+  const categoricalNames = space.categorical.map((p) => p.name).join(', ') || 'the study has none';
+  for (const [name, value] of Object.entries(obj)) {
+    const path = pointer(['fixed', name]);
+    const j = space.categorical.findIndex((p) => p.name === name);
+    if (j < 0) {
+      const numeric = space.numeric.some((p) => p.name === name);
+      errors.push({ path, message: numeric ? `${JSON.stringify(name)} is numeric: numeric parameters are held at the distribution's mean; \`fixed\` names categorical parameters (${categoricalNames})` : `no categorical parameter ${JSON.stringify(name)} (${categoricalNames})` });
+      continue;
+    }
+    const p = space.categorical[j]!;
+    const k = typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? choiceIndex(p, value) : -1;
+    if (k < 0) {
+      const shown = p.choices.slice(0, 10).map((c) => JSON.stringify(c)).join(', ') + (p.choices.length > 10 ? `, … (${p.choices.length} choices)` : '');
+      errors.push({ path, message: `${truncate(JSON.stringify(value) ?? String(value))} is not a choice of ${JSON.stringify(name)} (choices match by value and JSON type: ${shown})` });
+      continue;
+    }
+    out.set(j, k);
+  }
+  if (errors.length > 0) throw new ValidationError(errors.slice(0, 20));
+  return out;
+}
+
+const truncate = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}…` : s);
 
 /** The GP of the view (see the header): the method's own, or one to fit to `data`. */
 function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
-  const dim = space.numeric.length;
-  const identity = { inputShift: new Array<number>(dim).fill(0), inputScale: new Array<number>(dim).fill(1) };
+  const { d: dim, K, D } = layout(space);
+  const categories = K.length > 0 ? { categories: K } : {};
+  const identity = { inputShift: new Array<number>(D).fill(0), inputScale: new Array<number>(D).fill(1), ...categories };
   const s = rec.state as Record<string, unknown>;
-  if (methodGp(study.method, rec, space.categorical.length) && isProbnes(study.method) && isStoredProbnesGp(s.gp)) {
+  if (methodGp(study.method, rec, space) && isProbnes(study.method) && isStoredProbnesGp(s.gp)) {
     const g = s.gp;
     const stored: StoredViewGp = { hyper: g.hyper, X: g.X, targets: g.negYTilde ?? g.z!, quad: g.quad ?? null };
     // The GP models −ỹ = −(y − yMean)/yStd (probnes-core.ts): y = yMean − yStd·f.
-    const d = g.X[0]?.length ?? dim;
-    return { model: { inputShift: new Array<number>(d).fill(0), inputScale: new Array<number>(d).fill(1), yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored }, source: 'method', nPoints: g.X.length };
+    const w = g.X[0]?.length ?? D;
+    return { model: { inputShift: new Array<number>(w).fill(0), inputScale: new Array<number>(w).fill(1), ...categories, yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored }, source: 'method', nPoints: g.X.length };
   }
   const y = data.map((t) => engineY(study.direction, t.value!));
   if (data.length < 2) {
     throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
   }
-  if (methodGp(study.method, rec, space.categorical.length) && isBo(study.method) && isBoState(s)) {
-    // BO's GP: inputs in its box scaled to [0, 1], y standardised over the points (bo-core.ts).
-    const width = s.box.upper.map((u, j) => u - s.box.lower[j]!);
-    const X = data.map((t) => t.point!.map((v, j) => (v - s.box.lower[j]!) / width[j]!));
+  if (methodGp(study.method, rec, space) && isBo(study.method) && isBoState(s)) {
+    // BO's GP: numeric inputs in its box scaled to [0, 1], then the one-hot blocks as they are
+    // (bo-mixed.ts), y standardised over the points (bo-core.ts).
+    const lower = s.box.lower.slice(0, dim);
+    const width = s.box.upper.slice(0, dim).map((u, j) => u - lower[j]!);
+    const inputShift = [...lower, ...new Array<number>(D - dim).fill(0)];
+    const inputScale = [...width, ...new Array<number>(D - dim).fill(1)];
+    const X = data.map((t) => phiOf(t.point!, dim, K).map((v, j) => (v - inputShift[j]!) / inputScale[j]!));
     const m = y.reduce((a, b) => a + b, 0) / y.length;
     const sd = Math.sqrt(y.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(y.length - 1, 1)) || 1;
     const stored: StoredViewGp = { hyper: s.hyper, X, targets: y.map((v) => (v - m) / sd), quad: null };
-    return { model: { inputShift: s.box.lower, inputScale: width, yOffset: m, yScale: sd, priors: 'bo', stored }, source: 'method', nPoints: data.length };
+    return { model: { inputShift, inputScale, ...categories, yOffset: m, yScale: sd, priors: 'bo', stored }, source: 'method', nPoints: data.length };
   }
-  // Over the numeric coordinates only (the first `dim` of an internal point; choice indices follow).
-  return { model: { ...identity, yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U: data.map((t) => t.point!.slice(0, dim)), y } }, source: 'fitted', nPoints: data.length };
+  // On φ: the internal points [u, c] as they are; the engine encodes the choices.
+  return { model: { ...identity, yOffset: 0, yScale: 1, priors: 'probnes', stored: null, data: { U: data.map((t) => t.point!.slice(0, dim + K.length)), y } }, source: 'fitted', nPoints: data.length };
+}
+
+/** φ of an internal point [u, c] (choice indices rounded, as the mixed methods do). */
+function phiOf(x: readonly number[], d: number, K: number[]): number[] {
+  return K.length === 0 ? x.slice(0, d) : encodeMixed(x.map((v, j) => (j < d ? v : Math.round(v))), d, K);
 }
 
 interface StoredProbnesGp {

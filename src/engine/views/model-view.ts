@@ -1,15 +1,19 @@
 /**
  * Read-only views of a study's GP surrogate for people: its posterior on a set of points (a grid)
- * and each parameter's fitted length scale with the Laplace uncertainty (parameter importance).
+ * and each parameter's importance from the fitted length scales with the Laplace uncertainty.
  * Pure: the domain layer decides which GP (the one a method stored, or one fitted here to the
  * study's data for methods without a model) and which points; this module only computes.
  *
- * Glossary (shapes): d dimension, n training points, m query points. u: the whitened internal
- * coordinates of the study (prior N(0, I)); z = (u − inputShift) ⊘ inputScale: the GP's own inputs
- * (identity for ProbNES, the unit box for BO). f: the GP's latent function of z, its mean including
- * the quadratic basis mean `quad` when the method used one. The engine minimises
- * y = yOffset + yScale·f. Parameter scale: t = m0 + L0·u (L0 the prior's Cholesky factor), i.e.
- * the parameter's own units, or ln of them for log-scaled parameters.
+ * Glossary (shapes): d numeric dimension, n training points, m query points. u: the whitened
+ * internal coordinates of the study's numeric parameters (prior N(0, I)); c: one choice index per
+ * categorical parameter (K_j choices each). A point is x = [u, c]; the GP's input is
+ * φ(x) = [u, one-hot(c_1), …] (gp/mixed-kernel.ts: the mixed methods' encoding and kernel,
+ * ALGORITHM.md §27; φ = u without categorical parameters), D = d + Σ K_j columns, and
+ * z = (φ − inputShift) ⊘ inputScale its own scaling (identity for ProbNES, the unit box on the
+ * numeric columns for BO). f: the GP's latent function of z, its mean including the quadratic basis
+ * mean `quad` when the method used one. The engine minimises y = yOffset + yScale·f. Parameter
+ * scale: t = m0 + L0·u (L0 the prior's Cholesky factor), i.e. the parameter's own units, or ln of
+ * them for log-scaled parameters.
  */
 import { InvalidInputError } from '../errors.js';
 import {
@@ -25,9 +29,18 @@ import {
   probnesPriors,
   toMat,
 } from '../gp/index.js';
+import { blockOffsets, blockWeights, encodeMixed, overlapDoubleMean, overlapKernel } from '../gp/mixed-kernel.js';
 import { fromRows, toRows } from '../linalg/index.js';
 import { standardise } from '../strategies/probnes-data.js';
 import { lengthscaleCovariance } from './laplace.js';
+
+/**
+ * The Laplace Hessian takes 2(D + 3) gradient evaluations of the MAP objective, each O(n³ + n²D):
+ * beyond this many GP inputs (the most a numeric study has: 100 parameters; a one-hot block adds
+ * one input per choice) the intervals are not computed (uncertainty null), which bounds the
+ * importance view's cost by that of the largest numeric study.
+ */
+export const MAX_LAPLACE_INPUTS = 100;
 
 export interface StoredViewGp {
   hyper: GpHyper;
@@ -39,8 +52,15 @@ export interface StoredViewGp {
 }
 
 export interface ViewModelSpec {
+  /** Per column of φ (D). */
   inputShift: number[];
   inputScale: number[];
+  /**
+   * K_j of each categorical parameter (absent or empty: a numeric space). With categories, grid
+   * points and data.U are internal points [u (d), c (m)], encoded as φ before scaling; a stored
+   * GP's X is already in z.
+   */
+  categories?: number[];
   yOffset: number;
   yScale: number;
   /** Which hyperpriors the GP was fitted with (they enter the Laplace curvature). */
@@ -55,7 +75,7 @@ export interface ViewModelSpec {
 
 export type ModelViewTask =
   | { view: 'grid'; model: ViewModelSpec; points: number[][] }
-  | { view: 'importance'; model: ViewModelSpec; L0: number[][] };
+  | { view: 'importance'; model: ViewModelSpec; L0: number[][]; choicePriors?: number[][] };
 
 /** `fitted`: the hyperparameters of the GP fitted for the view (null when the method's own was used). */
 export type ModelViewResult =
@@ -71,8 +91,27 @@ export interface ParameterLengthscale {
   priorStd: number;
 }
 
+/**
+ * A categorical parameter's relevance on the numeric parameters' scale. A numeric parameter of
+ * relevance r = σ/ℓ (prior std over length scale) makes two independent draws from its prior
+ * (others equal) correlate, in expectation under the kernel, by E[exp(−Δ²/2ℓ²)], Δ ~ N(0, 2σ²),
+ * = (1 + 2r²)^(−1/2). A categorical parameter's expected correlation over two draws from its prior
+ * p is ρ = Σ_a Σ_b p_a p_b κ(a, b) (the overlap kernel's double mean); its relevance is the r with
+ * the same expected correlation: r = √((ρ⁻² − 1)/2). Both say how much of the GP's prior variance
+ * varies along the parameter across its prior (E Var = s·(1 − ρ)), so they rank together.
+ */
+export interface ChoiceRelevance {
+  relevance: number;
+  /** Standard deviation of log r under the Laplace approximation (delta method); null when unavailable. */
+  logSd: number | null;
+  /** ρ: the kernel's expected correlation between two draws from the parameter's prior. */
+  correlation: number;
+}
+
 export interface ImportanceResult {
   parameters: ParameterLengthscale[];
+  /** One per categorical parameter, in their order (empty on a numeric space). */
+  categorical: ChoiceRelevance[];
   uncertainty: 'joint' | 'conditional' | null;
   /** Training points of the GP. */
   n: number;
@@ -102,13 +141,18 @@ function viewGp(spec: ViewModelSpec): ViewGp {
   if (!data || data.U.length < 2) throw new InvalidInputError('a model needs at least two completed evaluations');
   const Z = data.U.map((u) => toZ(spec, u));
   const { yTilde, yMean, yStd } = standardise(data.y);
-  const d = Z[0].length;
-  const model = spec.fittedHyper ? buildModel(toMat(Z), yTilde, spec.fittedHyper) : fitGp(Z, yTilde, { priors: probnesPriors(d) }).model;
+  // ProbNES's priors in φ's dimension D, as the mixed ProbNES methods fit theirs (ALGORITHM.md §27).
+  const D = Z[0].length;
+  const model = spec.fittedHyper ? buildModel(toMat(Z), yTilde, spec.fittedHyper) : fitGp(Z, yTilde, { priors: probnesPriors(D) }).model;
   return { model, quad: null, priors: 'probnes', yOffset: yMean, yScale: yStd, residual: yTilde, fitted: model.hyper };
 }
 
-function toZ(spec: ViewModelSpec, u: ArrayLike<number>): number[] {
-  return Array.from(u, (v, j) => (v - spec.inputShift[j]) / spec.inputScale[j]);
+/** z of an internal point x = [u, c]: φ(x) (choice indices rounded, as the mixed methods do), scaled. */
+function toZ(spec: ViewModelSpec, x: ArrayLike<number>): number[] {
+  const K = spec.categories ?? [];
+  const dc = x.length - K.length;
+  const phi = K.length === 0 ? Array.from(x) : encodeMixed(Array.from(x, (v, j) => (j < dc ? v : Math.round(v))), dc, K);
+  return phi.map((v, j) => (v - spec.inputShift[j]) / spec.inputScale[j]);
 }
 
 /** Posterior mean and latent std of y at `points` (internal coordinates), in engine y units. */
@@ -122,21 +166,26 @@ function gridView(spec: ViewModelSpec, points: number[][]): { mean: number[]; st
 }
 
 /**
- * Length scales in each parameter's scale. The kernel's quadratic form in u is Σ_j (Δu_j/ℓ_u,j)²
- * with ℓ_u = ℓ_z ⊙ inputScale; in t = m0 + L0 u it is Δtᵀ P Δt with P = L0⁻ᵀ Λ_u⁻¹ L0⁻¹, so along
- * parameter i alone the length scale is ℓ_t,i = 1/√P_ii (= L0_ii·ℓ_u,i for a diagonal prior).
- * By the delta method, ∂ log ℓ_t,i/∂ log ℓ_u,j = w_ij = (L0⁻¹)_ji²/ℓ_u,j² / P_ii (the w_i sum to 1),
- * so Var(log ℓ_t,i) = w_iᵀ C w_i with C the Laplace covariance of log ℓ (laplace.ts).
+ * Length scales in each numeric parameter's scale. The kernel's quadratic form in u is
+ * Σ_j (Δu_j/ℓ_u,j)² with ℓ_u = ℓ_z ⊙ inputScale; in t = m0 + L0 u it is Δtᵀ P Δt with
+ * P = L0⁻ᵀ Λ_u⁻¹ L0⁻¹, so along parameter i alone the length scale is ℓ_t,i = 1/√P_ii (= L0_ii·ℓ_u,i
+ * for a diagonal prior). By the delta method, ∂ log ℓ_t,i/∂ log ℓ_u,j = w_ij = (L0⁻¹)_ji²/ℓ_u,j² / P_ii
+ * (the w_i sum to 1), so Var(log ℓ_t,i) = w_iᵀ C w_i with C the Laplace covariance of log ℓ
+ * (laplace.ts). The one-hot columns that follow the d numeric ones give each categorical
+ * parameter's relevance (ChoiceRelevance), its variance by the delta method on the same C.
  */
-function importanceView(spec: ViewModelSpec, L0rows: number[][]): ImportanceResult & { fitted: GpHyper | null } {
+function importanceView(spec: ViewModelSpec, L0rows: number[][], choicePriors: number[][]): ImportanceResult & { fitted: GpHyper | null } {
   const gp = viewGp(spec);
-  const d = gp.model.X.cols;
+  const D = gp.model.X.cols;
+  const K = spec.categories ?? [];
+  const d = D - K.reduce((a, k) => a + k, 0);
   if (L0rows.length !== d) throw new InvalidInputError(`L0 must be ${d}×${d}`);
+  if (choicePriors.length !== K.length || choicePriors.some((p, j) => p.length !== K[j])) throw new InvalidInputError('choicePriors must give one probability per choice of each categorical parameter');
   const Linv = toRows(lowerInverse(fromRows(L0rows)));
-  const ellU = gp.model.hyper.lengthscales.map((l, j) => l * spec.inputScale[j]);
-  const priors = gp.priors === 'bo' ? boPriors() : probnesPriors(d);
-  const X = Array.from({ length: gp.model.X.rows }, (_, i) => Array.from(gp.model.X.data.subarray(i * d, (i + 1) * d)));
-  const C = lengthscaleCovariance(X, gp.residual, gp.model.hyper, priors);
+  const ellU = Array.from({ length: d }, (_, j) => gp.model.hyper.lengthscales[j] * spec.inputScale[j]);
+  const priors = gp.priors === 'bo' ? boPriors() : probnesPriors(D);
+  const X = Array.from({ length: gp.model.X.rows }, (_, i) => Array.from(gp.model.X.data.subarray(i * D, (i + 1) * D)));
+  const C = D <= MAX_LAPLACE_INPUTS ? lengthscaleCovariance(X, gp.residual, gp.model.hyper, priors) : { cov: null, kind: null };
   const parameters = Array.from({ length: d }, (_, i) => {
     const terms = ellU.map((l, j) => Linv[j][i] ** 2 / l ** 2);
     const Pii = terms.reduce((s, v) => s + v, 0);
@@ -150,11 +199,38 @@ function importanceView(spec: ViewModelSpec, L0rows: number[][]): ImportanceResu
     const priorStd = Math.sqrt(L0rows[i].reduce((s, v) => s + v * v, 0));
     return { lengthscale: 1 / Math.sqrt(Pii), logSd, priorStd };
   });
-  return { parameters, uncertainty: C.kind, n: gp.model.X.rows, fitted: gp.fitted ?? null };
+  // The one-hot columns are unscaled in z (inputScale 1 there), so their ℓ are the kernel's own.
+  const weights = blockWeights(gp.model.hyper.lengthscales, d, K);
+  const offsets = blockOffsets(d, K);
+  const categorical = K.map((k, j) => choiceRelevance(weights[j]!, choicePriors[j]!, offsets[j]!, C.cov));
+  return { parameters, categorical, uncertainty: C.kind, n: gp.model.X.rows, fitted: gp.fitted ?? null };
+}
+
+/**
+ * r = √((ρ⁻² − 1)/2) with ρ = Σ_a Σ_b p_a p_b κ(a, b) (ChoiceRelevance). With w_a = 1/ℓ_a²,
+ * ∂κ(a, b)/∂ log ℓ_a = w_a κ(a, b) for b ≠ a, so ∂ρ/∂ log ℓ_a = 2 p_a w_a Σ_{b≠a} p_b κ(a, b), and
+ * d log r/dρ = −1/(ρ(1 − ρ²)); Var(log r) = gᵀ C_block g by the delta method.
+ */
+export function choiceRelevance(w: ArrayLike<number>, p: readonly number[], offset: number, cov: number[][] | null): ChoiceRelevance {
+  const rho = Math.min(overlapDoubleMean(w, p), 1);
+  const relevance = Math.sqrt(Math.max(1 / (rho * rho) - 1, 0) / 2);
+  let logSd: number | null = null;
+  if (cov && relevance > 0) {
+    const dLogR = -1 / (rho * (1 - rho * rho));
+    const g = p.map((pa, a) => {
+      let s = 0;
+      for (let b = 0; b < p.length; b++) if (b !== a) s += p[b] * overlapKernel(w, a, b);
+      return dLogR * 2 * pa * w[a] * s;
+    });
+    let v = 0;
+    for (let a = 0; a < g.length; a++) for (let b = 0; b < g.length; b++) v += g[a] * cov[offset + a][offset + b] * g[b];
+    logSd = v >= 0 && Number.isFinite(v) ? Math.sqrt(v) : null;
+  }
+  return { relevance, logSd, correlation: rho };
 }
 
 export function runModelView(task: ModelViewTask): ModelViewResult {
   if (task.view === 'grid') return { view: 'grid', ...gridView(task.model, task.points) };
-  const { fitted, ...importance } = importanceView(task.model, task.L0);
+  const { fitted, ...importance } = importanceView(task.model, task.L0, task.choicePriors ?? []);
   return { view: 'importance', importance, fitted };
 }

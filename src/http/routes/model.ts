@@ -12,11 +12,11 @@ export const modelRoutes: FastifyPluginAsyncZod<{ views: ModelViews }> = async (
     schema: {
       summary: 'The model\'s prediction on a grid over two parameters',
       description:
-        'Posterior mean and std of the objective on an n×n grid over parameters x and y, the other parameters at the search distribution\'s mean, with that distribution\'s 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.',
+        'Posterior mean and std of the objective on an n×n grid over numeric parameters x and y, the other numeric parameters at the search distribution\'s mean and each categorical one at the choice `fixed` names (else its most probable choice), one contour per choice; with that distribution\'s 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.',
       tags,
       params: StudyIdParams,
       querystring: GridQuery,
-      response: { 200: GridSchema, 400: problemResponse('Invalid query: x or y is not a numeric parameter, x = y, n out of range, or no such generation (validation_failed).'), 404: studyNotFound, 409: unavailable },
+      response: { 200: GridSchema, 400: problemResponse('Invalid query: x or y is not a numeric parameter, x = y, n out of range, no such generation, or `fixed` not a JSON object of categorical parameters and their choices (at /fixed/<name>) (validation_failed).'), 404: studyNotFound, 409: unavailable },
     },
     handler: async (req) => {
       const g = await views.grid(req.tenantId, req.params.study_id, req.query);
@@ -30,7 +30,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ views: ModelViews }> = async (
         std: g.std,
         fixed: g.fixed,
         distribution: g.distribution,
-        points: g.points.map((p) => ({ trial_id: p.trialId, x: p.x, y: p.y, value: p.value, generation: p.generation, in_model: p.inModel })),
+        points: g.points.map((p) => ({ trial_id: p.trialId, x: p.x, y: p.y, value: p.value, generation: p.generation, in_model: p.inModel, same_choices: p.sameChoices })),
       };
     },
   });
@@ -39,7 +39,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ views: ModelViews }> = async (
     schema: {
       summary: 'Parameter importance from the GP\'s length scales',
       description:
-        'Each numeric parameter\'s fitted kernel length scale in the parameter\'s own scale, and its relevance (prior std / length scale), with 95% intervals from the Laplace approximation of the hyperparameter posterior. Short length scale = the objective is sensitive to the parameter.',
+        'Every parameter\'s relevance, numeric or categorical, on one scale, with 95% intervals from the Laplace approximation of the hyperparameter posterior; for a numeric parameter also its fitted kernel length scale in its own scale (relevance = prior std / length scale; short length scale = the objective is sensitive to the parameter). A categorical parameter\'s relevance is read from the length scales of its one-hot inputs (the mixed kernel\'s weights per choice) as the numeric relevance with the same expected kernel correlation across the prior.',
       tags,
       params: StudyIdParams,
       querystring: ImportanceQuery,
@@ -52,7 +52,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ views: ModelViews }> = async (
         source: v.source,
         n_points: v.nPoints,
         uncertainty: v.uncertainty,
-        parameters: v.parameters.map((p) => ({ name: p.name, scale: p.scale, lengthscale: p.lengthscale, lengthscale_interval: p.lengthscaleInterval, relevance: p.relevance, relevance_interval: p.relevanceInterval })),
+        parameters: v.parameters.map((p) => ({ name: p.name, type: p.type, scale: p.scale, lengthscale: p.lengthscale, lengthscale_interval: p.lengthscaleInterval, relevance: p.relevance, relevance_interval: p.relevanceInterval })),
       };
     },
   });

@@ -15,6 +15,12 @@ export const GridQuery = z
     y: z.string().min(1).max(128).describe('Name of the numeric parameter on the vertical axis (not x).'),
     n: z.coerce.number().int().min(2).max(GRID_MAX_N).default(GRID_DEFAULT_N).describe(`Grid points per axis (at most ${GRID_MAX_N}: ${GRID_MAX_N ** 2} predictions).`),
     generation: Generation,
+    fixed: z
+      .string()
+      .max(20000)
+      .optional()
+      .meta({ example: '{"kernel": "rbf"}' })
+      .describe('A JSON object (URL-encoded) naming categorical parameters and the choice to hold each at: the grid is the model conditioned on those choices, e.g. {"kernel": "rbf"}. Choices match by value and JSON type ("1" and 1 differ). A categorical parameter it does not name is held at its most probable choice. An unknown parameter, a numeric one, or a value that is not a choice is a 400 at /fixed/<name>.'),
   })
   .strict();
 
@@ -40,7 +46,7 @@ export const GridSchema = z
     y: Axis,
     mean: z.array(z.array(z.number())).describe('Posterior mean of the objective in the study\'s units, mean[iy][ix].'),
     std: z.array(z.array(z.number())).describe('Posterior standard deviation of the objective (the GP\'s latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix].'),
-    fixed: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).describe('Where the other parameters are held: the search distribution\'s mean (a categorical parameter at its most probable choice).'),
+    fixed: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).describe('Where the other parameters are held: a numeric parameter at the search distribution\'s mean; a categorical one at the choice the query\'s `fixed` names, else its most probable choice under the search distribution. The grid is the model at these values.'),
     distribution: z.object({
       mean: z.array(z.number()).length(2).describe('The search distribution\'s mean of (x, y), user units.'),
       ellipses: z
@@ -48,7 +54,17 @@ export const GridSchema = z
         .describe('The 1σ and 2σ ellipses of its (x, y) marginal (Gaussian in the parameters\' scale), as closed polygons in user units.'),
     }),
     points: z
-      .array(z.object({ trial_id: z.int(), x: z.number(), y: z.number(), value: z.number(), generation: z.int(), in_model: z.boolean().describe('Whether the GP shown was conditioned on this point.') }))
+      .array(
+        z.object({
+          trial_id: z.int(),
+          x: z.number(),
+          y: z.number(),
+          value: z.number(),
+          generation: z.int(),
+          in_model: z.boolean().describe('Whether the GP shown was conditioned on this point.'),
+          same_choices: z.boolean().describe('Whether the trial\'s categorical parameters have the values in `fixed` (always true without categorical parameters): the points the grid\'s slice passes through.'),
+        }),
+      )
       .describe('Every COMPLETED trial.'),
   })
   .meta({ id: 'ModelGrid' });
@@ -61,16 +77,19 @@ export const ImportanceSchema = z
     uncertainty: z
       .enum(['joint', 'conditional'])
       .nullable()
-      .describe('How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists.'),
-    parameters: z.array(
-      z.object({
-        name: z.string(),
-        scale: z.enum(['linear', 'log']),
-        lengthscale: z.number().describe('The GP kernel\'s length scale along this parameter, in its scale (units of the value, or of ln value for log-scaled parameters): the distance over which the objective changes appreciably.'),
-        lengthscale_interval: z.array(z.number()).length(2).nullable().describe('95% interval from the Laplace approximation; null when unavailable.'),
-        relevance: z.number().describe('Prior std of the parameter / its length scale: how much the objective varies across the prior\'s range; comparable across parameters.'),
-        relevance_interval: z.array(z.number()).length(2).nullable(),
-      }),
-    ),
+      .describe('How the intervals were obtained: the Laplace approximation of the hyperparameter posterior ("joint"; "conditional" when its Hessian is not positive definite and the other hyperparameters are held fixed), or null when neither exists, and when the GP has more than 100 inputs (one per numeric parameter and one per choice of each categorical parameter), where the Hessian would cost more than the largest numeric study\'s.'),
+    parameters: z
+      .array(
+        z.object({
+          name: z.string(),
+          type: z.enum(['numeric', 'categorical']),
+          scale: z.enum(['linear', 'log']).nullable().describe('The numeric parameter\'s scale; null for a categorical one.'),
+          lengthscale: z.number().nullable().describe('The GP kernel\'s length scale along this numeric parameter, in its scale (units of the value, or of ln value for log-scaled parameters): the distance over which the objective changes appreciably. Null for a categorical parameter (its choices are not at a distance).'),
+          lengthscale_interval: z.array(z.number()).length(2).nullable().describe('95% interval from the Laplace approximation; null when unavailable, and for a categorical parameter.'),
+          relevance: z.number().describe('How much the objective varies across the parameter\'s prior, on one scale for both types. Numeric: r = prior std / length scale; two independent draws of the parameter from its prior then correlate, in expectation under the kernel, by (1 + 2r²)^(-1/2). Categorical: the same relation read backwards, r = √((ρ⁻² − 1)/2), with ρ the kernel\'s expected correlation between two independent draws of the choice from its prior (from the length scales of its one-hot inputs). A choice reaches at most √(((Σp²)⁻² − 1)/2), 2 for three equally likely choices, since two draws of the same choice always correlate fully.'),
+          relevance_interval: z.array(z.number()).length(2).nullable().describe('95% interval from the Laplace approximation (for a categorical parameter through the delta method on its one-hot length scales); null when unavailable.'),
+        }),
+      )
+      .describe('Every parameter, numeric or categorical, in the order of the study\'s parameters.'),
   })
   .meta({ id: 'ModelImportance' });
