@@ -15,12 +15,14 @@
  * With `--views` a further scenario gives the heavy tenant, instead of optimisation loops, the load
  * of model views (GET …/model/importance and …/model/grid): two 100-parameter studies with 300
  * trials, a prob-cmaes one (two generations and 100 external results, fixed during the run) and a
- * CMA-ES one whose generation a driver client keeps advancing (20 points per generation, the light
- * lane), so views of its latest generation miss the cache (their GP is fitted for the view: 300
+ * CMA-ES one whose generation a driver client keeps advancing (20 points per generation, about one
+ * a second, on the light lane), so views of its latest generation miss the cache (their GP is fitted for the view: 300
  * points in 100 dimensions); `--view-clients` clients (default 4) each loop over importance and
  * grids of both studies with random x, y and n (cache misses) and over repeated identical requests
  * (cache hits), waiting out a 429's Retry-After. Printed besides
  * the light loops' latencies: per view kind its answers (200, 429, other), latencies and throughput.
+ * It runs twice: first with the driver alone and no view client (the control: what the other
+ * tenant's loop on the viewed study costs the light tenant), then with the view clients.
  * `--views-only` skips the scenario of heavy optimisation loops.
  *
  * For `--seconds` the light clients' request latencies are recorded (per loop, suggestions and
@@ -36,10 +38,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { startServer } from '../test/helpers/server-process.js';
 import { fmt, lcg, ms, objective, params, pct } from './lib/http-bench.js';
+import { currentProvenance, writePublished } from './lib/provenance.js';
 
 const { values: argv } = parseArgs({
   options: {
@@ -223,7 +225,7 @@ const metric = (text: string, name: string) =>
 
 const loadavg = () => os.loadavg().map((x) => x.toFixed(2)).join(', ');
 
-async function scenario(label: string, extraEnv: Record<string, string>, load: { loops: number; views: boolean }): Promise<void> {
+async function scenario(label: string, extraEnv: Record<string, string>, load: { loops: number; views: boolean; viewClients?: number }): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-fairness-'));
   const server = await startServer(path.join(tmp, 'fair.db'), {
     env: { ENGINE_WORKERS: argv.workers!, RATE_LIMIT_PER_MINUTE: '0', API_KEYS: `heavy:${HEAVY_KEY},light:${LIGHT_KEY}`, ...extraEnv },
@@ -277,18 +279,19 @@ async function scenario(label: string, extraEnv: Record<string, string>, load: {
     // A heavy client's error ends only that client (the server stops under it at the end).
     const heavy = heavyIds.map((id) => heavyClient(server.base, id, running, fig).catch((e: Error) => errors.push(`heavy: ${e.message.slice(0, 80)}`)));
     if (views) {
-      // The CMA-ES study's generation keeps changing (20 points a generation, about four a second),
-      // so its views miss the cache; the view clients ask away.
+      // The CMA-ES study's generation keeps changing (20 points a generation, about one a second:
+      // every view of it, seconds long, finds a new one), so its views miss the cache; the view
+      // clients ask away.
       const v = views;
       heavy.push(
         (async () => {
           while (running()) {
             await drive(server.base, v.cmaes, 20, 1, running, { generations: 0, refused: 0, retryAfter: [] });
-            await new Promise((r) => setTimeout(r, 250));
+            await new Promise((r) => setTimeout(r, 1000));
           }
         })().catch((e: Error) => errors.push(`driver: ${e.message.slice(0, 80)}`)),
       );
-      for (let k = 0; k < Number(argv['view-clients']); k++) heavy.push(viewClient(server.base, v, 1000 + k, running, viewFigs).catch((e: Error) => errors.push(`views: ${e.message.slice(0, 80)}`)));
+      for (let k = 0; k < (load.viewClients ?? 0); k++) heavy.push(viewClient(server.base, v, 1000 + k, running, viewFigs).catch((e: Error) => errors.push(`views: ${e.message.slice(0, 80)}`)));
     }
     if (heavy.length > 0) await new Promise((r) => setTimeout(r, 1000));
     await Promise.all(loops.map((f) => lightClient(server.base, f, nextSeed, running)));
@@ -305,6 +308,7 @@ async function scenario(label: string, extraEnv: Record<string, string>, load: {
       heavyGenerations: fig.generations,
       heavyRefused: fig.refused,
       retryAfter: fig.retryAfter,
+      viewClients: load.viewClients ?? 0,
       views: views ? VIEW_KINDS.map((kind, i) => ({ kind, codes: viewFigs[i]!.codes, ms: viewFigs[i]!.ms })) : null,
       viewSetupSeconds: setupSeconds,
       loadAvg: { start: load0, end: load1 },
@@ -319,8 +323,9 @@ async function scenario(label: string, extraEnv: Record<string, string>, load: {
       }
     }
     if (load.loops > 0) log(`heavy tenant: highest generation reached ${fig.generations} (${load.loops} prob-cmaes studies, 100 parameters, 100 points per generation); 429 answers ${fig.refused}, Retry-After median ${fig.retryAfter.length ? pct(fig.retryAfter, 50) : '-'} s`);
-    if (views) {
-      log(`model views: ${argv['view-clients']} clients of the other tenant on a prob-cmaes study (100 parameters, 300 trials: two generations of 100 and 100 external results; fixed during the run) and a CMA-ES study (100 parameters, 300 trials at the start, a new generation of 20 every ~0.3 s); built in ${setupSeconds.toFixed(0)} s before the run`);
+    if (views && (load.viewClients ?? 0) === 0) log(`no view client; the CMA-ES study (100 parameters, 300 trials at the start) advanced a generation of 20 about every second, as in the scenario with views; setup ${setupSeconds.toFixed(0)} s`);
+    if (views && (load.viewClients ?? 0) > 0) {
+      log(`model views: ${load.viewClients ?? 0} clients of the other tenant on a prob-cmaes study (100 parameters, 300 trials: two generations of 100 and 100 external results; fixed during the run) and a CMA-ES study (100 parameters, 300 trials at the start, a new generation of 20 about every second); built in ${setupSeconds.toFixed(0)} s before the run`);
       log('| view requests | n | 200 | 429 | other | 200 per s | p50 ms | p95 ms | p99 ms | max ms (200 answers) |');
       log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
       VIEW_KINDS.forEach((kind, i) => {
@@ -340,14 +345,16 @@ async function scenario(label: string, extraEnv: Record<string, string>, load: {
   }
 }
 
-log(`# bench:fairness — ENGINE_WORKERS=${argv.workers}, ${SECONDS} s per scenario`);
+const started = new Date();
+const loadStart = os.loadavg();
+const provenance = currentProvenance(`npm run bench:fairness -- ${process.argv.slice(2).join(' ')}`);
+log(`ENGINE_WORKERS=${argv.workers}, ${SECONDS} s per scenario`);
 // The floor: the light tenant alone on this machine, as loaded as it is now.
 if (argv.alone) await scenario('light tenant alone (no other tenant): the machine\'s floor', {}, { loops: 0, views: false });
 if (argv.baseline) await scenario('baseline: no light lane, queues unbounded (ENGINE_LIGHT_MS=0)', { ENGINE_LIGHT_MS: '0', ENGINE_QUEUE_PER_TENANT: '10000', ENGINE_QUEUE_PER_STUDY: '1000', ENGINE_QUEUE_MAX_WAIT_MS: '3600000' }, { loops: 4, views: false });
 if (!argv['views-only']) await scenario('fair scheduler, default limits: four heavy optimisation loops', {}, { loops: 4, views: false });
-if (argv.views || argv['views-only']) await scenario(`fair scheduler, default limits: model views (${argv['view-clients']} clients)`, {}, { loops: 0, views: true });
-if (argv.out) {
-  fs.mkdirSync(argv.out, { recursive: true });
-  fs.writeFileSync(path.join(argv.out, 'results.md'), printed.join('\n') + '\n');
-  fs.writeFileSync(path.join(argv.out, 'runs.jsonl.gz'), zlib.gzipSync(runs.map((r) => JSON.stringify(r)).join('\n') + '\n'));
+if (argv.views || argv['views-only']) {
+  await scenario('fair scheduler, default limits: the viewed studies\' driver alone, no view client (the control)', {}, { loops: 0, views: true, viewClients: 0 });
+  await scenario(`fair scheduler, default limits: the driver and ${argv['view-clients']} model-view clients`, {}, { loops: 0, views: true, viewClients: Number(argv['view-clients']) });
 }
+if (argv.out) writePublished(argv.out, { title: 'bench:fairness', provenance, started, loadStart, printed, records: runs });
