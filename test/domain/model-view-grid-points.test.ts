@@ -1,15 +1,16 @@
 /**
- * The grid's points as the engine receives them (model-views.ts): x and y varied over the axes the
- * answer reports, every other parameter held at the value the answer reports as fixed. The points
- * are built in internal coordinates by an affine step from the distribution's centre (O(d) each);
- * here each is checked against the user-unit point mapped through toInternal, on a study whose
+ * The grid's points as the engine computes them (model-views.ts hands the worker the grid's axes,
+ * gridPoints in engine-tasks.ts expands them): x and y varied over the axes the answer reports,
+ * every other parameter held at the value the answer reports as fixed. The points are built in
+ * internal coordinates by an affine step from the distribution's centre (O(d) each); here each is
+ * checked against the user-unit point mapped through toInternal, on a study whose
  * joint prior correlates the parameters (L0 not diagonal) and with a log-scaled one, so a wrong
  * direction, centre or scale shows. The ellipses are checked against userDistribution.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { createEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
-import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
+import { gridPoints, type EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { readStudy } from '../../src/domain/studies/codec.js';
 import { internalDistribution, userDistribution } from '../../src/domain/studies/distribution.js';
 import { ModelViews } from '../../src/domain/studies/model-views.js';
@@ -60,17 +61,20 @@ describe('grid points', () => {
     const views = new ModelViews({ storage: t.storage, engine });
     const g = await views.grid(DEFAULT_TENANT, id, { x: 'b', y: 'lr', n: 7 });
     const task = tasks.find((k) => k.op === 'model-view');
-    if (!task || task.op !== 'model-view' || task.task.view !== 'grid') throw new Error('no grid task');
+    if (!task || task.op !== 'model-view' || task.task.view !== 'grid-axes') throw new Error('no grid task');
+    // The task carries the axes, not the n² points.
+    expect(JSON.stringify(task).length).toBeLessThan(2000);
+    const points = gridPoints(task.task.axes);
     const record = await t.storage.getStudy(DEFAULT_TENANT, id);
     const study = readStudy(record!);
     const space = searchSpace(study.parameters, study.prior);
-    expect(task.task.points).toHaveLength(49);
+    expect(points).toHaveLength(49);
     let k = 0;
     for (const yv of g.y.values) {
       for (const xv of g.x.values) {
         const user = space.parameters.map((p) => (p.name === 'b' ? xv : p.name === 'lr' ? yv : (g.fixed[p.name] as number)));
         const want = toInternal(space, user);
-        const got = task.task.points[k++]!;
+        const got = points[k++]!;
         expect(got).toHaveLength(want.length);
         got.forEach((v, j) => expect(v).toBeCloseTo(want[j]!, 9));
       }

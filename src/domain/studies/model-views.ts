@@ -32,6 +32,7 @@ import { methodFacts, solveLower, type GpHyper, type MethodName, type ModelViewR
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
 import { DomainError, StudyNotFoundError, ValidationError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
+import type { GridAxesTask } from '../pool/engine-tasks.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
 import { engineY, readStudy, type Study } from './codec.js';
 import { centrePoint, internalDistribution, type InternalDistribution } from './distribution.js';
@@ -168,20 +169,11 @@ export class ModelViews {
     });
     const d = space.numeric.length;
     const unit = (i: number) => Array.from(solveLower(space.L0, Array.from({ length: d }, (_, k) => (k === i ? 1 : 0))));
-    const cx = unit(ix), cy = unit(iy);
     // The view's GP has the numeric coordinates only when the study has categorical parameters.
-    const inputs = ctx.inputs;
-    const points: number[][] = [];
-    for (const b of ty) {
-      const db = b - marg.mean[1];
-      for (const a of tx) {
-        const da = a - marg.mean[0];
-        const u = new Array<number>(inputs);
-        for (let k = 0; k < inputs; k++) u[k] = k < d ? centre[k]! + da * cx[k]! + db * cy[k]! : centre[k]!;
-        points.push(u);
-      }
-    }
-    const result = await this.run({ view: 'grid', model: ctx.model, points }, tenantId, ctx.fitKey, { tenantId, studyId });
+    // The worker builds the n² points from these (gridPoints), so that the event loop neither
+    // computes nor copies them.
+    const axes = { centre, cx: unit(ix), cy: unit(iy), dx: tx.map((a) => a - marg.mean[0]), dy: ty.map((b) => b - marg.mean[1]), d, inputs: ctx.inputs };
+    const result = await this.run({ view: 'grid-axes', model: ctx.model, axes }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'grid') throw new Error('model view: unexpected result');
     const rows = (vals: number[], f: (v: number) => number) => ty.map((_, r) => vals.slice(r * n, (r + 1) * n).map(f));
 
@@ -246,10 +238,10 @@ export class ModelViews {
   }
 
   /** Runs in the engine pool, counted against the study's tenant by the fair scheduler like its loop's calls. */
-  private async run(task: ModelViewTask, tenantId: string, fitKey: string | null, caller: EngineCaller): Promise<ModelViewResult> {
+  private async run(task: ModelViewTask | GridAxesTask, tenantId: string, fitKey: string | null, caller: EngineCaller): Promise<ModelViewResult> {
     const cached = fitKey === null ? undefined : this.cache.get<GpHyper>(tenantId, fitKey);
     const model = cached ? { ...task.model, fittedHyper: cached } : task.model;
-    const { result } = await this.deps.engine.run({ op: 'model-view', task: { ...task, model } as ModelViewTask }, caller);
+    const { result } = await this.deps.engine.run({ op: 'model-view', task: { ...task, model } as ModelViewTask | GridAxesTask }, caller);
     if (result.op !== 'model-view') throw new Error('model view: unexpected engine result');
     if (fitKey !== null && result.view.fitted && !cached) this.cache.set(tenantId, fitKey, result.view.fitted);
     return result.view;
