@@ -15,6 +15,8 @@ import { readStudy } from '../../src/domain/studies/codec.js';
 import { internalDistribution, userDistribution } from '../../src/domain/studies/distribution.js';
 import { ModelViews } from '../../src/domain/studies/model-views.js';
 import { searchSpace, toInternal } from '../../src/domain/studies/transforms.js';
+import { serializerCompiler } from 'fastify-type-provider-zod';
+import { GridSchema } from '../../src/http/schemas/model.js';
 import { makeTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -93,5 +95,12 @@ describe('grid points', () => {
     // Its covariance: the point at θ = 0 is centre + L(1, 0), L the 2×2 Cholesky factor of the marginal.
     const cxy = dist.covariance[ib]![il]!;
     expect(Math.log(one[0]![1]) - dist.meanTransformed[il]!).toBeCloseTo(cxy / dist.std[ib]!, 9);
+  });
+
+  it('the route writes the grid exactly as the zod serializer of its schema would', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/v1/studies/${id}/model/grid?x=a&y=lr&n=9` });
+    expect(res.statusCode, res.body).toBe(200);
+    const zod = serializerCompiler({ schema: GridSchema, method: 'GET', url: '/', httpStatus: '200' } as never);
+    expect(res.body).toBe(zod(JSON.parse(res.body)));
   });
 });
