@@ -18,7 +18,8 @@
  *   categorical parameters, what the choices change is part of its noise.
  * Cost is bounded, whatever the study's size: at most MAX_VIEW_POINTS training points (the most
  * recently completed, in completion order: completed_at, then trial id) and GRID_MAX_N² grid points,
- * computed in the engine pool (off the event loop). A view reads the study, at most two engine
+ * computed in the engine pool's lane for views (off the event loop, never on a slot the
+ * optimisation loops use; fair-runner.ts). A view reads the study, at most two engine
  * states (a method's GP is stored in its state with its own active set) and at most
  * MAX_VIEW_POINTS + MAX_DRAWN_POINTS trials (Storage.listRecentCompleted: one index range each),
  * never the study's whole trial list: the grid draws the points in the model and the
@@ -237,7 +238,10 @@ export class ModelViews {
     };
   }
 
-  /** Runs in the engine pool, counted against the study's tenant by the fair scheduler like its loop's calls. */
+  /**
+   * Runs in the engine pool's lane for views (fair-runner.ts): round robin between tenants, at most
+   * a few per tenant (429 beyond), never on a slot the optimisation loops use.
+   */
   private async run(task: ModelViewTask | GridAxesTask, tenantId: string, fitKey: string | null, caller: EngineCaller): Promise<ModelViewResult> {
     const cached = fitKey === null ? undefined : this.cache.get<GpHyper>(tenantId, fitKey);
     const model = cached ? { ...task.model, fittedHyper: cached } : task.model;
