@@ -88,6 +88,8 @@ export class Metrics {
       ['probnes_engine_queued', 'Heavy engine calls waiting for a slot (all tenants).', 'queuedHeavy'],
       ['probnes_engine_running_heavy', 'Heavy engine calls computing now.', 'runningHeavy'],
       ['probnes_engine_running_light', 'Light engine calls (model-free methods) computing now.', 'runningLight'],
+      ['probnes_engine_views_queued', 'Model views waiting for the views lane (all tenants).', 'queuedViews'],
+      ['probnes_engine_views_running', 'Model views computing now.', 'runningViews'],
     ] as const;
     this.addFigureGauges(figures, (key) => stats()[key]);
   }

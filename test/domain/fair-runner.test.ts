@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { EngineBusyError, FairScheduler, type FairnessLimits } from '../../src/domain/pool/fair-runner.js';
 import type { EngineResult, EngineTask } from '../../src/domain/pool/engine-tasks.js';
+import { FairEngineRunner, LanedEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
 
 interface Pending {
   task: EngineTask;
@@ -25,7 +26,10 @@ function heldRunner() {
 
 const task = (method: string, tag: number): EngineTask => ({ op: 'estimate', method: method as never, state: { tag } as never, history: [] });
 const tagOf = (p: Pending) => (p.task as unknown as { state: { tag: number } }).state.tag;
-const limits = (o: Partial<FairnessLimits> = {}): FairnessLimits => ({ heavySlots: 1, lightMs: 50, perStudy: 10, perTenant: 10, maxWaitMs: 1e9, ...o });
+const limits = (o: Partial<FairnessLimits> = {}): FairnessLimits => ({ heavySlots: 1, lightMs: 50, perStudy: 10, perTenant: 10, maxWaitMs: 1e9, viewSlots: 1, viewsPerTenant: 10, ...o });
+/** A model view (the dashboard's importance), tagged like `task`. */
+const view = (tag: number): EngineTask => ({ op: 'model-view', task: { view: 'importance', model: { tag } as never, L0: [] } });
+const tagOfAny = (p: Pending) => (p.task.op === 'model-view' ? (p.task.task.model as unknown as { tag: number }).tag : tagOf(p));
 const tick = () => new Promise((r) => setImmediate(r));
 
 /**
@@ -151,5 +155,121 @@ describe('FairScheduler', () => {
     await tick();
     inner.started[2]!.finish(3000);
     await queued;
+  });
+
+  it('a model view never takes the heavy slot: another tenant\'s GP call starts at once while views compute', async () => {
+    const heavy = heldRunner();
+    const views = heldRunner();
+    const s = new FairScheduler(heavy.run, limits(), heavy.run, views.run);
+    // Tenant A's two views occupy the views lane (one slot: the second waits); B's GP call and
+    // A's own loop call still run at once, one after the other, on the heavy slot.
+    const v1 = s.run(view(1), { tenantId: 'A', studyId: 'a' });
+    const v2 = s.run(view(2), { tenantId: 'A', studyId: 'a' });
+    const b = s.run(task('prob-cmaes', 3), { tenantId: 'B', studyId: 'b' });
+    await tick();
+    expect(views.started.map(tagOfAny)).toEqual([1]);
+    expect(heavy.started.map(tagOfAny)).toEqual([3]);
+    expect(s.stats).toMatchObject({ runningViews: 1, queuedViews: 1, runningHeavy: 1, queuedHeavy: 0 });
+    heavy.started[0]!.finish();
+    await b;
+    views.started[0]!.finish();
+    await v1;
+    await tick();
+    expect(views.started.map(tagOfAny)).toEqual([1, 2]);
+    views.started[1]!.finish();
+    await v2;
+  });
+
+  it('serves views round robin between tenants in their own lane', async () => {
+    const inner = heldRunner();
+    const views = heldRunner();
+    const s = new FairScheduler(inner.run, limits(), inner.run, views.run);
+    const done: Promise<unknown>[] = [];
+    for (let i = 1; i <= 3; i++) done.push(s.run(view(10 + i), { tenantId: 'A', studyId: 'a' }));
+    done.push(s.run(view(21), { tenantId: 'B', studyId: 'b' }));
+    await tick();
+    for (let k = 0; k < 4; k++) {
+      expect(views.started.length).toBe(k + 1);
+      views.started[k]!.finish();
+      await tick();
+    }
+    await Promise.all(done);
+    // A's first view took the free slot; then A and B alternate: B's one view is served second.
+    expect(views.started.map(tagOfAny)).toEqual([11, 12, 21, 13]);
+    expect(inner.started).toEqual([]);
+  });
+
+  it('refuses a tenant\'s views over viewsPerTenant at once (engine_busy, Retry-After ≥ 1 s); its loop calls and other tenants\' views are still taken', async () => {
+    const inner = heldRunner();
+    const views = heldRunner();
+    const s = new FairScheduler(inner.run, limits({ viewsPerTenant: 2, perStudy: 1, perTenant: 1 }), inner.run, views.run);
+    const v1 = s.run(view(1), { tenantId: 'A', studyId: 'a' });
+    const v2 = s.run(view(2), { tenantId: 'A', studyId: 'a' });
+    const err = await refusedAtOnce(s.run(view(3), { tenantId: 'A', studyId: 'a2' }));
+    expect(err).toBeInstanceOf(EngineBusyError);
+    expect(err).toMatchObject({ code: 'engine_busy' });
+    expect((err as EngineBusyError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect((err as Error).message).toMatch(/model views.*at most 2/);
+    // Views count neither against the tenant's nor the study's loop bounds (1 each here).
+    const loop = s.run(task('prob-cmaes', 4), { tenantId: 'A', studyId: 'a' });
+    const other = s.run(view(5), { tenantId: 'B', studyId: 'b' });
+    expect(s.stats.rejected).toBe(1);
+    await tick();
+    expect(inner.started.map(tagOfAny)).toEqual([4]);
+    inner.started[0]!.finish();
+    for (let k = 0; k < 3; k++) {
+      views.started[k]!.finish();
+      await tick();
+    }
+    await Promise.all([v1, v2, loop, other]);
+    expect(views.started.map(tagOfAny)).toEqual([1, 2, 5]);
+    // Released when they finish: A may ask for a view again.
+    const again = s.run(view(6), { tenantId: 'A', studyId: 'a' });
+    await tick();
+    views.started[3]!.finish();
+    await again;
+  });
+
+  it('refuses a view whose predicted wait in the views lane exceeds maxWaitMs; heavy calls are not counted in it', async () => {
+    const inner = heldRunner();
+    const views = heldRunner();
+    const s = new FairScheduler(inner.run, limits({ maxWaitMs: 5000 }), inner.run, views.run);
+    // A long heavy call runs, measured at 60 s: it makes no view wait.
+    const m = s.run(task('prob-cmaes', 1), { tenantId: 'B', studyId: 'b' });
+    await tick();
+    inner.started[0]!.finish(60_000);
+    await m;
+    const longHeavy = s.run(task('prob-cmaes', 2), { tenantId: 'B', studyId: 'b' });
+    // Views of study a measured at 4 s each.
+    const first = s.run(view(3), { tenantId: 'A', studyId: 'a' });
+    await tick();
+    views.started[0]!.finish(4000);
+    await first;
+    const running = s.run(view(4), { tenantId: 'A', studyId: 'a' }); // runs at once
+    const queued = s.run(view(5), { tenantId: 'A', studyId: 'a' }); // waits 4 s: accepted
+    const err = await refusedAtOnce(s.run(view(6), { tenantId: 'C', studyId: 'c' })); // would wait 8 s
+    expect(err).toBeInstanceOf(EngineBusyError);
+    expect((err as EngineBusyError).retryAfterSeconds).toBe(8);
+    await tick();
+    views.started[1]!.finish(4000);
+    await running;
+    await tick();
+    views.started[2]!.finish(4000);
+    await queued;
+    inner.started[1]!.finish();
+    await longHeavy;
+  });
+
+  it('FairEngineRunner over three pools sends views to the views pool, light calls to the light one, the rest to the heavy one', async () => {
+    const pools = { heavy: heldRunner(), light: heldRunner(), views: heldRunner() };
+    const runner = (h: ReturnType<typeof heldRunner>): EngineRunner => ({ run: h.run, close: async () => {} });
+    const fair = new FairEngineRunner(new LanedEngineRunner(runner(pools.heavy), runner(pools.light), runner(pools.views)), limits());
+    const calls = [fair.run(view(1), { tenantId: 'A', studyId: 'a' }), fair.run(task('cmaes', 2), { tenantId: 'A', studyId: 'b' }), fair.run(task('bo', 3), { tenantId: 'A', studyId: 'c' })];
+    await tick();
+    expect(pools.views.started.map(tagOfAny)).toEqual([1]);
+    expect(pools.light.started.map(tagOfAny)).toEqual([2]);
+    expect(pools.heavy.started.map(tagOfAny)).toEqual([3]);
+    for (const p of Object.values(pools)) p.started[0]!.finish();
+    await Promise.all(calls);
   });
 });

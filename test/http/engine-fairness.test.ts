@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { InlineEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
+import { InlineEngineRunner, LanedEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import type { EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { SqliteStorage } from '../../src/storage/index.js';
 import { braninStudy } from '../helpers/loop.js';
@@ -29,7 +29,7 @@ function gatedEngine() {
     },
     close: () => inner.close(),
   };
-  return { runner, open };
+  return { runner, open, gate, inner };
 }
 
 const heavyStudy = (name: string) => braninStudy('prob-cmaes', { name, batch_size: 2, options: { candidates: 32 } });
@@ -70,6 +70,44 @@ describe('fair engine time over HTTP', () => {
     const retried = await app.inject({ method: 'GET', url: `/v1/studies/${b}/suggestions?count=1` });
     expect(retried.statusCode, retried.body).toBe(200);
     expect(retried.json().trials).toHaveLength(1);
+  });
+});
+
+describe('model views in a lane of their own', () => {
+  it('a tenant\'s views over its bound get 429 engine_busy with Retry-After at once, while its loop and the views in flight go on', async () => {
+    // Views run on a pool whose calls wait for the gate; the loop's calls run inline.
+    const views = gatedEngine();
+    const gatedViews: EngineRunner = { run: (task: EngineTask) => (task.op === 'model-view' ? views.gate.then(() => views.inner.run(task)) : views.inner.run(task)), close: async () => {} };
+    app = await buildApp({
+      config: { bodyLimit: 1 << 20, requestTimeoutMs: 30_000 },
+      storage: SqliteStorage.open(':memory:'),
+      engine: new LanedEngineRunner(new InlineEngineRunner(), new InlineEngineRunner(), gatedViews),
+    });
+    const id = (await app.inject({ method: 'POST', url: '/v1/studies', payload: braninStudy('cmaes', { batch_size: 4 }) })).json().id as string;
+    const trials = (await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=4` })).json().trials as { trial_id: number; parameters: Record<string, number> }[];
+    const observed = await app.inject({ method: 'POST', url: `/v1/studies/${id}/observations`, payload: { observations: trials.map((t) => ({ trial_id: t.trial_id, value: t.parameters.x1! + t.parameters.x2! })) } });
+    expect(observed.statusCode, observed.body).toBe(200);
+    // Two different views (no shared computation) fill the tenant's bound of two.
+    const inFlight = [app.inject({ method: 'GET', url: `/v1/studies/${id}/model/importance` }), app.inject({ method: 'GET', url: `/v1/studies/${id}/model/grid?x=x1&y=x2&n=5` })];
+    await new Promise((r) => setTimeout(r, 50));
+    const third = app.inject({ method: 'GET', url: `/v1/studies/${id}/model/grid?x=x1&y=x2&n=6` });
+    const busy = await Promise.race([third, new Promise<null>((r) => setTimeout(() => r(null), 5000).unref())]);
+    if (busy === null) {
+      views.open();
+      await Promise.all([...inFlight, third]);
+      expect.fail('no answer within 5 s: the view was queued behind the others instead of refused');
+    }
+    expect(busy.statusCode).toBe(429);
+    expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(busy.json()).toMatchObject({ status: 429, code: 'engine_busy' });
+    expect(busy.json().detail).toMatch(/model views/);
+    // The same tenant's loop is not held up by its views.
+    const suggest = await app.inject({ method: 'GET', url: `/v1/studies/${id}/suggestions?count=1` });
+    expect(suggest.statusCode, suggest.body).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/metrics' })).body).toMatch(/probnes_engine_views_running 1/);
+    views.open();
+    for (const r of await Promise.all(inFlight)) expect(r.statusCode, r.body).toBe(200);
+    expect((await app.inject({ method: 'GET', url: `/v1/studies/${id}/model/grid?x=x1&y=x2&n=6` })).statusCode).toBe(200);
   });
 });
 

@@ -29,8 +29,13 @@ export class FairEngineRunner implements EngineRunner {
     private readonly inner: EngineRunner,
     limits: FairnessLimits = DEFAULT_FAIRNESS,
   ) {
-    const light = inner instanceof LanedEngineRunner ? (task: EngineTask) => inner.runLight(task) : undefined;
-    this.scheduler = new FairScheduler((task) => inner.run(task), limits, light);
+    const laned = inner instanceof LanedEngineRunner ? inner : null;
+    this.scheduler = new FairScheduler(
+      (task) => inner.run(task),
+      limits,
+      laned ? (task) => laned.runLight(task) : undefined,
+      laned ? (task) => laned.runViews(task) : undefined,
+    );
   }
 
   run(task: EngineTask, caller?: EngineCaller) {
@@ -58,14 +63,17 @@ export class InlineEngineRunner implements EngineRunner {
 export class WorkerEngineRunner implements EngineRunner {
   private readonly pool: Piscina;
 
-  /** `nice`: the threads' scheduling priority (Linux; engine-worker.ts), e.g. the heavy lane's. */
-  constructor(threads: number, opts: { nice?: number } = {}) {
+  /**
+   * `nice`: the threads' scheduling priority (Linux; engine-worker.ts), e.g. the heavy lane's;
+   * `minThreads`: threads kept while idle (0: started on the first call, ended after a minute idle).
+   */
+  constructor(threads: number, opts: { nice?: number; minThreads?: number } = {}) {
     const here = fileURLToPath(import.meta.url);
     const compiled = here.endsWith('.js');
     const filename = here.replace(/engine-pool\.(ts|js)$/, compiled ? 'engine-worker.js' : 'engine-worker.ts');
     this.pool = new Piscina({
       filename,
-      minThreads: 1,
+      minThreads: Math.min(opts.minThreads ?? 1, Math.max(1, threads)),
       maxThreads: Math.max(1, threads),
       idleTimeout: 60_000,
       workerData: { nice: opts.nice ?? null },
@@ -86,12 +94,21 @@ export class WorkerEngineRunner implements EngineRunner {
 
 /** Niceness of the heavy lane's threads: the event loop and the light lane run first on a busy machine. */
 export const HEAVY_NICE = 10;
+/**
+ * Niceness of the model views' thread, the lowest: a dashboard's plots take the CPU that the
+ * optimisation loops (heavy lane included), the light lane and the event loop leave.
+ */
+export const VIEWS_NICE = 19;
 
-/** Two pools: heavy calls (run) and light ones (runLight, fair-runner.ts) never share a thread. */
+/**
+ * Three pools: heavy calls (run), light ones (runLight) and model views (runViews) never share a
+ * thread (fair-runner.ts); without a views pool, views run on the heavy one.
+ */
 export class LanedEngineRunner implements EngineRunner {
   constructor(
     private readonly heavy: EngineRunner,
     private readonly light: EngineRunner,
+    private readonly views: EngineRunner = heavy,
   ) {}
 
   run(task: EngineTask) {
@@ -102,16 +119,24 @@ export class LanedEngineRunner implements EngineRunner {
     return this.light.run(task);
   }
 
+  runViews(task: EngineTask) {
+    return this.views.run(task);
+  }
+
   async close() {
-    await Promise.all([this.heavy.close(), this.light.close()]);
+    await Promise.all([...new Set([this.heavy, this.light, this.views])].map((r) => r.close()));
   }
 }
 
 /**
- * `threads` workers for heavy calls, at a lower priority (HEAVY_NICE), and one worker of its own
- * for the light lane (fair-runner.ts), so that a model-free method's millisecond calls never wait
- * behind a GP fit nor for the CPU it takes; 0: inline.
+ * `threads` workers for heavy calls, at a lower priority (HEAVY_NICE); one worker of its own for
+ * the light lane (fair-runner.ts), so that a model-free method's millisecond calls never wait
+ * behind a GP fit nor for the CPU it takes; and one for model views at the lowest priority
+ * (VIEWS_NICE), started on the first view, so that a view of seconds never holds a heavy slot.
+ * 0: inline.
  */
 export function createEngineRunner(threads: number): EngineRunner {
-  return threads > 0 ? new LanedEngineRunner(new WorkerEngineRunner(threads, { nice: HEAVY_NICE }), new WorkerEngineRunner(1)) : new InlineEngineRunner();
+  return threads > 0
+    ? new LanedEngineRunner(new WorkerEngineRunner(threads, { nice: HEAVY_NICE }), new WorkerEngineRunner(1), new WorkerEngineRunner(1, { nice: VIEWS_NICE, minThreads: 0 }))
+    : new InlineEngineRunner();
 }

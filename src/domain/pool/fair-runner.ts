@@ -18,6 +18,16 @@
  * of seconds. The inner runner gets at most `heavySlots` heavy calls at a time; light calls run on
  * a worker of their own (createEngineRunner), whose thread also keeps its normal priority while the
  * heavy threads run niced, so neither a queue nor the CPU a GP fit takes delays them.
+ *
+ * Model views (op `model-view`: the dashboard's grid and importance) have a lane of their own too.
+ * A view is one call that cannot be interrupted and may take seconds (a GP fitted to 300 points in
+ * 100 dimensions, then the Laplace curvature of its hyperparameters); in the heavy lane, every
+ * other tenant's next GP call would wait for it to end, round robin or not. So views wait in
+ * per-tenant queues of their own, served round robin on `viewSlots` threads of the lowest priority
+ * (createEngineRunner), and never occupy a slot the optimisation loops use. A tenant may have at
+ * most `viewsPerTenant` views queued or running (they count neither against its loop's bounds nor
+ * against its studies'), and `maxWaitMs` bounds their predicted wait as for heavy calls; beyond
+ * either, engine_busy with a Retry-After.
  */
 import { isMethodName, methodFacts } from '../../engine/index.js';
 import { DomainError } from '../common/errors.js';
@@ -41,11 +51,15 @@ export interface FairnessLimits {
   perStudy: number;
   /** Calls per tenant waiting or running. */
   perTenant: number;
-  /** Longest predicted wait for a heavy slot before a call is refused. */
+  /** Longest predicted wait for a heavy (or view) slot before a call is refused. */
   maxWaitMs: number;
+  /** Model views computing at once (the views lane's threads). */
+  viewSlots: number;
+  /** Model views per tenant waiting or running. */
+  viewsPerTenant: number;
 }
 
-export const DEFAULT_FAIRNESS: FairnessLimits = { heavySlots: 1, lightMs: 50, perStudy: 2, perTenant: 8, maxWaitMs: 10_000 };
+export const DEFAULT_FAIRNESS: FairnessLimits = { heavySlots: 1, lightMs: 50, perStudy: 2, perTenant: 8, maxWaitMs: 10_000, viewSlots: 1, viewsPerTenant: 2 };
 
 /** A heavy call never measured before is predicted to take this long (ms), for waits and Retry-After. */
 const UNKNOWN_HEAVY_MS = 1000;
@@ -56,99 +70,45 @@ export class EngineBusyError extends DomainError {
   }
 }
 
+type Run = (task: EngineTask) => Promise<{ result: EngineResult; ms: number }>;
+
 interface Job {
-  task: EngineTask;
   caller: EngineCaller;
   predictedMs: number;
   start: () => void;
 }
 
-type Run = (task: EngineTask) => Promise<{ result: EngineResult; ms: number }>;
-
-export interface FairnessStats {
-  queuedHeavy: number;
-  runningHeavy: number;
-  runningLight: number;
-  rejected: number;
-}
-
-export class FairScheduler {
+/**
+ * Calls waiting for `slots` slots of `inner`, one FIFO queue per tenant, a free slot taking the next
+ * tenant's oldest call in round-robin order.
+ */
+class RoundRobinLane {
   private readonly queues = new Map<string, Job[]>();
-  /** Tenants with queued heavy calls, in round-robin order (the next to serve first). */
+  /** Tenants with queued calls, in round-robin order (the next to serve first). */
   private readonly turn: string[] = [];
-  private runningHeavy = 0;
-  private runningLight = 0;
-  private rejected = 0;
-  private readonly perStudy = new Map<string, number>();
-  private readonly perTenant = new Map<string, number>();
-  /** Measured compute time per study and operation (exponential moving average, ms). */
-  private readonly measured = new Map<string, number>();
-  /** Predicted ms of the heavy calls running now. */
+  running = 0;
+  /** Predicted ms of the calls running now. */
   private readonly runningPredicted = new Set<{ ms: number }>();
 
   constructor(
+    private readonly slots: number,
     private readonly inner: Run,
-    readonly limits: FairnessLimits = DEFAULT_FAIRNESS,
-    /** Where light calls run (a pool of their own); the inner runner when absent. */
-    private readonly light: Run = inner,
   ) {}
 
-  get stats(): FairnessStats {
-    let queuedHeavy = 0;
-    for (const q of this.queues.values()) queuedHeavy += q.length;
-    return { queuedHeavy, runningHeavy: this.runningHeavy, runningLight: this.runningLight, rejected: this.rejected };
-  }
-
-  async run(task: EngineTask, caller: EngineCaller): Promise<{ result: EngineResult; ms: number }> {
-    const key = `${caller.studyId}\u0000${task.op}`;
-    const seen = this.measured.get(key);
-    // Methods without a model (registry facts): their calls are light until measured otherwise.
-    const light = 'method' in task && isMethodName(task.method) && !methodFacts(task.method).hasModel && (seen === undefined || seen <= this.limits.lightMs);
-    this.admit(caller, light, seen);
-    try {
-      const out = light ? await this.runLight(task) : await this.runHeavy(task, caller, seen ?? UNKNOWN_HEAVY_MS);
-      this.measured.set(key, seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms);
-      if (this.measured.size > 100_000) this.measured.delete(this.measured.keys().next().value!);
-      return out;
-    } finally {
-      this.release(caller);
-    }
-  }
-
-  /** Counts the call against its study and tenant, or refuses it (EngineBusyError). */
-  private admit(caller: EngineCaller, light: boolean, seen: number | undefined): void {
-    const study = this.perStudy.get(caller.studyId) ?? 0;
-    const tenant = this.perTenant.get(caller.tenantId) ?? 0;
-    const refuse = (detail: string, waitMs: number) => {
-      this.rejected++;
-      throw new EngineBusyError(detail, Math.max(1, Math.ceil(waitMs / 1000)));
-    };
-    const wait = light ? 0 : this.predictedWait(caller.tenantId);
-    if (study >= this.limits.perStudy) refuse(`study ${JSON.stringify(caller.studyId)} already has ${study} engine computations queued or running (at most ${this.limits.perStudy})`, wait + (seen ?? UNKNOWN_HEAVY_MS));
-    if (tenant >= this.limits.perTenant) refuse(`this tenant already has ${tenant} engine computations queued or running (at most ${this.limits.perTenant})`, wait + (seen ?? UNKNOWN_HEAVY_MS));
-    if (!light && wait > this.limits.maxWaitMs) refuse(`the engine's queue for this tenant is about ${Math.round(wait / 1000)} s long (at most ${this.limits.maxWaitMs / 1000} s is queued)`, wait);
-    this.perStudy.set(caller.studyId, study + 1);
-    this.perTenant.set(caller.tenantId, tenant + 1);
-  }
-
-  private release(caller: EngineCaller): void {
-    const dec = (m: Map<string, number>, k: string) => {
-      const n = (m.get(k) ?? 1) - 1;
-      if (n <= 0) m.delete(k);
-      else m.set(k, n);
-    };
-    dec(this.perStudy, caller.studyId);
-    dec(this.perTenant, caller.tenantId);
+  get queued(): number {
+    let n = 0;
+    for (const q of this.queues.values()) n += q.length;
+    return n;
   }
 
   /**
-   * How long a new heavy call of `tenantId` would wait for a slot under round robin: every other
-   * tenant with queued calls gets about as many turns as this tenant has calls ahead (+1), each
-   * turn costing that tenant's next predicted call; plus the running calls' predicted time. Spread
-   * over the slots.
+   * How long a new call of `tenantId` would wait for a slot under round robin: every other tenant
+   * with queued calls gets about as many turns as this tenant has calls ahead (+1), each turn
+   * costing that tenant's next predicted call; plus the running calls' predicted time. Spread over
+   * the slots.
    */
-  private predictedWait(tenantId: string): number {
-    const free = this.limits.heavySlots - this.runningHeavy;
+  predictedWait(tenantId: string): number {
+    const free = this.slots - this.running;
     const own = this.queues.get(tenantId) ?? [];
     if (free > 0 && this.turn.length === 0) return 0;
     const rounds = own.length + 1;
@@ -158,32 +118,22 @@ export class FairScheduler {
       for (let i = 0; i < Math.min(rounds, q.length); i++) ms += q[i]!.predictedMs;
     }
     for (const r of this.runningPredicted) ms += r.ms;
-    return ms / this.limits.heavySlots;
+    return ms / this.slots;
   }
 
-  private async runLight(task: EngineTask): Promise<{ result: EngineResult; ms: number }> {
-    this.runningLight++;
-    try {
-      return await this.light(task);
-    } finally {
-      this.runningLight--;
-    }
-  }
-
-  private runHeavy(task: EngineTask, caller: EngineCaller, predictedMs: number): Promise<{ result: EngineResult; ms: number }> {
+  run(task: EngineTask, caller: EngineCaller, predictedMs: number): Promise<{ result: EngineResult; ms: number }> {
     return new Promise((resolve, reject) => {
       const job: Job = {
-        task,
         caller,
         predictedMs,
         start: () => {
           const mark = { ms: predictedMs };
-          this.runningHeavy++;
+          this.running++;
           this.runningPredicted.add(mark);
           this.inner(task)
             .then(resolve, reject)
             .finally(() => {
-              this.runningHeavy--;
+              this.running--;
               this.runningPredicted.delete(mark);
               this.dispatch();
             });
@@ -200,9 +150,9 @@ export class FairScheduler {
     });
   }
 
-  /** Starts queued heavy calls while slots are free, one tenant per turn. */
+  /** Starts queued calls while slots are free, one tenant per turn. */
   private dispatch(): void {
-    while (this.runningHeavy < this.limits.heavySlots && this.turn.length > 0) {
+    while (this.running < this.slots && this.turn.length > 0) {
       const tenant = this.turn.shift()!;
       const q = this.queues.get(tenant)!;
       const job = q.shift()!;
@@ -211,6 +161,106 @@ export class FairScheduler {
       job.start();
     }
   }
+}
+
+export interface FairnessStats {
+  queuedHeavy: number;
+  runningHeavy: number;
+  runningLight: number;
+  queuedViews: number;
+  runningViews: number;
+  rejected: number;
+}
+
+type Lane = 'light' | 'heavy' | 'views';
+
+export class FairScheduler {
+  private readonly heavy: RoundRobinLane;
+  private readonly views: RoundRobinLane;
+  private runningLight = 0;
+  private rejected = 0;
+  private readonly perStudy = new Map<string, number>();
+  private readonly perTenant = new Map<string, number>();
+  private readonly viewsPerTenant = new Map<string, number>();
+  /** Measured compute time per study and operation (exponential moving average, ms). */
+  private readonly measured = new Map<string, number>();
+
+  constructor(
+    inner: Run,
+    readonly limits: FairnessLimits = DEFAULT_FAIRNESS,
+    /** Where light calls run (a pool of their own); the inner runner when absent. */
+    private readonly light: Run = inner,
+    /** Where model views run (a pool of their own); the inner runner when absent. */
+    views: Run = inner,
+  ) {
+    this.heavy = new RoundRobinLane(limits.heavySlots, inner);
+    this.views = new RoundRobinLane(limits.viewSlots, views);
+  }
+
+  get stats(): FairnessStats {
+    return { queuedHeavy: this.heavy.queued, runningHeavy: this.heavy.running, runningLight: this.runningLight, queuedViews: this.views.queued, runningViews: this.views.running, rejected: this.rejected };
+  }
+
+  async run(task: EngineTask, caller: EngineCaller): Promise<{ result: EngineResult; ms: number }> {
+    // A view's cost depends on which view it is (a grid's predictions, or a fit and its curvature).
+    const key = `${caller.studyId}\u0000${task.op === 'model-view' ? `model-view:${task.task.view}` : task.op}`;
+    const seen = this.measured.get(key);
+    // Methods without a model (registry facts): their calls are light until measured otherwise.
+    const lane: Lane =
+      task.op === 'model-view' ? 'views' : 'method' in task && isMethodName(task.method) && !methodFacts(task.method).hasModel && (seen === undefined || seen <= this.limits.lightMs) ? 'light' : 'heavy';
+    const release = this.admit(caller, lane, seen);
+    try {
+      const out = lane === 'light' ? await this.runLight(task) : await this[lane].run(task, caller, seen ?? UNKNOWN_HEAVY_MS);
+      this.measured.set(key, seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms);
+      if (this.measured.size > 100_000) this.measured.delete(this.measured.keys().next().value!);
+      return out;
+    } finally {
+      release();
+    }
+  }
+
+  /** Counts the call against its bounds, or refuses it (EngineBusyError); returns its release. */
+  private admit(caller: EngineCaller, lane: Lane, seen: number | undefined): () => void {
+    const refuse = (detail: string, waitMs: number) => {
+      this.rejected++;
+      throw new EngineBusyError(detail, Math.max(1, Math.ceil(waitMs / 1000)));
+    };
+    const wait = lane === 'light' ? 0 : this[lane].predictedWait(caller.tenantId);
+    const busyFor = wait + (seen ?? UNKNOWN_HEAVY_MS);
+    if (lane === 'views') {
+      const views = this.viewsPerTenant.get(caller.tenantId) ?? 0;
+      if (views >= this.limits.viewsPerTenant) refuse(`this tenant already has ${views} model views computing or queued (at most ${this.limits.viewsPerTenant})`, busyFor);
+      if (wait > this.limits.maxWaitMs) refuse(`the model views' queue for this tenant is about ${Math.round(wait / 1000)} s long (at most ${this.limits.maxWaitMs / 1000} s is queued)`, wait);
+      this.viewsPerTenant.set(caller.tenantId, views + 1);
+      return () => dec(this.viewsPerTenant, caller.tenantId);
+    }
+    const study = this.perStudy.get(caller.studyId) ?? 0;
+    const tenant = this.perTenant.get(caller.tenantId) ?? 0;
+    if (study >= this.limits.perStudy) refuse(`study ${JSON.stringify(caller.studyId)} already has ${study} engine computations queued or running (at most ${this.limits.perStudy})`, busyFor);
+    if (tenant >= this.limits.perTenant) refuse(`this tenant already has ${tenant} engine computations queued or running (at most ${this.limits.perTenant})`, busyFor);
+    if (lane === 'heavy' && wait > this.limits.maxWaitMs) refuse(`the engine's queue for this tenant is about ${Math.round(wait / 1000)} s long (at most ${this.limits.maxWaitMs / 1000} s is queued)`, wait);
+    this.perStudy.set(caller.studyId, study + 1);
+    this.perTenant.set(caller.tenantId, tenant + 1);
+    return () => {
+      dec(this.perStudy, caller.studyId);
+      dec(this.perTenant, caller.tenantId);
+    };
+  }
+
+  private async runLight(task: EngineTask): Promise<{ result: EngineResult; ms: number }> {
+    this.runningLight++;
+    try {
+      return await this.light(task);
+    } finally {
+      this.runningLight--;
+    }
+  }
+}
+
+function dec(m: Map<string, number>, k: string): void {
+  const n = (m.get(k) ?? 1) - 1;
+  if (n <= 0) m.delete(k);
+  else m.set(k, n);
 }
 
 /** The limits from the server's configuration: one heavy slot per engine worker (one when inline). */
