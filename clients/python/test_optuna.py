@@ -34,9 +34,11 @@ class BridgeTest(unittest.TestCase):
 
     def server_study_of(self, study):
         attrs = study._storage.get_study_system_attrs(study._study_id)
-        ids = [v for k, v in attrs.items() if k.startswith("probnes:study:")]
-        self.assertEqual(len(ids), 1, attrs)
-        return ids[0]
+        self.assertEqual([k for k in attrs if k.startswith("probnes:")], ["probnes:study"], attrs)
+        sid = attrs["probnes:study"]["id"]
+        # One server study per Optuna study: every Optuna trial the server served points to it.
+        self.assertEqual({t.system_attrs["probnes:trial"]["study"] for t in study.trials if "probnes:trial" in t.system_attrs} - {sid}, set())
+        return sid
 
     def test_optimize_searches_the_relative_space_on_the_server(self):
         sampler = ProbnesSampler(URL, method="prob-cmaes", seed=3)
