@@ -53,7 +53,7 @@ from optuna.trial import FrozenTrial, TrialState
 
 from . import Client, ConflictError, NotFoundError, ProbNESError
 
-__all__ = ["ProbnesSampler", "ServerUnavailable", "ServerFallbackWarning", "ParameterOutsideSpaceWarning"]
+__all__ = ["ProbnesSampler", "ProbnesPruner", "ServerUnavailable", "ServerFallbackWarning", "ParameterOutsideSpaceWarning"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 # Names the server refuses although _NAME matches them (every JavaScript object has them; docs/security.md).
@@ -72,6 +72,9 @@ class ServerUnavailable(ProbNESError):
 
     def __init__(self, detail: str, cause: Optional[ProbNESError] = None):
         super().__init__(getattr(cause, "status", None), "server_unavailable", detail)
+
+    def __str__(self) -> str:
+        return self.detail
 
 
 class ServerFallbackWarning(UserWarning):
@@ -552,6 +555,35 @@ class ProbnesSampler(BaseSampler):
                     return c
             raise ValueError(f"the server handed out {value!r}, not one of the choices {d.choices!r}")
         return value
+
+
+class ProbnesPruner(optuna.pruners.BasePruner):
+    """An Optuna pruner that asks the server study's stopping rule (ProbnesSampler(stopping=...)).
+
+        sampler = ProbnesSampler(url, stopping={"rule": "median", "min_steps": 5, "warmup_trials": 5})
+        study = optuna.create_study(sampler=sampler, pruner=ProbnesPruner(sampler))
+
+    trial.should_prune() reports the trial's latest intermediate value to the server and answers its
+    should_stop. A trial the server did not hand out (the first ones, independent or fallback ones) and
+    a server that does not answer are never pruned: the rule needs the server's trial, and an outage
+    must not cut a trial short."""
+
+    def __init__(self, sampler: ProbnesSampler):
+        self.sampler = sampler
+
+    def prune(self, study: "optuna.Study", trial: FrozenTrial) -> bool:
+        info = trial.system_attrs.get(_TRIAL_ATTR)
+        if not info or not trial.intermediate_values:
+            return False
+        step = max(trial.intermediate_values)
+        value = trial.intermediate_values[step]
+        if not _finite(value):
+            return False
+        try:
+            answer = self.sampler._call(lambda c: c.report(info["study"], info["trial_id"], int(step), float(value)))
+        except ProbNESError:
+            return False
+        return bool(answer.get("should_stop"))
 
 
 def _entry_to_json(entry: Mapping[str, Any]) -> Dict[str, Any]:
