@@ -480,6 +480,11 @@ class FailureAndStoppingTest(unittest.TestCase):
             st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
             last = t.intermediate_values[max(t.intermediate_values)]
             self.assertEqual((st["state"], st["stopped"], st["value"]), ("COMPLETED", True, last))
+        # Every curve is on the server once, whether the pruner or the copy after the trial sent it.
+        for t in study.trials:
+            if "probnes:trial" in t.system_attrs:
+                st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+                self.assertEqual([(v["step"], v["value"]) for v in st["intermediate_values"]], sorted(t.intermediate_values.items()))
 
 
 def objective_at_prior_centre():

@@ -192,6 +192,7 @@ class ProbnesSampler(BaseSampler):
         self._down_until: Optional[float] = None  # fallback: no call to the server before this (monotonic)
         self._outbox: List[Tuple[str, Callable[[Client], Any]]] = []  # reports the server has not had yet
         self._flushing = threading.Lock()  # one thread sends the outbox at a time, in order
+        self._told_steps: Dict[int, set] = {}  # Optuna trial id → steps ProbnesPruner reported to the server
 
     # -- Optuna's sampler interface --
 
@@ -276,9 +277,11 @@ class ProbnesSampler(BaseSampler):
                 value = float(values[0])
                 sends.append((sid, lambda c: c.observe(sid, [{"parameters": named, "value": value}])))
         else:
+            with self._lock:
+                told = self._told_steps.pop(trial._trial_id, set())
             if self.copy_intermediate and state in (TrialState.COMPLETE, TrialState.PRUNED):
                 for step, v in sorted(trial.intermediate_values.items()):
-                    if _finite(v):
+                    if _finite(v) and step not in told:  # ProbnesPruner already sent those it asked about
                         sends.append((sid, lambda c, s=int(step), x=float(v): c.report(sid, tid, s, x)))
             if state == TrialState.COMPLETE and values and _finite(values[0]):
                 value = float(values[0])
@@ -583,6 +586,8 @@ class ProbnesPruner(optuna.pruners.BasePruner):
             answer = self.sampler._call(lambda c: c.report(info["study"], info["trial_id"], int(step), float(value)))
         except ProbNESError:
             return False
+        with self.sampler._lock:
+            self.sampler._told_steps.setdefault(trial._trial_id, set()).add(step)
         return bool(answer.get("should_stop"))
 
 
