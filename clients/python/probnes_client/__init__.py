@@ -7,7 +7,8 @@
 
 Errors are raised as ProbNESError subclasses built from the server's application/problem+json
 (`status`, `code`, `detail`, `errors`, `request_id`). Transient failures (connection errors, 429
-with its Retry-After, 5xx) are retried with exponential backoff. Retrying is safe for every route
+with its Retry-After, 5xx) are retried with exponential backoff, up to max_retries times and, with
+retry_seconds, for at most that long. Retrying is safe for every route
 but creation: a repeated suggestions GET returns the trials the client already holds, a repeated
 identical observation is a no-op, and heartbeat/fail/abandon are idempotent. Study creation and
 import are retried only when the server certainly did not act (connection refused, 429).

@@ -258,6 +258,7 @@ class ProbnesSampler(BaseSampler):
             self._unavailable.pop(trial._trial_id, None)
             fallback = trial._trial_id in self._fallback_trials
             self._fallback_trials.discard(trial._trial_id)
+            told = self._told_steps.pop(trial._trial_id, set())
         info = trial.system_attrs.get(_TRIAL_ATTR)
         if not info:
             if fallback:
@@ -277,8 +278,6 @@ class ProbnesSampler(BaseSampler):
                 value = float(values[0])
                 sends.append((sid, lambda c: c.observe(sid, [{"parameters": named, "value": value}])))
         else:
-            with self._lock:
-                told = self._told_steps.pop(trial._trial_id, set())
             if self.copy_intermediate and state in (TrialState.COMPLETE, TrialState.PRUNED):
                 for step, v in sorted(trial.intermediate_values.items()):
                     if _finite(v) and step not in told:  # ProbnesPruner already sent those it asked about
