@@ -400,6 +400,30 @@ class ResilienceTest(unittest.TestCase):
         counts = self.client.get_study(sid)["trial_counts"]
         self.assertEqual((counts["REQUESTED"], counts["ACTIVE"]), (0, 0), counts)
 
+    def test_a_suggestion_whose_answer_was_lost_is_failed_on_the_server_when_it_answers_again(self):
+        from probnes_client import ConnectionFailed
+        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=3, retry_seconds=1.0)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(self.quad, n_trials=3)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        real = sampler.client.suggest
+
+        def leased_then_lost(*a, **k):
+            real(*a, **k)  # the server leases a point ...
+            raise ConnectionFailed("connection reset", sent=True)  # ... whose answer never arrives
+
+        sampler.client.suggest = leased_then_lost
+        study.optimize(self.quad, n_trials=1, catch=(ServerUnavailable,))
+        self.assertEqual(study.trials[-1].state, TrialState.FAIL)
+        client_id = f"optuna-{study._study_id}-{study.trials[-1].number}"
+        held = [t for t in self.client.iter_trials(sid, state="ACTIVE") if t["client_id"] == client_id]
+        self.assertEqual(len(held), 1)
+        sampler.client.suggest = real
+        study.optimize(self.quad, n_trials=1)  # the server answers: what it was owed is sent first
+        st = self.client.get_trial(sid, held[0]["trial_id"])
+        self.assertEqual(st["state"], "FAILED")
+        self.assertIn("no answer from the server", st["failure_reason"])
+
     def test_server_going_away_mid_run_fallback_mode(self):
         sampler = ProbnesSampler(self.proxy.url, method="prob-cmaes", seed=1, retry_seconds=1.0, timeout=2.0,
                                  on_server_error="fallback", recheck_seconds=0.5)
