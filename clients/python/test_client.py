@@ -419,6 +419,21 @@ class Retries(unittest.TestCase):
         self.assertFalse(e.exception.sent)
         self.assertLess(time.monotonic() - t0, 5)
 
+    def test_retry_seconds_bounds_the_retrying_by_time(self):
+        url = f"http://127.0.0.1:{_free_port()}"
+        t0 = time.monotonic()
+        with self.assertRaises(ConnectionFailed):
+            Client(url, max_retries=10_000, backoff=0.05, max_backoff=0.2, retry_seconds=0.6).healthz()
+        self.assertLess(time.monotonic() - t0, 0.6 + 0.5)
+        # A Retry-After longer than what is left is not waited for: the 429 is raised at once.
+        pj = {"content-type": "application/problem+json"}
+        srv, url = self.serve([(429, dict(pj, **{"retry-after": "5"}), problem(429, "rate_limited"))])
+        t0 = time.monotonic()
+        with self.assertRaises(RateLimitedError):
+            Client(url, retry_seconds=1).get_study("s")
+        self.assertLess(time.monotonic() - t0, 1)
+        self.assertEqual(len(srv.seen), 1)
+
     def test_non_finite_values_are_refused_before_sending(self):
         with self.assertRaises(ValueError):
             Client("http://127.0.0.1:1").observe_one("s", 1, float("inf"))

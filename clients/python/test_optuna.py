@@ -4,14 +4,20 @@ Run by test/clients/python-optuna.test.ts with Debian's python3-optuna (/usr/bin
 """
 import math
 import os
+import socket
 import tempfile
 import threading
+import time
 import unittest
+import uuid
+import warnings
 
 import optuna
+from optuna.trial import TrialState
 
 from probnes_client import Client
-from probnes_client.optuna import ProbnesSampler
+from probnes_client.optuna import (ParameterOutsideSpaceWarning, ProbnesPruner, ProbnesSampler, ServerFallbackWarning,
+                                   ServerUnavailable)
 
 URL = os.environ.get("PROBNES_URL", "http://127.0.0.1:8080")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -34,9 +40,11 @@ class BridgeTest(unittest.TestCase):
 
     def server_study_of(self, study):
         attrs = study._storage.get_study_system_attrs(study._study_id)
-        ids = [v for k, v in attrs.items() if k.startswith("probnes:study:")]
-        self.assertEqual(len(ids), 1, attrs)
-        return ids[0]
+        self.assertEqual([k for k in attrs if k.startswith("probnes:")], ["probnes:study"], attrs)
+        sid = attrs["probnes:study"]["id"]
+        # One server study per Optuna study: every Optuna trial the server served points to it.
+        self.assertEqual({t.system_attrs["probnes:trial"]["study"] for t in study.trials if "probnes:trial" in t.system_attrs} - {sid}, set())
+        return sid
 
     def test_optimize_searches_the_relative_space_on_the_server(self):
         sampler = ProbnesSampler(URL, method="prob-cmaes", seed=3)
@@ -176,6 +184,331 @@ class BridgeTest(unittest.TestCase):
         names = sorted(p["name"] for p in self.client.get_study(sid)["parameters"])
         # Where the server's method takes categorical parameters the choice is searched there too.
         self.assertIn(names, (["c", "kind"], ["c"]))
+
+
+def svc_like(trial):
+    """A define-by-run space as people write it: gamma only for rbf, degree only for poly."""
+    kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+    c = trial.suggest_float("C", 1e-3, 1e3, log=True)
+    loss = (math.log10(c) - 1) ** 2
+    if kernel == "rbf":
+        gamma = trial.suggest_float("gamma", 1e-4, 1, log=True)
+        loss += (math.log10(gamma) + 2) ** 2
+    elif kernel == "poly":
+        degree = trial.suggest_int("degree", 2, 5)
+        loss += (degree - 3) ** 2 + 0.5
+    else:
+        loss += 1.0
+    return loss
+
+
+class Proxy:
+    """A TCP forwarder to the server that can be stopped and started again on the same port: the
+    server as the sampler sees it going away mid-run and coming back."""
+
+    def __init__(self, target_url):
+        host_port = target_url.split("//", 1)[1].rstrip("/")
+        host, port = host_port.rsplit(":", 1)
+        self.target = (host, int(port))
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.listener = None
+        self.conns = []
+        self.lock = threading.Lock()
+
+    def start(self):
+        ls = socket.socket()
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.bind(("127.0.0.1", self.port))
+        ls.listen(64)
+        self.listener = ls
+        threading.Thread(target=self._accept, args=(ls,), daemon=True).start()
+
+    def stop(self):
+        ls, self.listener = self.listener, None
+        if ls is not None:
+            try:
+                ls.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            ls.close()
+        with self.lock:
+            conns, self.conns = self.conns, []
+        for c in conns:
+            try:
+                c.close()
+            except OSError:
+                pass
+
+    def _accept(self, ls):
+        while True:
+            try:
+                a, _ = ls.accept()
+            except OSError:
+                return
+            try:
+                b = socket.create_connection(self.target)
+            except OSError:
+                a.close()
+                continue
+            with self.lock:
+                self.conns += [a, b]
+            for src, dst in ((a, b), (b, a)):
+                threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for x in (src, dst):
+                try:
+                    x.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class DefineByRunTest(unittest.TestCase):
+    def setUp(self):
+        self.client = Client(URL)
+
+    def studies_named(self, prefix):
+        return [s for s in self.client.iter_studies(page_size=100) if s["name"].startswith(prefix)]
+
+    def test_one_server_study_for_a_define_by_run_space(self):
+        tag = f"dbr-{uuid.uuid4().hex[:8]}"
+        sampler = ProbnesSampler(URL, method="bo", seed=11, study_name=tag, startup_trials=6)
+        study = optuna.create_study(sampler=sampler)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(svc_like, n_trials=30)
+        self.assertEqual([t.state for t in study.trials], [TrialState.COMPLETE] * 30)
+        servers = self.studies_named(tag)
+        self.assertEqual(len(servers), 1, [s["id"] for s in servers])  # never a second study
+        sid = servers[0]["id"]
+        self.assertEqual(study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"], sid)
+        # Its space: every parameter the first six finished trials used (the union, not the intersection).
+        first = set().union(*(t.params for t in study.trials[:6]))
+        names = {p["name"] for p in self.client.get_study(sid)["parameters"]}
+        self.assertEqual(names, first)
+        self.assertTrue({"kernel", "C"} <= names)
+        served = [t for t in study.trials if "probnes:trial" in t.system_attrs]
+        self.assertEqual(len(served), 24)
+        self.assertTrue(any(set(t.params) != names for t in served), "no trial left a branch of the space unused")
+        for t in served:
+            info = t.system_attrs["probnes:trial"]
+            self.assertEqual(info["study"], sid)
+            st = self.client.get_trial(sid, info["trial_id"])
+            # Reported for the server trial its point came from, whichever parameters the branch used.
+            self.assertEqual((st["state"], st["value"]), ("COMPLETED", t.value))
+            for k, v in t.params.items():
+                if k in names:
+                    self.assertEqual(st["parameters"][k], v)
+        counts = self.client.get_study(sid)["trial_counts"]
+        self.assertEqual((counts["COMPLETED"], counts["FAILED"], counts["ABANDONED"]), (24, 0, 0), counts)
+        # Parameters outside the space (if the first trials missed a branch) were named once each.
+        outside = sorted(str(w.message).split("'")[1] for w in caught if issubclass(w.category, ParameterOutsideSpaceWarning))
+        self.assertEqual(outside, sorted(set().union(*(t.params for t in study.trials)) - names))
+        # After the last optimize nothing is left pending on the server.
+        sampler.release(study)
+        counts = self.client.get_study(sid)["trial_counts"]
+        self.assertEqual((counts["REQUESTED"], counts["ACTIVE"]), (0, 0), counts)
+
+    def test_a_parameter_first_seen_later_is_sampled_independently_with_one_warning(self):
+        tag = f"dbr1-{uuid.uuid4().hex[:8]}"
+        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=2, study_name=tag)
+        study = optuna.create_study(sampler=sampler)
+        study.enqueue_trial({"kernel": "linear", "C": 1.0})  # the first trial takes the linear branch
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(svc_like, n_trials=20)
+        sid = self.studies_named(tag)[0]["id"]
+        self.assertEqual(len(self.studies_named(tag)), 1)
+        self.assertEqual({p["name"] for p in self.client.get_study(sid)["parameters"]}, {"kernel", "C"})
+        outside = sorted(str(w.message).split("'")[1] for w in caught if issubclass(w.category, ParameterOutsideSpaceWarning))
+        later = sorted({"gamma", "degree"} & set().union(*(t.params for t in study.trials)))
+        self.assertEqual(outside, later)
+        self.assertEqual(self.client.get_study(sid)["trial_counts"]["ABANDONED"], 0)
+
+
+class ResilienceTest(unittest.TestCase):
+    def setUp(self):
+        self.client = Client(URL)
+        self.proxy = Proxy(URL)
+        self.proxy.start()
+
+    def tearDown(self):
+        self.proxy.stop()
+
+    @staticmethod
+    def quad(trial):
+        return (trial.suggest_float("x", -3, 3) - 1) ** 2 + trial.suggest_float("y", -3, 3) ** 2
+
+    def test_nothing_listening_fails_the_trials_cleanly_within_the_retry_budget(self):
+        sampler = ProbnesSampler(f"http://127.0.0.1:{free_port()}", retry_seconds=1.0, timeout=1.0)
+        study = optuna.create_study(sampler=sampler)
+        t0 = time.monotonic()
+        study.optimize(self.quad, n_trials=3, catch=(ServerUnavailable,))
+        # The first trial needs no server (its space is empty); the others fail, none stays RUNNING.
+        self.assertEqual([t.state for t in study.trials], [TrialState.COMPLETE, TrialState.FAIL, TrialState.FAIL])
+        self.assertLess(time.monotonic() - t0, 10)
+        # Without catch=, study.optimize raises the clear error, and the trial is FAIL, not RUNNING.
+        with self.assertRaises(ServerUnavailable) as e:
+            study.optimize(self.quad, n_trials=1)
+        self.assertIn("gave no point", str(e.exception))
+        self.assertEqual(study.trials[-1].state, TrialState.FAIL)
+        self.assertEqual([t for t in study.trials if t.state == TrialState.RUNNING], [])
+
+    def test_server_going_away_mid_run_fail_mode(self):
+        sampler = ProbnesSampler(self.proxy.url, method="prob-cmaes", seed=1, retry_seconds=1.0, timeout=2.0)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(self.quad, n_trials=4)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+
+        def dies_during_evaluation(trial):
+            v = self.quad(trial)  # the point came from the server ...
+            self.proxy.stop()     # ... which goes away before the result is reported
+            return v
+
+        study.optimize(dies_during_evaluation, n_trials=1)
+        lost = study.trials[-1]
+        self.assertEqual(lost.state, TrialState.COMPLETE)
+        study.optimize(self.quad, n_trials=2, catch=(ServerUnavailable,))
+        self.assertEqual([t.state for t in study.trials[-2:]], [TrialState.FAIL, TrialState.FAIL])
+        self.assertEqual([t for t in study.trials if t.state == TrialState.RUNNING], [])
+        self.proxy.start()
+        study.optimize(self.quad, n_trials=2)
+        self.assertEqual([t.state for t in study.trials[-2:]], [TrialState.COMPLETE] * 2)
+        # The result held back during the outage reached the server when it answered again.
+        st = self.client.get_trial(sid, lost.system_attrs["probnes:trial"]["trial_id"])
+        self.assertEqual((st["state"], st["value"]), ("COMPLETED", lost.value))
+        sampler.release(study)
+        counts = self.client.get_study(sid)["trial_counts"]
+        self.assertEqual((counts["REQUESTED"], counts["ACTIVE"]), (0, 0), counts)
+
+    def test_a_suggestion_whose_answer_was_lost_is_failed_on_the_server_when_it_answers_again(self):
+        from probnes_client import ConnectionFailed
+        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=3, retry_seconds=1.0)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(self.quad, n_trials=3)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        real = sampler.client.suggest
+
+        def leased_then_lost(*a, **k):
+            real(*a, **k)  # the server leases a point ...
+            raise ConnectionFailed("connection reset", sent=True)  # ... whose answer never arrives
+
+        sampler.client.suggest = leased_then_lost
+        study.optimize(self.quad, n_trials=1, catch=(ServerUnavailable,))
+        self.assertEqual(study.trials[-1].state, TrialState.FAIL)
+        client_id = f"optuna-{study._study_id}-{study.trials[-1].number}"
+        held = [t for t in self.client.iter_trials(sid, state="ACTIVE") if t["client_id"] == client_id]
+        self.assertEqual(len(held), 1)
+        sampler.client.suggest = real
+        study.optimize(self.quad, n_trials=1)  # the server answers: what it was owed is sent first
+        st = self.client.get_trial(sid, held[0]["trial_id"])
+        self.assertEqual(st["state"], "FAILED")
+        self.assertIn("no answer from the server", st["failure_reason"])
+
+    def test_server_going_away_mid_run_fallback_mode(self):
+        sampler = ProbnesSampler(self.proxy.url, method="prob-cmaes", seed=1, retry_seconds=1.0, timeout=2.0,
+                                 on_server_error="fallback", recheck_seconds=0.5)
+        study = optuna.create_study(sampler=sampler)
+        study.optimize(self.quad, n_trials=4)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        self.proxy.stop()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(self.quad, n_trials=3)
+        down = study.trials[-3:]
+        self.assertEqual([t.state for t in down], [TrialState.COMPLETE] * 3)
+        self.assertTrue(all("probnes:trial" not in t.system_attrs for t in down))
+        self.assertTrue(any(issubclass(w.category, ServerFallbackWarning) for w in caught))
+        self.proxy.start()
+        time.sleep(0.6)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(self.quad, n_trials=3)
+        self.assertTrue(any("answers again" in str(w.message) for w in caught), [str(w.message) for w in caught])
+        # The server is used again, and the trials sampled without it were told to it as external points.
+        self.assertTrue(all("probnes:trial" in t.system_attrs for t in study.trials[-2:]))
+        external = [t for t in self.client.iter_trials(sid) if t["source"] == "external"]
+        self.assertGreaterEqual(len(external), 2)
+        self.assertTrue({t["value"] for t in external} <= {t.value for t in down})
+
+
+class FailureAndStoppingTest(unittest.TestCase):
+    def setUp(self):
+        self.client = Client(URL)
+
+    def test_a_failed_trial_carries_the_exception_text(self):
+        study = optuna.create_study(sampler=ProbnesSampler(URL, method="prob-cmaes", seed=8))
+
+        def f(trial):
+            x = trial.suggest_float("x", -1, 1)
+            if trial.number == 2:
+                raise ValueError("diverged at epoch 3: " + "loss " * 200)
+            if trial.number == 3:
+                return float("nan")
+            return x * x
+
+        study.optimize(f, n_trials=5, catch=(ValueError,))
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        by_number = {t.number: self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+                     for t in study.trials if "probnes:trial" in t.system_attrs}
+        raised, nan = by_number[2], by_number[3]
+        self.assertEqual(raised["state"], "FAILED")
+        self.assertTrue(raised["failure_reason"].startswith("ValueError: diverged at epoch 3: loss"), raised["failure_reason"])
+        self.assertLessEqual(len(raised["failure_reason"]), 500)
+        self.assertEqual(nan["state"], "FAILED")
+        self.assertIn("nan", nan["failure_reason"])
+        self.assertNotIn("ended FAIL", nan["failure_reason"])
+
+    def test_the_stopping_rule_is_the_users_and_the_server_pruner_uses_it(self):
+        rule = {"rule": "median", "min_steps": 1, "warmup_trials": 3}
+        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=9, stopping=rule)
+        study = optuna.create_study(sampler=sampler, pruner=ProbnesPruner(sampler))
+
+        def curve(trial):
+            x = trial.suggest_float("x", -5, 5)
+            y = trial.suggest_float("y", -5, 5)
+            loss = 0.0
+            for step in range(6):
+                loss = (x * x + y * y) * (1 + 1 / (step + 1))
+                trial.report(loss, step)
+                if trial.should_prune():
+                    raise optuna.TrialPruned()
+            return loss
+
+        study.optimize(curve, n_trials=25)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        server = self.client.get_study(sid)
+        self.assertEqual({k: server["stopping"][k] for k in rule}, rule)
+        pruned = [t for t in study.trials if t.state == TrialState.PRUNED]
+        self.assertGreater(len(pruned), 0)
+        for t in pruned:
+            st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+            last = t.intermediate_values[max(t.intermediate_values)]
+            self.assertEqual((st["state"], st["stopped"], st["value"]), ("COMPLETED", True, last))
+        # Every curve is on the server once, whether the pruner or the copy after the trial sent it.
+        for t in study.trials:
+            if "probnes:trial" in t.system_attrs:
+                st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+                self.assertEqual([(v["step"], v["value"]) for v in st["intermediate_values"]], sorted(t.intermediate_values.items()))
 
 
 def objective_at_prior_centre():

@@ -7,7 +7,8 @@
 
 Errors are raised as ProbNESError subclasses built from the server's application/problem+json
 (`status`, `code`, `detail`, `errors`, `request_id`). Transient failures (connection errors, 429
-with its Retry-After, 5xx) are retried with exponential backoff. Retrying is safe for every route
+with its Retry-After, 5xx) are retried with exponential backoff, up to max_retries times and, with
+retry_seconds, for at most that long. Retrying is safe for every route
 but creation: a repeated suggestions GET returns the trials the client already holds, a repeated
 identical observation is a no-op, and heartbeat/fail/abandon are idempotent. Study creation and
 import are retried only when the server certainly did not act (connection refused, 429).
@@ -179,8 +180,11 @@ class Client:
 
     def __init__(self, base_url: str, api_key: Optional[str] = None, timeout: float = 60.0,
                  max_retries: int = 5, backoff: float = 0.2, max_backoff: float = 10.0,
-                 user_agent: str = "probnes-python-client/0.1"):
+                 user_agent: str = "probnes-python-client/0.1", retry_seconds: Optional[float] = None):
         self.base_url = base_url.rstrip("/")
+        # Bound on one call's retrying, in seconds from its first attempt (None: max_retries alone bounds it).
+        # A retry whose wait (backoff or Retry-After) would end past it is not made: the error is raised.
+        self.retry_seconds = retry_seconds
         self.api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
@@ -226,6 +230,7 @@ class Client:
                 idempotent: bool = True, raw: bool = False) -> Any:
         """One API call with retries; returns parsed JSON (None for 204), or text with raw=True."""
         attempt = 0
+        started = time.monotonic()
         while True:
             try:
                 status, data, headers = self._once(method, path, query, body)
@@ -237,7 +242,10 @@ class Client:
                 retryable = err.transient and (idempotent or certainly_not_acted)
                 if not retryable or attempt >= self.max_retries:
                     raise
-                time.sleep(self._delay(attempt, err))
+                delay = self._delay(attempt, err)
+                if self.retry_seconds is not None and time.monotonic() - started + delay > self.retry_seconds:
+                    raise
+                time.sleep(delay)
                 attempt += 1
 
     # -- studies --

@@ -1,4 +1,4 @@
-"""An Optuna sampler whose relative search space is searched by a ProbNES Server study.
+"""An Optuna sampler whose search space is searched by a ProbNES Server study.
 
     import optuna
     from probnes_client.optuna import ProbnesSampler
@@ -7,33 +7,43 @@
     study.optimize(objective, n_trials=60, n_jobs=4)
 
 Everything else is Optuna's: `study.optimize` (threads with n_jobs), the pruners, the storage (in
-memory or RDB), enqueued trials. How the two meet:
+memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md has the details):
 
-- The relative search space is the intersection of the distributions of the completed trials
-  (Optuna's IntersectionSearchSpace, as CmaEsSampler uses it): FloatDistribution and IntDistribution
-  (log or linear, with or without a step), and CategoricalDistribution when the server's method
-  takes categorical parameters. For each such space one server study is created (parameters with
-  their bounds, scales and steps, the study's direction, the chosen method and options); its id is
-  kept in the Optuna study's system attributes, so processes sharing an Optuna storage share it too.
-- Every other parameter (a conditional one, a single value, everything in the first trial, whose
-  space is still empty) is drawn by the independent sampler (RandomSampler by default).
+- One server study per Optuna study, created once, when `startup_trials` trials have finished: its
+  parameters are every searchable distribution those trials used (the union, so a parameter only
+  some of them had is in it; a name seen with two different distributions is left out):
+  FloatDistribution and IntDistribution (log or linear, with or without a step), and
+  CategoricalDistribution when the server's method takes categorical parameters. Its id and space are
+  kept in the Optuna study's system attributes (`probnes:study`), so processes sharing an Optuna
+  storage share it too. It is never replaced: the server has no conditional parameters, and a second
+  study would lose what the first learnt and leave its trials behind.
+- Each trial's relative search space is that fixed space. A parameter outside it (first seen after the
+  server study was made, or a single value) is drawn by the independent sampler (RandomSampler by
+  default), with one warning per name. A parameter of the space that the trial never asks for (a
+  define-by-run branch not taken) simply leaves the server's value for it unused; the result is
+  reported for the server trial the point came from, whose parameters the server keeps.
 - `sample_relative` asks the server for one point, leased to a client id of its own per Optuna trial
   (so n_jobs threads never share a lease), and records the server's trial id on the Optuna trial.
 - `after_trial` reports the outcome: COMPLETE as an observation of its value; PRUNED as an
-  observation of its last intermediate value with "stopped": true (the server counts it as a
-  completed observation of that value; see docs/early-stopping.md); FAIL as a failed trial. The
-  intermediate values are copied to the server first, so its dashboard shows the curves. A trial
-  whose parameters are not the ones the server handed out (enqueued or fixed values) is reported
-  by its parameters instead, as an external observation, and the handed-out trial is abandoned.
-- When the server hands out nothing (its distribution converged, or the study completed), the
-  trial's parameters come from the independent sampler.
+  observation of its last intermediate value with "stopped": true; FAIL as a failed trial whose
+  reason is the exception's type and message. A trial whose values are not the ones the server
+  handed out (enqueued or fixed values) is reported by its parameters instead, as an external
+  observation, and the handed-out trial is abandoned.
+- An unreachable or failing server (connection errors, timeouts, 5xx, 429) is retried for up to
+  `retry_seconds`; then `on_server_error="fail"` fails the Optuna trial (ServerUnavailable, raised at
+  its first suggest call, so Optuna records the trial FAIL and no trial stays RUNNING) and
+  `"fallback"` samples the trial with the independent sampler and resumes the server when it answers.
+  Reports that could not be delivered are kept and sent when the server answers again.
 """
 from __future__ import annotations
 
 import json
 import re
+import sys
 import threading
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+import time
+import warnings
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
@@ -43,60 +53,146 @@ from optuna.trial import FrozenTrial, TrialState
 
 from . import Client, ConflictError, NotFoundError, ProbNESError
 
-__all__ = ["ProbnesSampler"]
+__all__ = ["ProbnesSampler", "ProbnesPruner", "ServerUnavailable", "ServerFallbackWarning", "ParameterOutsideSpaceWarning"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 # Names the server refuses although _NAME matches them (every JavaScript object has them; docs/security.md).
 _RESERVED = frozenset(["__proto__", "prototype", "constructor", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
                        "toLocaleString", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
                        "__lookupSetter__"])
-_TRIAL_ATTR = "probnes:trial"  # {"study": server study id, "trial_id": n, "client_id": ..., "parameters": {...}}
-_STUDY_ATTR = "probnes:study:"  # + search-space signature → server study id
+_TRIAL_ATTR = "probnes:trial"  # {"study": server study id, "trial_id": n, "client_id": ..., "parameters": {...}, "names": {...}}
+_STUDY_ATTR = "probnes:study"  # {"id": server study id, "space": {name: distribution json}, "names": {server: optuna}}
+# The server keeps a failure reason of up to 2,000 characters; 500 keep the exception readable in lists.
+FAILURE_REASON_CHARS = 500
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _signature(space: Mapping[str, BaseDistribution]) -> str:
-    return json.dumps({k: optuna.distributions.distribution_to_json(d) for k, d in sorted(space.items())}, sort_keys=True)
+class ServerUnavailable(ProbNESError):
+    """The server did not answer within retry_seconds (on_server_error="fail"): the Optuna trial fails with it."""
+
+    def __init__(self, detail: str, cause: Optional[ProbNESError] = None):
+        super().__init__(getattr(cause, "status", None), "server_unavailable", detail)
+
+    def __str__(self) -> str:
+        return self.detail
+
+
+class ServerFallbackWarning(UserWarning):
+    """The server did not answer: trials are sampled by the independent sampler until it does (on_server_error="fallback")."""
+
+
+class ParameterOutsideSpaceWarning(UserWarning):
+    """A parameter is not in the server study's space and is sampled by the independent sampler (once per name)."""
 
 
 def _choice_ok(v: Any) -> bool:
     return isinstance(v, (str, bool, int, float)) and not (isinstance(v, float) and v != v)
 
 
+def failure_reason(trial_number: int, error: Optional[BaseException] = None, message: Optional[str] = None) -> str:
+    """The server trial's failure reason: the exception's type and message, at most FAILURE_REASON_CHARS
+    characters, never empty, without lone surrogates (the server refuses them)."""
+    if error is not None:
+        text = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    elif message:
+        text = message
+    else:
+        text = f"Optuna trial {trial_number} ended FAIL"
+    text = _SURROGATE.sub("\ufffd", text).strip() or f"Optuna trial {trial_number} ended FAIL"
+    return text if len(text) <= FAILURE_REASON_CHARS else text[:FAILURE_REASON_CHARS - 1] + "…"
+
+
+def _optuna_failure(trial: FrozenTrial) -> Tuple[Optional[BaseException], Optional[str]]:
+    """Why Optuna failed a trial, as far as after_trial can see it.
+
+    Optuna 2 kept the text in system_attrs["fail_reason"]; Optuna 3 passes neither the exception nor
+    the text to after_trial, which study.optimize calls (through _tell_with_warning) while its
+    _run_trial still holds the exception in its local `func_err`, and a non-numeric return value in
+    _tell_with_warning's `values_conversion_failure_message`. Those frames are read here; with
+    study.tell() called directly there is nothing to read, and the reason says only that it failed."""
+    stored = trial.system_attrs.get("fail_reason")
+    if isinstance(stored, str) and stored:
+        return None, stored
+    frame = sys._getframe(1)
+    for _ in range(12):
+        if frame is None:
+            break
+        local = frame.f_locals
+        if frame.f_code.co_name == "_tell_with_warning":
+            m = local.get("values_conversion_failure_message")
+            if isinstance(m, str) and m:
+                return None, m
+        if frame.f_code.co_name == "_run_trial":
+            err = local.get("func_err")
+            if isinstance(err, BaseException):
+                return err, None
+            break
+        frame = frame.f_back
+    return None, None
+
+
 class ProbnesSampler(BaseSampler):
-    """Optuna sampler backed by a ProbNES Server study (see the module's docstring).
+    """Optuna sampler backed by a ProbNES Server study (see the module's docstring and docs/optuna.md).
 
     url, api_key: the server. method, batch_size, options, seed: the server study's (its defaults when
     None). priors: per-parameter priors by Optuna parameter name, as the server takes them ({"mean",
     "std"} in the parameter's scale, ln for log ones; {"probabilities"} for a categorical one).
-    lease_seconds: how long a handed-out point waits for its result (default one day: Optuna does not
-    heartbeat). allow_repeats: let the server hand out a configuration again (noisy objectives).
-    independent_sampler: for the parameters outside the relative space (default RandomSampler(seed)).
-    study_name: prefix of the server studies' names. client: a Client to use instead of url/api_key.
+    stopping: the server study's stopping rule ({"rule": "median", "min_steps": …, "warmup_trials": …};
+    docs/early-stopping.md), used by ProbnesPruner; None: no rule. lease_seconds: how long a handed-out
+    point waits for its result (default one day: Optuna does not heartbeat). allow_repeats: let the
+    server hand out a configuration again (noisy objectives). independent_sampler: for the parameters
+    outside the server study's space (default RandomSampler(seed)). startup_trials: finished trials
+    (COMPLETE or PRUNED) before the server study is created; their parameters make its space.
+    on_server_error: "fail" or "fallback" (module docstring). retry_seconds: how long one call is retried.
+    timeout: seconds one HTTP request may take. recheck_seconds: in fallback, how often the server is
+    tried again. study_name: prefix of the server study's name. client: a Client to use instead of
+    url/api_key (its own retry settings then apply). copy_intermediate: copy a trial's intermediate
+    values to the server after it ends (one request per value).
     """
 
     def __init__(self, url: Optional[str] = None, method: str = "prob-cmaes", *, api_key: Optional[str] = None,
                  batch_size: Optional[int] = None, options: Optional[Mapping[str, Any]] = None, seed: Optional[int] = None,
                  priors: Optional[Mapping[str, Mapping[str, Any]]] = None, lease_seconds: int = 86400,
                  allow_repeats: bool = False, independent_sampler: Optional[BaseSampler] = None,
-                 study_name: str = "optuna", client: Optional[Client] = None, copy_intermediate: bool = True):
+                 study_name: str = "optuna", client: Optional[Client] = None, copy_intermediate: bool = True,
+                 stopping: Optional[Mapping[str, Any]] = None, startup_trials: int = 1,
+                 on_server_error: str = "fail", retry_seconds: float = 30.0, timeout: float = 10.0,
+                 recheck_seconds: float = 30.0):
         if client is None and url is None:
             raise ValueError("give the server's url (or a Client)")
-        self.client = client or Client(url, api_key=api_key)
+        if on_server_error not in ("fail", "fallback"):
+            raise ValueError('on_server_error must be "fail" or "fallback"')
+        if startup_trials < 1:
+            raise ValueError("startup_trials must be at least 1 (the server study's space comes from finished trials)")
+        # Bounded by time, not count: retry_seconds is the user's promise of how long a trial may wait.
+        self.client = client or Client(url, api_key=api_key, timeout=timeout, max_retries=10_000, retry_seconds=retry_seconds)
+        # One attempt, no retries: how a fallback sampler checks whether the server is back without
+        # making a trial wait retry_seconds again.
+        self._probe = Client(self.client.base_url, api_key=self.client.api_key, timeout=min(timeout, self.client.timeout), max_retries=0)
         self.method = method
         self.batch_size = batch_size
         self.options = dict(options or {})
         self.seed = seed
         self.priors = dict(priors or {})
+        self.stopping = dict(stopping) if stopping is not None else None
         self.lease_seconds = lease_seconds
         self.allow_repeats = allow_repeats
         self.study_name = study_name
         self.copy_intermediate = copy_intermediate
+        self.startup_trials = startup_trials
+        self.on_server_error = on_server_error
+        self.recheck_seconds = recheck_seconds
         self._independent = independent_sampler or RandomSampler(seed=seed)
-        self._search_space = optuna.samplers.IntersectionSearchSpace()
-        self._lock = threading.Lock()
-        # Per search-space signature: the server study id, and which parameters it has (categoricals may be left out).
-        self._studies: Dict[str, Dict[str, Any]] = {}
+        self._lock = threading.RLock()
+        self._entries: Dict[Tuple[int, int], Dict[str, Any]] = {}  # (id(storage), Optuna study id) → server study
         self._categorical_ok: Optional[bool] = None
+        self._warned: set = set()
+        self._unavailable: Dict[int, str] = {}  # Optuna trial id → why the server gave it no point ("fail")
+        self._fallback_trials: set = set()  # Optuna trial ids sampled independently during an outage
+        self._down_until: Optional[float] = None  # fallback: no call to the server before this (monotonic)
+        self._outbox: List[Tuple[str, Callable[[Client], Any]]] = []  # reports the server has not had yet
+        self._flushing = threading.Lock()  # one thread sends the outbox at a time, in order
+        self._told_steps: Dict[int, set] = {}  # Optuna trial id → steps ProbnesPruner reported to the server
 
     # -- Optuna's sampler interface --
 
@@ -104,9 +200,140 @@ class ProbnesSampler(BaseSampler):
         self._independent.reseed_rng()
 
     def infer_relative_search_space(self, study: "optuna.Study", trial: FrozenTrial) -> Dict[str, BaseDistribution]:
+        entry = self._entry(study)
+        if entry is not None:
+            return dict(entry["space"])
+        return self._startup_space(study)
+
+    def sample_relative(self, study: "optuna.Study", trial: FrozenTrial, search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
+        self._raise_error_if_multi_objective(study)
+        if not search_space:
+            return {}
+        client_id = f"optuna-{study._study_id}-{trial.number}"
+        try:
+            self._flush()
+            entry = self._entry(study) or self._create_entry(study, search_space)
+            if entry is None:
+                return {}
+            got = self._call(lambda c: c.suggest(entry["id"], 1, client_id))
+        except ProbNESError as err:
+            return self._server_failed(study, trial, client_id, err)
+        if not got["trials"]:
+            return {}  # converged or completed: the independent sampler takes over
+        t = got["trials"][0]
+        params: Dict[str, Any] = {}
+        for server_name, value in t["parameters"].items():
+            name = entry["names"][server_name]
+            params[name] = self._to_optuna(entry["space"][name], value)
+        study._storage.set_trial_system_attr(trial._trial_id, _TRIAL_ATTR, {
+            "study": entry["id"], "trial_id": t["trial_id"], "client_id": client_id, "parameters": params,
+            "names": {v: k for k, v in entry["names"].items()},
+        })
+        # Only the parameters of this trial's relative space (a study made by another process may differ).
+        return {k: v for k, v in params.items() if k in search_space}
+
+    def sample_independent(self, study: "optuna.Study", trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution) -> Any:
+        reason = self._unavailable.get(trial._trial_id)
+        if reason is not None:
+            # Raised inside the objective's suggest call: Optuna fails the trial with this message (and
+            # honours study.optimize's catch=), instead of an exception out of study.ask() that would
+            # stop study.optimize with the trial left RUNNING.
+            raise ServerUnavailable(reason)
+        entry = self._entry(study)
+        if entry is not None and param_name not in entry["space"] and not param_distribution.single():
+            with self._lock:
+                first = param_name not in self._warned
+                self._warned.add(param_name)
+            if first:
+                warnings.warn(
+                    f"probnes: parameter {param_name!r} is not in the server study's space ({', '.join(sorted(entry['space']))}): "
+                    f"the first {self.startup_trials} finished trial(s) did not use it, or used it with another distribution. "
+                    f"It is sampled by the independent sampler; raise startup_trials to have such parameters searched by the server.",
+                    ParameterOutsideSpaceWarning, stacklevel=4)  # the objective's suggest call
+        return self._independent.sample_independent(study, trial, param_name, param_distribution)
+
+    def after_trial(self, study: "optuna.Study", trial: FrozenTrial, state: TrialState, values: Optional[Sequence[float]]) -> None:
+        self._independent.after_trial(study, trial, state, values)
+        with self._lock:
+            self._unavailable.pop(trial._trial_id, None)
+            fallback = trial._trial_id in self._fallback_trials
+            self._fallback_trials.discard(trial._trial_id)
+            told = self._told_steps.pop(trial._trial_id, set())
+        info = trial.system_attrs.get(_TRIAL_ATTR)
+        if not info:
+            if fallback:
+                self._tell_fallback(study, trial, state, values)
+            return
+        sid, tid, client_id = info["study"], info["trial_id"], info["client_id"]
+        handed: Dict[str, Any] = info["parameters"]
+        # A parameter the trial never asked for (a branch of a define-by-run objective not taken) left
+        # the server's value unused: it stands, and the result is the handed-out trial's.
+        same = all(trial.params[k] == v for k, v in handed.items() if k in trial.params)
+        sends: List[Tuple[str, Callable[[Client], Any]]] = []
+        if not same:
+            # Enqueued or fixed values replaced the server's point: abandon it, report what ran.
+            sends.append((sid, lambda c: c.abandon_trial(sid, tid, client_id)))
+            if state == TrialState.COMPLETE and values and _finite(values[0]):
+                named = {info["names"][k]: trial.params.get(k, v) for k, v in handed.items()}
+                value = float(values[0])
+                sends.append((sid, lambda c: c.observe(sid, [{"parameters": named, "value": value}])))
+        else:
+            if self.copy_intermediate and state in (TrialState.COMPLETE, TrialState.PRUNED):
+                for step, v in sorted(trial.intermediate_values.items()):
+                    if _finite(v) and step not in told:  # ProbnesPruner already sent those it asked about
+                        sends.append((sid, lambda c, s=int(step), x=float(v): c.report(sid, tid, s, x)))
+            if state == TrialState.COMPLETE and values and _finite(values[0]):
+                value = float(values[0])
+                sends.append((sid, lambda c: c.observe(sid, [{"trial_id": tid, "value": value}])))
+            elif state == TrialState.PRUNED and trial.intermediate_values:
+                last = trial.intermediate_values[max(trial.intermediate_values)]
+                if _finite(last):
+                    sends.append((sid, lambda c: c.observe(sid, [{"trial_id": tid, "value": float(last), "stopped": True}])))
+                else:
+                    sends.append((sid, lambda c: c.fail_trial(sid, tid, f"pruned at a non-finite value {last}", client_id)))
+            else:
+                if state == TrialState.PRUNED:
+                    reason = "pruned before any intermediate value"
+                elif state == TrialState.COMPLETE:
+                    reason = f"Optuna trial {trial.number} returned {values[0] if values else None}"
+                else:
+                    reason = failure_reason(trial.number, *_optuna_failure(trial))
+                sends.append((sid, lambda c: c.fail_trial(sid, tid, reason, client_id)))
+        self._deliver(sends)
+
+    # -- the server study --
+
+    def _key(self, study: "optuna.Study") -> Tuple[int, int]:
+        return (id(study._storage), study._study_id)
+
+    def _entry(self, study: "optuna.Study") -> Optional[Dict[str, Any]]:
+        """The Optuna study's server study, from this sampler's memory or the Optuna storage."""
+        key = self._key(study)
+        entry = self._entries.get(key)
+        if entry is not None:
+            return entry
+        stored = study._storage.get_study_system_attrs(study._study_id).get(_STUDY_ATTR)
+        if not stored:
+            return None
+        entry = _entry_from_json(stored)
+        with self._lock:
+            return self._entries.setdefault(key, entry)
+
+    def _startup_space(self, study: "optuna.Study") -> Dict[str, BaseDistribution]:
+        """The union of the searchable distributions of the finished trials, once there are startup_trials."""
+        finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+        if len(finished) < self.startup_trials:
+            return {}
+        seen: Dict[str, BaseDistribution] = {}
+        conflicting: set = set()
+        for t in finished:
+            for name, d in t.distributions.items():
+                if name in seen and seen[name] != d:
+                    conflicting.add(name)
+                seen.setdefault(name, d)
         space: Dict[str, BaseDistribution] = {}
-        for name, d in self._search_space.calculate(study).items():
-            if d.single():
+        for name, d in seen.items():
+            if name in conflicting or d.single():
                 continue
             if isinstance(d, (FloatDistribution, IntDistribution)):
                 space[name] = d  # a step becomes the server parameter's step (_create)
@@ -114,85 +341,154 @@ class ProbnesSampler(BaseSampler):
                 space[name] = d
         return space
 
-    def sample_relative(self, study: "optuna.Study", trial: FrozenTrial, search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
-        self._raise_error_if_multi_objective(study)
-        if not search_space:
-            return {}
-        entry = self._server_study(study, search_space)
-        if entry is None:
-            return {}
-        client_id = f"optuna-{study._study_id}-{trial.number}"
-        got = self.client.suggest(entry["id"], 1, client_id)
-        if not got["trials"]:
-            return {}  # converged or completed: the independent sampler takes over
-        t = got["trials"][0]
-        params: Dict[str, Any] = {}
-        for server_name, value in t["parameters"].items():
-            name = entry["names"][server_name]
-            params[name] = self._to_optuna(search_space[name], value)
-        study._storage.set_trial_system_attr(trial._trial_id, _TRIAL_ATTR, {
-            "study": entry["id"], "trial_id": t["trial_id"], "client_id": client_id, "parameters": params,
-            "names": {v: k for k, v in entry["names"].items()},
-        })
-        return params
-
-    def sample_independent(self, study: "optuna.Study", trial: FrozenTrial, param_name: str, param_distribution: BaseDistribution) -> Any:
-        return self._independent.sample_independent(study, trial, param_name, param_distribution)
-
-    def after_trial(self, study: "optuna.Study", trial: FrozenTrial, state: TrialState, values: Optional[Sequence[float]]) -> None:
-        self._independent.after_trial(study, trial, state, values)
-        info = trial.system_attrs.get(_TRIAL_ATTR)
-        if not info:
-            return
-        sid, tid, client_id = info["study"], info["trial_id"], info["client_id"]
-        try:
-            same = all(trial.params.get(k) == v for k, v in info["parameters"].items())
-            if not same:
-                # Enqueued or fixed values replaced the server's point: abandon it, report what ran.
-                self.client.abandon_trial(sid, tid, client_id)
-                if state == TrialState.COMPLETE and values and _finite(values[0]):
-                    named = {info["names"][k]: trial.params[k] for k in info["parameters"] if k in trial.params}
-                    if len(named) == len(info["parameters"]):
-                        self.client.observe(sid, [{"parameters": named, "value": float(values[0])}])
-                return
-            if self.copy_intermediate and state in (TrialState.COMPLETE, TrialState.PRUNED):
-                for step, v in sorted(trial.intermediate_values.items()):
-                    if _finite(v):
-                        self.client.report(sid, tid, int(step), float(v))
-            if state == TrialState.COMPLETE and values and _finite(values[0]):
-                self.client.observe(sid, [{"trial_id": tid, "value": float(values[0])}])
-            elif state == TrialState.PRUNED and trial.intermediate_values:
-                last = trial.intermediate_values[max(trial.intermediate_values)]
-                if _finite(last):
-                    self.client.observe(sid, [{"trial_id": tid, "value": float(last), "stopped": True}])
-                else:
-                    self.client.fail_trial(sid, tid, f"pruned at a non-finite value {last}", client_id)
-            else:
-                reason = "pruned before any intermediate value" if state == TrialState.PRUNED else f"Optuna trial {trial.number} ended {state.name}"
-                self.client.fail_trial(sid, tid, reason, client_id)
-        except (ConflictError, NotFoundError):
-            pass  # the server study was completed or deleted meanwhile: nothing left to tell it
-
-    # -- the server study of a search space --
-
-    def _server_study(self, study: "optuna.Study", space: Dict[str, BaseDistribution]) -> Optional[Dict[str, Any]]:
-        key = _signature(space)
-        with self._lock:
-            entry = self._studies.get(key)
+    def _create_entry(self, study: "optuna.Study", space: Dict[str, BaseDistribution]) -> Optional[Dict[str, Any]]:
+        with self._lock:  # n_jobs threads: one of them creates, the others wait and use it
+            entry = self._entry(study)
             if entry is not None:
                 return entry
-            attrs = study._storage.get_study_system_attrs(study._study_id)
-            names = self._server_names(space)
-            known = attrs.get(_STUDY_ATTR + key)
-            if known:
-                entry = {"id": known, "names": names}
+            entry = self._create(study, space, self._server_names(space))
+            if entry is None:
+                return None
+            # Processes sharing an Optuna storage may race here (the storage has no compare-and-set):
+            # the study whose id is stored wins and a study created meanwhile by another is completed,
+            # so it is not left open.
+            stored = study._storage.get_study_system_attrs(study._study_id).get(_STUDY_ATTR)
+            if stored and stored.get("id") != entry["id"]:
+                self._close_duplicate(entry["id"], stored["id"])
+                entry = _entry_from_json(stored)
             else:
-                entry = self._create(study, space, names)
-                if entry is None:
-                    return None
-                study._storage.set_study_system_attr(study._study_id, _STUDY_ATTR + key, entry["id"])
-            self._studies[key] = entry
+                study._storage.set_study_system_attr(study._study_id, _STUDY_ATTR, _entry_to_json(entry))
+            self._entries[self._key(study)] = entry
             return entry
+
+    def _close_duplicate(self, sid: str, kept: str) -> None:
+        try:
+            self._call(lambda c: c.update_study(sid, state="COMPLETED", metadata={"superseded_by": kept}))
+        except ProbNESError:
+            pass  # it has no trials: nothing is lost if it stays open
+
+    # -- the server's availability --
+
+    def _call(self, fn: Callable[[Client], Any]) -> Any:
+        """One server call: retried for up to retry_seconds, except while a fallback sampler knows the
+        server down, when it is tried once (at most every recheck_seconds) to see whether it is back."""
+        down = self._down_until
+        if down is not None and time.monotonic() < down:
+            raise ServerUnavailable("the server did not answer a moment ago (retrying it every "
+                                    f"{self.recheck_seconds:g} s)")
+        try:
+            result = fn(self._probe if down is not None else self.client)
+        except ProbNESError as err:
+            if err.transient and self.on_server_error == "fallback":
+                with self._lock:
+                    self._down_until = time.monotonic() + self.recheck_seconds
+            raise
+        if down is not None:
+            with self._lock:
+                if self._down_until is not None:
+                    self._down_until = None
+                    warnings.warn("probnes: the server answers again; its study resumes.", ServerFallbackWarning, stacklevel=3)
+        return result
+
+    def _server_failed(self, study: "optuna.Study", trial: FrozenTrial, client_id: str, err: ProbNESError) -> Dict[str, Any]:
+        entry = self._entries.get(self._key(study))
+        outage = err.transient and not isinstance(err, ServerUnavailable)
+        if entry is not None and outage and getattr(err, "sent", True):
+            # The suggestion may have been leased before its answer was lost: fail it once the server answers.
+            sid, why = entry["id"], f"Optuna trial {trial.number} had no answer from the server ({err.detail})"
+            self._queue([(sid, lambda c: _fail_leases(c, sid, client_id, why))])
+        # A refusal (400, 401, 404: a wrong url, key or option, a deleted study) is no outage: falling
+        # back would hide it, so it fails the trial in either mode.
+        if self.on_server_error == "fail" or not (outage or isinstance(err, ServerUnavailable)):
+            with self._lock:
+                self._unavailable[trial._trial_id] = (
+                    f"ProbNES server at {self.client.base_url} gave no point for Optuna trial {trial.number}: {err} "
+                    f"(on_server_error=\"fail\"; retried for up to {self.client.retry_seconds} s)")
+            return {}
+        with self._lock:
+            self._fallback_trials.add(trial._trial_id)
+            first = "fallback" not in self._warned
+            self._warned.add("fallback")
+        if first or not isinstance(err, ServerUnavailable):
+            warnings.warn(f"probnes: no point from the server ({err}); trial {trial.number} and those after it are sampled by "
+                          f"{type(self._independent).__name__} until the server answers again.", ServerFallbackWarning, stacklevel=3)
+        return {}
+
+    def _tell_fallback(self, study: "optuna.Study", trial: FrozenTrial, state: TrialState, values: Optional[Sequence[float]]) -> None:
+        """A trial sampled during an outage is told to the server study by its parameters, when it has them all."""
+        entry = self._entry(study)
+        if entry is None or state != TrialState.COMPLETE or not values or not _finite(values[0]):
+            return
+        if any(name not in trial.params or trial.distributions[name] != d for name, d in entry["space"].items()):
+            return
+        sid = entry["id"]
+        obs = {"parameters": {server: trial.params[name] for server, name in entry["names"].items()}, "value": float(values[0])}
+        self._deliver([(sid, lambda c: c.observe(sid, [obs]))])
+
+    def _deliver(self, sends: List[Tuple[str, Callable[[Client], Any]]]) -> None:
+        """Send reports in order; those the server cannot take now wait in the outbox for its return."""
+        self._queue(sends)
+        try:
+            self._flush()
+        except ProbNESError:
+            pass  # no answer: the reports wait in the outbox; the Optuna trial's own result is in Optuna's storage
+
+    def _queue(self, sends: List[Tuple[str, Callable[[Client], Any]]]) -> None:
+        with self._lock:
+            self._outbox.extend(sends)
+
+    def _flush(self) -> None:
+        """Send the outbox, oldest first. A report the server refuses for good (the trial or study is
+        finished or gone) is dropped; on no answer the rest stay for the next call."""
+        if not self._outbox or not self._flushing.acquire(blocking=False):
+            return  # nothing to send, or another thread is sending it (it sends what is added meanwhile too)
+        try:
+            while True:
+                with self._lock:
+                    if not self._outbox:
+                        return
+                    sid, send = self._outbox[0]
+                try:
+                    self._call(send)
+                except (ConflictError, NotFoundError):
+                    pass  # the server study was completed or deleted meanwhile, or the report was made: nothing left to tell it
+                except ProbNESError as err:
+                    if err.transient or isinstance(err, ServerUnavailable):
+                        raise
+                    warnings.warn(f"probnes: the server refused a report for study {sid}: {err}", RuntimeWarning, stacklevel=2)
+                with self._lock:
+                    self._outbox.pop(0)
+        finally:
+            self._flushing.release()
+
+    def release(self, study: "optuna.Study") -> Dict[str, int]:
+        """After the last study.optimize: send what the server has not had yet, abandon the points the
+        server generated for trials that will not come (REQUESTED), and fail the leases of this Optuna
+        study's trials that are no longer RUNNING. {"abandoned": n, "failed": m}. A study that goes on
+        does not need it: the next trial takes a REQUESTED point."""
+        entry = self._entry(study)
+        if entry is None:
+            return {"abandoned": 0, "failed": 0}
+        self._flush()
+        sid = entry["id"]
+        running = {f"optuna-{study._study_id}-{t.number}" for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))}
+        abandoned = failed = 0
+        for t in list(self.client.iter_trials(sid, state="REQUESTED")):
+            try:
+                self.client.abandon_trial(sid, t["trial_id"])
+                abandoned += 1
+            except (ConflictError, NotFoundError):
+                pass
+        prefix = f"optuna-{study._study_id}-"
+        for t in list(self.client.iter_trials(sid, state="ACTIVE")):
+            cid = t.get("client_id") or ""
+            if cid.startswith(prefix) and cid not in running:
+                try:
+                    self.client.fail_trial(sid, t["trial_id"], "its Optuna trial ended without a result", cid)
+                    failed += 1
+                except (ConflictError, NotFoundError):
+                    pass
+        return {"abandoned": abandoned, "failed": failed}
 
     @staticmethod
     def _server_names(space: Mapping[str, BaseDistribution]) -> Dict[str, str]:
@@ -234,8 +530,10 @@ class ProbnesSampler(BaseSampler):
             spec["batch_size"] = self.batch_size
         if self.seed is not None:
             spec["seed"] = self.seed
+        if self.stopping is not None:
+            spec["stopping"] = self.stopping
         try:
-            created = self.client.create_study(spec)
+            created = self._call(lambda c: c.create_study(spec))
         except ProbNESError as err:
             if err.status == 400 and any(isinstance(space[n], CategoricalDistribution) for n in names.values()):
                 # The server (or this method) does not take categorical parameters: search the others.
@@ -245,7 +543,7 @@ class ProbnesSampler(BaseSampler):
             raise
         if any(isinstance(space[n], CategoricalDistribution) for n in names.values()):
             self._categorical_ok = True
-        return {"id": created["id"], "names": names}
+        return {"id": created["id"], "names": names, "space": {n: space[n] for n in names.values()}}
 
     @staticmethod
     def _to_optuna(d: BaseDistribution, value: Any) -> Any:
@@ -259,6 +557,57 @@ class ProbnesSampler(BaseSampler):
                     return c
             raise ValueError(f"the server handed out {value!r}, not one of the choices {d.choices!r}")
         return value
+
+
+class ProbnesPruner(optuna.pruners.BasePruner):
+    """An Optuna pruner that asks the server study's stopping rule (ProbnesSampler(stopping=...)).
+
+        sampler = ProbnesSampler(url, stopping={"rule": "median", "min_steps": 5, "warmup_trials": 5})
+        study = optuna.create_study(sampler=sampler, pruner=ProbnesPruner(sampler))
+
+    trial.should_prune() reports the trial's latest intermediate value to the server and answers its
+    should_stop. A trial the server did not hand out (the first ones, independent or fallback ones) and
+    a server that does not answer are never pruned: the rule needs the server's trial, and an outage
+    must not cut a trial short."""
+
+    def __init__(self, sampler: ProbnesSampler):
+        self.sampler = sampler
+
+    def prune(self, study: "optuna.Study", trial: FrozenTrial) -> bool:
+        info = trial.system_attrs.get(_TRIAL_ATTR)
+        if not info or not trial.intermediate_values:
+            return False
+        step = max(trial.intermediate_values)
+        value = trial.intermediate_values[step]
+        if not _finite(value):
+            return False
+        try:
+            answer = self.sampler._call(lambda c: c.report(info["study"], info["trial_id"], int(step), float(value)))
+        except ProbNESError:
+            return False
+        with self.sampler._lock:
+            self.sampler._told_steps.setdefault(trial._trial_id, set()).add(step)
+        return bool(answer.get("should_stop"))
+
+
+def _entry_to_json(entry: Mapping[str, Any]) -> Dict[str, Any]:
+    return {"id": entry["id"], "names": dict(entry["names"]),
+            "space": {k: optuna.distributions.distribution_to_json(d) for k, d in entry["space"].items()}}
+
+
+def _entry_from_json(stored: Mapping[str, Any]) -> Dict[str, Any]:
+    return {"id": stored["id"], "names": dict(stored["names"]),
+            "space": {k: optuna.distributions.json_to_distribution(d) for k, d in stored["space"].items()}}
+
+
+def _fail_leases(client: Client, sid: str, client_id: str, reason: str) -> None:
+    """Fail the trials leased to client_id (a suggestion whose answer was lost), if any."""
+    for t in list(client.iter_trials(sid, state="ACTIVE")):
+        if t.get("client_id") == client_id:
+            try:
+                client.fail_trial(sid, t["trial_id"], reason, client_id)
+            except (ConflictError, NotFoundError):
+                pass
 
 
 def _finite(v: Any) -> bool:
