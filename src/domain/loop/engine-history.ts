@@ -7,7 +7,9 @@
  * seen (src/domain/pool/history-store.ts). A call then carries the observations after the least
  * any thread that took this log in is known to hold (`from`), at most MAX_TAIL of them, plus the
  * request's own results: O(batch) per call instead of a structured clone of the whole history.
- * A thread that does not hold that much answers a miss and gets the whole history once.
+ * A thread that does not hold that much answers a miss; the call is sent again whole (to whichever
+ * thread takes it), and so is the next one until a call has reached the thread that missed, so
+ * that a pool that hands a study's calls to its threads in turn cannot keep one of them missing.
  *
  * What a thread is known to hold is only what was stored when it took the log in (`stored`):
  * the request's own results may still be refused by its commit, so no later call relies on them.
@@ -34,6 +36,8 @@ export class HistoryLog {
   readonly id = `h${++logIds}`;
   /** Thread id → how many of `obs` that thread holds (all stored). */
   readonly held = new Map<number, number>();
+  /** Threads that answered a miss and have not taken the log in since. */
+  readonly missed = new Set<number>();
 
   constructor(readonly obs: Observation[]) {}
 }
@@ -56,7 +60,7 @@ export function wireHistory(h: LoopHistory, whole = false): WireHistory {
       if (n > stored || stored - n > MAX_TAIL) log.held.delete(thread);
       else from = Math.min(from, n);
     }
-    if (log.held.size === 0) from = 0;
+    if (log.held.size === 0 || log.missed.size > 0) from = 0;
   }
   const tail = log.obs.slice(from, stored);
   for (const o of fresh) tail.push(o);
@@ -69,8 +73,14 @@ export function wireHistory(h: LoopHistory, whole = false): WireHistory {
  */
 export async function runWithHistory(runner: EngineRunner, caller: EngineCaller, h: LoopHistory, make: (history: WireHistory) => EngineTask): Promise<EngineResult> {
   let { result } = await runner.run(make(wireHistory(h)), caller);
-  if (result.op === 'history-miss') ({ result } = await runner.run(make(wireHistory(h, true)), caller));
+  if (result.op === 'history-miss') {
+    if ('log' in h) h.log.missed.add(result.thread);
+    ({ result } = await runner.run(make(wireHistory(h, true)), caller));
+  }
   if (result.op === 'history-miss') throw new Error('engine thread did not take a whole history in');
-  if ('log' in h && (result.op === 'ask' || result.op === 'tell') && result.thread !== undefined) h.log.held.set(result.thread, h.stored);
+  if ('log' in h && (result.op === 'ask' || result.op === 'tell') && result.thread !== undefined) {
+    h.log.held.set(result.thread, h.stored);
+    h.log.missed.delete(result.thread);
+  }
   return result;
 }

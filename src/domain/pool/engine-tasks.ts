@@ -37,8 +37,8 @@ export type EngineResult =
   /** `thread`: the thread that resolved a history sent by reference (it now holds it). */
   | { op: 'ask'; state: BaseState; points: number[][]; thread?: number }
   | { op: 'tell'; state: BaseState; thread?: number }
-  /** The thread does not hold the history the call refers to: send it again with the whole history. */
-  | { op: 'history-miss' }
+  /** The thread (`thread`) does not hold the history the call refers to: send it again with the whole history. */
+  | { op: 'history-miss'; thread: number }
   | { op: 'estimate'; estimate: Estimate }
   | { op: 'model-view'; view: ModelViewResult };
 
@@ -51,13 +51,13 @@ export function runEngineTask(task: EngineTask): EngineResult {
       return { op: 'init', state: strategy.init(task.spec, Rng.fromSeed(task.seed)) };
     case 'ask': {
       const history = resolveHistory(task.ctx.history);
-      if (!history) return { op: 'history-miss' };
+      if (!history) return { op: 'history-miss', thread: currentThread() };
       const { points, state } = strategy.ask(task.state, { ...task.ctx, history }, task.count);
       return { op: 'ask', state, points, ...threadOf(task.ctx.history) };
     }
     case 'tell': {
       const history = resolveHistory(task.ctx.history);
-      if (!history) return { op: 'history-miss' };
+      if (!history) return { op: 'history-miss', thread: currentThread() };
       return { op: 'tell', state: strategy.tell(task.state, { ...task.ctx, history }), ...threadOf(task.ctx.history) };
     }
     case 'estimate':
