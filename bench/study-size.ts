@@ -103,35 +103,47 @@ const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' ');
 /** A storage per measured study: SQLite in memory, or the run's PostgreSQL database (emptied first). */
 interface Backend {
   name: string;
-  open(): Promise<Storage>;
+  /** `importing`: for the import only (PostgreSQL: a statement timeout long enough for 100,000 trials in one statement). */
+  open(importing?: boolean): Promise<Storage>;
   close(): Promise<void>;
 }
 
-async function postgresBackend(): Promise<Backend | string> {
-  const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+/** A statement on the server's maintenance database, on a connection of its own (none is held between them). */
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+  c.on('error', () => {});
+  await c.connect();
   try {
-    await admin.connect();
+    await c.query(sql);
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
+
+async function postgresBackend(): Promise<Backend | string> {
+  const name = `studysize_${process.pid}_${randomBytes(3).toString('hex')}`;
+  try {
+    await admin(`CREATE DATABASE ${name}`);
   } catch (err) {
     return `PostgreSQL at ${PG_URL} does not answer (${(err as Error).message})`;
   }
-  const name = `probnes_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await admin.query(`CREATE DATABASE ${name}`);
   const u = new URL(PG_URL);
   u.pathname = `/${name}`;
   const url = u.toString();
   return {
     name: 'postgres',
-    async open() {
-      const s = await PostgresStorage.open({ url, poolSize: 4 });
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query('DELETE FROM studies');
-      await c.end();
-      return s;
+    async open(importing = false) {
+      if (importing) {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        await c.query('DELETE FROM studies').catch(() => {}); // none before the first migration
+        await c.end();
+      }
+      // The server's settings (10 s statement timeout) for the measured requests.
+      return PostgresStorage.open({ url, poolSize: 4, ...(importing ? { statementTimeoutMs: 1_800_000 } : {}) });
     },
     async close() {
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
 }
@@ -144,11 +156,13 @@ interface Measured {
 }
 
 async function measure(backend: Backend, method: MethodName, n: number): Promise<Measured> {
-  const storage = await backend.open();
   const id = `bench-size-${method}-${n}`;
   const { trials, iso } = trialsOf(n);
   const t0 = Date.now();
-  await importBigStudy(storage, { id, name: 'size', batch: BATCH, trials, at: iso, updatedAt: iso(n + 50), method });
+  const importer = await backend.open(true);
+  await importBigStudy(importer, { id, name: 'size', batch: BATCH, trials, at: iso, updatedAt: iso(n + 50), method });
+  // SQLite in memory: the importer is the database itself.
+  const storage = backend.name === 'sqlite' ? importer : (await importer.close(), await backend.open());
   const imported = (Date.now() - t0) / 1000;
   const engine = createEngineRunner(WORKERS);
   const app = await buildApp({ config: { bodyLimit: 1024 * 1024, requestTimeoutMs: 120_000, rateLimitPerMinute: 1e9 }, storage, logger: false, engine });

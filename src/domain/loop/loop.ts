@@ -301,7 +301,7 @@ export class LoopService {
       // lost, not worth a warning or a pause.
       if (fromWarm) {
         this.counts.warmDiscarded++;
-        this.cache.forget(studyId);
+        this.cache.forgetState(studyId);
         continue;
       }
       this.retryOrGiveUp(studyId, attempt, res.reason);
@@ -311,7 +311,7 @@ export class LoopService {
 
   private retryOrGiveUp(studyId: string, attempt: number, reason: string): void {
     this.counts.recomputes++;
-    this.cache.forget(studyId);
+    this.cache.forgetState(studyId);
     this.log.warn({ study_id: studyId, attempt, reason }, 'study changed during the request; recomputing');
     if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError(studyId);
   }

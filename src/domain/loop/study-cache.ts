@@ -135,6 +135,8 @@ export class StudyCache {
   private bytes = 0;
   /** Completed histories read from storage because no entry had them (counted for /metrics). */
   historyReads = 0;
+  /** Entries brought up to date by reading only the trials completed since (another writer's). */
+  catchUps = 0;
   /** Key sets built from a whole completed list (once per list read; extensions are not counted). */
   keyBuilds = 0;
   /** Engine histories built from a whole completed list (once per list; extensions are not counted). */
@@ -237,32 +239,66 @@ export class StudyCache {
       return;
     }
     if (fresh.length === 0) return;
-    let grown = 0;
-    for (const p of fresh) grown += pointBytes(p);
     const last = list[list.length - 1];
     if (last === undefined || completionOrder(last, fresh[0]!) < 0) {
-      for (const p of fresh) list.push(p);
-      if (e.history) {
-        for (const p of fresh) {
-          const o = e.history.of(p);
-          if (o) {
-            e.history.log.obs.push(o);
-            e.history.bytes += obsBytes(o);
-            grown += obsBytes(o);
-          }
+      this.append(studyId, e, fresh);
+      return;
+    }
+    // Not after every stored result: a new list, and the history a new log (threads hold the old order).
+    let grown = -(e.history?.bytes ?? 0);
+    e.history = null;
+    e.completed = mergeCompleted(list, fresh);
+    grown += this.addPoints(e, fresh);
+    this.grew(studyId, e, grown);
+  }
+
+  /**
+   * The entry's list if it holds fewer than `count` trials (another writer completed the rest):
+   * what a reader catches up from with storage's listCompletedTrialsAfter. Read-only for the caller.
+   */
+  behind(studyId: string, count: number): readonly CompletedPoint[] | null {
+    const c = this.entries.get(studyId)?.completed;
+    return c && c.length > 0 && c.length < count ? c : null;
+  }
+
+  /**
+   * Stored trials completed after every one of `list` (storage listed them after its last), if
+   * `list` is still the entry's: appended in place, to its keys and history too. Whether it was.
+   */
+  appendStored(studyId: string, list: readonly CompletedPoint[], more: readonly CompletedPoint[]): boolean {
+    const e = this.entries.get(studyId);
+    if (!e || e.completed !== list) return false;
+    const last = list[list.length - 1];
+    if (more.length > 0 && last !== undefined && completionOrder(last, more[0]!) >= 0) return false;
+    this.append(studyId, this.entry(studyId), more);
+    return true;
+  }
+
+  /** Points that come after every one of the entry's list, to it, its keys and its history. */
+  private append(studyId: string, e: Entry, points: readonly CompletedPoint[]): void {
+    const list = e.completed!;
+    for (const p of points) list.push(p);
+    let grown = this.addPoints(e, points);
+    if (e.history) {
+      for (const p of points) {
+        const o = e.history.of(p);
+        if (o) {
+          e.history.log.obs.push(o);
+          e.history.bytes += obsBytes(o);
+          grown += obsBytes(o);
         }
       }
-    } else {
-      // Not after every stored result: a new list, and the history a new log (threads hold the old order).
-      e.completed = mergeCompleted(list, fresh);
-      if (e.history) {
-        grown -= e.history.bytes;
-        e.history = null;
-      }
     }
-    e.completedBytes += fresh.reduce((b, p) => b + pointBytes(p), 0);
+    this.grew(studyId, e, grown);
+  }
+
+  /** Counts `points` into the list's bytes and adds their keys; returns the bytes added. */
+  private addPoints(e: Entry, points: readonly CompletedPoint[]): number {
+    let grown = 0;
+    for (const p of points) grown += pointBytes(p);
+    e.completedBytes += grown;
     if (e.keys) {
-      for (const p of fresh) {
+      for (const p of points) {
         const k = e.keys.of(p);
         if (!e.keys.set.has(k)) {
           e.keys.set.add(k);
@@ -271,7 +307,7 @@ export class StudyCache {
         }
       }
     }
-    this.grew(studyId, e, grown);
+    return grown;
   }
 
   /**
@@ -340,5 +376,17 @@ export class StudyCache {
 
   forget(studyId: string): void {
     this.drop(studyId);
+  }
+
+  /**
+   * After another writer changed the study: its engine state and warm snapshot go; its completed
+   * list stays, since every load checks it against storage's count, and a longer count is caught
+   * up with by reading only what is new (study-snapshot.ts).
+   */
+  forgetState(studyId: string): void {
+    const e = this.entries.get(studyId);
+    if (!e) return;
+    e.engine = null;
+    e.warm = null;
   }
 }

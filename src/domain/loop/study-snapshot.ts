@@ -37,11 +37,24 @@ const OBSERVATION_OF = {
 const observationOf = (p: CompletedPoint, y: number): Observation | null => (p.point === null ? null : p.stderr === null ? { x: p.point, y } : { x: p.point, y, stderr: p.stderr });
 
 
-/** The study's `count` COMPLETED trials in completion order: from the cache when it has exactly those, else read (and cached). */
+/**
+ * The study's `count` COMPLETED trials in completion order: from the cache when it has exactly
+ * those; when it has fewer (another writer completed the rest), the cached ones and only what was
+ * completed after them, if storage confirms that nothing was placed among them; else read whole
+ * (and cached).
+ */
 function completedTrials(storage: Storage, cache: StudyCache, studyId: string, count: number): () => Promise<readonly CompletedPoint[]> {
   return async () => {
     const cached = cache.completed(studyId, count);
     if (cached) return cached;
+    const behind = cache.behind(studyId, count);
+    if (behind) {
+      const more = (await storage.listCompletedTrialsAfter(studyId, behind.length, behind[behind.length - 1]!.trialId)).map(toPoint);
+      if (behind.length + more.length === count && cache.appendStored(studyId, behind, more)) {
+        cache.catchUps++;
+        return behind;
+      }
+    }
     cache.historyReads++;
     const fresh = (await storage.listCompletedTrials(studyId)).map(toPoint);
     if (fresh.length === count) cache.setCompleted(studyId, fresh);
