@@ -103,6 +103,10 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect(await ids(2, 2)).toEqual([4, 3]);
       expect(await ids(4, 3)).toEqual([]);
       expect((await s.listCompletedTrialsAfter('a', 3, 4)).map((t) => [t.trialId, t.value])).toEqual([[3, 0.3]]);
+      // Counted per insert (PostgreSQL: once per statement): three, one, then two more.
+      await s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.5, '2025-01-01T00:00:05.000Z'), done(0.6, '2025-01-01T00:00:06.000Z')], now: '2025-01-01T00:00:06.000Z' });
+      expect((await s.getStudy('default', 'a'))!.trialCounts.COMPLETED).toBe(6);
+      expect(await ids(4, 3)).toEqual([5, 6]);
     });
 
     it('commits a generation atomically, numbering trials per study', async () => {
