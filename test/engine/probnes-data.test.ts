@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { chiSquareQuantile } from '../../src/engine/random/index.js';
 import { Rng } from '../../src/engine/random/index.js';
-import { activeSet, nearestIndices, standardise } from '../../src/engine/strategies/probnes-data.js';
+import { cholesky, fromRows, mahalanobisSq } from '../../src/engine/linalg/index.js';
+import { activeSet, mahalanobisSqAll, nearestIndices, standardise } from '../../src/engine/strategies/probnes-data.js';
 
 const I2 = [[1, 0], [0, 1]];
 const obs = (xs: number[][]) => xs.map((x) => ({ x, y: 0 }));
@@ -24,6 +25,21 @@ describe('nearestIndices', () => {
     expect(nearestIndices([3, 1, 2], 0)).toEqual([]);
     expect(nearestIndices([3, 1, 2], 3)).toEqual([0, 1, 2]);
     expect(nearestIndices([3, 1, 2], 9)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('mahalanobisSqAll', () => {
+  it('is mahalanobisSq of every point, bit for bit, in every dimension (the blocked solve from d = 4 on)', () => {
+    const rng = Rng.fromSeed(11);
+    for (let d = 1; d <= 9; d++) {
+      // Σ = A Aᵀ + I: positive definite, with correlations.
+      const A = Array.from({ length: d }, () => Array.from({ length: d }, () => rng.uniform() * 2 - 1));
+      const cov = A.map((r, i) => A.map((q, j) => r.reduce((s, v, k) => s + v * q[k]!, 0) + (i === j ? 1 : 0)));
+      const mean = Array.from({ length: d }, () => rng.uniform());
+      const pts = Array.from({ length: 50 }, () => ({ x: Array.from({ length: d }, () => rng.uniform() * 6 - 3), y: 0 }));
+      const L = cholesky(fromRows(cov)).L;
+      expect(Array.from(mahalanobisSqAll(L, pts, mean)), `d = ${d}`).toEqual(pts.map((p) => mahalanobisSq(L, p.x, mean)));
+    }
   });
 });
 

@@ -148,12 +148,8 @@ export function choleskyInto(a: Float64Array, n: number, l: Float64Array, scratc
  * d = 5 to 250 evaluations put 45% of its time here (docs/BENCHMARKS.md, BBOB).
  */
 export function solveLower(L: Mat, b: ArrayLike<number>): Vec {
-  return solveLowerInto(L, b, new Float64Array(L.rows));
-}
-
-/** solveLower into `x` (length L.rows, distinct from `b`): for loops over many right-hand sides without allocating. */
-export function solveLowerInto(L: Mat, b: ArrayLike<number>, x: Float64Array): Float64Array {
   const n = L.rows;
+  const x = new Float64Array(n);
   const l = L.data;
   let i = 0;
   for (; i + 3 < n; i += 4) {
@@ -249,15 +245,12 @@ export function logDetFromChol(L: Mat): number {
   return 2 * s;
 }
 
-/**
- * Squared Mahalanobis distance (x − m)ᵀ (L Lᵀ)⁻¹ (x − m) = ‖L⁻¹(x − m)‖². `scratch` (two arrays of
- * length L.rows) saves the two allocations per call when one factor measures many points.
- */
-export function mahalanobisSq(L: Mat, x: ArrayLike<number>, m: ArrayLike<number>, scratch?: { r: Float64Array; z: Float64Array }): number {
+/** Squared Mahalanobis distance (x − m)ᵀ (L Lᵀ)⁻¹ (x − m) = ‖L⁻¹(x − m)‖². */
+export function mahalanobisSq(L: Mat, x: ArrayLike<number>, m: ArrayLike<number>): number {
   const n = L.rows;
-  const r = scratch?.r ?? new Float64Array(n);
+  const r = new Float64Array(n);
   for (let i = 0; i < n; i++) r[i] = x[i] - m[i];
-  const z = solveLowerInto(L, r, scratch?.z ?? new Float64Array(n));
+  const z = solveLower(L, r);
   let s = 0;
   for (let i = 0; i < n; i++) s += z[i] * z[i];
   return s;
