@@ -102,6 +102,8 @@ export class Metrics {
       ['probnes_loop_warm_discarded', 'Warm attempts done again from a read (another writer had changed the study, or nothing proved it current).', 'warmDiscarded'],
       ['probnes_loop_recomputes', 'Attempts done again because another writer changed the study during the request.', 'recomputes'],
       ['probnes_loop_history_reads', "Reads of a study's completed history (not in this process's cache).", 'historyReads'],
+      ['probnes_loop_history_catch_ups', "Reads of only the results another writer completed since this process's cached history.", 'historyCatchUps'],
+      ['probnes_study_cache_bytes', "Estimated bytes of the per-study cache (completed trials, their configuration keys, their history).", 'cacheBytes'],
     ] as const;
     this.addFigureGauges(figures, (key) => stats()[key]);
   }

@@ -373,6 +373,15 @@ export interface Storage {
   loadLoopState(tenantId: string, studyId: string, query: LoopStateQuery): Promise<LoopState | null>;
   /** The COMPLETED trials of a study in completion order: by completed_at, then trial id. */
   listCompletedTrials(studyId: string): Promise<TrialRecord[]>;
+  /**
+   * The COMPLETED trials with a value after the first `position` in completion order (the
+   * positions of study_evaluations), in that order, provided the trial at `position` is still
+   * `trialIdAt` (ignored for position 0): a reader that holds the first `position` catches up with
+   * what was completed since by reading only that. Empty when the check fails, i.e. a result was
+   * placed at or before `position` since (an earlier completion time, another writer's clock); the
+   * caller tells that from the count it expects and reads the whole list. One snapshot.
+   */
+  listCompletedTrialsAfter(studyId: string, position: number, trialIdAt: number): Promise<TrialRecord[]>;
   /** Every trial of a study by ascending trial id (export, history); empty for an unknown study. */
   listAllTrials(studyId: string): Promise<TrialRecord[]>;
   /**

@@ -1,10 +1,47 @@
 /** Active set and standardisation (ALGORITHM.md §1 steps 1–2), on hand-placed points. */
 import { describe, expect, it } from 'vitest';
 import { chiSquareQuantile } from '../../src/engine/random/index.js';
-import { activeSet, standardise } from '../../src/engine/strategies/probnes-data.js';
+import { Rng } from '../../src/engine/random/index.js';
+import { cholesky, fromRows, mahalanobisSq } from '../../src/engine/linalg/index.js';
+import { activeSet, mahalanobisSqAll, nearestIndices, standardise } from '../../src/engine/strategies/probnes-data.js';
 
 const I2 = [[1, 0], [0, 1]];
 const obs = (xs: number[][]) => xs.map((x) => ({ x, y: 0 }));
+
+describe('nearestIndices', () => {
+  // What activeSet did before the heap: sort every index by (d², index), keep the first `keep`, ascending.
+  const bySort = (d2: number[], keep: number) => d2.map((_, j) => j).sort((a, b) => d2[a]! - d2[b]! || a - b).slice(0, keep).sort((a, b) => a - b);
+  it('keeps exactly what sorting every index by (d², index) keeps, ties and all', () => {
+    const rng = Rng.fromSeed(7);
+    for (let trial = 0; trial < 300; trial++) {
+      const n = 1 + Math.floor(rng.uniform() * 60);
+      // Few distinct values, so that many distances tie and the index decides.
+      const d2 = Array.from({ length: n }, () => Math.floor(rng.uniform() * 6) / 2);
+      const keep = Math.floor(rng.uniform() * (n + 3));
+      expect(nearestIndices(d2, keep), `d² ${d2} keep ${keep}`).toEqual(bySort(d2, keep));
+    }
+  });
+  it('keep 0 keeps nothing; keep ≥ n keeps every index', () => {
+    expect(nearestIndices([3, 1, 2], 0)).toEqual([]);
+    expect(nearestIndices([3, 1, 2], 3)).toEqual([0, 1, 2]);
+    expect(nearestIndices([3, 1, 2], 9)).toEqual([0, 1, 2]);
+  });
+});
+
+describe('mahalanobisSqAll', () => {
+  it('is mahalanobisSq of every point, bit for bit, in every dimension (the blocked solve from d = 4 on)', () => {
+    const rng = Rng.fromSeed(11);
+    for (let d = 1; d <= 9; d++) {
+      // Σ = A Aᵀ + I: positive definite, with correlations.
+      const A = Array.from({ length: d }, () => Array.from({ length: d }, () => rng.uniform() * 2 - 1));
+      const cov = A.map((r, i) => A.map((q, j) => r.reduce((s, v, k) => s + v * q[k]!, 0) + (i === j ? 1 : 0)));
+      const mean = Array.from({ length: d }, () => rng.uniform());
+      const pts = Array.from({ length: 50 }, () => ({ x: Array.from({ length: d }, () => rng.uniform() * 6 - 3), y: 0 }));
+      const L = cholesky(fromRows(cov)).L;
+      expect(Array.from(mahalanobisSqAll(L, pts, mean)), `d = ${d}`).toEqual(pts.map((p) => mahalanobisSq(L, p.x, mean)));
+    }
+  });
+});
 
 describe('active set', () => {
   const c = chiSquareQuantile(0.9973, 2); // 11.829 (ALGORITHM.md §1)

@@ -97,6 +97,9 @@ describe('/metrics', () => {
     expect(sample(text, 'probnes_loop_recomputes')).toBe(0);
     // The first engine call reads the (empty) history; later ones find it in the cache.
     expect(sample(text, 'probnes_loop_history_reads')).toBe(1);
+    // One writer: never behind its own cache. The cache holds the three results (and their keys).
+    expect(sample(text, 'probnes_loop_history_catch_ups')).toBe(0);
+    expect(sample(text, 'probnes_study_cache_bytes')).toBeGreaterThan(3 * 100);
   });
 
   it('does not count failed loop requests', async () => {

@@ -87,6 +87,28 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect(v).toMatchObject({ name: 'renamed', metadata: {}, state: 'PAUSED' });
     });
 
+    it('lists the completed trials after a position only while the trial there is the one the reader holds', async () => {
+      await s.createStudy(study('a'));
+      const done = (x: number, at: string): NewTrial => trial(0, x, { state: 'COMPLETED', value: x, completedAt: at });
+      await s.commitGeneration('a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, newTrials: [done(0.1, '2025-01-01T00:00:01.000Z'), done(0.2, '2025-01-01T00:00:02.000Z'), done(0.3, '2025-01-01T00:00:03.000Z')], now: '2025-01-01T00:00:03.000Z' });
+      const ids = async (position: number, at: number) => (await s.listCompletedTrialsAfter('a', position, at)).map((t) => t.trialId);
+      expect(await ids(0, 0)).toEqual([1, 2, 3]);
+      expect(await ids(2, 2)).toEqual([3]);
+      expect(await ids(3, 3)).toEqual([]);
+      // Not the trial at that position: nothing (the reader reads the whole list instead).
+      expect(await ids(2, 1)).toEqual([]);
+      // Trial 4 completed before trial 3 (an earlier clock): placed at position 3, trial 3 moves to 4.
+      await s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.4, '2025-01-01T00:00:02.500Z')], now: '2025-01-01T00:00:04.000Z' });
+      expect(await ids(3, 3)).toEqual([]);
+      expect(await ids(2, 2)).toEqual([4, 3]);
+      expect(await ids(4, 3)).toEqual([]);
+      expect((await s.listCompletedTrialsAfter('a', 3, 4)).map((t) => [t.trialId, t.value])).toEqual([[3, 0.3]]);
+      // Counted per insert (PostgreSQL: once per statement): three, one, then two more.
+      await s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.5, '2025-01-01T00:00:05.000Z'), done(0.6, '2025-01-01T00:00:06.000Z')], now: '2025-01-01T00:00:06.000Z' });
+      expect((await s.getStudy('default', 'a'))!.trialCounts.COMPLETED).toBe(6);
+      expect(await ids(4, 3)).toEqual([5, 6]);
+    });
+
     it('commits a generation atomically, numbering trials per study', async () => {
       await s.createStudy(study('a'));
       await s.createStudy(study('b'));

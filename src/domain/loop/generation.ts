@@ -25,6 +25,7 @@ import { handOut } from '../studies/engine-ops.js';
 import { leaseExpiry } from './lease.js';
 import { askEngine } from './engine-ask.js';
 import { redraw, withoutRepeats } from './no-repeat.js';
+import { runWithHistory } from './engine-history.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import type { LoopContext } from './loop-context.js';
 
@@ -48,15 +49,8 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
   const history = await snap.history();
   let state: BaseState;
   try {
-    const { result } = await ctx.runner.run(
-      {
-        op: 'tell',
-        method: snap.study.method,
-        state: snap.engine,
-        ctx: { batch: batch.map((t) => (t.stderr === null ? { x: t.point!, y: snap.y(t.value!) } : { x: t.point!, y: snap.y(t.value!), stderr: t.stderr })), history },
-      },
-      callerOf(snap),
-    );
+    const told = batch.map((t) => (t.stderr === null ? { x: t.point!, y: snap.y(t.value!) } : { x: t.point!, y: snap.y(t.value!), stderr: t.stderr }));
+    const result = await runWithHistory(ctx.runner, callerOf(snap), history, (h) => ({ op: 'tell', method: snap.study.method, state: snap.engine, ctx: { batch: told, history: h } }));
     if (result.op !== 'tell') throw new Error(`engine answered ${result.op} to tell`);
     state = result.state;
   } catch (err) {

@@ -99,6 +99,10 @@ export interface LoopStats {
   recomputes: number;
   /** Reads of a study's completed history (the per-study cache did not have it). */
   historyReads: number;
+  /** Reads of only what another writer completed since the cached history (study-snapshot.ts). */
+  historyCatchUps: number;
+  /** The per-study cache's estimated bytes (study-cache.ts). */
+  cacheBytes: number;
 }
 
 export class LoopService {
@@ -122,7 +126,7 @@ export class LoopService {
   }
 
   get stats(): LoopStats {
-    return { ...this.counts, historyReads: this.cache.historyReads };
+    return { ...this.counts, historyReads: this.cache.historyReads, historyCatchUps: this.cache.catchUps, cacheBytes: this.cache.size.bytes };
   }
 
   /** The client's held trials first (retries never create work), then REQUESTED ones, then new ones. */
@@ -301,7 +305,7 @@ export class LoopService {
       // lost, not worth a warning or a pause.
       if (fromWarm) {
         this.counts.warmDiscarded++;
-        this.cache.forget(studyId);
+        this.cache.forgetState(studyId);
         continue;
       }
       this.retryOrGiveUp(studyId, attempt, res.reason);
@@ -311,7 +315,7 @@ export class LoopService {
 
   private retryOrGiveUp(studyId: string, attempt: number, reason: string): void {
     this.counts.recomputes++;
-    this.cache.forget(studyId);
+    this.cache.forgetState(studyId);
     this.log.warn({ study_id: studyId, attempt, reason }, 'study changed during the request; recomputing');
     if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError(studyId);
   }

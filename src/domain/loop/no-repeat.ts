@@ -18,7 +18,6 @@
  * Configurations are compared as the values handed out (after rounding, exp of log scales, clipping,
  * category choice): numbers by their exact value, strings as strings.
  */
-import type { Observation } from '../../engine/index.js';
 import type { ParameterValue } from '../../storage/index.js';
 import { handOut } from '../studies/engine-ops.js';
 import { askEngine } from './engine-ask.js';
@@ -26,6 +25,7 @@ import type { LoopContext } from './loop-context.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import type { CompletedPoint } from './study-cache.js';
 import type { StudySnapshot } from './study-snapshot.js';
+import type { LoopHistory } from './engine-history.js';
 
 /** failure reason / study reason when the distribution yields no new configuration. */
 export const CONVERGED = 'converged';
@@ -100,6 +100,6 @@ export async function withoutRepeats(snap: StudySnapshot, points: number[][], dr
 }
 
 /** A redraw: `n` more points from the strategy, given the points pending; advances the snapshot's engine state. */
-export function redraw(snap: StudySnapshot, ctx: LoopContext, history: Observation[]): (n: number, pending: number[][]) => Promise<number[][]> {
+export function redraw(snap: StudySnapshot, ctx: LoopContext, history: LoopHistory): (n: number, pending: number[][]) => Promise<number[][]> {
   return (n, pending) => askEngine(snap, ctx, history, n, pending, 'redraw');
 }

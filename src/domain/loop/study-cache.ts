@@ -12,25 +12,47 @@
  *   which never change) by the study's creation time, so a study that reappeared under the same id
  *   is not mistaken for the old one.
  *
- * - the configuration keys of those completed trials (no-repeat.ts: what a new point must not
- *   repeat), built from the cached list the first time a suggestion needs them and then extended
- *   with the list, so a suggestion costs the keys of what is new, not of the whole study. They
- *   belong to one list object: replaced (a reload after another writer's commit) or dropped with
- *   it, and built again from the new list when next needed. The set is extended in place: a
- *   study's requests run one at a time under its lock (study-lock.ts), and a request reads the
- *   set only before its commit, so no request sees it change.
+ * Kept with the completed list, built from it the first time a request needs them, then extended
+ * with it, so that a request costs what is new, not the whole study:
+ *
+ * - the configuration keys of those trials (no-repeat.ts: what a new point must not repeat);
+ * - the history as the engine reads it (engine-history.ts's HistoryLog: what engine threads are
+ *   sent a tail of).
+ *
+ * A commit's results are appended to the list in place (and to its keys and history) when they
+ * come after every stored one in completion order, the usual case; otherwise (a result stamped
+ * earlier than stored ones: another replica's clock) the list is merged anew and the history log
+ * replaced by a new one. All of it belongs to one list: replaced (a reload after another writer's
+ * commit) or dropped with it. Extended in place safely because a study's requests run one at a
+ * time under its lock (study-lock.ts) and a request reads them only before its commit, so no
+ * request sees them change.
  *
  * - optionally (LoopService's `warmSnapshots`), the whole snapshot this process's last commit left
  *   (what the next load would read if nobody else wrote), so that the next request of the study can
  *   skip the load: its commit checks the study's commit count, which every other write changes, so
  *   a stale entry costs one refused commit and a reload, never a wrong write.
  *
- * Bounded: the least recently used studies are forgotten first.
+ * Bounded by studies (512) and by bytes (256 MiB, estimated: STUDY_CACHE_BOUNDS): the least
+ * recently used studies are forgotten first. A study whose list alone is over the byte bound keeps
+ * its engine state and space but not its list (its requests read the history again each time).
  */
 import type { BaseState } from '../../engine/index.js';
 import type { ParameterValue, TrialCounts, TrialRecord } from '../../storage/index.js';
 import type { Study } from '../studies/codec.js';
 import type { SearchSpace } from '../studies/transforms.js';
+import { HistoryLog } from './engine-history.js';
+import type { Observation } from '../../engine/index.js';
+
+/** The cache's bounds (see the header). */
+export const STUDY_CACHE_BOUNDS = { studies: 512, bytes: 256 * 1024 * 1024 };
+
+/**
+ * Estimated bytes of what is kept per completed trial (V8's objects, not an exact measure): the
+ * point record with its parameters, its key, its observation.
+ */
+const pointBytes = (p: CompletedPoint) => 160 + 8 * (p.point?.length ?? 0) + 64 * Object.keys(p.parameters).length;
+const keyBytes = (k: string) => 48 + 2 * k.length;
+const obsBytes = (o: Observation) => 96 + 8 * o.x.length;
 
 /**
  * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the
@@ -83,25 +105,52 @@ interface CompletedKeys {
   space: SearchSpace;
   of: (p: CompletedPoint) => string;
   set: Set<string>;
+  bytes: number;
+}
+
+/** An entry's completed list as the engine reads it (`of`: a point's observation, null for none). */
+interface EngineHistory {
+  of: (p: CompletedPoint) => Observation | null;
+  log: HistoryLog;
+  bytes: number;
 }
 
 interface Entry {
   engine: { revision: number; state: BaseState } | null;
-  completed: readonly CompletedPoint[] | null;
+  /** The cache's own array: appended to in place (see the header). */
+  completed: CompletedPoint[] | null;
+  completedBytes: number;
   /** Exactly the keys of `completed` (null: not built yet). */
   keys: CompletedKeys | null;
+  /** Exactly the observations of `completed` (null: not built yet). */
+  history: EngineHistory | null;
   space: { createdAt: string; value: SearchSpace } | null;
   warm: WarmSnapshot | null;
 }
 
+const entryBytes = (e: Entry) => e.completedBytes + (e.keys?.bytes ?? 0) + (e.history?.bytes ?? 0);
+
 export class StudyCache {
   private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
   /** Completed histories read from storage because no entry had them (counted for /metrics). */
   historyReads = 0;
+  /** Entries brought up to date by reading only the trials completed since (another writer's). */
+  catchUps = 0;
   /** Key sets built from a whole completed list (once per list read; extensions are not counted). */
   keyBuilds = 0;
+  /** Engine histories built from a whole completed list (once per list; extensions are not counted). */
+  historyBuilds = 0;
 
-  constructor(private readonly maxStudies = 512) {}
+  constructor(
+    private readonly maxStudies = STUDY_CACHE_BOUNDS.studies,
+    private readonly maxBytes = STUDY_CACHE_BOUNDS.bytes,
+  ) {}
+
+  /** Estimated bytes held (see the header). */
+  get size(): { studies: number; bytes: number } {
+    return { studies: this.entries.size, bytes: this.bytes };
+  }
 
   private entry(studyId: string): Entry {
     let e = this.entries.get(studyId);
@@ -109,11 +158,43 @@ export class StudyCache {
       // Most recently used last, so eviction takes the first key.
       this.entries.delete(studyId);
     } else {
-      e = { engine: null, completed: null, keys: null, space: null, warm: null };
-      if (this.entries.size >= this.maxStudies) this.entries.delete(this.entries.keys().next().value!);
+      e = { engine: null, completed: null, completedBytes: 0, keys: null, history: null, space: null, warm: null };
+      if (this.entries.size >= this.maxStudies) this.drop(this.entries.keys().next().value!);
     }
     this.entries.set(studyId, e);
     return e;
+  }
+
+  private drop(studyId: string): void {
+    const e = this.entries.get(studyId);
+    if (!e) return;
+    this.bytes -= entryBytes(e);
+    this.entries.delete(studyId);
+  }
+
+  /**
+   * After `e` (of `studyId`) grew by `grown` bytes: other studies are forgotten, least recently used
+   * first, until the cache is within its byte bound; if `e` alone is over it, its list goes.
+   * Returns whether `e` still has its list.
+   */
+  private grew(studyId: string, e: Entry, grown: number): boolean {
+    this.bytes += grown;
+    for (const id of this.entries.keys()) {
+      if (this.bytes <= this.maxBytes) return true;
+      if (id !== studyId) this.drop(id);
+    }
+    if (this.bytes <= this.maxBytes) return true;
+    this.clearList(e);
+    return false;
+  }
+
+  /** Forgets an entry's completed list with its keys and history. */
+  private clearList(e: Entry): void {
+    this.bytes -= entryBytes(e);
+    e.completed = null;
+    e.completedBytes = 0;
+    e.keys = null;
+    e.history = null;
   }
 
   engineRevision(studyId: string): number | null {
@@ -130,29 +211,103 @@ export class StudyCache {
     this.entry(studyId).engine = { revision, state };
   }
 
-  /** The completed trials if the cache has exactly `count` of them (see the header). */
+  /** The completed trials if the cache has exactly `count` of them (see the header). Read-only for the caller. */
   completed(studyId: string, count: number): readonly CompletedPoint[] | null {
     const c = this.entries.get(studyId)?.completed;
     return c && c.length === count ? c : null;
   }
 
-  setCompleted(studyId: string, completed: readonly CompletedPoint[]): void {
+  /** Keeps `completed` (the cache's own from now on: the caller must not change it). */
+  setCompleted(studyId: string, completed: CompletedPoint[]): void {
     const e = this.entry(studyId);
+    this.clearList(e);
     e.completed = completed;
-    e.keys = null;
+    e.completedBytes = completed.reduce((b, p) => b + pointBytes(p), 0);
+    this.grew(studyId, e, e.completedBytes);
   }
 
-  /** After a commit made from `loadedCount` completed trials: append the ones it completed (if the entry is that state), to the keys too. */
+  /**
+   * After a commit made from `loadedCount` completed trials: the ones it completed (`fresh`, in
+   * completion order) join the entry's list, its keys and its history, if the entry is that state.
+   */
   extendCompleted(studyId: string, loadedCount: number, fresh: readonly CompletedPoint[]): void {
     if (!this.entries.get(studyId)?.completed) return;
     const e = this.entry(studyId);
-    if (e.completed!.length !== loadedCount) {
-      e.completed = null;
-      e.keys = null;
-    } else if (fresh.length > 0) {
-      e.completed = mergeCompleted(e.completed!, fresh);
-      if (e.keys) for (const p of fresh) e.keys.set.add(e.keys.of(p));
+    const list = e.completed!;
+    if (list.length !== loadedCount) {
+      this.clearList(e);
+      return;
     }
+    if (fresh.length === 0) return;
+    const last = list[list.length - 1];
+    if (last === undefined || completionOrder(last, fresh[0]!) < 0) {
+      this.append(studyId, e, fresh);
+      return;
+    }
+    // Not after every stored result: a new list, and the history a new log (threads hold the old order).
+    let grown = -(e.history?.bytes ?? 0);
+    e.history = null;
+    e.completed = mergeCompleted(list, fresh);
+    grown += this.addPoints(e, fresh);
+    this.grew(studyId, e, grown);
+  }
+
+  /**
+   * The entry's list if it holds fewer than `count` trials (another writer completed the rest):
+   * what a reader catches up from with storage's listCompletedTrialsAfter. Read-only for the caller.
+   */
+  behind(studyId: string, count: number): readonly CompletedPoint[] | null {
+    const c = this.entries.get(studyId)?.completed;
+    return c && c.length > 0 && c.length < count ? c : null;
+  }
+
+  /**
+   * Stored trials completed after every one of `list` (storage listed them after its last), if
+   * `list` is still the entry's: appended in place, to its keys and history too. Whether it was.
+   */
+  appendStored(studyId: string, list: readonly CompletedPoint[], more: readonly CompletedPoint[]): boolean {
+    const e = this.entries.get(studyId);
+    if (!e || e.completed !== list) return false;
+    const last = list[list.length - 1];
+    if (more.length > 0 && last !== undefined && completionOrder(last, more[0]!) >= 0) return false;
+    this.append(studyId, this.entry(studyId), more);
+    return true;
+  }
+
+  /** Points that come after every one of the entry's list, to it, its keys and its history. */
+  private append(studyId: string, e: Entry, points: readonly CompletedPoint[]): void {
+    const list = e.completed!;
+    for (const p of points) list.push(p);
+    let grown = this.addPoints(e, points);
+    if (e.history) {
+      for (const p of points) {
+        const o = e.history.of(p);
+        if (o) {
+          e.history.log.obs.push(o);
+          e.history.bytes += obsBytes(o);
+          grown += obsBytes(o);
+        }
+      }
+    }
+    this.grew(studyId, e, grown);
+  }
+
+  /** Counts `points` into the list's bytes and adds their keys; returns the bytes added. */
+  private addPoints(e: Entry, points: readonly CompletedPoint[]): number {
+    let grown = 0;
+    for (const p of points) grown += pointBytes(p);
+    e.completedBytes += grown;
+    if (e.keys) {
+      for (const p of points) {
+        const k = e.keys.of(p);
+        if (!e.keys.set.has(k)) {
+          e.keys.set.add(k);
+          e.keys.bytes += keyBytes(k);
+          grown += keyBytes(k);
+        }
+      }
+    }
+    return grown;
   }
 
   /**
@@ -165,9 +320,40 @@ export class StudyCache {
     if (!e || e.completed !== completed) return null;
     if (!e.keys || e.keys.space !== space) {
       this.keyBuilds++;
-      e.keys = { space, of, set: new Set(completed.map(of)) };
+      const set = new Set(completed.map(of));
+      let bytes = 0;
+      for (const k of set) bytes += keyBytes(k);
+      this.bytes -= e.keys?.bytes ?? 0;
+      e.keys = { space, of, set, bytes };
+      if (!this.grew(studyId, e, bytes)) return set;
     }
     return e.keys.set;
+  }
+
+  /**
+   * The history log of `completed` (its observations `of` each point, in order), if `completed` is
+   * the entry's list: the cached log (built now if it was not). Null for any other list. `of` must
+   * be the same function for one study (the study's direction never changes).
+   */
+  history(studyId: string, completed: readonly CompletedPoint[], of: (p: CompletedPoint) => Observation | null): HistoryLog | null {
+    const e = this.entries.get(studyId);
+    if (!e || e.completed !== completed) return null;
+    if (!e.history) {
+      this.historyBuilds++;
+      const obs: Observation[] = [];
+      let bytes = 0;
+      for (const p of completed) {
+        const o = of(p);
+        if (o) {
+          obs.push(o);
+          bytes += obsBytes(o);
+        }
+      }
+      const log = new HistoryLog(obs);
+      e.history = { of, log, bytes };
+      if (!this.grew(studyId, e, bytes)) return log;
+    }
+    return e.history.log;
   }
 
   /** The study's search space, built by `build` the first time (per study and creation time). */
@@ -189,6 +375,18 @@ export class StudyCache {
   }
 
   forget(studyId: string): void {
-    this.entries.delete(studyId);
+    this.drop(studyId);
+  }
+
+  /**
+   * After another writer changed the study: its engine state and warm snapshot go; its completed
+   * list stays, since every load checks it against storage's count, and a longer count is caught
+   * up with by reading only what is new (study-snapshot.ts).
+   */
+  forgetState(studyId: string): void {
+    const e = this.entries.get(studyId);
+    if (!e) return;
+    e.engine = null;
+    e.warm = null;
   }
 }

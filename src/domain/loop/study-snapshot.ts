@@ -6,11 +6,12 @@
  * an engine call). Counts by state cover every trial; the completed history is fetched only when an
  * engine call needs it (through the per-study cache, see study-cache.ts).
  */
-import { generationSize, type BaseState, type Observation } from '../../engine/index.js';
+import { generationSize, methodFacts, type BaseState, type Observation } from '../../engine/index.js';
 import { newTrialRecord, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
 import { engineY, readEngineState, readStudy } from '../studies/codec.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache, type WarmSnapshot } from './study-cache.js';
+import { plainHistory, type HistoryLog, type LoopHistory } from './engine-history.js';
 
 export type { WarmSnapshot } from './study-cache.js';
 import type { Study } from '../studies/studies.js';
@@ -24,12 +25,36 @@ export class StaleSnapshotError extends Error {}
 
 const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters });
 
+/**
+ * A completed trial as the engine reads it, in the study's direction (none without a point). One
+ * function per direction, so that the per-study cache extends its history with the one that built it.
+ */
+const OBSERVATION_OF = {
+  minimize: (p: CompletedPoint) => observationOf(p, engineY('minimize', p.value)),
+  maximize: (p: CompletedPoint) => observationOf(p, engineY('maximize', p.value)),
+};
+// A reported stderr goes with its value (the sign of y does not change a standard error).
+const observationOf = (p: CompletedPoint, y: number): Observation | null => (p.point === null ? null : p.stderr === null ? { x: p.point, y } : { x: p.point, y, stderr: p.stderr });
 
-/** The study's `count` COMPLETED trials in completion order: from the cache when it has exactly those, else read (and cached). */
+
+/**
+ * The study's `count` COMPLETED trials in completion order: from the cache when it has exactly
+ * those; when it has fewer (another writer completed the rest), the cached ones and only what was
+ * completed after them, if storage confirms that nothing was placed among them; else read whole
+ * (and cached).
+ */
 function completedTrials(storage: Storage, cache: StudyCache, studyId: string, count: number): () => Promise<readonly CompletedPoint[]> {
   return async () => {
     const cached = cache.completed(studyId, count);
     if (cached) return cached;
+    const behind = cache.behind(studyId, count);
+    if (behind) {
+      const more = (await storage.listCompletedTrialsAfter(studyId, behind.length, behind[behind.length - 1]!.trialId)).map(toPoint);
+      if (behind.length + more.length === count && cache.appendStored(studyId, behind, more)) {
+        cache.catchUps++;
+        return behind;
+      }
+    }
     cache.historyReads++;
     const fresh = (await storage.listCompletedTrials(studyId)).map(toPoint);
     if (fresh.length === count) cache.setCompleted(studyId, fresh);
@@ -51,6 +76,8 @@ export interface SnapshotInit {
   completed: () => Promise<readonly CompletedPoint[]>;
   /** The cache's key set of a list `completed` returned (StudyCache.completedKeys), or null if that list is not the cached one. */
   completedKeys: (completed: readonly CompletedPoint[], space: SearchSpace, of: (p: CompletedPoint) => string) => ReadonlySet<string> | null;
+  /** The cache's history log of a list `completed` returned (StudyCache.history), or null if that list is not the cached one. */
+  completedHistory: (completed: readonly CompletedPoint[], of: (p: CompletedPoint) => Observation | null) => HistoryLog | null;
 }
 
 export class StudySnapshot {
@@ -73,6 +100,7 @@ export class StudySnapshot {
   readonly loadedCompleted: number;
   private readonly loadCompleted: () => Promise<readonly CompletedPoint[]>;
   private readonly cachedKeys: SnapshotInit['completedKeys'];
+  private readonly cachedHistory: SnapshotInit['completedHistory'];
   /** The engine state as loaded, to tell whether this request changed it. */
   readonly loadedEngine: BaseState;
   /** A state change the loop makes itself (max_trials reached). */
@@ -93,6 +121,7 @@ export class StudySnapshot {
     let stored: Promise<readonly CompletedPoint[]> | null = null;
     this.loadCompleted = () => (stored ??= init.completed());
     this.cachedKeys = init.completedKeys;
+    this.cachedHistory = init.completedHistory;
     this.loadedEngine = init.engine;
   }
 
@@ -123,6 +152,7 @@ export class StudySnapshot {
       commitSeq: loaded.commitSeq,
       completed: completedTrials(storage, cache, studyId, loaded.study.trialCounts.COMPLETED),
       completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
+      completedHistory: (list, of) => cache.history(studyId, list, of),
     });
   }
 
@@ -164,6 +194,7 @@ export class StudySnapshot {
       commitSeq: warm.commitSeq,
       completed: completedTrials(storage, cache, studyId, warm.counts.COMPLETED),
       completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
+      completedHistory: (list, of) => cache.history(studyId, list, of),
     });
   }
 
@@ -255,26 +286,46 @@ export class StudySnapshot {
   /**
    * Every completed trial (suggested and external) in completion order: by completion time, then
    * trial id (results of one request share a time; trial ids make the order total and stable, so
-   * a reloaded study sees the same history), as (x, y) for the engine.
+   * a reloaded study sees the same history), as (x, y) for the engine. Usually the per-study
+   * cache's log of the stored ones and this request's results after them, which an engine call
+   * sends as what a thread does not hold yet (engine-history.ts); a plain list when this request's
+   * results do not all come after the stored ones, or the list is not the cached one. Empty for a
+   * method that reads no history (MethodFacts.readsHistory): nothing is read for it.
    */
-  async history(): Promise<Observation[]> {
-    return this.observations(await this.completedPoints());
+  async history(): Promise<LoopHistory> {
+    if (!methodFacts(this.study.method).readsHistory) return plainHistory([]);
+    const stored = await this.storedCompleted();
+    const fresh = this.freshlyCompleted();
+    const last = stored[stored.length - 1];
+    if (fresh.length === 0 || last === undefined || completionOrder(last, fresh[0]!) < 0) {
+      const log = this.cachedHistory(stored, OBSERVATION_OF[this.study.direction]);
+      if (log) return { log, stored: log.obs.length, fresh: this.observations(fresh) };
+    }
+    return plainHistory(this.observations(mergeCompleted(stored, fresh)));
   }
 
   /** Completed trials, as completedPoints() gives them, as (x, y) for the engine. */
   observations(completed: readonly CompletedPoint[]): Observation[] {
+    const of = OBSERVATION_OF[this.study.direction];
     const out: Observation[] = [];
-    // A reported stderr goes with its value (the sign of y does not change a standard error).
-    for (const t of completed) if (t.point !== null) out.push(t.stderr === null ? { x: t.point, y: this.y(t.value) } : { x: t.point, y: this.y(t.value), stderr: t.stderr });
+    for (const t of completed) {
+      const o = of(t);
+      if (o) out.push(o);
+    }
     return out;
   }
 
   /** Every completed trial (suggested and external) in completion order, as stored and as this request completed them. */
   async completedPoints(): Promise<CompletedPoint[]> {
+    return mergeCompleted(await this.storedCompleted(), this.freshlyCompleted());
+  }
+
+  /** The stored completed trials this request started from (read once; from the cache when current). */
+  private async storedCompleted(): Promise<readonly CompletedPoint[]> {
     const stored = await this.loadCompleted();
     // Another writer completed trials after this request's load: its view is no longer one state.
     if (stored.length !== this.loadedCompleted) throw new StaleSnapshotError(`study ${this.study.id}: completed trials changed during the request`);
-    return mergeCompleted(stored, this.freshlyCompleted());
+    return stored;
   }
 
   /**
@@ -283,8 +334,7 @@ export class StudySnapshot {
    * commit (study-cache.ts), or built here when the list is not the cached one. Read-only.
    */
   async storedCompletedKeys(of: (p: CompletedPoint) => string): Promise<ReadonlySet<string>> {
-    const stored = await this.loadCompleted();
-    if (stored.length !== this.loadedCompleted) throw new StaleSnapshotError(`study ${this.study.id}: completed trials changed during the request`);
+    const stored = await this.storedCompleted();
     return this.cachedKeys(stored, this.space, of) ?? new Set(stored.map(of));
   }
 

@@ -171,10 +171,15 @@ function weightedQuadratic(history: readonly Observation[], d: number, q: number
   return { centre: model.xBest, a0: -c, b: b.map((v) => -v), A: H.map((row) => row.map((v) => -v)) };
 }
 
+/** Every tell checks the whole history: plain loops (no callback per coordinate), as it grows with the study. */
 function checkHistory(history: readonly Observation[], d: number): void {
-  for (const o of history) {
-    if (o.x.length !== d) throw new InvalidInputError(`observation has dimension ${o.x.length}, expected ${d}`);
-    if (!Number.isFinite(o.y) || !o.x.every(Number.isFinite)) throw new InvalidInputError('observation has a non-finite value');
+  for (let j = 0; j < history.length; j++) {
+    const o = history[j];
+    const x = o.x;
+    if (x.length !== d) throw new InvalidInputError(`observation has dimension ${x.length}, expected ${d}`);
+    let finite = Number.isFinite(o.y);
+    for (let i = 0; finite && i < d; i++) finite = Number.isFinite(x[i]);
+    if (!finite) throw new InvalidInputError('observation has a non-finite value');
   }
 }
 

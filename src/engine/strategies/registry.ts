@@ -35,9 +35,9 @@ export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> =
   random,
 };
 
-const PROBNES: MethodFacts = { family: 'probnes', hasModel: true, ranksGeneration: false, searchDistribution: true };
-const BO: MethodFacts = { family: 'bo', hasModel: true, ranksGeneration: false, searchDistribution: false };
-const ES: MethodFacts = { family: 'evolution-strategy', hasModel: false, ranksGeneration: true, searchDistribution: true };
+const PROBNES: MethodFacts = { family: 'probnes', hasModel: true, ranksGeneration: false, searchDistribution: true, readsHistory: true };
+const BO: MethodFacts = { family: 'bo', hasModel: true, ranksGeneration: false, searchDistribution: false, readsHistory: true };
+const ES: MethodFacts = { family: 'evolution-strategy', hasModel: false, ranksGeneration: true, searchDistribution: true, readsHistory: false };
 
 export const METHOD_FACTS: Readonly<Record<MethodName, MethodFacts>> = {
   'prob-cmaes': PROBNES,
@@ -45,12 +45,12 @@ export const METHOD_FACTS: Readonly<Record<MethodName, MethodFacts>> = {
   'prob-snes': PROBNES,
   cmaes: ES,
   // CMA-ES with a global linear/quadratic surrogate (Hansen 2019).
-  'lq-cmaes': { ...ES, hasModel: true },
+  'lq-cmaes': { ...ES, hasModel: true, readsHistory: true },
   xnes: ES,
   snes: ES,
   bo: BO,
   pibo: BO,
-  random: { family: 'random', hasModel: false, ranksGeneration: false, searchDistribution: false },
+  random: { family: 'random', hasModel: false, ranksGeneration: false, searchDistribution: false, readsHistory: false },
 };
 
 /** The facts of a method (METHOD_FACTS). */

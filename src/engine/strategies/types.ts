@@ -201,6 +201,12 @@ export interface MethodFacts {
    * their state's mean and cov are the prior's spread around a centre.
    */
   readonly searchDistribution: boolean;
+  /**
+   * Its ask and tell read the history (AskContext/TellContext `history`): the model's data, the
+   * best so far. CMA-ES, xNES, SNES and random read only the batch and their state, so the server
+   * sends them no history at all (test/engine/method-facts.test.ts checks that theirs changes nothing).
+   */
+  readonly readsHistory: boolean;
 }
 
 /** A state as read back from storage: plain JSON with its version. */

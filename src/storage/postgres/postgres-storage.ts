@@ -517,6 +517,18 @@ export class PostgresStorage implements Storage {
     return (await this.rows<TrialRow>("SELECT * FROM trials WHERE study_id = $1 AND state = 'COMPLETED' ORDER BY completed_at, trial_id", [studyId])).map(toTrial);
   }
 
+  async listCompletedTrialsAfter(studyId: string, position: number, trialIdAt: number): Promise<TrialRecord[]> {
+    // One statement, so one snapshot: a range of study_evaluations_idx, each trial by primary key.
+    const rows = await this.rows<TrialRow>(
+      `SELECT t.* FROM study_evaluations e JOIN trials t ON t.study_id = e.study_id AND t.trial_id = e.trial_id
+        WHERE e.study_id = $1 AND e.idx > $2
+          AND ($2 = 0 OR EXISTS (SELECT 1 FROM study_evaluations c WHERE c.study_id = $1 AND c.idx = $2 AND c.trial_id = $3))
+        ORDER BY e.idx`,
+      [studyId, position, trialIdAt],
+    );
+    return rows.map(toTrial);
+  }
+
   async listAllTrials(studyId: string): Promise<TrialRecord[]> {
     return (await this.rows<TrialRow>('SELECT * FROM trials WHERE study_id = $1 ORDER BY trial_id', [studyId])).map(toTrial);
   }

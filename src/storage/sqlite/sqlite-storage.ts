@@ -154,6 +154,9 @@ export class SqliteStorage implements Storage {
   async listCompletedTrials(studyId: string) {
     return this.trials.completed(studyId);
   }
+  async listCompletedTrialsAfter(studyId: string, position: number, trialIdAt: number) {
+    return this.trials.completedAfter(studyId, position, trialIdAt);
+  }
   async listAllTrials(...a: Parameters<Storage['listAllTrials']>) {
     return this.reports.allTrials(...a);
   }

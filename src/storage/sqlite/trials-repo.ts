@@ -38,6 +38,7 @@ export class TrialsRepo {
   private readonly liveStmt;
   private readonly generationStmt;
   private readonly completedStmt;
+  private readonly completedAfterStmt;
 
   constructor(private readonly db: SqliteDatabase) {
     this.latestStateStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1');
@@ -84,6 +85,17 @@ export class TrialsRepo {
     this.completedStmt = db.prepare<[string], TrialRow>(
       "SELECT * FROM trials WHERE study_id = ? AND state = 'COMPLETED' ORDER BY completed_at, trial_id",
     );
+    // A range of study_evaluations_idx, each trial by primary key: O(new), not O(study).
+    this.completedAfterStmt = db.prepare<{ study_id: string; position: number; at: number }, TrialRow>(`
+      SELECT t.* FROM study_evaluations e JOIN trials t ON t.study_id = e.study_id AND t.trial_id = e.trial_id
+      WHERE e.study_id = @study_id AND e.idx > @position
+        AND (@position = 0 OR EXISTS (SELECT 1 FROM study_evaluations c WHERE c.study_id = @study_id AND c.idx = @position AND c.trial_id = @at))
+      ORDER BY e.idx`);
+  }
+
+  /** Storage.listCompletedTrialsAfter. */
+  completedAfter(studyId: string, position: number, trialIdAt: number): TrialRecord[] {
+    return this.completedAfterStmt.all({ study_id: studyId, position, at: trialIdAt }).map(toTrial);
   }
 
   /** Generation and revision of the latest engine state (no state parsed). */
