@@ -2,8 +2,10 @@
  * bench:soak — the real server under a mixed load for a long time: does its memory stay bounded,
  * and is every acknowledged observation still there at the end (after a SIGKILL too)?
  *
- * The server runs as a child process (SQLite file in a temporary directory, three tenants with API
- * keys, the rate limiter on with a limit the load never reaches, so its store is exercised). N
+ * The server runs as a child process with the node flags `npm start` and the Docker image give it
+ * (--node-flags: 16 MiB semi-spaces), on an SQLite file in a temporary directory, with three
+ * tenants with API keys and the rate limiter on with a limit the load never reaches, so that its
+ * store is exercised. N
  * workers (default 8) drive it over HTTP:
  *
  * - up to three "big" workers, one per tenant, each grow one long-lived study (random, cmaes,
@@ -38,7 +40,8 @@
  * after the first.
  *
  *   npm run bench:soak -- [--minutes 20] [--workers 8] [--interval 10] [--idle 30] [--kill-at S]
- *                         [--big-trials 5000] [--engine-workers N] [--out bench-results/published/<date>-soak]
+ *                         [--big-trials 5000] [--min-studies 2000] [--engine-workers N] [--node-flags '…']
+ *                         [--heap-snapshots] [--out bench-results/published/<date>-soak]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -62,7 +65,8 @@ const { values: argv } = parseArgs({
     'min-studies': { type: 'string', default: '2000' },
     'engine-workers': { type: 'string' },
     'heap-snapshots': { type: 'boolean', default: false },
-    'node-flags': { type: 'string', default: '' },
+    // What `npm start` and the Docker image give the server (package.json, Dockerfile).
+    'node-flags': { type: 'string', default: '--max-semi-space-size=16' },
     out: { type: 'string' },
   },
 });
