@@ -86,11 +86,11 @@ const RSS_FLAT = 1.1;
  * heap may at most double). The start is an empty server; after the load its caches are full by
  * count (512 studies, 64 model views per tenant, 10,000 measured times, …), and what they hold is
  * legitimately kept: by their byte bounds up to more than the empty server's heap (the model views
- * alone may hold 16 MiB per tenant), in practice a few tens of MiB (docs/capacity.md, "Memory:
- * every cache bounded"). A leak proportional to the traffic fails it: the bound allows the empty
- * heap once more, about 0.25 KiB per request over a 20-minute run's 130,000 requests, a quarter of
- * the 1 KiB per request of RSS growth that prompted this bench. The printed summary gives the
- * leak rate the run could detect.
+ * alone may hold 16 MiB per tenant), in practice a few tens of MiB
+ * (docs/capacity.md, "Memory: every cache bounded"). A leak proportional to the traffic fails it:
+ * the bound allows the empty heap once more, about 0.2 KiB per request over a 20-minute run's
+ * 150,000 requests, a fifth of the RSS growth of 1 KiB per request seen in an earlier soak. The
+ * printed summary gives the leak rate the run could detect.
  */
 const HEAP_TOLERANCE = 2;
 /**
