@@ -3,22 +3,12 @@
  * gracefully on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the database,
  * exit 0). Everything else is in buildApp.
  */
-import pino, { type Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { createEngineRunner } from './domain/index.js';
 import { PostgresStorage, SqliteStorage, type Storage } from './storage/index.js';
 import { openBindingRefusal } from './bind-policy.js';
-
-function createLogger(config: Config): Logger {
-  const pretty = config.logPretty === 'true' || (config.logPretty === 'auto' && process.stdout.isTTY === true);
-  return pino({
-    level: config.logLevel,
-    base: { service: 'probnes-server' },
-    // Human-readable only for a person at a terminal; machines get one JSON object per line.
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
-  });
-}
+import { createLogger } from './logger.js';
 
 /** PostgreSQL when DATABASE_URL is set (migrated under an advisory lock), else the SQLite file. */
 async function openStorage(config: Config): Promise<Storage> {

@@ -5,7 +5,7 @@
  * stub whose calls finish when the test says so, so every ordering is exact.
  */
 import { describe, expect, it } from 'vitest';
-import { EngineBusyError, FairScheduler, type FairnessLimits } from '../../src/domain/pool/fair-runner.js';
+import { EngineBusyError, FairScheduler, MEASURED_MAX_ENTRIES, type FairnessLimits } from '../../src/domain/pool/fair-runner.js';
 import type { EngineResult, EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { FairEngineRunner, LanedEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
 
@@ -271,5 +271,38 @@ describe('FairScheduler', () => {
     expect(pools.heavy.started.map(tagOfAny)).toEqual([3]);
     for (const p of Object.values(pools)) p.started[0]!.finish();
     await Promise.all(calls);
+  });
+});
+
+describe('FairScheduler: measured times are bounded', () => {
+  /** A runner that answers at once with the given compute time, counting its calls. */
+  const instant = (ms: number) => {
+    const out = { calls: 0, run: async () => (out.calls++, { result: { op: 'estimate', estimate: { predicted: null, predicted_std: null } } as EngineResult, ms }) };
+    return out;
+  };
+
+  it('remembers at most MEASURED_MAX_ENTRIES studies × operations however many studies it has run', async () => {
+    const s = new FairScheduler(instant(1).run, limits());
+    for (let i = 0; i < MEASURED_MAX_ENTRIES + 50; i++) await s.run(task('cmaes', i), { tenantId: 'A', studyId: `s${i}` });
+    expect(s.measuredEntries).toBe(MEASURED_MAX_ENTRIES);
+  });
+
+  it('forgets the least recently used study first, not the first measured', async () => {
+    // Both lanes report 100 ms (above lightMs), so the slow study's measurement stays above it.
+    const heavy = instant(100);
+    const light = instant(100);
+    const s = new FairScheduler(heavy.run, limits(), light.run);
+    const slow = { tenantId: 'A', studyId: 'slow' };
+    // Measured at 100 ms on the light lane: from then on its calls are heavy.
+    await s.run(task('cmaes', 0), slow);
+    await s.run(task('cmaes', 0), slow);
+    expect(heavy.calls).toBe(1);
+    // Used again after the others were measured (its measurement is then the most recent), then more studies than the bound leaves room for.
+    for (let i = 0; i < MEASURED_MAX_ENTRIES / 2; i++) await s.run(task('random', i), { tenantId: 'A', studyId: `s${i}` });
+    await s.run(task('cmaes', 0), slow);
+    expect(heavy.calls).toBe(2);
+    for (let i = MEASURED_MAX_ENTRIES / 2; i < MEASURED_MAX_ENTRIES + MEASURED_MAX_ENTRIES / 4; i++) await s.run(task('random', i), { tenantId: 'A', studyId: `s${i}` });
+    await s.run(task('cmaes', 0), slow);
+    expect(heavy.calls, 'the slow study was forgotten (and its call run as light) although it was used more recently than most').toBe(3);
   });
 });

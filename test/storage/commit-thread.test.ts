@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteStorage, type GenerationCommit, type TrialUpdate } from '../../src/storage/index.js';
+import { CommitThread, WRITER_THREAD_YOUNG_GENERATION_MB } from '../../src/storage/sqlite/commit-thread.js';
 import { storageContract, study } from './contract.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-writer-'));
@@ -99,5 +100,19 @@ describe('writer thread', () => {
     await expect(s.commitGeneration('a', commit({ newTrials: [newTrial(0.1)] }))).rejects.toThrow(/closed/);
     expect((await s.health()).ok).toBe(false);
     s = SqliteStorage.open(dbFile, { writerThread: true });
+  });
+});
+
+describe('writer thread memory', () => {
+  it('runs with the young generation limited to WRITER_THREAD_YOUNG_GENERATION_MB', async () => {
+    const f = file();
+    await SqliteStorage.open(f).close();
+    const thread = new CommitThread(f);
+    try {
+      await thread.ready();
+      expect(thread.threadLimits().maxYoungGenerationSizeMb).toBe(WRITER_THREAD_YOUNG_GENERATION_MB);
+    } finally {
+      await thread.close();
+    }
   });
 });

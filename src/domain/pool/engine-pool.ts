@@ -60,6 +60,18 @@ export class InlineEngineRunner implements EngineRunner {
   async close() {}
 }
 
+/**
+ * V8's young generation of each engine thread, in MiB (two semi-spaces and the space for new large
+ * objects: a third of it per semi-space). Without a limit V8 grows a busy thread's semi-spaces to
+ * 64 MiB each on 64-bit Node (no pointer compression): 128 MiB and more per thread that stays
+ * resident after a burst of engine calls and is given back only now and then, so that the
+ * process's RSS rose and fell by hundreds of MiB under a steady load. 48 MiB (16 MiB semi-spaces,
+ * V8's own default before it grew them) costs more frequent scavenges, which are cheap for the
+ * engine's short-lived temporaries; the old generation is not limited (a study's largest model is
+ * bounded by STUDY_COST_MAX instead, docs/capacity.md).
+ */
+export const ENGINE_THREAD_YOUNG_GENERATION_MB = 48;
+
 export class WorkerEngineRunner implements EngineRunner {
   private readonly pool: Piscina;
 
@@ -77,6 +89,7 @@ export class WorkerEngineRunner implements EngineRunner {
       maxThreads: Math.max(1, threads),
       idleTimeout: 60_000,
       workerData: { nice: opts.nice ?? null },
+      resourceLimits: { maxYoungGenerationSizeMb: ENGINE_THREAD_YOUNG_GENERATION_MB },
       // Under tsx (npm start, tests) the worker is TypeScript and needs the same loader, named by
       // absolute URL: a bare 'tsx' resolves from the working directory, which may be anywhere.
       execArgv: compiled ? [] : ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
@@ -85,6 +98,11 @@ export class WorkerEngineRunner implements EngineRunner {
 
   async run(task: EngineTask) {
     return unwrap((await this.pool.run(task)) as WorkerReply);
+  }
+
+  /** The resource limits each thread runs under (Worker.resourceLimits), for tests. */
+  threadLimits(): Array<{ maxYoungGenerationSizeMb?: number; maxOldGenerationSizeMb?: number }> {
+    return this.pool.threads.map((t) => t.resourceLimits ?? {});
   }
 
   async close() {

@@ -64,6 +64,16 @@ export const DEFAULT_FAIRNESS: FairnessLimits = { heavySlots: 1, lightMs: 50, pe
 /** A heavy call never measured before is predicted to take this long (ms), for waits and Retry-After. */
 const UNKNOWN_HEAVY_MS = 1000;
 
+/**
+ * Studies × operations whose compute time is remembered, least recently used forgotten first.
+ * Keys are study ids, which never come back once a study is deleted, so without a bound the map
+ * grows with every study the server ever ran. An entry is a key of about 40 characters and one
+ * number: about 100 bytes with the map's own overhead, so about 1 MB in all. A forgotten study is
+ * measured again by its next call (until then predicted as an unmeasured one), so the bound only
+ * needs to exceed the studies in use at once by a wide margin.
+ */
+export const MEASURED_MAX_ENTRIES = 10_000;
+
 export class EngineBusyError extends DomainError {
   constructor(detail: string, retryAfterSeconds: number) {
     super('busy', 'engine_busy', `${detail}; retry after ${retryAfterSeconds} s`, retryAfterSeconds);
@@ -197,6 +207,11 @@ export class FairScheduler {
     this.views = new RoundRobinLane(limits.viewSlots, views);
   }
 
+  /** Studies × operations with a measured time (bounded by MEASURED_MAX_ENTRIES). */
+  get measuredEntries(): number {
+    return this.measured.size;
+  }
+
   get stats(): FairnessStats {
     return { queuedHeavy: this.heavy.queued, runningHeavy: this.heavy.running, runningLight: this.runningLight, queuedViews: this.views.queued, runningViews: this.views.running, rejected: this.rejected };
   }
@@ -211,8 +226,10 @@ export class FairScheduler {
     const release = this.admit(caller, lane, seen);
     try {
       const out = lane === 'light' ? await this.runLight(task) : await this[lane].run(task, caller, seen ?? UNKNOWN_HEAVY_MS);
+      // Deleted first so that the key moves to the end: Map iterates in insertion order, so the first key is the least recently used.
+      this.measured.delete(key);
       this.measured.set(key, seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms);
-      if (this.measured.size > 100_000) this.measured.delete(this.measured.keys().next().value!);
+      if (this.measured.size > MEASURED_MAX_ENTRIES) this.measured.delete(this.measured.keys().next().value!);
       return out;
     } finally {
       release();

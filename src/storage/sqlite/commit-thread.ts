@@ -45,6 +45,13 @@ function tsxEsmApi(): string {
   return pathToFileURL(path.join(path.dirname(pkgFile), pkg.exports['./esm/api']!.import.default)).href;
 }
 
+/**
+ * V8's young generation of the writer thread, in MiB (a third of it per semi-space). Unlimited,
+ * V8 grows a busy isolate's to 192 MiB on 64-bit Node and keeps it resident; the engine's threads
+ * and the event loop are held to the same 48 MiB (docs/capacity.md, "Memory: every cache bounded").
+ */
+export const WRITER_THREAD_YOUNG_GENERATION_MB = 48;
+
 export class CommitThread {
   private worker: Worker | null = null;
   private nextId = 1;
@@ -76,6 +83,11 @@ export class CommitThread {
     return this.started!;
   }
 
+  /** The resource limits the thread runs under (Worker.resourceLimits; empty before it starts), for tests. */
+  threadLimits(): { maxYoungGenerationSizeMb?: number } {
+    return this.worker?.resourceLimits ?? {};
+  }
+
   /** Lets queued commits finish, then closes the thread's connection and stops it. */
   async close(): Promise<void> {
     this.closed = true;
@@ -94,7 +106,7 @@ export class CommitThread {
     // Under tsx (npm start, tests) the worker is TypeScript: it registers tsx's loader itself
     // before importing it (a worker's --import loader is not in place for its own entry).
     const load = compiled ? `import(${JSON.stringify(entry)})` : `import(${JSON.stringify(tsxEsmApi())}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); })`;
-    const worker = new Worker(load, { eval: true, workerData: { file: this.file, busyTimeoutMs: this.busyTimeoutMs } });
+    const worker = new Worker(load, { eval: true, workerData: { file: this.file, busyTimeoutMs: this.busyTimeoutMs }, resourceLimits: { maxYoungGenerationSizeMb: WRITER_THREAD_YOUNG_GENERATION_MB } });
     worker.unref();
     let failure = '';
     // Surfaces through 'exit', in the pending commits' rejections.
