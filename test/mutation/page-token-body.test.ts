@@ -6,12 +6,12 @@
  * with AES-256-CTR as encode() does. Each check of decode() is one case: without it, a malformed body
  * signed under the secret would be read as a cursor (or throw something other than
  * invalid_page_token). Also: encode() pads to whole blocks, refuses an over-long cursor, and is
- * deterministic per scope and cursor.
+ * deterministic per scope and cursor; the Paginator reads the secret once.
  */
 import { createCipheriv, createHmac } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidPageTokenError } from '../../src/domain/common/errors.js';
-import { PageTokens } from '../../src/domain/studies/page-token.js';
+import { PageTokens, Paginator } from '../../src/domain/studies/page-token.js';
 
 const SECRET = 'the-database-secret';
 const SCOPE = 'studies:tenant-a';
@@ -35,8 +35,13 @@ function plaintext(cursor: string, blocks = 1, length = Buffer.byteLength(cursor
   return p;
 }
 
+// Instances are made inside each test, not at collection: a mutant of the constructor (the key
+// derivation) is active only while a test runs.
 describe('page tokens: an authentic body is still checked', () => {
-  const tokens = new PageTokens(SECRET);
+  let tokens: PageTokens;
+  beforeEach(() => {
+    tokens = new PageTokens(SECRET);
+  });
 
   it('the derivation here is the module\'s: a well-formed token made here decodes to its cursor', () => {
     expect(tokens.decode(SCOPE, forged(plaintext('cursor-42')))).toBe('cursor-42');
@@ -75,7 +80,10 @@ describe('page tokens: an authentic body is still checked', () => {
 });
 
 describe('page tokens: what encode writes', () => {
-  const tokens = new PageTokens(SECRET);
+  let tokens: PageTokens;
+  beforeEach(() => {
+    tokens = new PageTokens(SECRET);
+  });
   const bodyBytes = (t: string) => Buffer.from(t.split('.')[0]!, 'base64url').length;
 
   it('pads the plaintext to whole 32-byte blocks: 30 cursor bytes fit one block, 31 need two', () => {
@@ -99,5 +107,17 @@ describe('page tokens: what encode writes', () => {
     const iv = (x: string) => Buffer.from(x.split('.')[0]!, 'base64url').subarray(1, 17).toString('hex');
     expect(iv(tokens.encode('trials:s:*', 'cursor'))).not.toBe(iv(t));
     expect(iv(tokens.encode(`${SCOPE}\u0000`, 'cursor'))).not.toBe(iv(t));
+    // Scope and cursor are separated in the IV's input: "ab" + "c" is not "a" + "bc".
+    expect(iv(tokens.encode('ab', 'c'))).not.toBe(iv(tokens.encode('a', 'bc')));
+  });
+
+  it('a Paginator reads the secret once and keeps it', async () => {
+    let reads = 0;
+    const pages = new Paginator({ getSetting: async () => (reads++, SECRET) });
+    const read = async (after: string | null) => ({ items: [after], next: after === null ? 'p2' : null });
+    const first = await pages.page(SCOPE, null, read);
+    await pages.page(SCOPE, first.nextPageToken, read);
+    await pages.page(SCOPE, null, read);
+    expect(reads).toBe(1);
   });
 });

@@ -56,9 +56,10 @@ export class PageTokens {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw new InvalidPageTokenError();
     // Authentic from here on: written by encode() under this secret for this scope.
     const raw = Buffer.from(body, 'base64url');
-    if (raw.length < 1 + IV_BYTES + BLOCK || raw[0] !== VERSION || (raw.length - 1 - IV_BYTES) % BLOCK !== 0) throw new InvalidPageTokenError();
+    const ciphertext = raw.subarray(1 + IV_BYTES);
+    if (raw[0] !== VERSION || ciphertext.length < BLOCK || ciphertext.length % BLOCK !== 0) throw new InvalidPageTokenError();
     const decipher = createDecipheriv('aes-256-ctr', this.encKey, raw.subarray(1, 1 + IV_BYTES));
-    const plain = Buffer.concat([decipher.update(raw.subarray(1 + IV_BYTES)), decipher.final()]);
+    const plain = Buffer.concat([decipher.update(ciphertext), decipher.final()]);
     const length = plain.readUInt16BE(0);
     if (length > plain.length - 2) throw new InvalidPageTokenError();
     return plain.subarray(2, 2 + length).toString('utf8');
