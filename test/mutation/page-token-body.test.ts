@@ -111,6 +111,17 @@ describe('page tokens: what encode writes', () => {
     expect(iv(tokens.encode('ab', 'c'))).not.toBe(iv(tokens.encode('a', 'bc')));
   });
 
+  it('the IV is the documented one: HMAC-SHA-256 under the derived IV key of scope, a zero byte and the cursor, 16 bytes', () => {
+    const ivKey = derive('iv');
+    const expected = createHmac('sha256', ivKey).update(SCOPE).update('\0').update('cursor').digest().subarray(0, 16).toString('hex');
+    expect(Buffer.from(tokens.encode(SCOPE, 'cursor').split('.')[0]!, 'base64url').subarray(1, 17).toString('hex')).toBe(expected);
+  });
+
+  it('a Paginator on a database without a pagination secret answers storage_not_ready', async () => {
+    const pages = new Paginator({ getSetting: async () => null });
+    await expect(pages.page(SCOPE, null, async () => ({ items: [], next: null }))).rejects.toMatchObject({ code: 'storage_not_ready', message: expect.stringContaining('no pagination secret') });
+  });
+
   it('a Paginator reads the secret once and keeps it', async () => {
     let reads = 0;
     const pages = new Paginator({ getSetting: async () => (reads++, SECRET) });
