@@ -31,6 +31,21 @@ def objective(trial):
     return (x - 1) ** 2 + (math.log10(lr) + 2) ** 2 + (math.log2(width) - 5) ** 2 / 4 + (depth - 3) ** 2
 
 
+def learning_curve(steps):
+    """An objective that reports a falling loss at each of `steps` steps and stops when Optuna's pruner says so."""
+    def curve(trial):
+        x = trial.suggest_float("x", -5, 5)
+        y = trial.suggest_float("y", -5, 5)
+        loss = 0.0
+        for step in range(steps):
+            loss = (x * x + y * y) * (1 + 1 / (step + 1))
+            trial.report(loss, step)
+            if trial.should_prune():
+                raise optuna.TrialPruned()
+        return loss
+    return curve
+
+
 class BridgeTest(unittest.TestCase):
     def setUp(self):
         self.client = Client(URL)
@@ -82,16 +97,7 @@ class BridgeTest(unittest.TestCase):
         self.assertTrue(all(states[i] == "COMPLETED" for i in ids), states)
 
     def test_pruned_trials_are_reported_as_stopped_with_their_last_value(self):
-        def curve(trial):
-            x = trial.suggest_float("x", -5, 5)
-            y = trial.suggest_float("y", -5, 5)
-            loss = 0.0
-            for step in range(8):
-                loss = (x * x + y * y) * (1 + 1 / (step + 1))
-                trial.report(loss, step)
-                if trial.should_prune():
-                    raise optuna.TrialPruned()
-            return loss
+        curve = learning_curve(8)
 
         study = optuna.create_study(sampler=ProbnesSampler(URL, method="cmaes", batch_size=4, seed=1),
                                     pruner=optuna.pruners.MedianPruner(n_startup_trials=3, n_warmup_steps=1))
@@ -483,16 +489,7 @@ class FailureAndStoppingTest(unittest.TestCase):
         sampler = ProbnesSampler(URL, method="prob-cmaes", seed=9, stopping=rule)
         study = optuna.create_study(sampler=sampler, pruner=ProbnesPruner(sampler))
 
-        def curve(trial):
-            x = trial.suggest_float("x", -5, 5)
-            y = trial.suggest_float("y", -5, 5)
-            loss = 0.0
-            for step in range(6):
-                loss = (x * x + y * y) * (1 + 1 / (step + 1))
-                trial.report(loss, step)
-                if trial.should_prune():
-                    raise optuna.TrialPruned()
-            return loss
+        curve = learning_curve(6)
 
         study.optimize(curve, n_trials=25)
         sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]

@@ -9,17 +9,13 @@ import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { createEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { approxBytes, ModelViewCache, type ModelViewCacheBounds } from '../../src/domain/studies/model-view-cache.js';
 import { ModelViews } from '../../src/domain/studies/model-views.js';
-import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { injectOk, makeTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 /** cmaes (a GP fitted for the view) and prob-cmaes (the method's own GP), a few generations each. */
 const ids: Record<string, string> = {};
 
-async function call(method: 'GET' | 'POST', url: string, payload?: object) {
-  const res = await t.app.inject({ method, url, ...(payload ? { payload } : {}) });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const call = (method: 'GET' | 'POST', url: string, payload?: object) => injectOk(t.app, method, url, payload);
 
 async function generation(id: string) {
   const s = await call('GET', `/v1/studies/${id}/suggestions?count=4&client_id=w`);

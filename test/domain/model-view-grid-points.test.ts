@@ -17,16 +17,12 @@ import { ModelViews } from '../../src/domain/studies/model-views.js';
 import { searchSpace, toInternal } from '../../src/domain/studies/transforms.js';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import { GridSchema } from '../../src/http/schemas/model.js';
-import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { injectOk, makeTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let id = '';
 
-async function call(method: 'GET' | 'POST', url: string, payload?: object) {
-  const res = await t.app.inject({ method, url, ...(payload ? { payload } : {}) });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const call = (method: 'GET' | 'POST', url: string, payload?: object) => injectOk(t.app, method, url, payload);
 
 beforeAll(async () => {
   t = await makeTestApp();

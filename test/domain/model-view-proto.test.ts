@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { ModelViews } from '../../src/domain/studies/model-views.js';
 import { createEngineRunner } from '../../src/domain/pool/engine-pool.js';
-import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { injectOk, makeTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let id: string;
@@ -25,11 +25,7 @@ async function renamed(studyId: string, newId: string) {
   return newId;
 }
 
-async function call(method: 'GET' | 'POST', url: string, payload?: object) {
-  const res = await t.app.inject({ method, url, ...(payload ? { payload } : {}) });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const call = (method: 'GET' | 'POST', url: string, payload?: object) => injectOk(t.app, method, url, payload);
 
 beforeAll(async () => {
   t = await makeTestApp();

@@ -27,6 +27,13 @@ export async function makeTestApp(opts: { storage?: Storage; logger?: Logger; bo
   return { app, storage };
 }
 
+/** A request that must succeed: its JSON body, or an error naming the request and the answer (status ≥ 300). */
+export async function injectOk(app: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: object) {
+  const res = await app.inject({ method, url, ...(payload ? { payload } : {}) });
+  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
+  return res.json();
+}
+
 /** A small valid create-study body; override fields per test. */
 export function studyBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

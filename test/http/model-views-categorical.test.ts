@@ -12,16 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngineRunner, type EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { ModelViews } from '../../src/domain/index.js';
 import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
-import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { injectOk, makeTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 const ids: Record<string, string> = {};
 
-async function call(method: 'GET' | 'POST', url: string, payload?: object) {
-  const res = await t.app.inject({ method, url, ...(payload ? { payload } : {}) });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const call = (method: 'GET' | 'POST', url: string, payload?: object) => injectOk(t.app, method, url, payload);
 
 type Params = Record<string, number | string | boolean>;
 

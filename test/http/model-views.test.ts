@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createEngineRunner } from '../../src/domain/pool/engine-pool.js';
-import { makeTestApp, type TestApp } from '../helpers/app.js';
+import { injectOk, makeTestApp, type TestApp } from '../helpers/app.js';
 import { buildApp } from '../../src/app.js';
 
 // Steep in x1, nearly flat in x2: importance must rank x1 first.
@@ -15,11 +15,7 @@ const f = (p: { x1: number; x2: number }) => 50 * (p.x1 - 1) ** 2 + 0.01 * p.x2;
 let t: TestApp;
 const ids: Record<string, string> = {};
 
-async function call(app: FastifyInstance, method: 'GET' | 'POST', url: string, payload?: object) {
-  const res = await app.inject({ method, url, ...(payload ? { payload } : {}) });
-  if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`);
-  return res.json();
-}
+const call = injectOk;
 
 async function drive(app: FastifyInstance, method: string, generations: number, extra: Record<string, unknown> = {}) {
   const study = await call(app, 'POST', '/v1/studies', {

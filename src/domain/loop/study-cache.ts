@@ -36,12 +36,12 @@
  * recently used studies are forgotten first. A study whose list alone is over the byte bound keeps
  * its engine state and space but not its list (its requests read the history again each time).
  */
-import type { BaseState } from '../../engine/index.js';
+import type { BaseState, Observation } from '../../engine/index.js';
 import type { ParameterValue, TrialCounts, TrialRecord } from '../../storage/index.js';
 import type { Study } from '../studies/codec.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import { HistoryLog } from './engine-history.js';
-import type { Observation } from '../../engine/index.js';
+import { observationBytes } from '../pool/history-store.js';
 
 /** The cache's bounds (see the header). */
 export const STUDY_CACHE_BOUNDS = { studies: 512, bytes: 256 * 1024 * 1024 };
@@ -52,7 +52,8 @@ export const STUDY_CACHE_BOUNDS = { studies: 512, bytes: 256 * 1024 * 1024 };
  */
 const pointBytes = (p: CompletedPoint) => 160 + 8 * (p.point?.length ?? 0) + 64 * Object.keys(p.parameters).length;
 const keyBytes = (k: string) => 48 + 2 * k.length;
-const obsBytes = (o: Observation) => 96 + 8 * o.x.length;
+/** An observation as a thread's history store counts it. */
+const obsBytes = (o: Observation) => observationBytes(o.x.length);
 
 /**
  * What a request's commit leaves behind, when this process knows it exactly: the snapshot as the

@@ -28,6 +28,14 @@ export function checkCount(count: number, method: string): void {
 }
 
 /** Batch indices sorted best (smallest y) first; ties keep the asked order (Array.sort is stable). */
+/**
+ * The same point up to rounding: a point the engine asked for comes back as the domain stored it (re-encoded
+ * from user units), so an exact comparison could miss it. Relative tolerance 1e-9 on `a`'s coordinates.
+ */
+export function samePoint(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((v, i) => Math.abs(v - b[i]!) <= 1e-9 * (1 + Math.abs(v)));
+}
+
 export function orderBestFirst(batch: readonly Observation[]): number[] {
   return batch.map((_, i) => i).sort((a, b) => batch[a].y - batch[b].y);
 }

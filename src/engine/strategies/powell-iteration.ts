@@ -22,6 +22,7 @@
  */
 import { LuDecomposition } from 'ml-matrix';
 import { fromRows, symEig } from '../linalg/index.js';
+import { samePoint } from './es-utils.js';
 import { geometryStep, kktMatrix, lagrangeFunction, leastFrobeniusQuadratic, quadValue, trustStepBox, type Box, type Quadratic } from './powell-model.js';
 
 export interface PowellPoint {
@@ -218,7 +219,7 @@ export function powellNext(s: PowellState, box: Box | null): number[] | null {
 /** An evaluated point: the pending one (ratio test, radius rule) or another (it joins the set). */
 export function powellObserve(s: PowellState, x: readonly number[], y: number): void {
   const pend = s.pending;
-  const isPending = pend !== null && pend.x.every((v, i) => Math.abs(v - x[i]) <= 1e-9 * (1 + Math.abs(v)));
+  const isPending = pend !== null && samePoint(pend.x, x);
   if (!isPending || !pend) {
     addPoint(s, { x: x.slice(), y });
     return;

@@ -37,6 +37,7 @@ import {
   sampledGradientRows,
 } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
+import { samePoint } from './es-utils.js';
 import { updateCov, updateMean } from './probnes-updates.js';
 import type { AskContext, AskResult, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
@@ -150,7 +151,7 @@ function radiusAfterTell(state: ProbnesState, batch: readonly Observation[]): Pa
   const p = state.params;
   if (!adaptsRadius(p)) return {};
   const asked = state.optimumAsked;
-  const obs = asked ? batch.find((o) => o.x.length === asked.x.length && o.x.every((v, i) => Math.abs(v - asked.x[i]) <= 1e-9 * (1 + Math.abs(v)))) : undefined;
+  const obs = asked ? batch.find((o) => samePoint(o.x, asked.x)) : undefined;
   const improved = asked && obs ? obs.y < asked.bestBefore : null;
   return { optimumRadius: updateOptimumRadius(state.optimumRadius, p.optimumRadius, p.optimumRadiusMax, improved), optimumAsked: null };
 }
@@ -271,9 +272,8 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
 function surprisesAfter(state: ProbnesState, batch: readonly Observation[]): Surprise[] {
   const kept = state.surprises ?? [];
   const pr = state.prediction;
-  // μ comes back as handed out (the domain tells the stored point); the tolerance of radiusAfterTell's match
-  // keeps a point re-encoded from user units (rounding only) recognised too.
-  const o = pr ? batch.find((b) => b.x.length === pr.x.length && b.x.every((v, i) => Math.abs(v - pr.x[i]) <= 1e-9 * (1 + Math.abs(v)))) : undefined;
+  // μ comes back as handed out (the domain tells the stored point), up to rounding.
+  const o = pr ? batch.find((b) => samePoint(b.x, pr.x)) : undefined;
   if (!pr || !o || !Number.isFinite(o.y - pr.predicted)) return kept;
   const stderr = typeof o.stderr === 'number' && o.stderr > 0 && Number.isFinite(o.stderr) ? o.stderr : 0;
   return [...kept, { r: o.y - pr.predicted, sd: pr.sd, noise: Math.hypot(pr.noise, stderr) }].slice(-SURPRISE_WINDOW);
