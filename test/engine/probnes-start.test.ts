@@ -229,4 +229,31 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(state.start).toBeNull();
     expect(rosen(state.mean)).toBeLessThanOrEqual(best.y + 1e-12);
   });
+
+  it('the ablation switches of the hand-over: Σ widened to a floor keeps its shape; Powell trailing asks its point in later generations', () => {
+    // start_phase_length 12 in 2-D: a hand-over after the stencil and 7 of Powell's points, Σ then well below the prior's.
+    const opts = { start_phase_length: 12 };
+    const plain = sequential(init(2, { options: opts }), rosen, 12).state;
+    const eig = (c: number[][]) => { const [a, b, d] = [c[0]![0]!, c[0]![1]!, c[1]![1]!]; const m = (a + d) / 2, r = Math.hypot((a - d) / 2, b); return [m - r, m + r]; };
+    const [lo, hi] = eig(plain.cov);
+    expect(plain.start).toBeNull();
+    expect(hi).toBeLessThan(0.25);
+    const wide = sequential(init(2, { options: { ...opts, start_phase_cov_floor: 0.25 } }), rosen, 12).state;
+    const [wlo, whi] = eig(wide.cov);
+    expect(whi).toBeCloseTo(0.25, 12);
+    expect(wlo / whi).toBeCloseTo(lo! / hi!, 10); // the shape is the search's own, only its scale changes
+    expect(wide.mean).toEqual(plain.mean);
+    // A floor below Σ's largest variance changes nothing.
+    const same = sequential(init(2, { options: { ...opts, start_phase_cov_floor: hi! / 2 } }), rosen, 12).state;
+    expect(same.cov).toEqual(plain.cov);
+    // Trailing: the hand-over keeps Powell's iteration, and the next generation holds its next point.
+    const trail = sequential(init(2, { options: { ...opts, start_phase_trail: true } }), rosen, 12).state;
+    expect(trail.trail?.seen).toBe(12);
+    const expected = structuredClone(trail.trail!.powell);
+    const x = powellNext(expected, null);
+    expect(x).not.toBeNull();
+    const asked = probCmaes.ask(trail, { history: [], pending: [] }, 3);
+    expect(asked.points.some((p) => p.every((v, i) => v === x![i]))).toBe(true);
+    expect((plain as ProbnesState & { trail?: unknown }).trail).toBeUndefined();
+  });
 });

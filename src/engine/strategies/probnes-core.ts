@@ -49,6 +49,8 @@ import { fitModel, gradientAndHessian, maxModelSize, modelKind } from '../surrog
 import { migrateProbnesState } from './probnes-migrate.js';
 import { askProbnesMixed, estimateProbnesMixed, initProbnesMixed, tellProbnesMixed } from './probnes-mixed.js';
 import { PROBNES_STATE_VERSION, SURPRISE_WINDOW, finiteOrNull, integralDiagnostics, stepSizes, type ProbnesState } from './probnes-state.js';
+import { powellNext, powellObserve } from './powell-iteration.js';
+import { boxOfBounds } from './bounds.js';
 import { askStart, batchFromNu, initStart, startGenerationSize, tellStart } from './probnes-start.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
@@ -103,11 +105,17 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   // when the batch keeps at least one point for the BQ selection.
   const optimum = count - points.length >= 2 ? injectedOptimum(state, ctx.history, points) : null;
   if (optimum) points.push(optimum);
+  let trail = state.trail ?? null;
+  if (trail && count - points.length >= 1) {
+    trail = structuredClone(trail);
+    const x = powellNext(trail.powell, boxOfBounds(state.bounds));
+    if (x) points.push(x);
+  }
   const asked = optimum && adaptsRadius(state.params) ? { optimumAsked: { x: optimum.slice(), bestBefore: ctx.history.reduce((m, o) => Math.min(m, o.y), Infinity) } } : {};
   // Batch BQ (pending points join U_A, no y needed; μ counts as pending when it is in this batch), or i.i.d.
   // draws from ν with acquisition "none" and in the initial design before any GP exists.
   points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
-  return { points, state: { ...state, ...asked, rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
+  return { points, state: { ...state, ...asked, ...(trail ? { trail } : {}), rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
 }
 
 /**
@@ -115,6 +123,14 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
  * or full quadratic, or the point lies within 0.1 standard deviations of ν (Mahalanobis) of a point
  * already in the batch (μ, once the model's optimum is μ itself: an evaluation would repeat it).
  */
+function trailAfterTell(state: ProbnesState, history: readonly Observation[]): Partial<ProbnesState> {
+  if (!state.trail) return {};
+  const trail = structuredClone(state.trail);
+  for (const o of history.slice(trail.seen)) powellObserve(trail.powell, o.x, o.y);
+  trail.seen = history.length;
+  return { trail };
+}
+
 function injectedOptimum(state: ProbnesState, history: readonly Observation[], batch: number[][]): number[] | null {
   const kind = state.params.injectOptimum;
   const g = state.gp;
@@ -188,7 +204,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
   const history = ctx.history;
   checkHistory(history, state.dim);
   if (state.start) return tellStart(state, ctx, (s, c) => tell(method, s, c));
-  const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false, ...radiusAfterTell(state, ctx.batch) };
+  const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false, ...radiusAfterTell(state, ctx.batch), ...trailAfterTell(state, history) };
   if (history.length === 0) return next; // nothing observed: keep ν (an empty generation)
   const rng = Rng.fromState(state.rng);
   const p = state.params;

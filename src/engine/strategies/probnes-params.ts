@@ -83,6 +83,10 @@ export interface ProbnesParams {
   readonly startPhaseMean: 'best' | 'search';
   /** §29: the points of workers that ask while the model's point is out (startPhaseExtras). */
   readonly startPhaseExtras: 'model' | 'search';
+  /** Bench switch: after the hand-over, Powell's iteration goes on and asks one point per generation. */
+  readonly startPhaseTrail?: boolean;
+  /** Bench switch: the search's Σ at the hand-over scaled up until its largest eigenvalue is at least this (the prior's is 1; 0 = off). */
+  readonly startPhaseCovFloor?: number;
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -102,7 +106,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -306,7 +310,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, start_phase_trail: { kind: 'boolean', description: 'With start_phase powell: Powell\'s iteration goes on after the hand-over, its next point one of every generation\'s.' }, start_phase_cov_floor: { kind: 'number', min: 0, max: 1, description: 'With start_phase powell: the search\'s Σ at the hand-over scaled up until its largest eigenvalue (in prior variances) is at least this; 0 = off.' }, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -351,6 +355,8 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
     startPhaseHandover: options.start_phase_handover === 'prior' ? 'prior' : 'search',
     startPhaseMean: options.start_phase_mean === 'search' ? 'search' : 'best',
     startPhaseExtras: extras === 'model' || extras === 'search' ? extras : startPhaseExtras(d, length, budget),
+    ...(options.start_phase_trail === true ? { startPhaseTrail: true } : {}),
+    ...(typeof options.start_phase_cov_floor === 'number' && options.start_phase_cov_floor > 0 ? { startPhaseCovFloor: options.start_phase_cov_floor } : {}),
   });
 }
 

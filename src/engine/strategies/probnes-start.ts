@@ -20,6 +20,7 @@
  *   Σ and the GP from everything evaluated).
  */
 import { InvalidInputError } from '../errors.js';
+import { fromRows, symEig } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
 import { boxOfBounds, clampToBounds, limitCovToBounds } from './bounds.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
@@ -148,11 +149,20 @@ function bestMean(state: ProbnesState, powell: PowellState): number[] {
 
 /** The phase is over: the natural-gradient search from here on (its own generation size). */
 function finish(state: ProbnesState): ProbnesState {
-  const { generationSize: _dropped, ...rest } = state;
-  if (state.params.startPhaseHandover === 'search') return { ...rest, start: null };
+  const { generationSize: _dropped, ...base } = state;
+  const rest = state.params.startPhaseTrail && state.start ? { ...base, trail: { powell: state.start.powell, seen: state.start.seen } } : base;
+  if (state.params.startPhaseHandover === 'search') return { ...rest, start: null, ...(state.params.startPhaseCovFloor ? { cov: floorCov(state, state.params.startPhaseCovFloor) } : {}) };
   // The prior's Σ (N(0, I) in internal coordinates), no wider than the box (§22).
   const prior = state.cov.map((row, i) => row.map((_, j) => (i === j ? 1 : 0)));
   return { ...rest, start: null, cov: state.bounds && state.params.covInBounds ? limitCovToBounds(prior, state.bounds) : prior };
+}
+
+/** Σ scaled by one factor until its largest eigenvalue is at least `floor` (never shrunk), no wider than the box (§22). */
+function floorCov(state: ProbnesState, floor: number): number[][] {
+  const top = symEig(fromRows(state.cov)).values.reduce((a, b) => Math.max(a, b), 0);
+  const c = top > 0 && top < floor ? floor / top : 1;
+  const wide = state.cov.map((row) => row.map((v) => v * c));
+  return state.bounds && state.params.covInBounds ? limitCovToBounds(wide, state.bounds) : wide;
 }
 
 const isNums = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));

@@ -84,6 +84,8 @@ export interface ProbnesState extends BaseState {
   optimumAsked: { x: number[]; bestBefore: number } | null;
   /** The start phase while it runs (§29); null once it has handed over, or when params.startPhase is off. */
   start: StartState | null;
+  /** Experiment (params.startPhaseTrail): Powell's iteration after the hand-over and the history length it has seen. */
+  trail?: { powell: StartState['powell']; seen: number } | null;
   /**
    * With params.includeMean (μ is evaluated in the next generation, §12): the model's uncorrected prediction
    * at the μ of the last natural-gradient tell (y units: value, latent sd, the noise's sd), and the residuals
