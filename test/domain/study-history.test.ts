@@ -11,7 +11,7 @@
  *   before), through late results, external points, another writer's commits (another replica) and
  *   a commit that failed after its update ran; and the calls carry tails, not whole histories.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HistoryLog, MAX_TAIL, runWithHistory, wireHistory } from '../../src/domain/loop/engine-history.js';
 import { LoopService } from '../../src/domain/loop/loop.js';
 import { StudyCache, type CompletedPoint } from '../../src/domain/loop/study-cache.js';
@@ -20,8 +20,8 @@ import { readStudy } from '../../src/domain/studies/codec.js';
 import { searchSpace } from '../../src/domain/studies/transforms.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { runEngineTask, type EngineTask } from '../../src/domain/pool/engine-tasks.js';
-import { HistoryStore, isHistoryDelta, observationBytes, type HistoryDelta } from '../../src/domain/pool/history-store.js';
-import type { Observation } from '../../src/engine/index.js';
+import { HistoryStore, isHistoryDelta, observationBytes, threadHistory, type HistoryDelta } from '../../src/domain/pool/history-store.js';
+import { Rng, getStrategy, resolveOptions, type BaseState, type Observation } from '../../src/engine/index.js';
 import { SqliteStorage, type GenerationCommit, type Storage } from '../../src/storage/index.js';
 import { makeTestApp } from '../helpers/app.js';
 
@@ -67,19 +67,68 @@ describe('an engine thread\'s history store', () => {
 
   it('stays within its byte bound, forgetting the least recently used log; a log over the bound is used, not kept', () => {
     const per = observationBytes(2);
-    const store = new HistoryStore(10 * per);
+    // A log of 4 observations: their objects and its packed copy (16 rows of 2 coordinates and a value).
+    const log4 = 4 * per + 16 * 3 * 8;
+    const bound = 2 * log4 + per + 10;
+    const store = new HistoryStore(bound);
     store.resolve(delta('a', 0, Array.from({ length: 4 }, (_, i) => o(i))));
     store.resolve(delta('b', 0, Array.from({ length: 4 }, (_, i) => o(i))));
     // a used again: b is now the least recently used.
     store.resolve(delta('a', 4, [o(4)]));
     store.resolve(delta('c', 0, Array.from({ length: 4 }, (_, i) => o(i))));
-    expect(store.size.bytes).toBeLessThanOrEqual(10 * per);
+    expect(store.size.bytes).toBeLessThanOrEqual(bound);
     expect(store.trusted('b')).toBe(0);
     expect(store.trusted('a')).toBe(5);
     expect(store.trusted('c')).toBe(4);
-    expect(store.resolve(delta('d', 0, Array.from({ length: 11 }, (_, i) => o(i))))).toHaveLength(11);
+    expect(store.size.bytes).toBe(5 * per + 4 * per + 2 * 16 * 3 * 8);
+    expect(store.resolve(delta('d', 0, Array.from({ length: 20 }, (_, i) => o(i))))).toHaveLength(20);
     expect(store.trusted('d')).toBe(0);
-    expect(store.size.bytes).toBeLessThanOrEqual(10 * per);
+    expect(store.size.bytes).toBeLessThanOrEqual(bound);
+  });
+
+  it('keeps each log packed beside it (TellContext.packed): the same points and values, cut and replaced with it', () => {
+    const store = new HistoryStore();
+    const flat = (h: Observation[]) => ({ x: h.flatMap((p) => p.x), y: h.map((p) => p.y) });
+    const same = (r: ReturnType<HistoryStore['resolvePacked']>) => {
+      expect(r).not.toBeNull();
+      expect({ x: Array.from(r!.packed!.x), y: Array.from(r!.packed!.y) }).toEqual(flat(r!.history));
+    };
+    const many = Array.from({ length: 40 }, (_, i) => o(i + 1)); // past the first capacity of 16 rows
+    same(store.resolvePacked(delta('a', 0, many.slice(0, 10))));
+    same(store.resolvePacked(delta('a', 10, many.slice(10, 30))));
+    // A tail from earlier on replaces the rows after it, as it replaces the observations.
+    const r = store.resolvePacked(delta('a', 25, [o(-7), o(-8)]));
+    same(r);
+    expect(r!.packed!.y.length).toBe(27);
+    expect(r!.packed!.y[25]).toBe(49);
+    // Rows of another dimension: no packed copy (the engine then reads the objects), for the rest of that log.
+    const odd = store.resolvePacked(delta('b', 0, [o(1), { x: [1, 2, 3], y: 4 }]));
+    expect(odd!.packed).toBeNull();
+    expect(store.resolvePacked(delta('b', 2, [o(5)]))!.packed).toBeNull();
+  });
+
+  it('an update told through the thread\'s store (packed) gives the state it gives told the objects alone', () => {
+    const resolvePacked = vi.spyOn(threadHistory, 'resolvePacked');
+    const log = `packed-${Math.random()}`;
+    const strategy = getStrategy('prob-cmaes');
+    const opts = resolveOptions('prob-cmaes', 2, { start_phase: 'off' });
+    let state = strategy.init({ dim: 2, batchSize: 3, options: opts, box: null, budget: null }, Rng.fromSeed(3)) as BaseState;
+    const f = (x: number[]) => (x[0]! - 0.4) ** 2 + 3 * (x[1]! + 0.2) ** 2;
+    const history: Observation[] = [];
+    for (let g = 0; g < 12; g++) {
+      const a = strategy.ask(state, { history, pending: [] }, 3);
+      const batch = a.points.map((x) => ({ x, y: f(x) }));
+      const from = history.length;
+      history.push(...batch);
+      const res = runEngineTask({ op: 'tell', method: 'prob-cmaes', state: a.state as BaseState, ctx: { batch, history: delta(log, from, batch) } });
+      const plain = strategy.tell(a.state, { batch, history: history.slice() });
+      expect(res.op).toBe('tell');
+      expect(res.op === 'tell' ? res.state : null).toEqual(plain);
+      // The thread resolved the log with its packed copy, which is what the update then read.
+      expect(resolvePacked.mock.results.at(-1)?.value?.packed?.y.length).toBe(history.length);
+      state = plain as BaseState;
+    }
+    resolvePacked.mockRestore();
   });
 });
 

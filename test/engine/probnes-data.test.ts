@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { chiSquareQuantile } from '../../src/engine/random/index.js';
 import { Rng } from '../../src/engine/random/index.js';
 import { cholesky, fromRows, mahalanobisSq } from '../../src/engine/linalg/index.js';
-import { activeSet, mahalanobisSqAll, nearestIndices, standardise } from '../../src/engine/strategies/probnes-data.js';
+import { activeSet, mahalanobisSqAll, mahalanobisSqPacked, nearestIndices, standardise } from '../../src/engine/strategies/probnes-data.js';
+import type { Observation } from '../../src/engine/strategies/types.js';
 
 const I2 = [[1, 0], [0, 1]];
 const obs = (xs: number[][]) => xs.map((x) => ({ x, y: 0 }));
@@ -40,6 +41,41 @@ describe('mahalanobisSqAll', () => {
       const L = cholesky(fromRows(cov)).L;
       expect(Array.from(mahalanobisSqAll(L, pts, mean)), `d = ${d}`).toEqual(pts.map((p) => mahalanobisSq(L, p.x, mean)));
     }
+  });
+});
+
+/** x and y of a history in the flat arrays a caller keeps (PackedHistory). */
+const pack = (h: readonly Observation[]) => ({ x: Float64Array.from(h.flatMap((o) => o.x)), y: Float64Array.from(h, (o) => o.y) });
+
+describe('the packed history (TellContext.packed)', () => {
+  it('mahalanobisSqPacked is mahalanobisSqAll bit for bit, and the active set from it is the same, in every dimension', () => {
+    const rng = Rng.fromSeed(12);
+    for (let d = 1; d <= 7; d++) {
+      const A = Array.from({ length: d }, () => Array.from({ length: d }, () => rng.uniform() * 2 - 1));
+      const cov = A.map((r, i) => A.map((q, j) => 0.05 * (r.reduce((s, v, k) => s + v * q[k]!, 0) + (i === j ? 1 : 0))));
+      const mean = Array.from({ length: d }, () => rng.uniform() - 0.5);
+      const pts = Array.from({ length: 400 }, (_, j) => ({ x: Array.from({ length: d }, () => rng.normal() * (j % 3 === 0 ? 0.3 : 2)), y: rng.uniform() }));
+      const L = cholesky(fromRows(cov)).L;
+      const byObjects = mahalanobisSqAll(L, pts, mean);
+      const byRows = mahalanobisSqPacked(L, pack(pts).x, pts.length, mean);
+      expect(byRows.every((v, j) => Object.is(v, byObjects[j])), `d = ${d}`).toBe(true);
+      // Few inside (the nearest added), many inside (the cap's nearest), and every point inside.
+      for (const o of [{ minSize: 30, maxSize: 0 }, { minSize: 3, maxSize: 25 }, { minSize: 3, maxSize: 0 }]) {
+        const opts = { enabled: true, quantile: 0.9973, ...o };
+        expect(activeSet(pts, mean, cov, opts, pack(pts)), `d = ${d}`).toEqual(activeSet(pts, mean, cov, opts));
+      }
+    }
+  });
+  it('a packing whose sizes do not match the history is ignored, not read', () => {
+    const pts = obs([[0, 0], [1, 0], [5, 5]]);
+    const stale = pack(pts.slice(0, 2)); // a point short: the objects decide
+    const wrongD = { x: new Float64Array(3), y: new Float64Array(3) };
+    const o = { enabled: true, quantile: 0.9973, minSize: 1 };
+    expect(activeSet(pts, [5, 5], I2, o, stale)).toEqual([2]);
+    expect(activeSet(pts, [5, 5], I2, o, wrongD)).toEqual([2]);
+    // A matching packing is what the distances are computed from (here deliberately different from the objects).
+    const moved = pack(obs([[5, 5], [1, 0], [0, 0]]));
+    expect(activeSet(pts, [5, 5], I2, o, moved)).toEqual([0]);
   });
 });
 

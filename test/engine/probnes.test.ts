@@ -297,3 +297,18 @@ describe('candidate draws', () => {
     expect(drawCandidateBatches(mean, cov, 2, 7, Rng.fromSeed(21)).flat()).toEqual(expected);
   });
 });
+
+describe('a tell given the history packed (TellContext.packed)', () => {
+  it('checks the packed values as it checks the objects: a non-finite one is refused', () => {
+    const opts = resolveOptions('prob-cmaes', 2, { start_phase: 'off' });
+    const s = probCmaes.init({ dim: 2, batchSize: 3, options: opts, box: null, budget: null }, Rng.fromSeed(4));
+    const a = probCmaes.ask(s, { history: [], pending: [] }, 3);
+    const batch = a.points.map((x) => ({ x, y: x[0]! ** 2 + x[1]! ** 2 }));
+    const packed = { x: Float64Array.from(batch.flatMap((o) => o.x)), y: Float64Array.from(batch, (o) => o.y) };
+    expect(probCmaes.tell(a.state, { batch, history: batch, packed })).toEqual(probCmaes.tell(a.state, { batch, history: batch }));
+    const badY = { x: packed.x, y: Float64Array.from([1, Number.NaN, 2]) };
+    expect(() => probCmaes.tell(a.state, { batch, history: batch, packed: badY })).toThrow(/non-finite/);
+    const badX = { x: Float64Array.from(packed.x, (v, k) => (k === 3 ? Infinity : v)), y: packed.y };
+    expect(() => probCmaes.tell(a.state, { batch, history: batch, packed: badX })).toThrow(/non-finite/);
+  });
+});

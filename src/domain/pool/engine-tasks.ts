@@ -86,9 +86,12 @@ export function runEngineTask(task: EngineTask): EngineResult {
       return { op: 'ask', state, points, ...threadOf(task.ctx.history) };
     }
     case 'tell': {
-      const history = resolveHistory(task.ctx.history);
-      if (!history) return { op: 'history-miss', thread: currentThread() };
-      return { op: 'tell', state: strategy.tell(task.state, { ...task.ctx, history }), ...threadOf(task.ctx.history) };
+      const h = task.ctx.history;
+      const resolved = isHistoryDelta(h) ? threadHistory.resolvePacked(h) : { history: h, packed: null };
+      if (!resolved) return { op: 'history-miss', thread: currentThread() };
+      // The packed copy the thread keeps beside a log (history-store.ts): the update's scan of the whole history reads it.
+      const ctx = { ...task.ctx, history: resolved.history, ...(resolved.packed ? { packed: resolved.packed } : {}) };
+      return { op: 'tell', state: strategy.tell(task.state, ctx), ...threadOf(h) };
     }
     case 'estimate':
       return { op: 'estimate', estimate: strategy.estimate ? strategy.estimate(task.state, task.history) : { predicted: null, predicted_std: null } };

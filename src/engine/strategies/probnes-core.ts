@@ -36,10 +36,10 @@ import {
   basisVarianceAt,
   sampledGradientRows,
 } from './probnes-bq.js';
-import { activeSet, standardise } from './probnes-data.js';
+import { activeSet, packedMatches, standardise } from './probnes-data.js';
 import { samePoint } from './es-utils.js';
 import { updateCov, updateMean } from './probnes-updates.js';
-import type { AskContext, AskResult, Estimate, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
+import type { AskContext, AskResult, Estimate, InitSpec, Observation, PackedHistory, StrategyDescriptor, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
 import { type Stepper, limitCovGradient, meanStep, stepInBounds } from './probnes-step.js';
 import { limitCovToBounds, storedBounds } from './bounds.js';
@@ -188,8 +188,17 @@ function weightedQuadratic(history: readonly Observation[], d: number, q: number
   return { centre: model.xBest, a0: -c, b: b.map((v) => -v), A: H.map((row) => row.map((v) => -v)) };
 }
 
-/** Every tell checks the whole history: plain loops (no callback per coordinate), as it grows with the study. */
-function checkHistory(history: readonly Observation[], d: number): void {
+/**
+ * Every tell checks the whole history: plain loops (no callback per coordinate), as it grows with the
+ * study; over the packed copy when the caller keeps one (its rows have d coordinates by construction).
+ */
+function checkHistory(history: readonly Observation[], d: number, packed: PackedHistory | undefined): void {
+  if (packed && packedMatches(packed, history.length, d)) {
+    const { x, y } = packed;
+    for (let j = 0; j < y.length; j++) if (!Number.isFinite(y[j])) throw new InvalidInputError('observation has a non-finite value');
+    for (let k = 0; k < x.length; k++) if (!Number.isFinite(x[k])) throw new InvalidInputError('observation has a non-finite value');
+    return;
+  }
   for (let j = 0; j < history.length; j++) {
     const o = history[j];
     const x = o.x;
@@ -202,7 +211,7 @@ function checkHistory(history: readonly Observation[], d: number): void {
 
 function tell(method: MethodName, state: ProbnesState, ctx: TellContext): ProbnesState {
   const history = ctx.history;
-  checkHistory(history, state.dim);
+  checkHistory(history, state.dim, ctx.packed);
   if (state.start) return tellStart(state, ctx, (s, c) => tell(method, s, c));
   const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false, ...radiusAfterTell(state, ctx.batch), ...trailAfterTell(state, history) };
   if (history.length === 0) return next; // nothing observed: keep ν (an empty generation)
@@ -216,7 +225,7 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     // up with the nearest points, so the quadratic is used even after Σ has shrunk past the data.
     minSize: p.activeSetFloor ? Math.max(state.batchSize, quadraticFloor(state.dim)) : state.batchSize,
     maxSize: p.activeSetCap,
-  });
+  }, ctx.packed);
   const X = idx.map((j) => history[j].x.slice());
   const st = standardise(idx.map((j) => history[j].y));
   const negYTilde = st.yTilde.map((v) => -v);

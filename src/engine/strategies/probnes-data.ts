@@ -6,7 +6,7 @@
  */
 import { cholesky, fromRows, type Mat } from '../linalg/index.js';
 import { chiSquareQuantile } from '../random/index.js';
-import type { Observation } from './types.js';
+import type { Observation, PackedHistory } from './types.js';
 
 /**
  * A = { j : (u_j − μ)ᵀ Σ⁻¹ (u_j − μ) < χ²_d(quantile) } (squared distance, strict <; the paper's
@@ -22,11 +22,13 @@ export function activeSet(
   mean: number[],
   cov: number[][],
   opts: { enabled: boolean; quantile: number; minSize: number; maxSize?: number },
+  packed?: PackedHistory | null,
 ): number[] {
   const n = history.length;
   if (!opts.enabled) return Array.from({ length: n }, (_, j) => j);
   if (n === 0) return [];
-  const d2 = mahalanobisSqAll(cholesky(fromRows(cov)).L, history, mean);
+  const L = cholesky(fromRows(cov)).L;
+  const d2 = packed && packedMatches(packed, n, mean.length) ? mahalanobisSqPacked(L, packed.x, n, mean) : mahalanobisSqAll(L, history, mean);
   // The option accepts quantile = 1 (PROBNES_OPTIONS: (0.5, 1]), whose χ² quantile is +∞: every point
   // is inside. chiSquareQuantile demands p < 1 and threw, which failed every update of the study.
   const threshold = opts.quantile >= 1 ? Infinity : chiSquareQuantile(opts.quantile, mean.length);
@@ -55,6 +57,36 @@ export function mahalanobisSqAll(L: Mat, history: readonly Observation[], mean: 
     const x = history[j].x;
     for (let i = 0; i < d; i++) {
       let s = x[i] - mean[i];
+      const ri = i * d;
+      for (let k = 0; k < i; k++) s -= l[ri + k] * z[k];
+      z[i] = s / l[ri + i];
+    }
+    let s2 = 0;
+    for (let i = 0; i < d; i++) s2 += z[i] * z[i];
+    out[j] = s2;
+  }
+  return out;
+}
+
+/** Whether `packed` has the sizes of a history of n points of dimension d (a caller's packing is trusted beyond that). */
+export function packedMatches(packed: PackedHistory, n: number, d: number): boolean {
+  return packed.y.length === n && packed.x.length === n * d;
+}
+
+/**
+ * mahalanobisSqAll over a packed history (x[j·d + i]), bit for bit the same: the same operations in
+ * the same order, reading one flat array instead of an object and an array per point (a 100,000-point
+ * history is scanned on every update).
+ */
+export function mahalanobisSqPacked(L: Mat, xs: Float64Array, n: number, mean: number[]): Float64Array {
+  const d = L.rows;
+  const l = L.data;
+  const z = new Float64Array(d);
+  const m = Float64Array.from(mean);
+  const out = new Float64Array(n);
+  for (let j = 0, base = 0; j < n; j++, base += d) {
+    for (let i = 0; i < d; i++) {
+      let s = xs[base + i] - m[i];
       const ri = i * d;
       for (let k = 0; k < i; k++) s -= l[ri + k] * z[k];
       z[i] = s / l[ri + i];

@@ -65,6 +65,19 @@ export interface TellContext {
   batch: Observation[];
   /** Every evaluated point of the study so far, `batch` included. */
   history: Observation[];
+  /**
+   * Optional: the same history packed row by row (x: n·d coordinates, y: n values), kept by the
+   * caller as the study grows. Strategies that scan the whole history on every update (the ProbNES
+   * active set) read it instead of n objects; it must equal `history` (it is ignored when its sizes
+   * do not match).
+   */
+  packed?: PackedHistory;
+}
+
+/** A history's points and values in two flat arrays: x[j·d + i] = history[j].x[i], y[j] = history[j].y. */
+export interface PackedHistory {
+  x: Float64Array;
+  y: Float64Array;
 }
 
 /** Per-generation diagnostics reported in the study history (null where a method has none). */
