@@ -210,7 +210,11 @@ export function askBoMixed(state: BoState, ctx: AskContext, count: number): AskR
   const bi = bestIndex(history);
   const beta = state.params.beta;
   const w = beta === 0 ? 0 : beta / Math.max(1, state.generation);
-  const incumbent = { v: Float64Array.from(X[bi]!.slice(0, L.dc)), c: choicesOf(history[bi]!.x, L) };
+  // On a conditional space the incumbent's inactive choices are 0 whatever the point held, so that the
+  // local candidates (and everything after them) depend on the active coordinates only.
+  const c = choicesOf(history[bi]!.x, L);
+  const mask = state.conditions ? activeMask(state.conditions, history[bi]!.x) : null;
+  const incumbent = { v: Float64Array.from(X[bi]!.slice(0, L.dc)), c: mask ? c.map((ci, j) => (mask[L.dc + j] ? ci : 0)) : c };
   const picks = selectBatch(state, L, model, rng, ctx.pending, count, incumbent, y[bi]!, w);
   return {
     points: picks.map((cd) => toPoint(state, cd)),

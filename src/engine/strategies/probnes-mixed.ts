@@ -104,7 +104,7 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
   const rng = Rng.fromState(state.rng);
   // 1–2: active set on the continuous part, standardise, z = −ỹ.
   const idx = dc > 0
-    ? activeSet(history.map((o) => ({ x: o.x.slice(0, dc), y: o.y })), state.mean, state.cov, { enabled: p.activeSet, quantile: p.activeSetQuantile, minSize: state.batchSize, maxSize: p.activeSetCap })
+    ? activeSet(history.map((o) => ({ x: continuousPart(state, o.x, dc), y: o.y })), state.mean, state.cov, { enabled: p.activeSet, quantile: p.activeSetQuantile, minSize: state.batchSize, maxSize: p.activeSetCap })
     : history.map((_, j) => j).slice(-Math.max(p.activeSetCap, state.batchSize, 1));
   const X = idx.map((j) => encodeAt(state, history[j]!.x.map((v, k) => (k < dc ? v : Math.round(v))), dc, K));
   const st = standardise(idx.map((j) => history[j]!.y));
@@ -163,6 +163,16 @@ export function estimateProbnesMixed(state: ProbnesState): Estimate {
   const x = encodeAt(state, [...state.mean, ...state.categorical!.map(modeOf)], dc, K);
   const pr = predict(model, [x]);
   return { predicted: finiteOrNull(g.yMean - g.yStd * pr.mean[0]!), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(pr.variance[0]!, 0))) };
+}
+
+/**
+ * The continuous part of x for §1's Mahalanobis test: on a conditional space an inactive coordinate
+ * counts as μ's (the point says nothing about it, so it is neither near nor far along it).
+ */
+function continuousPart(state: ProbnesState, x: number[], dc: number): number[] {
+  if (!state.conditions) return x.slice(0, dc);
+  const active = activeMask(state.conditions, x);
+  return x.slice(0, dc).map((v, i) => (active[i] ? v : state.mean[i]!));
 }
 
 /** φ(x), with the inactive coordinates imputed on a conditional space (continuous: 0, the prior mean; one-hot: zeros). */
