@@ -161,7 +161,8 @@ function renderSlices(study, trials, scale) {
   const kind = scale === 'linear' ? 'linear' : logKind(done.map((t) => t.value));
   for (const p of study.parameters) {
     const cat = p.type === 'categorical';
-    const xOf = (t) => (cat ? p.choices.indexOf(t.parameters[p.name]) : t.parameters[p.name]);
+    // A trial where the parameter was inactive (a conditional study) has no value: it is not on this slice.
+    const xOf = (t) => (!(p.name in t.parameters) ? NaN : cat ? p.choices.indexOf(t.parameters[p.name]) : t.parameters[p.name]);
     const pts = done.map((t) => [xOf(t), t.value, t]).filter(([x]) => Number.isFinite(x)).sort((a, b) => a[0] - b[0]);
     const el = box.querySelector(`[data-slice="${CSS.escape(p.name)}"]`);
     const xLog = !cat && p.scale === 'log';
