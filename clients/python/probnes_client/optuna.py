@@ -15,8 +15,9 @@ memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md 
   FloatDistribution and IntDistribution (log or linear, with or without a step), and
   CategoricalDistribution when the server's method takes categorical parameters. Its id and space are
   kept in the Optuna study's system attributes (`probnes:study`), so processes sharing an Optuna
-  storage share it too. It is never replaced: the server has no conditional parameters, and a second
-  study would lose what the first learnt and leave its trials behind.
+  storage share it too. It is never replaced: the bridge declares no conditional parameters (it does
+  not infer conditions from define-by-run trials), and a second study would lose what the first
+  learnt and leave its trials behind.
 - Each trial's relative search space is that fixed space. A parameter outside it (first seen after the
   server study was made, or a single value) is drawn by the independent sampler (RandomSampler by
   default), with one warning per name. A parameter of the space that the trial never asks for (a
