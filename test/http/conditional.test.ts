@@ -218,3 +218,25 @@ describe('every method searches a conditional space', () => {
     expect(b.observed.parameters.kernel).toBe('rbf');
   });
 });
+
+describe('model views impute inactive coordinates', () => {
+  it.each(['prob-cmaes', 'bo', 'cmaes'])('%s: the contour is flat along gamma where gamma is inactive, and not where it is active', async (method) => {
+    const s = (await create({ method, seed: 9, batch_size: 4 })).json();
+    for (let g = 0; g < 4; g++) {
+      const sug = await call('GET', `/v1/studies/${s.id}/suggestions?count=4&client_id=w`);
+      await call('POST', `/v1/studies/${s.id}/observations`, { observations: sug.trials.map((tr: { trial_id: number; parameters: Params }) => ({ trial_id: tr.trial_id, value: fSvc(tr.parameters) })) });
+    }
+    // External points under rbf, so the model has seen gamma vary where it is active.
+    await call('POST', `/v1/studies/${s.id}/observations`, { observations: [-3, -1.5, 0].map((lg) => ({ parameters: { kernel: 'rbf', C: 10, gamma: 10 ** lg }, value: fSvc({ kernel: 'rbf', C: 10, gamma: 10 ** lg }) })) });
+    const grid = (kernel: string) => call('GET', `/v1/studies/${s.id}/model/grid?x=C&y=gamma&n=5&fixed=${encodeURIComponent(JSON.stringify({ kernel }))}`);
+    // Rows are along x (C), one per y (gamma): flat along gamma means every row the same.
+    const linear = await grid('linear');
+    for (const row of linear.mean) expect(row).toEqual(linear.mean[0]);
+    const rbf = await grid('rbf');
+    expect(rbf.mean.some((row: number[]) => row.some((v, i) => v !== rbf.mean[0][i]))).toBe(true);
+    // Points on the contour: only the trials that had both C and gamma.
+    for (const p of rbf.points) expect(typeof p.y).toBe('number');
+    const imp = await call('GET', `/v1/studies/${s.id}/model/importance`);
+    expect(imp.parameters.map((p: { name: string }) => p.name)).toEqual(SVC_PARAMETERS.map((p) => p.name));
+  });
+});
