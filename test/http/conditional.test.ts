@@ -144,8 +144,8 @@ describe('the loop', () => {
     expect(sug.trials).toHaveLength(2);
   });
 
-  it('exports and imports a conditional study, refusing a trial with an inactive parameter', async () => {
-    const s = (await create({ method: 'bo', seed: 5, batch_size: 2 })).json();
+  it.each(['bo', 'prob-cmaes', 'cmaes'])('%s: exports and imports a conditional study that continues identically, refusing a trial with an inactive parameter', async (method) => {
+    const s = (await create({ method, seed: 5, batch_size: 2 })).json();
     for (let g = 0; g < 3; g++) {
       const sug = await call('GET', `/v1/studies/${s.id}/suggestions?count=2`);
       await call('POST', `/v1/studies/${s.id}/observations`, { observations: sug.trials.map((tr: { trial_id: number; parameters: Params }) => ({ trial_id: tr.trial_id, value: fSvc(tr.parameters) })) });
