@@ -247,8 +247,13 @@ export class ModelViews {
     const result = await this.run({ view: 'importance', model: ctx.model, L0, choicePriors: categoryPriors(ctx.space) }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'importance') throw new Error('model view: unexpected result');
     const imp = result.importance;
-    const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
-      sd === null ? null : [v * Math.exp(-sign * Z95 * sd), v * Math.exp(sign * Z95 * sd)];
+    // A flat posterior along a length scale (no curvature: the data say nothing about it) has an
+    // infinite sd, hence no finite interval: null, "unavailable", rather than an unbounded end.
+    const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null => {
+      if (sd === null) return null;
+      const r: [number, number] = [v * Math.exp(-sign * Z95 * sd), v * Math.exp(sign * Z95 * sd)];
+      return Number.isFinite(r[0]) && Number.isFinite(r[1]) ? r : null;
+    };
     return {
       generation: ctx.generation,
       source: ctx.source,
