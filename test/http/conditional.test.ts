@@ -9,6 +9,7 @@
  * log10 gamma = −1.5 and log10 C = 1: value 0.05); every other configuration is worth ≥ 0.2 away
  * from rbf.
  */
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getStrategy, METHOD_NAMES } from '../../src/engine/index.js';
 import { injectOk, makeTestApp, type TestApp } from '../helpers/app.js';
@@ -239,4 +240,67 @@ describe('model views impute inactive coordinates', () => {
     const imp = await call('GET', `/v1/studies/${s.id}/model/importance`);
     expect(imp.parameters.map((p: { name: string }) => p.name)).toEqual(SVC_PARAMETERS.map((p) => p.name));
   });
+});
+
+describe('hostile conditions (property test)', () => {
+  // Parameters p0…p3, categorical or numeric, each perhaps conditional on a random name (another
+  // parameter, itself, an unknown one) with random values (choices of it or not): cycles, numeric
+  // parents, unknown values and deep chains all occur.
+  const choice = fc.constantFrom('a', 'b', 'c', 1, 2, true);
+  // Mostly well-formed (a categorical parent, values among its choices), so that the loop is reached.
+  const param = fc.record({
+    categorical: fc.constantFrom(true, true, false),
+    choices: fc.uniqueArray(choice, { minLength: 1, maxLength: 3, selector: (v) => `${typeof v}:${String(v)}` }),
+    parent: fc.option(fc.constantFrom('p0', 'p1', 'p2', 'p3', 'p0', 'p1', 'q'), { nil: undefined, freq: 2 }),
+    picks: fc.uniqueArray(fc.nat(2), { minLength: 1, maxLength: 2 }),
+    hostile: fc.option(fc.array(choice, { minLength: 0, maxLength: 3 }), { nil: undefined, freq: 4 }),
+  });
+  it('any body is a 201 whose loop hands out and takes the active parameters, or a 400 with pointers; never a 500', async () => {
+    let created = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(param, { minLength: 1, maxLength: 4 }), fc.constantFrom('random', 'cmaes', 'prob-cmaes', 'bo'), async (ps, method) => {
+        const parentChoices = (name: string) => {
+          const q = ps[Number(name.slice(1))];
+          return q?.categorical ? q.choices : [0.5];
+        };
+        const valuesOf = (p: (typeof ps)[number]) => p.hostile ?? [...new Set(p.picks.map((k) => parentChoices(p.parent!)[k % parentChoices(p.parent!).length]))];
+        const parameters = ps.map((p, i) => ({
+          name: `p${i}`,
+          ...(p.categorical ? { type: 'categorical', choices: p.choices } : { bounds: [0, 1] }),
+          ...(p.parent ? { condition: { parent: p.parent, values: valuesOf(p) } } : {}),
+        }));
+        const res = await create({ name: 'h', parameters, method, batch_size: 3, options: method === 'bo' ? { candidates: 50, mc_samples: 16 } : {} });
+        expect([201, 400], res.body).toContain(res.statusCode);
+        if (res.statusCode === 400) {
+          for (const e of res.json().errors) expect(e.path).toMatch(/^\/(parameters|method)/);
+          return;
+        }
+        created++;
+        const study = res.json();
+        // Which parameters are active at a point, from the echoed conditions (the definition, evaluated here).
+        const active = (x: Params) => {
+          const on = (name: string, depth = 0): boolean => {
+            const p = study.parameters.find((q: { name: string }) => q.name === name);
+            return !p.condition || (depth < 10 && on(p.condition.parent, depth + 1) && p.condition.values.some((v: unknown) => v === x[p.condition.parent]));
+          };
+          return study.parameters.map((p: { name: string }) => p.name).filter((n: string) => on(n)).sort();
+        };
+        for (let g = 0; g < 2; g++) {
+          const sug = await call('GET', `/v1/studies/${study.id}/suggestions?count=3&client_id=w`);
+          for (const tr of sug.trials) expect(Object.keys(tr.parameters).sort()).toEqual(active(tr.parameters));
+          const obs = sug.trials.map((tr: { trial_id: number }, i: number) => ({ trial_id: tr.trial_id, value: i }));
+          if (obs.length > 0) await call('POST', `/v1/studies/${study.id}/observations`, { observations: obs });
+          // The same points again, by parameters: accepted as they are.
+          const ext = sug.trials.map((tr: { parameters: Params }, i: number) => ({ parameters: tr.parameters, value: i + 0.5 }));
+          if (ext.length > 0) await call('POST', `/v1/studies/${study.id}/observations`, { observations: ext });
+        }
+        for (const r of ['/best', '/distribution', '/history', '/export', '/model/importance']) {
+          const got = await t.app.inject({ method: 'GET', url: `/v1/studies/${study.id}${r}` });
+          expect(got.statusCode, `${r}: ${got.body}`).toBeLessThan(500);
+        }
+      }),
+      { numRuns: 40, seed: 20261128 },
+    );
+    expect(created).toBeGreaterThanOrEqual(5);
+  }, 180_000);
 });
