@@ -237,6 +237,10 @@ describe('model views impute inactive coordinates', () => {
     expect(rbf.mean.some((row: number[]) => row.some((v, i) => v !== rbf.mean[0][i]))).toBe(true);
     // Points on the contour: only the trials that had both C and gamma.
     for (const p of rbf.points) expect(typeof p.y).toBe('number');
+    // Without `fixed`, the grid is drawn where its axes are active: kernel at rbf for gamma.
+    const free = await call('GET', `/v1/studies/${s.id}/model/grid?x=C&y=gamma&n=5`);
+    expect(free.fixed.kernel).toBe('rbf');
+    expect(free.mean).toEqual(rbf.mean);
     const imp = await call('GET', `/v1/studies/${s.id}/model/importance`);
     expect(imp.parameters.map((p: { name: string }) => p.name)).toEqual(SVC_PARAMETERS.map((p) => p.name));
   });

@@ -158,7 +158,7 @@ export class ModelViews {
     const internalDist = internalDistribution(ctx.state.state, ctx.space);
     // The choice of each categorical parameter: the query's, else the distribution's most probable.
     const asked = parseFixed(ctx.space, q.fixed);
-    const choices = internalDist.categorical.map((qj, j) => asked.get(j) ?? modeOf(qj));
+    const choices = activateAxes(ctx.space, [ix, iy], asked, internalDist.categorical.map((qj, j) => asked.get(j) ?? modeOf(qj)), internalDist.categorical);
     // The resolved choices are part of the key: two choices never share an answer.
     const key = viewKey('grid', ctx, [ctx.space.numeric[ix]!.name, ctx.space.numeric[iy]!.name, n, JSON.stringify(choices)]);
     return this.cache.getOrCompute(tenantId, key, () => this.computeGrid(tenantId, studyId, ctx, ix, iy, n, internalDist, choices));
@@ -408,6 +408,29 @@ function parseFixed(space: SearchSpace, raw: string | undefined): Map<number, nu
 }
 
 const truncate = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}…` : s);
+
+/**
+ * On a conditional space, the choices a grid is drawn at, changed where `fixed` leaves them free so
+ * that both axes are active: an axis's parent (and its parent, up the chain) not named in `fixed`
+ * takes its most probable choice among those that activate the axis. A contour along an inactive axis
+ * is flat (the model ignores inactive coordinates), so the default shows one that is not; choices
+ * named in `fixed` are kept as given.
+ */
+function activateAxes(space: SearchSpace, axes: number[], asked: Map<number, number>, choices: number[], q: number[][]): number[] {
+  if (!space.conditions) return choices;
+  const out = [...choices];
+  const byAt = new Map(space.conditions.map((c) => [c.at, c]));
+  const set = new Set<number>(); // changed for x: y does not undo it when the two need other branches
+  for (const axis of axes) {
+    for (let c = byAt.get(space.numericAt[axis]!); c; c = byAt.get(c.parentAt)) {
+      const j = space.categoricalAt.indexOf(c.parentAt);
+      if (asked.has(j) || set.has(j) || c.values.includes(out[j]!)) continue;
+      out[j] = c.values.reduce((b, v) => (q[j]![v]! > q[j]![b]! ? v : b), c.values[0]!);
+      set.add(j);
+    }
+  }
+  return out;
+}
 
 /** The GP of the view (see the header): the method's own, or one to fit to `data`. */
 function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
