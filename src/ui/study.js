@@ -284,7 +284,9 @@ async function drawModel(view) {
     const info = await methodInfo(view.study.method);
     const noDistribution = info && !info.search_distribution ? ` ${view.study.method} keeps no search distribution: the ellipses show the prior's spread around its current centre.` : '';
     // Numeric parameters at the distribution's mean; categorical ones at the choice picked, else the most probable.
-    const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? ' (most probable)' : ''}`).join(', ');
+    // On a conditional space the server picks, among the most probable choices, one under which both axes apply.
+    const free = view.study.parameters.some((p) => p.condition) ? ' (most probable where the axes apply)' : ' (most probable)';
+    const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? free : ''}`).join(', ');
     const choicesNote = categoricalNames.length ? ' Hollow points are trials with other categorical choices.' : '';
     $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {

@@ -1,8 +1,8 @@
 /**
  * The dashboard on a conditional study (docs/conditional.md) in headless Chromium: the trials table
  * shows "—" for a parameter a trial did not have, each slice holds the trials that had its
- * parameter, the parallel coordinates draw every trial, the model views (importance and contour)
- * render, and the browser logs no error.
+ * parameter, the parallel coordinates draw every trial, the model views render (the contour over
+ * C and gamma at kernel = rbf, where gamma applies), and the browser logs no error.
  */
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
@@ -61,6 +61,10 @@ describe.skipIf(!hasChromium)('dashboard, conditional study', () => {
     expect(await page.locator('[data-slice="C"]').getAttribute('data-points')).toBe(String(trials.length));
     expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe(String(trials.length));
     expect(await page.locator('#importance .imp-row').count()).toBe(3);
+    // The contour over C and gamma is drawn where gamma applies, and says so.
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#plot-contour')?.dataset.generation);
+    expect(await page.locator('#plot-contour').getAttribute('data-cells')).toBe(String(40 * 40));
+    expect(await page.locator('#contour-note').textContent()).toContain('kernel=rbf (most probable where the axes apply)');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
