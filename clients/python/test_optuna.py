@@ -334,6 +334,35 @@ class DefineByRunTest(unittest.TestCase):
         counts = self.client.get_study(sid)["trial_counts"]
         self.assertEqual((counts["REQUESTED"], counts["ACTIVE"]), (0, 0), counts)
 
+    def test_define_by_run_branches_become_conditions(self):
+        tag = f"dbrc-{uuid.uuid4().hex[:8]}"
+        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=3, study_name=tag, startup_trials=8)
+        study = optuna.create_study(sampler=sampler)
+        # One startup trial per branch at least, so that the branches are known when the study is made.
+        for kernel in ("linear", "rbf", "poly"):
+            study.enqueue_trial({"kernel": kernel})
+        study.optimize(svc_like, n_trials=24)
+        self.assertEqual([t.state for t in study.trials], [TrialState.COMPLETE] * 24)
+        sid = self.studies_named(tag)[0]["id"]
+        params = {p["name"]: p for p in self.client.get_study(sid)["parameters"]}
+        self.assertEqual(params["gamma"]["condition"], {"parent": "kernel", "values": ["rbf"]})
+        self.assertEqual(params["degree"]["condition"], {"parent": "kernel", "values": ["poly"]})
+        self.assertNotIn("condition", params["C"])
+        served = [t for t in study.trials if "probnes:trial" in t.system_attrs]
+        self.assertEqual(len(served), 16)
+        for t in served:
+            st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+            # The server handed out exactly the branch the objective took, and got its result.
+            self.assertEqual(st["parameters"], t.params)
+            self.assertEqual((st["state"], st["value"]), ("COMPLETED", t.value))
+        # An enqueued point in another branch than the server's is told by its active parameters.
+        study.enqueue_trial({"kernel": "poly", "degree": 3})
+        study.optimize(svc_like, n_trials=1)
+        last = study.trials[-1]
+        # (by its trial id in the rare case that the server had handed out that very point)
+        told = [t for t in self.client.iter_trials(sid) if t["state"] == "COMPLETED"]
+        self.assertTrue(any(t["parameters"] == last.params and t["value"] == last.value for t in told), told[-3:])
+
     def test_a_parameter_first_seen_later_is_sampled_independently_with_one_warning(self):
         tag = f"dbr1-{uuid.uuid4().hex[:8]}"
         sampler = ProbnesSampler(URL, method="prob-cmaes", seed=2, study_name=tag)

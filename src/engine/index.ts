@@ -11,6 +11,7 @@ export { tryCholesky, cholesky, solveLower, fromRows, toRows, matVec, symmetrize
 export * from './gp/index.js';
 export * from './quadrature/index.js';
 export { modeOf } from './distributions/categorical.js';
+export { activeMask, impute, type Condition } from './distributions/conditional.js';
 export { BENCHMARKS, benchmarkNames, getBenchmark, regret as benchmarkRegret, type Benchmark, type BenchmarkDef, type Box as BenchmarkBox, type PriorSpec as BenchmarkPrior } from './benchmarks/index.js';
 export { runModelView, type ModelViewTask, type ModelViewResult, type ViewModelSpec, type StoredViewGp, type ImportanceResult, type ChoiceRelevance } from './views/model-view.js';
 export { encodeMixed } from './gp/mixed-kernel.js';

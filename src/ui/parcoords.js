@@ -48,7 +48,21 @@ export function parallelCoordinates(root, study, trials) {
   ctx.scale(dpr, dpr);
   const xs = axes.map((_, i) => M.left + (i * (W - M.left - M.right)) / Math.max(axes.length - 1, 1));
   const y = (f) => M.top + (1 - f) * (H - M.top - M.bottom);
-  const lines = done.map((t, j) => ({ t, pts: getters.map((g, i) => [xs[i], y(axes[i].pos(g(t)))]), r: rank[j] })).sort((a, b) => b.r - a.r);
+  // An inactive parameter of a conditional study (absent from the trial) is no point on its axis: the
+  // line breaks there (null) and resumes at the next axis the trial has a value for.
+  const at = (g, i, t) => (g(t) === undefined ? null : [xs[i], y(axes[i].pos(g(t)))]);
+  const lines = done.map((t, j) => ({ t, pts: getters.map((g, i) => at(g, i, t)), r: rank[j] })).sort((a, b) => b.r - a.r);
+  const trace = (pts) => {
+    let open = false;
+    for (const p of pts) {
+      if (!p) open = false;
+      else if (open) ctx.lineTo(p[0], p[1]);
+      else {
+        ctx.moveTo(p[0], p[1]);
+        open = true;
+      }
+    }
+  };
 
   const draw = (hl) => {
     ctx.clearRect(0, 0, W, H);
@@ -57,7 +71,7 @@ export function parallelCoordinates(root, study, trials) {
     for (const l of lines) {
       ctx.strokeStyle = ramp(1 - l.r);
       ctx.beginPath();
-      l.pts.forEach(([a, b], i) => (i ? ctx.lineTo(a, b) : ctx.moveTo(a, b)));
+      trace(l.pts);
       ctx.stroke();
     }
     ctx.globalAlpha = 1;
@@ -65,7 +79,7 @@ export function parallelCoordinates(root, study, trials) {
       ctx.strokeStyle = '#dc2626';
       ctx.lineWidth = 2.5;
       ctx.beginPath();
-      hl.pts.forEach(([a, b], i) => (i ? ctx.lineTo(a, b) : ctx.moveTo(a, b)));
+      trace(hl.pts);
       ctx.stroke();
     }
     ctx.fillStyle = '#1d2330';
@@ -92,6 +106,7 @@ export function parallelCoordinates(root, study, trials) {
     const i = xs.reduce((b, x, k) => (Math.abs(x - mx) < Math.abs(xs[b] - mx) ? k : b), 0);
     let best = null, dist = 8;
     for (const l of lines) {
+      if (!l.pts[i]) continue;
       const d = Math.abs(l.pts[i][1] - my);
       if (d < dist) [best, dist] = [l, d];
     }

@@ -161,7 +161,8 @@ function renderSlices(study, trials, scale) {
   const kind = scale === 'linear' ? 'linear' : logKind(done.map((t) => t.value));
   for (const p of study.parameters) {
     const cat = p.type === 'categorical';
-    const xOf = (t) => (cat ? p.choices.indexOf(t.parameters[p.name]) : t.parameters[p.name]);
+    // A trial where the parameter was inactive (a conditional study) has no value: it is not on this slice.
+    const xOf = (t) => (!(p.name in t.parameters) ? NaN : cat ? p.choices.indexOf(t.parameters[p.name]) : t.parameters[p.name]);
     const pts = done.map((t) => [xOf(t), t.value, t]).filter(([x]) => Number.isFinite(x)).sort((a, b) => a[0] - b[0]);
     const el = box.querySelector(`[data-slice="${CSS.escape(p.name)}"]`);
     const xLog = !cat && p.scale === 'log';
@@ -283,7 +284,9 @@ async function drawModel(view) {
     const info = await methodInfo(view.study.method);
     const noDistribution = info && !info.search_distribution ? ` ${view.study.method} keeps no search distribution: the ellipses show the prior's spread around its current centre.` : '';
     // Numeric parameters at the distribution's mean; categorical ones at the choice picked, else the most probable.
-    const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? ' (most probable)' : ''}`).join(', ');
+    // On a conditional space the server picks, among the most probable choices, one under which both axes apply.
+    const free = view.study.parameters.some((p) => p.condition) ? ' (most probable where the axes apply)' : ' (most probable)';
+    const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? free : ''}`).join(', ');
     const choicesNote = categoricalNames.length ? ' Hollow points are trials with other categorical choices.' : '';
     $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {

@@ -104,7 +104,8 @@ export class TrialTable {
       h('td', { class: 'num' }, String(t.generation)),
       h('td', {}, t.client_id ?? ''),
       h('td', { class: 'num' }, t.state === 'FAILED' ? (t.failure_reason ?? '') : fmt(t.value)),
-      ...this.study.parameters.map((p) => h('td', { class: 'num' }, fmt(t.parameters[p.name]))),
+      // A conditional parameter the trial did not have (its condition did not hold): "—", not a value.
+      ...this.study.parameters.map((p) => (p.name in t.parameters ? h('td', { class: 'num' }, fmt(t.parameters[p.name])) : h('td', { class: 'num inactive', title: `inactive: ${p.name} applies only when ${p.condition?.parent} is one of ${JSON.stringify(p.condition?.values)}` }, '—'))),
       h('td', {}, t.completed_at ? new Date(t.completed_at).toLocaleString() : ''),
     )));
     for (const th of this.head.children) th.setAttribute('aria-sort', th.dataset.key === key ? (dir > 0 ? 'ascending' : 'descending') : 'none');

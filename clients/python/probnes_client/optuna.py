@@ -15,8 +15,15 @@ memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md 
   FloatDistribution and IntDistribution (log or linear, with or without a step), and
   CategoricalDistribution when the server's method takes categorical parameters. Its id and space are
   kept in the Optuna study's system attributes (`probnes:study`), so processes sharing an Optuna
-  storage share it too. It is never replaced: the server has no conditional parameters, and a second
-  study would lose what the first learnt and leave its trials behind.
+  storage share it too. It is never replaced: the bridge declares no conditional parameters (it does
+  not infer conditions from define-by-run trials), and a second study would lose what the first
+  learnt and leave its trials behind.
+- Define-by-run branches become conditional parameters (the project's docs/conditional.md): a
+  parameter X that only some of those trials used is made conditional on a categorical parameter P
+  when every trial with X had P and the values of P in the trials with X are none of those in the
+  trials with P but without X (P the parameter used by the fewest trials among those that qualify,
+  the nearest parent); X is then active for exactly the values of P seen with it. The server hands
+  out the active parameters only. A branch the first trials did not show is searched as before.
 - Each trial's relative search space is that fixed space. A parameter outside it (first seen after the
   server study was made, or a single value) is drawn by the independent sampler (RandomSampler by
   default), with one warning per name. A parameter of the space that the trial never asks for (a
@@ -274,9 +281,15 @@ class ProbnesSampler(BaseSampler):
             # Enqueued or fixed values replaced the server's point: abandon it, report what ran.
             sends.append((sid, lambda c: c.abandon_trial(sid, tid, client_id)))
             if state == TrialState.COMPLETE and values and _finite(values[0]):
-                named = {info["names"][k]: trial.params.get(k, v) for k, v in handed.items()}
+                entry = self._entry(study)
+                if entry is not None and entry.get("conditions"):
+                    # The parameters active at the values that ran (an enqueued parent may switch branches).
+                    named = _active_named(entry, {**handed, **trial.params})
+                else:
+                    named = {info["names"][k]: trial.params.get(k, v) for k, v in handed.items()}
                 value = float(values[0])
-                sends.append((sid, lambda c: c.observe(sid, [{"parameters": named, "value": value}])))
+                if named is not None:
+                    sends.append((sid, lambda c: c.observe(sid, [{"parameters": named, "value": value}])))
         else:
             if self.copy_intermediate and state in (TrialState.COMPLETE, TrialState.PRUNED):
                 for step, v in sorted(trial.intermediate_values.items()):
@@ -346,7 +359,7 @@ class ProbnesSampler(BaseSampler):
             entry = self._entry(study)
             if entry is not None:
                 return entry
-            entry = self._create(study, space, self._server_names(space))
+            entry = self._create(study, space, self._server_names(space), _infer_conditions(study, space))
             if entry is None:
                 return None
             # Processes sharing an Optuna storage may race here (the storage has no compare-and-set):
@@ -419,10 +432,16 @@ class ProbnesSampler(BaseSampler):
         entry = self._entry(study)
         if entry is None or state != TrialState.COMPLETE or not values or not _finite(values[0]):
             return
-        if any(name not in trial.params or trial.distributions[name] != d for name, d in entry["space"].items()):
+        if entry.get("conditions"):
+            named = _active_named(entry, trial.params)
+            if named is None or any(trial.distributions[name] != entry["space"][name] for name in (entry["names"][k] for k in named)):
+                return
+        elif any(name not in trial.params or trial.distributions[name] != d for name, d in entry["space"].items()):
             return
+        else:
+            named = {server: trial.params[name] for server, name in entry["names"].items()}
         sid = entry["id"]
-        obs = {"parameters": {server: trial.params[name] for server, name in entry["names"].items()}, "value": float(values[0])}
+        obs = {"parameters": named, "value": float(values[0])}
         self._deliver([(sid, lambda c: c.observe(sid, [obs]))])
 
     def _deliver(self, sends: List[Tuple[str, Callable[[Client], Any]]]) -> None:
@@ -501,7 +520,11 @@ class ProbnesSampler(BaseSampler):
             out[server] = name
         return out
 
-    def _create(self, study: "optuna.Study", space: Dict[str, BaseDistribution], names: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    def _create(self, study: "optuna.Study", space: Dict[str, BaseDistribution], names: Dict[str, str],
+                conditions: Optional[Dict[str, Dict[str, Any]]] = None) -> Optional[Dict[str, Any]]:
+        # Only conditions whose parent is searched here (the categorical ones may have been left out).
+        conditions = {x: c for x, c in (conditions or {}).items() if x in space and c["parent"] in space}
+        server_of = {name: server for server, name in names.items()}
         params: List[Dict[str, Any]] = []
         for server, name in names.items():
             d = space[name]
@@ -518,6 +541,8 @@ class ProbnesSampler(BaseSampler):
                     p["step"] = d.step
             if name in self.priors:
                 p["prior"] = dict(self.priors[name])
+            if name in conditions:
+                p["condition"] = {"parent": server_of[conditions[name]["parent"]], "values": list(conditions[name]["values"])}
             params.append(p)
         spec: Dict[str, Any] = {
             "name": f"{self.study_name}-{study.study_name}"[:200],
@@ -543,7 +568,10 @@ class ProbnesSampler(BaseSampler):
             raise
         if any(isinstance(space[n], CategoricalDistribution) for n in names.values()):
             self._categorical_ok = True
-        return {"id": created["id"], "names": names, "space": {n: space[n] for n in names.values()}}
+        entry: Dict[str, Any] = {"id": created["id"], "names": names, "space": {n: space[n] for n in names.values()}}
+        if conditions:
+            entry["conditions"] = conditions
+        return entry
 
     @staticmethod
     def _to_optuna(d: BaseDistribution, value: Any) -> Any:
@@ -591,13 +619,78 @@ class ProbnesPruner(optuna.pruners.BasePruner):
 
 
 def _entry_to_json(entry: Mapping[str, Any]) -> Dict[str, Any]:
-    return {"id": entry["id"], "names": dict(entry["names"]),
-            "space": {k: optuna.distributions.distribution_to_json(d) for k, d in entry["space"].items()}}
+    out = {"id": entry["id"], "names": dict(entry["names"]),
+           "space": {k: optuna.distributions.distribution_to_json(d) for k, d in entry["space"].items()}}
+    if entry.get("conditions"):
+        out["conditions"] = {k: {"parent": c["parent"], "values": list(c["values"])} for k, c in entry["conditions"].items()}
+    return out
 
 
 def _entry_from_json(stored: Mapping[str, Any]) -> Dict[str, Any]:
-    return {"id": stored["id"], "names": dict(stored["names"]),
-            "space": {k: optuna.distributions.json_to_distribution(d) for k, d in stored["space"].items()}}
+    entry = {"id": stored["id"], "names": dict(stored["names"]),
+             "space": {k: optuna.distributions.json_to_distribution(d) for k, d in stored["space"].items()}}
+    if stored.get("conditions"):  # absent from the entries of earlier versions: no conditions
+        entry["conditions"] = {k: {"parent": c["parent"], "values": list(c["values"])} for k, c in stored["conditions"].items()}
+    return entry
+
+
+def _same_choice(a: Any, b: Any) -> bool:
+    """Equal as the server matches choices: by value and JSON type (True is not 1, 1 is 1.0)."""
+    return a == b and isinstance(a, bool) == isinstance(b, bool) and isinstance(a, str) == isinstance(b, str)
+
+
+def _infer_conditions(study: "optuna.Study", space: Mapping[str, BaseDistribution]) -> Dict[str, Dict[str, Any]]:
+    """Conditions read off the finished trials' define-by-run branches (the module's docstring): Optuna
+    name → {"parent": Optuna name, "values": [...]}. A parameter every trial used, or one no categorical
+    parameter separates, stays unconditional. A parent is used by strictly more trials than its child,
+    so the conditions have no cycle."""
+    finished = [t.params for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))]
+    out: Dict[str, Dict[str, Any]] = {}
+    for x in space:
+        with_x = [p for p in finished if x in p]
+        if not with_x or len(with_x) == len(finished):
+            continue
+        best: Optional[Tuple[int, str, List[Any]]] = None
+        for parent, d in space.items():
+            if parent == x or not isinstance(d, CategoricalDistribution) or not all(parent in p for p in with_x):
+                continue
+            seen_with = [p[parent] for p in with_x]
+            seen_without = [p[parent] for p in finished if parent in p and x not in p]
+            if not seen_without or any(_same_choice(a, b) for a in seen_with for b in seen_without):
+                continue
+            values: List[Any] = []
+            for v in seen_with:
+                if not any(_same_choice(v, w) for w in values):
+                    values.append(v)
+            used = sum(1 for p in finished if parent in p)
+            if best is None or used < best[0]:
+                best = (used, parent, values)
+        if best is not None:
+            out[x] = {"parent": best[1], "values": best[2]}
+    return out
+
+
+def _active_named(entry: Mapping[str, Any], params: Mapping[str, Any]) -> Optional[Dict[str, Any]]:
+    """Server name → value of the parameters active at `params` (Optuna names) under the entry's
+    conditions, or None when an active one has no value."""
+    conditions = entry.get("conditions") or {}
+    active: Dict[str, bool] = {}
+
+    def is_active(name: str, depth: int = 0) -> bool:
+        if name not in active:
+            c = conditions.get(name)
+            active[name] = c is None or (depth < len(conditions) + 1 and is_active(c["parent"], depth + 1)
+                                         and c["parent"] in params and any(_same_choice(params[c["parent"]], v) for v in c["values"]))
+        return active[name]
+
+    out: Dict[str, Any] = {}
+    for server, name in entry["names"].items():
+        if not is_active(name):
+            continue
+        if name not in params:
+            return None
+        out[server] = params[name]
+    return out
 
 
 def _fail_leases(client: Client, sid: str, client_id: str, reason: str) -> None:

@@ -310,6 +310,12 @@ export interface paths {
                                 mean: number;
                                 std: number;
                             } | null;
+                            condition?: {
+                                /** @description The name of another parameter of the study, a categorical one. */
+                                parent: string;
+                                /** @description Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active. */
+                                values: (string | number | boolean)[];
+                            } | null;
                         } | {
                             name: string;
                             /** @enum {string} */
@@ -320,6 +326,12 @@ export interface paths {
                             prior?: {
                                 /** @description One positive probability per choice, in the order of `choices`, summing to 1 (to 1e-6). */
                                 probabilities: number[];
+                            } | null;
+                            condition?: {
+                                /** @description The name of another parameter of the study, a categorical one. */
+                                parent: string;
+                                /** @description Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active. */
+                                values: (string | number | boolean)[];
                             } | null;
                         })[];
                         prior?: {
@@ -2992,6 +3004,13 @@ export interface components {
                         mean: number;
                         std: number;
                     };
+                    /** @description Makes the parameter conditional: it is active, suggested and reported only while `parent` is active and takes one of `values`. Conditions nest to any depth (a parent may itself be conditional); no cycles. */
+                    condition?: {
+                        /** @description The name of another parameter of the study, a categorical one. */
+                        parent: string;
+                        /** @description Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active. */
+                        values: (string | number | boolean)[];
+                    };
                 } | {
                     name: string;
                     /** @constant */
@@ -2999,6 +3018,13 @@ export interface components {
                     choices: (string | number | boolean)[];
                     prior: {
                         probabilities: number[];
+                    };
+                    /** @description Makes the parameter conditional: it is active, suggested and reported only while `parent` is active and takes one of `values`. Conditions nest to any depth (a parent may itself be conditional); no cycles. */
+                    condition?: {
+                        /** @description The name of another parameter of the study, a categorical one. */
+                        parent: string;
+                        /** @description Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active. */
+                        values: (string | number | boolean)[];
                     };
                 })[];
                 prior: {
@@ -3264,6 +3290,11 @@ export interface components {
                     mean: number;
                     std: number;
                 };
+                /** @description Present only on a conditional parameter: it is active (suggested, reported) only while `parent` is active and takes one of `values`. */
+                condition?: {
+                    parent: string;
+                    values: (number | string | boolean)[];
+                };
             } | {
                 name: string;
                 /** @constant */
@@ -3272,6 +3303,11 @@ export interface components {
                 /** @description Effective prior over the choices (uniform unless given), in the order of `choices`. */
                 prior: {
                     probabilities: number[];
+                };
+                /** @description Present only on a conditional parameter: it is active (suggested, reported) only while `parent` is active and takes one of `values`. */
+                condition?: {
+                    parent: string;
+                    values: (number | string | boolean)[];
                 };
             })[];
             /** @description Effective joint prior, in each parameter's scale (ln(value) for log-scaled ones), over the numeric parameters in parameter order (categorical ones have theirs in `parameters`). */
@@ -3672,6 +3708,13 @@ export interface components {
                         mean: number;
                         std: number;
                     };
+                    /** @description Makes the parameter conditional: it is active, suggested and reported only while `parent` is active and takes one of `values`. Conditions nest to any depth (a parent may itself be conditional); no cycles. */
+                    condition?: {
+                        /** @description The name of another parameter of the study, a categorical one. */
+                        parent: string;
+                        /** @description Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active. */
+                        values: (string | number | boolean)[];
+                    };
                 } | {
                     name: string;
                     /** @constant */
@@ -3679,6 +3722,13 @@ export interface components {
                     choices: (string | number | boolean)[];
                     prior: {
                         probabilities: number[];
+                    };
+                    /** @description Makes the parameter conditional: it is active, suggested and reported only while `parent` is active and takes one of `values`. Conditions nest to any depth (a parent may itself be conditional); no cycles. */
+                    condition?: {
+                        /** @description The name of another parameter of the study, a categorical one. */
+                        parent: string;
+                        /** @description Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active. */
+                        values: (string | number | boolean)[];
                     };
                 })[];
                 prior: {

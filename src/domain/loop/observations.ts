@@ -20,7 +20,7 @@ import { TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } f
 import type { StudySnapshot } from './study-snapshot.js';
 import { givenUp } from './generation.js';
 import { isStopped, STOPPED_EARLY } from '../studies/stopping-rule.js';
-import { choiceIndex, onGrid, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
+import { activeParameters, choiceIndex, complete, onGrid, toInternal, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
 import { isCategorical } from '../studies/study-spec.js';
 import type { ParamValue } from '../studies/study-request.js';
 import type { ObservationInput } from './observation-request.js';
@@ -33,14 +33,24 @@ const byTrial = (o: ObservationInput): o is Extract<ObservationInput, { trial_id
 /** Parameter names per search space (spaces are cached per study, so this is built once, not per observation). */
 const namesOf = new WeakMap<SearchSpace, Set<string>>();
 
-function checkParameters(space: SearchSpace, named: Record<string, ParamValue>, at: string, errors: FieldError[]): void {
+/**
+ * A point given by name: every active parameter, and nothing else (docs/conditional.md). Exported
+ * for the import of a study document, whose trials are checked the same way.
+ */
+export function checkParameters(space: SearchSpace, named: Record<string, ParamValue>, at: string, errors: FieldError[]): void {
   let known = namesOf.get(space);
   if (!known) namesOf.set(space, (known = new Set(space.parameters.map((p) => p.name))));
   for (const name of Object.keys(named)) if (!known.has(name)) errors.push({ path: `${at}/${name}`, message: 'not a parameter of this study' });
+  // Which are active follows from the parents' values as given (a missing or unknown parent value leaves its children inactive; it is reported itself).
+  const active = space.conditions ? activeParameters(space, vectorFromNamed(space, named)) : null;
   for (const [i, p] of space.parameters.entries()) {
-    const v = named[p.name];
+    const v = Object.hasOwn(named, p.name) ? named[p.name] : undefined;
     const path = `${at}/${p.name}`;
-    if (v === undefined) errors.push({ path, message: 'missing: every parameter needs a value' });
+    if (active && !active[i]) {
+      if (v !== undefined) errors.push({ path, message: `inactive here: ${whenActive(space, i)}; leave it out` });
+      continue;
+    }
+    if (v === undefined) errors.push({ path, message: active && p.condition ? `missing: active here (${whenActive(space, i)}), so it needs a value` : 'missing: every parameter needs a value' });
     else if (isCategorical(p)) {
       if (choiceIndex(p, v) < 0) errors.push({ path, message: `must be one of the choices ${JSON.stringify(p.choices)} (matched by value and JSON type)` });
     } else if (typeof v !== 'number' || !Number.isFinite(v)) errors.push({ path, message: 'must be a finite number' });
@@ -54,6 +64,12 @@ function checkParameters(space: SearchSpace, named: Record<string, ParamValue>, 
       errors.push({ path, message: `must be on the grid ${grid.low} + k·${grid.step} (nearest: ${grid.neighbours(v).join(' or ')})` });
     }
   }
+}
+
+/** Why parameter i is conditional, for messages: "gamma applies only when kernel is one of [\"rbf\"]". */
+function whenActive(space: SearchSpace, i: number): string {
+  const c = space.parameters[i]!.condition!;
+  return `${space.parameters[i]!.name} applies only when ${c.parent} is one of ${JSON.stringify(c.values)}`;
 }
 
 /** Every problem of the batch, or nothing: throws before any change. */
@@ -105,9 +121,11 @@ export function applyObservations(snap: StudySnapshot, inputs: readonly Observat
     }
     // A stepped value as its grid value (validate accepted it: within float noise of one).
     const x = vectorFromNamed(snap.space, o.parameters).map((v, i) => (typeof v === 'number' ? (onGrid(snap.space, i, v) ?? v) : v));
-    const parameters = Object.fromEntries(snap.space.parameters.map((p, i) => [p.name, x[i]!]));
+    // The values given (the active parameters only, on a conditional space); the engine's point has
+    // every coordinate, the inactive ones at their neutral values (transforms.ts complete).
+    const parameters = Object.fromEntries(snap.space.parameters.flatMap((p, i) => (x[i] === undefined ? [] : [[p.name, x[i]]])));
     return snap.add(
-      { state: 'COMPLETED', generation: snap.generation, parameters, point: toInternal(snap.space, x), source: 'external', value: o.value, stderr, completedAt: nowIso },
+      { state: 'COMPLETED', generation: snap.generation, parameters, point: toInternal(snap.space, complete(snap.space, x)), source: 'external', value: o.value, stderr, completedAt: nowIso },
       nowIso,
     );
   });

@@ -6,7 +6,7 @@
 import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../../engine/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError } from '../common/errors.js';
-import { categoryPriors, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
+import { activeNamed, categoryPriors, engineConditions, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
 /** `budget`: the study's max_trials (null: none), which sizes the ProbNES start phase (docs/ALGORITHM.md §29). */
 export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace, budget: number | null): InitSpec {
@@ -14,7 +14,8 @@ export function initSpec(method: MethodName, batchSize: number, options: Options
   // without box_std); all get the bounds by projection (handOut).
   const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? Infinity)) : null;
   const categories = categoryPriors(space);
-  return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}) };
+  const conditions = engineConditions(space);
+  return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
 }
 
 export async function initialState(runner: EngineRunner, method: MethodName, spec: InitSpec, seed: number): Promise<BaseState> {
@@ -40,10 +41,6 @@ export class EngineUnavailableError extends DomainError {
 export function handOut(space: SearchSpace, u: readonly number[]): Materialized {
   const raw = toUserRaw(space, u);
   const legal = legalize(space, raw);
-  if (legal.every((v, i) => Object.is(v, raw[i]))) {
-    const parameters: Materialized['parameters'] = {};
-    space.parameters.forEach((p, i) => (parameters[p.name] = raw[i]!));
-    return { parameters, point: [...u] };
-  }
+  if (legal.every((v, i) => Object.is(v, raw[i]))) return { parameters: activeNamed(space, raw), point: [...u] };
   return materialize(space, u);
 }

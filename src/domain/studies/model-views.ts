@@ -35,7 +35,7 @@
  * a repeated request does the reads but no engine call, and identical requests in flight share one.
  */
 import { createHash } from 'node:crypto';
-import { encodeMixed, methodFacts, modeOf, solveLower, type ChoiceRelevance, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
+import { activeMask, impute, encodeMixed, methodFacts, modeOf, solveLower, type ChoiceRelevance, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
 import { DomainError, pointer, StudyNotFoundError, ValidationError, type FieldError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
@@ -47,7 +47,7 @@ import type { ParamValue } from './study-request.js';
 import { ModelViewCache } from './model-view-cache.js';
 import { isNumeric, type NumericParameterSpec } from './study-spec.js';
 import { stepOf } from './grid.js';
-import { categoryPriors, choiceIndex, searchSpace, toUserRaw, type SearchSpace } from './transforms.js';
+import { categoryPriors, choiceIndex, engineConditions, searchSpace, toUserRaw, type SearchSpace } from './transforms.js';
 
 /** Training points a view's GP conditions on (the most recent ones): bounds its O(n³) cost. */
 export const MAX_VIEW_POINTS = 300;
@@ -158,7 +158,7 @@ export class ModelViews {
     const internalDist = internalDistribution(ctx.state.state, ctx.space);
     // The choice of each categorical parameter: the query's, else the distribution's most probable.
     const asked = parseFixed(ctx.space, q.fixed);
-    const choices = internalDist.categorical.map((qj, j) => asked.get(j) ?? modeOf(qj));
+    const choices = activateAxes(ctx.space, [ix, iy], asked, internalDist.categorical.map((qj, j) => asked.get(j) ?? modeOf(qj)), internalDist.categorical);
     // The resolved choices are part of the key: two choices never share an answer.
     const key = viewKey('grid', ctx, [ctx.space.numeric[ix]!.name, ctx.space.numeric[iy]!.name, n, JSON.stringify(choices)]);
     return this.cache.getOrCompute(tenantId, key, () => this.computeGrid(tenantId, studyId, ctx, ix, iy, n, internalDist, choices));
@@ -222,7 +222,8 @@ export class ModelViews {
         mean: [fromT(px, mid[0]), fromT(py, mid[1])],
         ellipses: [1, 2].map((sigma) => ({ sigma, points: ellipse(mid, cxx, cxy, cyy, sigma).map(([a, b]) => [fromT(px, a), fromT(py, b)] as [number, number]) })),
       },
-      points: completed.map((t) => ({
+      // A trial in which an axis parameter was inactive has no value to place it at.
+      points: completed.filter((t) => typeof t.parameters[px.name] === 'number' && typeof t.parameters[py.name] === 'number').map((t) => ({
         trialId: t.trialId,
         x: t.parameters[px.name] as number,
         y: t.parameters[py.name] as number,
@@ -246,8 +247,13 @@ export class ModelViews {
     const result = await this.run({ view: 'importance', model: ctx.model, L0, choicePriors: categoryPriors(ctx.space) }, tenantId, ctx.fitKey, { tenantId, studyId });
     if (result.view !== 'importance') throw new Error('model view: unexpected result');
     const imp = result.importance;
-    const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null =>
-      sd === null ? null : [v * Math.exp(-sign * Z95 * sd), v * Math.exp(sign * Z95 * sd)];
+    // A flat posterior along a length scale (no curvature: the data say nothing about it) has an
+    // infinite sd, hence no finite interval: null, "unavailable", rather than an unbounded end.
+    const interval = (v: number, sd: number | null, sign: 1 | -1): [number, number] | null => {
+      if (sd === null) return null;
+      const r: [number, number] = [v * Math.exp(-sign * Z95 * sd), v * Math.exp(sign * Z95 * sd)];
+      return Number.isFinite(r[0]) && Number.isFinite(r[1]) ? r : null;
+    };
     return {
       generation: ctx.generation,
       source: ctx.source,
@@ -403,10 +409,35 @@ function parseFixed(space: SearchSpace, raw: string | undefined): Map<number, nu
 
 const truncate = (s: string) => (s.length > 80 ? `${s.slice(0, 77)}…` : s);
 
+/**
+ * On a conditional space, the choices a grid is drawn at, changed where `fixed` leaves them free so
+ * that both axes are active: an axis's parent (and its parent, up the chain) not named in `fixed`
+ * takes its most probable choice among those that activate the axis. A contour along an inactive axis
+ * is flat (the model ignores inactive coordinates), so the default shows one that is not; choices
+ * named in `fixed` are kept as given.
+ */
+function activateAxes(space: SearchSpace, axes: number[], asked: Map<number, number>, choices: number[], q: number[][]): number[] {
+  if (!space.conditions) return choices;
+  const out = [...choices];
+  const byAt = new Map(space.conditions.map((c) => [c.at, c]));
+  const set = new Set<number>(); // changed for x: y does not undo it when the two need other branches
+  for (const axis of axes) {
+    for (let c = byAt.get(space.numericAt[axis]!); c; c = byAt.get(c.parentAt)) {
+      const j = space.categoricalAt.indexOf(c.parentAt);
+      if (asked.has(j) || set.has(j) || c.values.includes(out[j]!)) continue;
+      out[j] = c.values.reduce((b, v) => (q[j]![v]! > q[j]![b]! ? v : b), c.values[0]!);
+      set.add(j);
+    }
+  }
+  return out;
+}
+
 /** The GP of the view (see the header): the method's own, or one to fit to `data`. */
 function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
   const { d: dim, K, D } = layout(space);
-  const categories = K.length > 0 ? { categories: K } : {};
+  const conditions = engineConditions(space);
+  // A conditional space's views impute the inactive coordinates as its GP methods do (ALGORITHM.md §30).
+  const categories = K.length > 0 ? { categories: K, ...(conditions.length > 0 ? { conditions } : {}) } : {};
   const identity = { inputShift: new Array<number>(D).fill(0), inputScale: new Array<number>(D).fill(1), ...categories };
   const s = rec.state as Record<string, unknown>;
   if (methodGp(study.method, rec, space) && isProbnes(study.method) && isStoredProbnesGp(s.gp)) {
@@ -427,7 +458,8 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
     const width = s.box.upper.slice(0, dim).map((u, j) => u - lower[j]!);
     const inputShift = [...lower, ...new Array<number>(D - dim).fill(0)];
     const inputScale = [...width, ...new Array<number>(D - dim).fill(1)];
-    const X = data.map((t) => phiOf(t.point!, dim, K).map((v, j) => (v - inputShift[j]!) / inputScale[j]!));
+    const imputed = (x: number[]) => (conditions.length > 0 ? impute(phiOf(x, dim, K), activeMask(conditions, x), dim, K, new Array<number>(dim).fill(0)) : phiOf(x, dim, K));
+    const X = data.map((t) => imputed(t.point!).map((v, j) => (v - inputShift[j]!) / inputScale[j]!));
     const m = y.reduce((a, b) => a + b, 0) / y.length;
     const sd = Math.sqrt(y.reduce((a, b) => a + (b - m) ** 2, 0) / Math.max(y.length - 1, 1)) || 1;
     const stored: StoredViewGp = { hyper: s.hyper, X, targets: y.map((v) => (v - m) / sd), quad: null };

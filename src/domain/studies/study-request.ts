@@ -72,6 +72,21 @@ const Metadata = boundedJsonObject(LIMITS.metadataBytes, `must be at most ${LIMI
 
 const Name = wellFormed(z.string().trim().min(1).max(LIMITS.nameLength));
 
+/** One value a categorical parameter may take: handed out and matched exactly as given. */
+export const ChoiceValue = z.union([wellFormed(z.string().max(LIMITS.choiceLength)), z.number(), z.boolean()]);
+
+/**
+ * When a parameter applies (docs/conditional.md): only while `parent`, a categorical parameter, is
+ * itself active and takes one of `values`. The checks that need the other parameters (the parent
+ * exists and is categorical, the values are its choices, no cycle) are study-spec.ts's.
+ */
+export const ConditionIn = z
+  .strictObject({
+    parent: z.string().min(1).max(64).describe('The name of another parameter of the study, a categorical one.'),
+    values: z.array(ChoiceValue).min(1).max(LIMITS.choices).describe('Choices of the parent (distinct, matched by value and JSON type) under which this parameter is active.'),
+  })
+  .describe('Makes the parameter conditional: it is active, suggested and reported only while `parent` is active and takes one of `values`. Conditions nest to any depth (a parent may itself be conditional); no cycles.');
+
 const NumericParameterIn = z.strictObject({
   name: ParameterName,
   type: z.enum(['float', 'int']).default('float').describe('`int` values are rounded to the nearest integer when handed out (to the nearest grid value with a `step`); their bounds must be integers. `categorical`: see the other form.'),
@@ -86,13 +101,12 @@ const NumericParameterIn = z.strictObject({
     .strictObject({ mean: z.number(), std: z.number().positive() })
     .nullish()
     .describe('Normal prior in the parameter\'s scale. Default (no prior anywhere): mean = middle of the transformed bounds, std = transformed width / 4.'),
+  condition: ConditionIn.nullish(),
 }).refine((p) => !p.bounds || p.bounds[0] < p.bounds[1], { path: ['bounds'], message: 'bounds must be ordered [low, high] with low < high' });
 
 /** A parameter's value in user units as the API returns it: a number, or a categorical parameter's choice. */
 export const ParameterValueSchema = z.union([z.number(), z.string(), z.boolean()]);
 
-/** One value a categorical parameter may take: handed out and matched exactly as given. */
-export const ChoiceValue = z.union([wellFormed(z.string().max(LIMITS.choiceLength)), z.number(), z.boolean()]);
 
 const CategoricalParameterIn = z.strictObject({
   name: ParameterName,
@@ -108,6 +122,7 @@ const CategoricalParameterIn = z.strictObject({
     })
     .nullish()
     .describe('Prior over the choices (default: uniform).'),
+  condition: ConditionIn.nullish(),
 });
 
 /**

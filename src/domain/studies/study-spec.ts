@@ -32,6 +32,12 @@ export interface JointPriorInput {
 /** The create request once its prior is a joint prior (prior-sources.ts resolves the fitted forms). */
 export type StudySpecInput = Omit<CreateStudyInput, 'prior'> & { prior?: JointPriorInput | null };
 
+/** A conditional parameter's condition, as given: active while `parent` is active and takes one of `values`. */
+export interface ConditionSpec {
+  parent: string;
+  values: Choice[];
+}
+
 /** A numeric parameter as stored and returned: its effective marginal prior filled in. */
 export interface NumericParameterSpec {
   name: string;
@@ -44,6 +50,8 @@ export interface NumericParameterSpec {
    */
   step: number | null;
   prior: { mean: number; std: number };
+  /** Present only on a conditional parameter (docs/conditional.md); studies without conditions store none. */
+  condition?: ConditionSpec;
 }
 
 /** A categorical parameter as stored and returned: its prior over the choices filled in. */
@@ -52,6 +60,7 @@ export interface CategoricalParameterSpec {
   type: 'categorical';
   choices: Choice[];
   prior: { probabilities: number[] };
+  condition?: ConditionSpec;
 }
 
 export type ParameterSpec = NumericParameterSpec | CategoricalParameterSpec;
@@ -239,9 +248,56 @@ export function checkStudySpec(input: StudySpecInput): void {
     // A minimum above 1 is always a ranking's: one point alone carries no ranking.
     errors.push({ path: '/batch_size', message: `${input.method} ranks the points of a generation and needs batch_size ≥ ${minBatch}` });
   }
+  checkConditions(input.parameters, errors);
   checkMethodSupport(input, errors);
   if (errors.length === 0) checkEffective(input, errors);
   if (errors.length > 0) throw new ValidationError(errors);
+}
+
+/**
+ * Conditions (docs/conditional.md): the parent is another parameter of the study, categorical (an
+ * int parent is declared as a categorical one with its values as choices, as in Ax: then which
+ * parameters are active is read off a choice, exactly, by the server and the engine alike), every
+ * value is one of its choices, once, and following parents from any parameter never comes back to it.
+ */
+function checkConditions(params: readonly ParameterInput[], errors: FieldError[]): void {
+  const byName = new Map(params.map((p, i) => [p.name, i] as const));
+  const parentOf = new Map<number, number>();
+  params.forEach((p, i) => {
+    const c = p.condition;
+    if (!c) return;
+    const at = (...rest: (string | number)[]) => pointer(['parameters', i, 'condition', ...rest]);
+    const j = byName.get(c.parent);
+    if (j === undefined) return void errors.push({ path: at('parent'), message: `no parameter of this study is named ${JSON.stringify(c.parent)}` });
+    if (j === i) return void errors.push({ path: at('parent'), message: 'a parameter cannot be its own parent' });
+    const parent = params[j]!;
+    if (!isCategorical(parent)) {
+      return void errors.push({ path: at('parent'), message: `must name a categorical parameter; ${parent.name} is ${parent.type} (declare it categorical with its values as choices to condition on it)` });
+    }
+    parentOf.set(i, j);
+    const seen = new Map<string, number>();
+    c.values.forEach((v, k) => {
+      const first = seen.get(choiceKey(v));
+      if (first !== undefined) errors.push({ path: at('values', k), message: `duplicates value ${first}` });
+      else if (!parent.choices.some((ch) => choiceKey(ch) === choiceKey(v))) {
+        errors.push({ path: at('values', k), message: `${JSON.stringify(v)} is not a choice of ${parent.name} (${JSON.stringify(parent.choices)}; matched by value and JSON type)` });
+      }
+      seen.set(choiceKey(v), k);
+    });
+  });
+  // A cycle: from i, following parents comes back to i. Reported once, at the cycle's first parameter.
+  const reported = new Set<number>();
+  for (const i of parentOf.keys()) {
+    const path = [i];
+    for (let j = parentOf.get(i); j !== undefined && path.length <= params.length; j = parentOf.get(j)) {
+      if (j === i) {
+        if (!path.some((k) => reported.has(k))) errors.push({ path: pointer(['parameters', i, 'condition', 'parent']), message: `conditions form a cycle: ${[...path, i].map((k) => params[k]!.name).join(' → ')}` });
+        path.forEach((k) => reported.add(k));
+        break;
+      }
+      path.push(j);
+    }
+  }
 }
 
 /** A method that cannot search categorical parameters refuses them, naming the methods that can. */
@@ -321,7 +377,9 @@ export function effectivePrior(input: StudySpecInput): { parameters: ParameterSp
   const std = covariance.map((row, i) => Math.sqrt(row[i]!));
   let k = 0;
   const parameters = input.parameters.map((p): ParameterSpec => {
-    if (isCategorical(p)) return { name: p.name, type: 'categorical', choices: [...p.choices], prior: { probabilities: choiceProbabilities(p) } };
+    // Only a conditional parameter carries `condition`: the others are stored exactly as before.
+    const condition = p.condition ? { condition: { parent: p.condition.parent, values: [...p.condition.values] } } : {};
+    if (isCategorical(p)) return { name: p.name, type: 'categorical', choices: [...p.choices], prior: { probabilities: choiceProbabilities(p) }, ...condition };
     const i = k++;
     return {
       name: p.name,
@@ -330,6 +388,7 @@ export function effectivePrior(input: StudySpecInput): { parameters: ParameterSp
       bounds: p.bounds ? ([p.bounds[0], p.bounds[1]] as [number, number]) : null,
       step: stepOf(p),
       prior: { mean: mean[i]!, std: std[i]! },
+      ...condition,
     };
   });
   return { parameters, prior: { mean, covariance, std } };

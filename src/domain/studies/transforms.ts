@@ -14,8 +14,14 @@
  * categorical parameter (in their order), which is how the engine reads points
  * (InitSpec.categories). User-unit vectors stay in the order of `parameters`, a categorical entry
  * holding the choice itself.
+ *
+ * Conditional parameters (docs/conditional.md, ALGORITHM.md §30): the engine keeps a coordinate for
+ * every parameter whether active or not; `active` says which are for a point, a handed-out point's
+ * `parameters` hold the active ones only, and a point given without its inactive values (an
+ * external observation, an imported trial) gets a neutral value there (`complete`: the prior mean,
+ * or the prior's most probable choice) for the engine, which the GP methods ignore by imputation.
  */
-import { fromRows, matVec, solveLower, tryCholesky, type Mat } from '../../engine/index.js';
+import { fromRows, matVec, modeOf, solveLower, tryCholesky, type Mat } from '../../engine/index.js';
 import { isCategorical, isNumeric, type CategoricalParameterSpec, type EffectivePrior, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
 import type { ParamValue } from './study-request.js';
 import { gridOf, type Grid } from './grid.js';
@@ -34,6 +40,17 @@ export interface SearchSpace {
   diagonal: boolean;
   /** Per parameter (in the order of `parameters`), its grid when it is stepped (grid.ts's gridOf), else null. */
   grids: readonly (Grid | null)[];
+  /**
+   * Conditional parameters, parents before children (null when the study has none): each one's
+   * index in `parameters`, its parent's, and the parent's choice indices under which it is active.
+   */
+  conditions: readonly ResolvedCondition[] | null;
+}
+
+export interface ResolvedCondition {
+  at: number;
+  parentAt: number;
+  values: readonly number[];
 }
 
 export function searchSpace(parameters: readonly ParameterSpec[], prior: EffectivePrior): SearchSpace {
@@ -54,7 +71,72 @@ export function searchSpace(parameters: readonly ParameterSpec[], prior: Effecti
     L0,
     diagonal,
     grids: parameters.map((p) => (isNumeric(p) ? gridOf(p) : null)),
+    conditions: resolveConditions(parameters),
   };
+}
+
+/** The conditions in evaluation order (parents first), or null; the study's checks ruled out cycles and bad values. */
+function resolveConditions(parameters: readonly ParameterSpec[]): ResolvedCondition[] | null {
+  if (!parameters.some((p) => p.condition)) return null;
+  const byName = new Map(parameters.map((p, i) => [p.name, i] as const));
+  const depth = (i: number): number => {
+    const c = parameters[i]!.condition;
+    return c ? 1 + depth(byName.get(c.parent)!) : 0;
+  };
+  return parameters
+    .flatMap((p, i) => {
+      if (!p.condition) return [];
+      const parentAt = byName.get(p.condition.parent)!;
+      const parent = parameters[parentAt] as CategoricalParameterSpec;
+      return [{ at: i, parentAt, values: p.condition.values.map((v) => choiceIndex(parent, v)), depth: depth(i) }];
+    })
+    .sort((a, b) => a.depth - b.depth || a.at - b.at)
+    .map(({ at, parentAt, values }) => ({ at, parentAt, values }));
+}
+
+/**
+ * Which parameters are active for a point (user-unit values in the order of `parameters`; an
+ * inactive parameter's value is not read, a missing one leaves its children inactive).
+ */
+export function activeParameters(space: SearchSpace, x: readonly (ParamValue | undefined)[]): boolean[] {
+  const active = space.parameters.map(() => true);
+  for (const c of space.conditions ?? []) {
+    const v = x[c.parentAt];
+    active[c.at] = active[c.parentAt]! && v !== undefined && c.values.includes(choiceIndex(space.parameters[c.parentAt] as CategoricalParameterSpec, v));
+  }
+  return active;
+}
+
+/** The neutral value of parameter i for the engine when it is inactive: its prior mean, or its prior's most probable choice. */
+function neutralValue(space: SearchSpace, i: number): ParamValue {
+  const p = space.parameters[i]!;
+  if (isCategorical(p)) return p.choices[modeOf(p.prior.probabilities)]!;
+  const k = space.numericAt.indexOf(i);
+  return Tinv(p, space.m0[k]!);
+}
+
+/** A point with its inactive parameters' values (absent or not) replaced by their neutral values: a whole vector for toInternal. */
+export function complete(space: SearchSpace, x: readonly (ParamValue | undefined)[]): ParamValue[] {
+  if (!space.conditions) return x as ParamValue[];
+  const active = activeParameters(space, x);
+  return space.parameters.map((_, i) => (active[i] ? x[i]! : neutralValue(space, i)));
+}
+
+/** The named values of the active parameters only (all of them without conditions). */
+export function activeNamed(space: SearchSpace, x: readonly ParamValue[]): Record<string, ParamValue> {
+  const active = space.conditions ? activeParameters(space, x) : null;
+  const out: Record<string, ParamValue> = {};
+  space.parameters.forEach((p, i) => {
+    if (!active || active[i]) out[p.name] = x[i]!;
+  });
+  return out;
+}
+
+/** The conditions in engine coordinates (InitSpec.conditions): numeric coordinates first, then one per categorical parameter. */
+export function engineConditions(space: SearchSpace): { index: number; parent: number; values: number[] }[] {
+  const d = space.numeric.length;
+  const coordinate = (i: number) => (isCategorical(space.parameters[i]!) ? d + space.categoricalAt.indexOf(i) : space.numericAt.indexOf(i));
+  return (space.conditions ?? []).map((c) => ({ index: coordinate(c.at), parent: coordinate(c.parentAt), values: [...c.values] }));
 }
 
 /** The prior probabilities of each categorical parameter's choices: the engine's InitSpec.categories. */
@@ -123,7 +205,7 @@ export function legalize(space: SearchSpace, x: readonly ParamValue[]): ParamVal
 }
 
 export interface Materialized {
-  /** What the client evaluates, keyed by parameter name, in user units. */
+  /** What the client evaluates, keyed by parameter name, in user units: the active parameters. */
   parameters: Record<string, ParamValue>;
   /** The internal coordinates of exactly that point (what the engine learns from). */
   point: number[];
@@ -132,9 +214,7 @@ export interface Materialized {
 /** Internal point → the legal user-unit point handed out, and its internal coordinates. */
 export function materialize(space: SearchSpace, u: readonly number[]): Materialized {
   const x = legalize(space, toUserRaw(space, u));
-  const parameters: Record<string, ParamValue> = {};
-  space.parameters.forEach((p, i) => (parameters[p.name] = x[i]!));
-  return { parameters, point: toInternal(space, x) };
+  return { parameters: activeNamed(space, x), point: toInternal(space, x) };
 }
 
 /**
@@ -175,7 +255,7 @@ export function onGrid(space: SearchSpace, i: number, v: number): number | null 
   return k === null ? null : grid.value(k);
 }
 
-/** Parameters given by name (an external observation) → user-unit vector in parameter order. */
+/** Parameters given by name (an external observation) → user-unit vector in parameter order (undefined where an inactive one is absent). */
 export function vectorFromNamed(space: SearchSpace, named: Record<string, ParamValue>): ParamValue[] {
-  return space.parameters.map((p) => named[p.name]!);
+  return space.parameters.map((p) => (Object.hasOwn(named, p.name) ? named[p.name]! : (undefined as unknown as ParamValue)));
 }

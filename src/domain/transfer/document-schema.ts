@@ -10,7 +10,7 @@ import { METHOD_NAMES } from '../../engine/index.js';
 import { STUDY_STATES, TRIAL_STATES } from '../operations/operations.js';
 import { boundedJsonObject, cappedRecord, Timestamp, wellFormed } from '../common/schemas.js';
 import { addOptionIssues } from '../studies/method-options.js';
-import { ChoiceValue, LIMITS, MAX_SEED, ParameterName, PriorSourceSchema } from '../studies/study-request.js';
+import { ChoiceValue, ConditionIn, LIMITS, MAX_SEED, ParameterName, PriorSourceSchema } from '../studies/study-request.js';
 import { AllowRepeatsSchema, StoppingRuleSchema } from '../studies/loop-settings.js';
 import { MAX_STEP } from '../trials/intermediate-request.js';
 
@@ -43,6 +43,7 @@ const NumericParameterEntry = z.strictObject({
   bounds: z.tuple([z.number(), z.number()]).nullable(),
   step: z.number().positive().nullable().optional().describe('Values are low + k·step (high on the grid); absent or null: 1 for an int, continuous for a float (documents of older servers have none).'),
   prior: z.strictObject({ mean: z.number(), std: z.number().positive() }),
+  condition: ConditionIn.optional(),
 });
 
 const CategoricalParameterEntry = z.strictObject({
@@ -50,6 +51,7 @@ const CategoricalParameterEntry = z.strictObject({
   type: z.literal('categorical'),
   choices: z.array(ChoiceValue).min(1).max(LIMITS.choices),
   prior: z.strictObject({ probabilities: z.array(z.number().gt(0).max(1)).max(LIMITS.choices) }),
+  condition: ConditionIn.optional(),
 });
 
 const ParameterEntry = z.discriminatedUnion('type', [NumericParameterEntry, CategoricalParameterEntry]);

@@ -10,7 +10,7 @@ import { checkStudySpec, effectivePrior, type StudySpecInput } from '../studies/
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import { MAX_ERRORS } from '../common/schemas.js';
 import type { StudyDocument } from './study-document.js';
-import { categoryPriors, choiceIndex, searchSpace, toInternal, type SearchSpace } from '../studies/transforms.js';
+import { activeParameters, categoryPriors, choiceIndex, searchSpace, toInternal, toUserRaw, vectorFromNamed, type SearchSpace } from '../studies/transforms.js';
 import { stepOf } from '../studies/grid.js';
 import type { ParamValue } from '../studies/study-request.js';
 import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observation, type RngState, type StoredState } from '../../engine/index.js';
@@ -36,7 +36,7 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
   const spec: StudySpecInput = {
     name: s.name,
     direction: s.direction,
-    parameters: s.parameters.map((p) => (p.type === 'categorical' ? { ...p, prior: { probabilities: [...p.prior.probabilities] } } : { name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, step: p.step, prior: null })),
+    parameters: s.parameters.map((p) => (p.type === 'categorical' ? { ...p, prior: { probabilities: [...p.prior.probabilities] } } : { name: p.name, type: p.type, scale: p.scale, bounds: p.bounds, step: p.step, prior: null, condition: p.condition })),
     // The joint prior is over the numeric parameters; a study of categorical ones only has none.
     prior: s.parameters.some((p) => p.type !== 'categorical') ? { mean: s.prior.mean, covariance: s.prior.covariance } : null,
     method: s.method,
@@ -80,16 +80,32 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
     seen.add(t.trial_id);
     if (t.generation > s.generation) errors.push({ path: at('generation'), message: `is after the study's generation (${s.generation})` });
     const keys = Object.keys(t.parameters);
-    if (keys.length !== names.length || !names.every((n) => n in t.parameters)) {
-      errors.push({ path: at('parameters'), message: `must have exactly the study's parameters (${names.join(', ')})` });
+    // On a conditional space a trial has exactly its active parameters (docs/conditional.md).
+    const active = space.conditions ? activeParameters(space, vectorFromNamed(space, t.parameters)) : null;
+    const expected = active ? names.filter((_, k) => active[k]) : names;
+    if (keys.length !== expected.length || !expected.every((n) => Object.hasOwn(t.parameters, n))) {
+      if (!active) errors.push({ path: at('parameters'), message: `must have exactly the study's parameters (${names.join(', ')})` });
+      else {
+        // Each offending key at its own pointer: what is missing, inactive or unknown.
+        for (const k of keys) if (!expected.includes(k)) errors.push({ path: at('parameters', k), message: names.includes(k) ? 'inactive at this trial\'s values (its condition does not hold): leave it out' : 'not a parameter of this study' });
+        for (const n of expected) if (!Object.hasOwn(t.parameters, n)) errors.push({ path: at('parameters', n), message: 'missing: active at this trial\'s values, so it needs a value' });
+      }
     } else if (!choicesOk(space, t.parameters, at, errors) || !gridsOk(space, t.parameters, at, errors)) {
       // reported per parameter
     } else if (t.point !== null) {
       if (t.point.length !== names.length) errors.push({ path: at('point'), message: `must have ${names.length} coordinates` });
       else {
-        // The point is what the engine learns from: it must be the parameters' own coordinates.
-        const u = toInternal(space, names.map((n) => t.parameters[n]!));
-        if (u.some((v, k) => !close(v, t.point![k]!, 1e-6))) errors.push({ path: at('point'), message: 'does not match the parameters (internal coordinates of the point)' });
+        // The point is what the engine learns from: it must be the parameters' own coordinates. On a
+        // conditional space its inactive coordinates are the engine's own (or neutral values), so the
+        // point is read back in user units and compared on the active parameters only.
+        if (active) {
+          const x = toUserRaw(space, t.point);
+          const off = expected.some((n) => { const k = names.indexOf(n); const v = t.parameters[n]!; return typeof v === 'number' ? !close(x[k] as number, v, 1e-6) : x[k] !== v; });
+          if (off) errors.push({ path: at('point'), message: 'does not match the parameters (internal coordinates of the point, on the active parameters)' });
+        } else {
+          const u = toInternal(space, names.map((n) => t.parameters[n]!));
+          if (u.some((v, k) => !close(v, t.point![k]!, 1e-6))) errors.push({ path: at('point'), message: 'does not match the parameters (internal coordinates of the point)' });
+        }
       }
     }
     const completed = t.state === 'COMPLETED';
@@ -107,6 +123,7 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
 function choicesOk(space: SearchSpace, values: Record<string, ParamValue>, at: (...rest: (string | number)[]) => string, errors: FieldError[]): boolean {
   let ok = true;
   for (const p of space.categorical) {
+    if (!Object.hasOwn(values, p.name)) continue; // inactive (the trial's keys were checked first)
     if (choiceIndex(p, values[p.name]!) >= 0) continue;
     errors.push({ path: at('parameters', p.name), message: `must be one of the choices ${JSON.stringify(p.choices)}` });
     ok = false;

@@ -18,6 +18,11 @@
  * with their choices held fixed (no refinement without continuous parameters). πBO's prior factor
  * is N(u; 0, I) times the choices' prior probabilities: log π = −½‖u‖² + Σ_j log p_j(c_j).
  *
+ * Conditional coordinates (InitSpec.conditions, ALGORITHM.md §30): φ imputes the inactive ones, a
+ * continuous column to the unit-box value of the prior mean u = 0 and a one-hot block to zeros, for
+ * the training points, the pending points and every candidate alike, so the GP and the acquisition
+ * (and its refinement, whose gradient along an inactive column is then zero) ignore them.
+ *
  * Initial design: prior draws, u ~ N(0, I) clipped to the box and c_j ~ the prior p_j, until two
  * observations exist. State: as bo-core.ts (BaseState.mean, cov over u: the best point's u and
  * I), plus `categorical`, the choices' prior p_j, which never changes (BO has no search
@@ -32,6 +37,7 @@ import { fixBatch, logEiFromPosterior, logQEiGain, type BaseSamples } from '../a
 import { pointPosterior } from '../acquisition/posterior.js';
 import { maximizeInBox } from '../acquisition/optimize.js';
 import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
+import { activeMask, checkConditions, impute } from '../distributions/conditional.js';
 import type { AskContext, AskResult, InitSpec, Observation, TellContext } from './types.js';
 import type { MethodName } from './methods.js';
 import { standardise } from './probnes-data.js';
@@ -67,6 +73,7 @@ export function initBoMixed(method: MethodName, spec: InitSpec, rng: Rng, specs:
     version: BO_STATE_VERSION, method, dim: spec.dim, batchSize: spec.batchSize, generation: 0, rng: rng.state(),
     params, mean: new Array<number>(dc).fill(0), cov: Array.from({ length: dc }, (_, i) => Array.from({ length: dc }, (_, j) => (i === j ? 1 : 0))),
     categorical: q.map((p) => [...p]), box, hyper: null,
+    ...(spec.conditions?.length ? { conditions: checkConditions(spec.conditions, dc, q.map((p) => p.length)) } : {}),
     diagnostics: { integral_mean: null, integral_std: null, n_active: null },
   };
 }
@@ -76,7 +83,14 @@ const unitOf = (box: Box, x: readonly number[], dc: number) => Array.from({ leng
 
 /** φ(x) for a mixed internal point. */
 function encode(state: BoState, L: Layout, x: readonly number[]): number[] {
-  return [...unitOf(state.box, x, L.dc), ...oneHot(choicesOf(x, L), L.K)];
+  return imputed(state, L, [...unitOf(state.box, x, L.dc), ...oneHot(choicesOf(x, L), L.K)], choicesOf(x, L));
+}
+
+/** φ with the inactive coordinates imputed (the unit-box value of u = 0; one-hot zeros), given the choices c. */
+function imputed(state: BoState, L: Layout, f: number[], c: readonly number[]): number[] {
+  if (!state.conditions) return f;
+  const active = activeMask(state.conditions, [...new Array<number>(L.dc).fill(0), ...c]);
+  return impute(f, active, L.dc, L.K, unitOf(state.box, new Array<number>(L.dc).fill(0), L.dc));
 }
 
 function trainingData(state: BoState, L: Layout, history: Observation[]) {
@@ -110,7 +124,7 @@ function candidates(state: BoState, L: Layout, rng: Rng, incumbent: Candidate): 
   return out;
 }
 
-const phi = (L: Layout, v: ArrayLike<number>, c: number[]) => Float64Array.from([...Array.from(v), ...oneHot(c, L.K)]);
+const phi = (state: BoState, L: Layout, v: ArrayLike<number>, c: number[]) => Float64Array.from(imputed(state, L, [...Array.from(v), ...oneHot(c, L.K)], c));
 
 /** log π up to a constant: −½‖u‖² over the continuous part plus the choices' log prior probabilities. */
 function logPrior(state: BoState, v: ArrayLike<number>, c: number[]): { value: number; grad: Float64Array } {
@@ -134,11 +148,11 @@ function selectBatch(state: BoState, L: Layout, model: GpModel, rng: Rng, pendin
   const fixed: number[][] = pending.map((x) => encode(state, L, x));
   const chosen: Candidate[] = [];
   // Single-point scores depend on neither the picks nor the pending points: computed once.
-  const single = Float64Array.from(cands, (cd) => logEiFromPosterior(pointPosterior(model, phi(L, cd.v, cd.c)), best).value + prior(cd.v, cd.c));
+  const single = Float64Array.from(cands, (cd) => logEiFromPosterior(pointPosterior(model, phi(state, L, cd.v, cd.c)), best).value + prior(cd.v, cd.c));
   for (let k = 0; k < count; k++) {
     const fb = fixed.length > 0 ? fixBatch(model, fixed, base, fixed.map((x) => pointPosterior(model, x))) : null;
     const score = (v: ArrayLike<number>, c: number[]) => {
-      const x = phi(L, v, c);
+      const x = phi(state, L, v, c);
       const post = pointPosterior(model, x);
       return (fb ? logQEiGain(model, fb, x, post, best, base) : logEiFromPosterior(post, best).value) + prior(v, c);
     };
@@ -167,7 +181,7 @@ function selectBatch(state: BoState, L: Layout, model: GpModel, rng: Rng, pendin
         }
       }
     }
-    fixed.push(Array.from(phi(L, pick.v, pick.c)));
+    fixed.push(Array.from(phi(state, L, pick.v, pick.c)));
     chosen.push(pick);
   }
   return chosen;
@@ -196,7 +210,11 @@ export function askBoMixed(state: BoState, ctx: AskContext, count: number): AskR
   const bi = bestIndex(history);
   const beta = state.params.beta;
   const w = beta === 0 ? 0 : beta / Math.max(1, state.generation);
-  const incumbent = { v: Float64Array.from(X[bi]!.slice(0, L.dc)), c: choicesOf(history[bi]!.x, L) };
+  // On a conditional space the incumbent's inactive choices are 0 whatever the point held, so that the
+  // local candidates (and everything after them) depend on the active coordinates only.
+  const c = choicesOf(history[bi]!.x, L);
+  const mask = state.conditions ? activeMask(state.conditions, history[bi]!.x) : null;
+  const incumbent = { v: Float64Array.from(X[bi]!.slice(0, L.dc)), c: mask ? c.map((ci, j) => (mask[L.dc + j] ? ci : 0)) : c };
   const picks = selectBatch(state, L, model, rng, ctx.pending, count, incumbent, y[bi]!, w);
   return {
     points: picks.map((cd) => toPoint(state, cd)),

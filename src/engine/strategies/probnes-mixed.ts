@@ -19,6 +19,14 @@
  * since the batch-BQ selection of §5 and the default profile's quadratic mean, model optimum and
  * trust-region steps are defined for the Gaussian part only and are not used here.
  *
+ * Conditional coordinates (InitSpec.conditions, ALGORITHM.md §30): the GP's inputs impute the
+ * inactive ones (a continuous coordinate to the prior mean 0, a one-hot block to zeros), for the
+ * training points and wherever the model is evaluated. The closed-form BQ of quadrature/mixed.ts
+ * integrates k(φ(x), ·) over ν with every coordinate free, which imputation breaks, so on a
+ * conditional space the expected natural gradient of E_ν[m(φ̃(x))] (m the GP posterior mean, φ̃ the
+ * imputed encoding) is estimated by Monte Carlo over ν instead (conditionalGradient): the same
+ * quantity as §3's, by sampling ν rather than in closed form.
+ *
  * State: probnes-state.ts's, with mean/cov over the continuous coordinates (`dim` counts all), the
  * stored GP's X in φ coordinates, and `categorical` (q_j). A state without `categorical` is an
  * ordinary ProbNES state: probnes-core.ts dispatches here only when it has one, so numeric studies
@@ -30,6 +38,9 @@ import { fitGp, predict, probnesPriors } from '../gp/index.js';
 import { encodeMixed } from '../gp/mixed-kernel.js';
 import { categoricalNaturalGradient, mixedBqIntegral, mixedExpectedGradient, type MixedMeasure } from '../quadrature/mixed.js';
 import { applyMargin, marginFloor, mixedLayout, modeOf, sampleChoices } from '../distributions/categorical.js';
+import { activeMask, checkConditions, impute, type Condition } from '../distributions/conditional.js';
+import { cholesky, fromRows, solveLowerT } from '../linalg/index.js';
+import type { GpModel } from '../gp/index.js';
 import { rebuildModel, sampleFrom } from './probnes-bq.js';
 import { activeSet, standardise } from './probnes-data.js';
 import { updateCov, updateMean } from './probnes-updates.js';
@@ -58,6 +69,7 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
     mean: new Array<number>(dc).fill(0),
     cov: Array.from({ length: dc }, (_, i) => Array.from({ length: dc }, (_, j) => (i === j ? 1 : 0))),
     categorical: q.map((p) => applyMargin(p, marginFloor(p.length, q.length))),
+    ...(spec.conditions?.length ? { conditions: checkConditions(spec.conditions, dc, q.map((p) => p.length)) } : {}),
     diagnostics: { integral_mean: null, integral_std: null, n_active: null },
     meanAsked: false,
     gp: null,
@@ -92,9 +104,9 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
   const rng = Rng.fromState(state.rng);
   // 1–2: active set on the continuous part, standardise, z = −ỹ.
   const idx = dc > 0
-    ? activeSet(history.map((o) => ({ x: o.x.slice(0, dc), y: o.y })), state.mean, state.cov, { enabled: p.activeSet, quantile: p.activeSetQuantile, minSize: state.batchSize, maxSize: p.activeSetCap })
+    ? activeSet(history.map((o) => ({ x: continuousPart(state, o.x, dc), y: o.y })), state.mean, state.cov, { enabled: p.activeSet, quantile: p.activeSetQuantile, minSize: state.batchSize, maxSize: p.activeSetCap })
     : history.map((_, j) => j).slice(-Math.max(p.activeSetCap, state.batchSize, 1));
-  const X = idx.map((j) => encodeMixed(history[j]!.x.map((v, k) => (k < dc ? v : Math.round(v))), dc, K));
+  const X = idx.map((j) => encodeAt(state, history[j]!.x.map((v, k) => (k < dc ? v : Math.round(v))), dc, K));
   const st = standardise(idx.map((j) => history[j]!.y));
   const negYTilde = st.yTilde.map((v) => -v);
   // 3: MAP fit on φ, warm-started from the previous MAP.
@@ -103,8 +115,9 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
   const fit = fitGp(X, negYTilde, { priors: probnesPriors(D), warmStart: warm, restarts: p.gpRestarts, rng });
   const nu: MixedMeasure = { dc, K, q: state.categorical! };
   // 4: natural-gradient ascent of E_ν[−ỹ] in (μ, Σ) and in each q_j.
-  const grad = mixedExpectedGradient(fit.model, nu, state.mean, state.cov);
-  const gq = categoricalNaturalGradient(fit.model, nu, grad.mq);
+  const cond = state.conditions ? conditionalGradient(fit.model, state.conditions, nu, state.mean, state.cov, rng) : null;
+  const grad = cond ?? mixedExpectedGradient(fit.model, nu, state.mean, state.cov);
+  const gq = cond ? cond.gq : categoricalNaturalGradient(fit.model, nu, (grad as ReturnType<typeof mixedExpectedGradient>).mq);
   let mean = state.mean, cov = state.cov;
   if (dc > 0) {
     mean = updateMean(state.mean, state.cov, grad.gMean, p.etaMean);
@@ -113,14 +126,18 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
     if (p.covInBounds && state.bounds) cov = limitCovToBounds(cov, state.bounds);
   }
   const categorical = state.categorical!.map((qj, j) => applyMargin(qj.map((v, a) => v + p.etaMean * gq[j]![a]!), marginFloor(qj.length, K.length)));
-  const mom = mixedBqIntegral(fit.model, { dc, K, q: categorical }, mean, cov);
+  // On a conditional space the integral's closed form does not apply (see the header): the Monte
+  // Carlo mean at the pre-update ν is reported, without a posterior std.
+  const diagnostics = cond
+    ? { integral_mean: finiteOrNull(st.yMean - st.yStd * cond.integral), integral_std: null, n_active: idx.length }
+    : integralDiagnostics(st, mixedBqIntegral(fit.model, { dc, K, q: categorical }, mean, cov), idx.length);
   return {
     ...next,
     rng: rng.state(),
     mean,
     cov,
     categorical,
-    diagnostics: integralDiagnostics(st, mom, idx.length),
+    diagnostics,
     gp: {
       hyper: { ...fit.model.hyper, lengthscales: Array.from(fit.model.hyper.lengthscales) },
       X,
@@ -143,7 +160,72 @@ export function estimateProbnesMixed(state: ProbnesState): Estimate {
   const { dc, K } = mixedLayout(state);
   const g = state.gp;
   const model = rebuildModel(g.hyper, g.X, g.negYTilde);
-  const x = encodeMixed([...state.mean, ...state.categorical!.map(modeOf)], dc, K);
+  const x = encodeAt(state, [...state.mean, ...state.categorical!.map(modeOf)], dc, K);
   const pr = predict(model, [x]);
   return { predicted: finiteOrNull(g.yMean - g.yStd * pr.mean[0]!), predicted_std: finiteOrNull(g.yStd * Math.sqrt(Math.max(pr.variance[0]!, 0))) };
+}
+
+/**
+ * The continuous part of x for §1's Mahalanobis test: on a conditional space an inactive coordinate
+ * counts as μ's (the point says nothing about it, so it is neither near nor far along it).
+ */
+function continuousPart(state: ProbnesState, x: number[], dc: number): number[] {
+  if (!state.conditions) return x.slice(0, dc);
+  const active = activeMask(state.conditions, x);
+  return x.slice(0, dc).map((v, i) => (active[i] ? v : state.mean[i]!));
+}
+
+/** φ(x), with the inactive coordinates imputed on a conditional space (continuous: 0, the prior mean; one-hot: zeros). */
+function encodeAt(state: ProbnesState, x: number[], dc: number, K: number[]): number[] {
+  const f = encodeMixed(x, dc, K);
+  return state.conditions ? impute(f, activeMask(state.conditions, x), dc, K, new Array<number>(dc).fill(0)) : f;
+}
+
+/** Draws from ν per conditional gradient estimate: its standard error is about 3% of the objective's spread under ν. */
+const CONDITIONAL_DRAWS = 1024;
+
+/**
+ * The expected natural gradient of E_ν[m(φ̃(x))] by Monte Carlo over ν (ALGORITHM.md §30): N draws
+ * x_k = [μ + L ε_k, c_k], c_k ~ q, the posterior mean m_k at the imputed encoding, and the
+ * score-function estimates with the mean m̄ as baseline (E[score] = 0, so it changes only the variance):
+ *   g_μ = (1/N) Σ_k (m_k − m̄) Σ⁻¹(u_k − μ),   Σ⁻¹(u_k − μ) = L⁻ᵀ ε_k
+ *   G   = (1/N) Σ_k (m_k − m̄) · ½(Σ⁻¹(u_k − μ)(u_k − μ)ᵀΣ⁻¹ − Σ⁻¹)   (the Σ⁻¹ term vanishes with Σ(m_k − m̄) = 0)
+ *   ĝ_j = (1/N) Σ_k (m_k − m̄)(e_{c_kj} − q_j)      (the IGO natural gradient in q_j, ALGORITHM.md §27)
+ */
+function conditionalGradient(model: GpModel, conditions: readonly Condition[], nu: MixedMeasure, mean: number[], cov: number[][], rng: Rng): { gMean: number[]; gCov: number[][]; gq: number[][]; integral: number } {
+  const { dc, K, q } = nu;
+  const N = CONDITIONAL_DRAWS;
+  const L = dc > 0 ? cholesky(fromRows(cov)).L : null;
+  const scores: Float64Array[] = [];
+  const choices: number[][] = [];
+  const inputs: number[][] = [];
+  for (let k = 0; k < N; k++) {
+    const eps = rng.normals(dc);
+    const u = mean.map((m, i) => {
+      let s = m;
+      for (let j = 0; j <= i; j++) s += L!.data[i * dc + j]! * eps[j]!;
+      return s;
+    });
+    const c = sampleChoices(rng, q);
+    const x = [...u, ...c];
+    scores.push(L ? solveLowerT(L, eps) : new Float64Array(0));
+    choices.push(c);
+    inputs.push(impute(encodeMixed(x, dc, K), activeMask(conditions, x), dc, K, new Array<number>(dc).fill(0)));
+  }
+  const m = predict(model, inputs).mean;
+  let mBar = 0;
+  for (let k = 0; k < N; k++) mBar += m[k]! / N;
+  const gMean = new Array<number>(dc).fill(0);
+  const gCov = Array.from({ length: dc }, () => new Array<number>(dc).fill(0));
+  const gq = K.map((kj) => new Array<number>(kj).fill(0));
+  for (let k = 0; k < N; k++) {
+    const w = (m[k]! - mBar) / N;
+    const p = scores[k]!;
+    for (let a = 0; a < dc; a++) {
+      gMean[a]! += w * p[a]!;
+      for (let b = 0; b < dc; b++) gCov[a]![b]! += 0.5 * w * p[a]! * p[b]!;
+    }
+    choices[k]!.forEach((ci, j) => q[j]!.forEach((qa, a) => (gq[j]![a]! += w * ((a === ci ? 1 : 0) - qa))));
+  }
+  return { gMean, gCov, gq, integral: mBar };
 }

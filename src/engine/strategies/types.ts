@@ -10,6 +10,7 @@
 import type { Rng, RngState } from '../random/index.js';
 import type { OptionSpecs, Options } from './options.js';
 import type { MethodName } from './methods.js';
+import type { Condition } from '../distributions/conditional.js';
 
 /** Everything a strategy needs to start. */
 export interface InitSpec {
@@ -35,6 +36,13 @@ export interface InitSpec {
    * them, and `mean`/`cov` of the state cover the other (continuous) coordinates only.
    */
   categories?: number[][];
+  /**
+   * Conditional coordinates (ALGORITHM.md §30; distributions/conditional.ts): each active only when
+   * a categorical coordinate holds one of some choices, parents listed first. Only the methods
+   * whose descriptor declares `categorical` get them; the GP methods impute inactive coordinates,
+   * the others ignore them (an inactive coordinate does not change the value).
+   */
+  conditions?: Condition[];
   /**
    * The evaluations the study declares it will spend (max_trials), if any: the ProbNES methods size
    * their start phase by it (docs/ALGORITHM.md §29); the other methods ignore it.
@@ -103,6 +111,8 @@ export interface BaseState {
   cov: number[][];
   /** Per categorical coordinate (InitSpec.categories), the current probabilities of its choices. */
   categorical?: number[][];
+  /** InitSpec.conditions, kept by the methods that model which coordinates are active (absent: none). */
+  conditions?: Condition[];
   diagnostics: Diagnostics;
   /**
    * Results the current generation's update waits for, when that is not `batchSize` (read it with

@@ -29,6 +29,7 @@ import {
   probnesPriors,
   toMat,
 } from '../gp/index.js';
+import { activeMask, impute, type Condition } from '../distributions/conditional.js';
 import { blockOffsets, blockWeights, encodeMixed, overlapDoubleMean, overlapKernel } from '../gp/mixed-kernel.js';
 import { fromRows, toRows } from '../linalg/index.js';
 import { standardise } from '../strategies/probnes-data.js';
@@ -61,6 +62,11 @@ export interface ViewModelSpec {
    * GP's X is already in z.
    */
   categories?: number[];
+  /**
+   * Conditional coordinates (ALGORITHM.md §30): φ of every point, data and grid alike, has its
+   * inactive coordinates imputed (0 before scaling, one-hot zeros), as the GP methods do.
+   */
+  conditions?: Condition[];
   yOffset: number;
   yScale: number;
   /** Which hyperpriors the GP was fitted with (they enter the Laplace curvature). */
@@ -151,7 +157,8 @@ function viewGp(spec: ViewModelSpec): ViewGp {
 function toZ(spec: ViewModelSpec, x: ArrayLike<number>): number[] {
   const K = spec.categories ?? [];
   const dc = x.length - K.length;
-  const phi = K.length === 0 ? Array.from(x) : encodeMixed(Array.from(x, (v, j) => (j < dc ? v : Math.round(v))), dc, K);
+  const raw = K.length === 0 ? Array.from(x) : encodeMixed(Array.from(x, (v, j) => (j < dc ? v : Math.round(v))), dc, K);
+  const phi = spec.conditions?.length ? impute(raw, activeMask(spec.conditions, x), dc, K, new Array<number>(dc).fill(0)) : raw;
   return phi.map((v, j) => (v - spec.inputShift[j]) / spec.inputScale[j]);
 }
 

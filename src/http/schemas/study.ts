@@ -35,6 +35,17 @@ const categoricalExample = {
   method: 'bo',
 };
 
+/** Conditional: gamma only for the rbf kernel, degree only for poly (docs/conditional.md). */
+const conditionalExample = {
+  name: 'svc-conditional',
+  parameters: [
+    { name: 'kernel', type: 'categorical', choices: ['linear', 'rbf', 'poly'] },
+    { name: 'C', scale: 'log', bounds: [1e-3, 1e3] },
+    { name: 'gamma', scale: 'log', bounds: [1e-4, 10], condition: { parent: 'kernel', values: ['rbf'] } },
+    { name: 'degree', type: 'int', bounds: [2, 5], condition: { parent: 'kernel', values: ['poly'] } },
+  ],
+};
+
 /** A prior fitted to points believed plausible (the second and third parameters of `createExample`). */
 const fromPointsExample = {
   name: 'resnet-lr-from-points',
@@ -57,9 +68,13 @@ const fromStudyExample = {
   method: 'prob-cmaes',
 };
 
-export const CreateStudyBody = CreateStudyRequest.meta({ examples: [createExample, categoricalExample, fromPointsExample, fromStudyExample] });
+export const CreateStudyBody = CreateStudyRequest.meta({ examples: [createExample, categoricalExample, conditionalExample, fromPointsExample, fromStudyExample] });
 
 export const PatchStudyBody = PatchStudyRequest.meta({ examples: [{ state: 'PAUSED' }] });
+
+const ConditionOut = z
+  .object({ parent: z.string(), values: z.array(ParameterValueSchema) })
+  .describe('Present only on a conditional parameter: it is active (suggested, reported) only while `parent` is active and takes one of `values`.');
 
 const NumericParameterOut = z.object({
   name: z.string(),
@@ -68,6 +83,7 @@ const NumericParameterOut = z.object({
   bounds: z.tuple([z.number(), z.number()]).nullable(),
   step: z.number().nullable().describe('Values are low + k·step (the bounds\' high is on the grid): as given, 1 for an int without one, null for a continuous float.'),
   prior: z.object({ mean: z.number(), std: z.number() }).describe('Effective marginal prior, in the parameter\'s scale.'),
+  condition: ConditionOut.optional(),
 });
 
 const CategoricalParameterOut = z.object({
@@ -75,6 +91,7 @@ const CategoricalParameterOut = z.object({
   type: z.literal('categorical'),
   choices: z.array(ParameterValueSchema),
   prior: z.object({ probabilities: z.array(z.number()) }).describe('Effective prior over the choices (uniform unless given), in the order of `choices`.'),
+  condition: ConditionOut.optional(),
 });
 
 const ParameterOut = z.discriminatedUnion('type', [NumericParameterOut, CategoricalParameterOut]);
