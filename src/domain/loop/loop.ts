@@ -327,6 +327,7 @@ export class LoopService {
     const trialUpdates = snap.updates();
     const newTrials = snap.newTrials();
     const engineChanged = snap.engine !== snap.loadedEngine;
+    const evaluations = await snap.evaluationRows(this.storage);
     const res = await this.storage.commitGeneration(studyId, {
       expectedRevision: snap.revision,
       expectedCommitSeq: snap.commitSeq,
@@ -335,6 +336,7 @@ export class LoopService {
       newTrials,
       trialUpdates,
       ...(snap.studyState ? { studyState: snap.studyState } : {}),
+      ...(evaluations.length > 0 ? { evaluations } : {}),
       now: ctx.now.toISOString(),
     });
     if (!res.committed) return res;
@@ -343,7 +345,7 @@ export class LoopService {
     if (res.trialIds.some((id, i) => id !== expected[i])) throw new Error('storage assigned other trial ids than the loop expected');
     if (engineChanged) this.cache.setEngine(studyId, res.revision, snap.engine);
     this.cache.extendCompleted(studyId, snap.loadedCompleted, snap.freshlyCompleted());
-    if (this.warmSnapshots) this.cache.setWarm(studyId, snap.afterCommit(tenantId, engineChanged ? res.revision : snap.revision));
+    if (this.warmSnapshots) this.cache.setWarm(studyId, snap.afterCommit(tenantId, engineChanged ? res.revision : snap.revision, evaluations));
     return res;
   }
 }
