@@ -269,10 +269,15 @@ export class StudySnapshot {
     return this.counts[state];
   }
 
+  /** Whether this request completed the trial (a result, an external point). */
+  private completedHere(t: TrialRecord): boolean {
+    return t.state === 'COMPLETED' && (this.added.has(t.trialId) || (this.loadedState.has(t.trialId) && this.loadedState.get(t.trialId) !== 'COMPLETED'));
+  }
+
   /** Trials this request completed (results, external points), in completion order. */
   freshlyCompleted(): CompletedPoint[] {
     return this.trials
-      .filter((t) => t.state === 'COMPLETED' && (this.added.has(t.trialId) || (this.loadedState.has(t.trialId) && this.loadedState.get(t.trialId) !== 'COMPLETED')))
+      .filter((t) => this.completedHere(t))
       .map(toPoint)
       .sort(completionOrder);
   }
@@ -284,11 +289,7 @@ export class StudySnapshot {
    * as of `commitSeq`, which the commit checks.
    */
   async evaluationRows(storage: Storage): Promise<KeyedEvaluation[]> {
-    const added: Completion[] = [];
-    for (const t of this.trials) {
-      const c = this.added.has(t.trialId) || (this.loadedState.has(t.trialId) && this.loadedState.get(t.trialId) !== 'COMPLETED') ? completionOf(t) : null;
-      if (c) added.push(c);
-    }
+    const added: Completion[] = this.trials.flatMap((t) => (this.completedHere(t) ? (completionOf(t) ?? []) : []));
     return completionRows(storage, this.study.id, objectiveOf(this.study), this.lastEvaluation, added);
   }
 
