@@ -98,3 +98,12 @@ const OBSERVERS: Record<Direction, Observer> = {
 export function observer(o: Objective): Observer {
   return OBSERVERS[o.direction];
 }
+
+/**
+ * What the API reports next to a value so that clients and the dashboard can rank results without
+ * knowing the direction: the value the engine minimises (lower is better, whatever the direction);
+ * null without a value.
+ */
+export function lossOf(o: Objective, value: number | null): number | null {
+  return value === null ? null : engineValue(o, value);
+}

@@ -106,6 +106,8 @@ export interface GridView {
   /** Posterior mean and latent std of the objective, in the study's units: [iy][ix]. */
   mean: number[][];
   std: number[][];
+  /** The posterior mean as the engine minimises it (results lossOf: lower is better whatever the direction): [iy][ix]. */
+  loss: number[][];
   /** The values every other parameter is held at (user units; categorical: the choice asked for, else the most probable). */
   fixed: Record<string, ParamValue>;
   /** The search distribution's (x, y) marginal: 1σ and 2σ ellipses in user units, and its centre. */
@@ -217,6 +219,8 @@ export class ModelViews {
       x: { name: px.name, scale: px.scale, step: stepOf(px), values: tx.map((t) => fromT(px, t)) },
       y: { name: py.name, scale: py.scale, step: stepOf(py), values: ty.map((t) => fromT(py, t)) },
       mean: rows(result.mean, (v) => objectiveValue(objectiveOf(study), v)),
+      // The engine's mean is already the loss: the value it minimises.
+      loss: rows(result.mean, (v) => v),
       std: rows(result.std, (v) => v),
       fixed,
       distribution: {

@@ -5,7 +5,7 @@
 import { EngineError, type Diagnostics } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
 import { readEngineState, readStudy, type Direction } from './codec.js';
-import { objectiveOf, objectiveValue, regretHistory as runningRegret, withRegret, type Evaluation } from '../results/index.js';
+import { objectiveOf, objectiveValue, regretHistory as runningRegret, reportTrial, withRegret, type Evaluation, type ReportedTrial } from '../results/index.js';
 import type { Study } from './studies.js';
 import type { NumericParameterSpec } from './study-spec.js';
 import { centrePoint, internalDistribution, priorDistribution, userDistribution } from './distribution.js';
@@ -83,22 +83,22 @@ export class ReportsService {
   }
 
   /** Trials as they read now: an ACTIVE trial whose lease ran out is REQUESTED (lease.ts, asRead), in the filter too. */
-  async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: TrialRecord[]; nextPageToken: string | null }> {
-    await this.study(tenantId, studyId);
+  async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: ReportedTrial[]; nextPageToken: string | null }> {
+    const study = await this.study(tenantId, studyId);
     const now = this.now();
     // The filter is part of the scope: a token from one listing cannot continue another.
     const scope = `trials:${studyId}:${q.state ?? '*'}`;
     const page = await this.pages.page(scope, q.pageToken, (after) =>
       this.storage.listTrials(studyId, { after, limit: q.pageSize, now: now.toISOString(), ...(q.state ? { state: q.state } : {}) }),
     );
-    return { trials: page.items.map((t) => asRead(t, now)), nextPageToken: page.nextPageToken };
+    return { trials: page.items.map((t) => reportTrial(study, asRead(t, now))), nextPageToken: page.nextPageToken };
   }
 
-  async getTrial(tenantId: string, studyId: string, trialId: number): Promise<TrialRecord> {
-    await this.study(tenantId, studyId);
+  async getTrial(tenantId: string, studyId: string, trialId: number): Promise<ReportedTrial> {
+    const study = await this.study(tenantId, studyId);
     const trial = await this.storage.getTrial(studyId, trialId);
     if (!trial) throw new TrialNotFoundError(studyId, trialId);
-    return asRead(trial, this.now());
+    return reportTrial(study, asRead(trial, this.now()));
   }
 
   /**
