@@ -137,6 +137,24 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect((await s.getStudy('default', 'a'))!.trialCounts.REQUESTED).toBe(1);
     });
 
+    it('writes the evaluation rows a commit carries only under its commit-count guard, and as given', async () => {
+      await s.createStudy(study('a'));
+      const base = { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, now: '2025-01-02T00:00:01.000Z' };
+      const done = trial(0, 0.1, { state: 'COMPLETED', value: 4, completedAt: '2025-01-02T00:00:01.000Z' });
+      const row = { completedAt: '2025-01-02T00:00:01.000Z', index: 1, trialId: 1, value: 4, bestSoFar: 4, improved: true };
+      // Rows computed from a state no check ties them to are refused (and nothing is written).
+      await expect(s.commitGeneration('a', { ...base, newTrials: [done], evaluations: [row] })).rejects.toThrow();
+      expect(await s.getTrial('a', 1)).toBeNull();
+      const loaded = await s.loadLoopState('default', 'a', { trialIds: [], knownRevision: null });
+      expect(loaded!.lastEvaluation).toBeNull();
+      expect((await s.commitGeneration('a', { ...base, expectedCommitSeq: loaded!.commitSeq, newTrials: [done], evaluations: [row] })).committed).toBe(true);
+      // The storage decides nothing: the rows read back are those written.
+      expect(await s.listEvaluations('a', { afterIndex: 0, limit: 10 })).toEqual([{ index: 1, trialId: 1, value: 4, bestSoFar: 4, improved: true }]);
+      expect((await s.loadLoopState('default', 'a', { trialIds: [], knownRevision: null }))!.lastEvaluation).toEqual(row);
+      expect(await s.evaluationsAround('a', { completedAt: '2025-01-02T00:00:00.000Z', trialId: 9 })).toEqual({ before: null, after: [row] });
+      expect(await s.evaluationsAround('a', { completedAt: '2025-01-02T00:00:01.000Z', trialId: 2 })).toEqual({ before: row, after: [] });
+    });
+
     it('counts a study update as a commit: a loop commit read before a PATCH is refused', async () => {
       // A loop request reads the study (and its commit count), computes, then commits. A PATCH to
       // PAUSED in between must make that commit stale, or the request would hand out points of a
