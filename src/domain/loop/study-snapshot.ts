@@ -263,7 +263,6 @@ export class StudySnapshot {
     return this.trials.filter((t) => states.includes(t.state));
   }
 
-
   /** Trials in this state among all of the study's, as changed by this request. */
   count(state: TrialState): number {
     return this.counts[state];
