@@ -11,6 +11,7 @@
  * next request updates from a state like the ones a running study has; the earlier snapshots, which
  * nothing reads in the loop, are the initial state.
  */
+import { importedEvaluations } from '../../src/domain/results/index.js';
 import { runEngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { resolveOptions, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
 import type { ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, JsonValue, Storage } from '../../src/storage/index.js';
@@ -67,5 +68,5 @@ export async function importBigStudy(storage: Storage, s: BigStudy): Promise<voi
     method, batchSize: s.batch, options, seed: 1, maxTrials: null, leaseSeconds: 600, knownOptimum: s.knownOptimum ?? null, metadata: {}, state: 'ACTIVE', reason: null,
     createdAt: s.at(0), generation: generations, updatedAt: s.updatedAt, ...(s.loopSettings ? { loopSettings: s.loopSettings } : {}),
   };
-  await storage.importStudy(study, s.trials, states, s.intermediate);
+  await storage.importStudy(study, s.trials, states, s.intermediate ?? [], importedEvaluations(study, s.trials));
 }

@@ -228,6 +228,14 @@ class RealServer(unittest.TestCase):
         # Nothing left leased to these workers.
         self.assertEqual(self.c.get_study(sid)["trial_counts"]["ACTIVE"], 0)
 
+    def test_optimize_keeps_the_best_in_the_studys_direction(self):
+        # Maximising: progress's best is the largest value reported so far in the run (by the server's loss).
+        sid = self.c.create_study(dict(BRANIN, name="optimize-max", direction="maximize"))["id"]
+        seen = []
+        self.c.optimize(branin, sid, budget=8, workers=1, client_prefix="py", progress=seen.append)
+        values = [p.value for p in seen]
+        self.assertEqual([p.best for p in seen], [max(values[: i + 1]) for i in range(len(values))])
+
     def test_optimize_matches_batch_size_to_workers_for_cmaes_and_warns_once_below(self):
         spec = {k: v for k, v in BRANIN.items() if k != "batch_size"}  # method cmaes
         with warnings.catch_warnings(record=True) as caught:

@@ -18,6 +18,7 @@ export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type Engine
 export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations/operations.js';
 export { Timestamp, wellFormed, boundedJsonObject, boundedRecord, nestsDeeperThan, MAX_JSON_DEPTH, MAX_ERRORS } from './common/schemas.js';
 export { trialFields, type TrialFields } from './transfer/trial-fields.js';
+export type { ReportedTrial } from './results/index.js';
 export { AllowRepeatsSchema, StoppingRuleSchema, type LoopSettings, type StoppingRule } from './studies/loop-settings.js';
 export { IntermediateService, IntermediateConflictError, INTERMEDIATE_LIMITS, type IntermediatePage, type IntermediateReport, type IntermediateServiceDeps } from './trials/intermediate.js';
 export { IntermediateRequest, MAX_STEP, type IntermediateInput } from './trials/intermediate-request.js';

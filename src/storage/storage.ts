@@ -187,6 +187,14 @@ export interface GenerationCommit {
   trialUpdates?: TrialUpdate[];
   /** A study state change made by the loop itself (e.g. COMPLETED when max_trials results are in). */
   studyState?: { state: StudyState; reason: string | null };
+  /**
+   * The study_evaluations rows this commit changes, computed by the domain from the study as of
+   * `expectedCommitSeq` (required with them, so rows computed from a state another writer has since
+   * changed are never written): one per trial it completes with a value, and the rows after them in
+   * completion order when they are placed before some (new position, best so far and step). Written
+   * as given (inserted or replaced by key) in the commit's transaction.
+   */
+  evaluations?: KeyedEvaluation[];
   now: string;
 }
 
@@ -226,6 +234,8 @@ export interface LoopState {
   engineState: EngineStateRecord | null;
   /** The id the next inserted trial gets. */
   nextTrialId: number;
+  /** The study's last evaluation in completion order (null: none yet), where the next results usually go. */
+  lastEvaluation: KeyedEvaluation | null;
   /** Counts the study's commits (every writer, any change): what `expectedCommitSeq` checks. */
   commitSeq: number;
   /**
@@ -262,8 +272,9 @@ export type ImportedEngineState = Omit<EngineStateRecord, 'studyId'>;
 /**
  * One evaluation as /history reads it: a COMPLETED trial with a value, at its 1-based position in
  * completion order (completed_at, then trial id), with the best value up to and including it in the
- * study's direction. Kept with the study by the storage in the transaction that completes the trial
- * (table study_evaluations), so reading a page or the best costs O(page), not O(trials).
+ * study's direction. Computed by the domain and written by the storage in the transaction that
+ * completes the trial (table study_evaluations), so reading a page or the best costs O(page), not
+ * O(trials).
  */
 export interface EvaluationRecord {
   index: number;
@@ -272,6 +283,26 @@ export interface EvaluationRecord {
   bestSoFar: number;
   /** Strictly better than every earlier value: a step of the best-so-far curve. */
   improved: boolean;
+}
+
+/**
+ * An evaluation with its place in completion order (the key of study_evaluations: `completedAt`,
+ * '' for a trial completed without a time, then `trialId`), as the domain computes it and the
+ * storage writes it. The storage decides nothing about it: which value is better, and so the best
+ * so far and the steps, is the domain's (src/domain/results).
+ */
+export interface KeyedEvaluation extends EvaluationRecord {
+  completedAt: string;
+}
+
+/**
+ * A study's evaluations around a completion key: the last one before it (null: none) and every one
+ * at or after it, in completion order. What a commit that completes a trial at that key needs to
+ * compute the rows it writes (usually `after` is empty: results arrive in completion order).
+ */
+export interface EvaluationsAround {
+  before: KeyedEvaluation | null;
+  after: KeyedEvaluation[];
 }
 
 /** How many evaluations a study has, and its best (the last best-so-far step; the first in completion order on ties). */
@@ -398,8 +429,11 @@ export interface Storage {
     tenantId: string,
     studyId: string,
   ): Promise<{ study: StudyRecord; trials: TrialRecord[]; engineStates: EngineStateRecord[]; intermediate: IntermediateRecord[] } | null>;
-  /** Writes a study with its trials, engine states and intermediate values in one transaction: all of it or nothing. */
-  importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[], intermediate?: IntermediateRecord[]): Promise<StudyRecord>;
+  /**
+   * Writes a study with its trials, engine states, intermediate values and evaluations (the domain's
+   * rows for its COMPLETED trials with a value) in one transaction: all of it or nothing.
+   */
+  importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]): Promise<StudyRecord>;
 
   /**
    * Stores a trial's value at `step` unless one is stored already (durably, before it resolves).
@@ -429,6 +463,8 @@ export interface Storage {
 
   /** The study's evaluation count and best evaluation (O(1): two index lookups). */
   evaluationSummary(studyId: string): Promise<EvaluationSummary>;
+  /** The last evaluation before (`completedAt`, `trialId`) in completion order and every one from it on (one snapshot). */
+  evaluationsAround(studyId: string, key: { completedAt: string; trialId: number }): Promise<EvaluationsAround>;
   /** Evaluations with index > `afterIndex`, by ascending index, at most `limit`. */
   listEvaluations(studyId: string, q: { afterIndex: number; limit: number }): Promise<EvaluationRecord[]>;
   /** The evaluations at these indices (those that exist), by ascending index. */

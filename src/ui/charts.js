@@ -154,10 +154,10 @@ export function ramp(t) {
   return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
 
-/** Rank-based colour position of each value (robust to outliers): 0 = best, 1 = worst. */
-export function rankPositions(values, direction) {
-  const order = values.map((v, i) => [v, i]).sort((a, b) => (direction === 'maximize' ? b[0] - a[0] : a[0] - b[0]));
-  const pos = new Array(values.length);
-  order.forEach(([, i], r) => (pos[i] = values.length > 1 ? r / (values.length - 1) : 0));
+/** Rank-based colour position of each loss (the API's value oriented so that lower is better; robust to outliers): 0 = best, 1 = worst. */
+export function rankPositions(losses) {
+  const order = losses.map((v, i) => [v, i]).sort((a, b) => a[0] - b[0]);
+  const pos = new Array(losses.length);
+  order.forEach(([, i], r) => (pos[i] = losses.length > 1 ? r / (losses.length - 1) : 0));
   return pos;
 }

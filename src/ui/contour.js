@@ -9,17 +9,13 @@ import { chart, decadeLabel, logSplits, ramp } from './charts.js';
 
 const LEVELS = 12;
 
-export function contourChart(root, grid, { direction, generation }) {
-  const { x, y, mean, std } = grid;
-  const flat = mean.flat();
+export function contourChart(root, grid, { generation }) {
+  const { x, y, mean, std, loss } = grid;
+  const flat = loss.flat();
   let lo = Math.min(...flat), hi = Math.max(...flat);
   if (!(hi > lo)) hi = lo + 1;
-  // Level 0 = best: bright for the best region whatever the direction.
-  const level = (v) => {
-    const f = (v - lo) / (hi - lo);
-    const q = Math.min(Math.floor((direction === 'maximize' ? 1 - f : f) * LEVELS), LEVELS - 1);
-    return q;
-  };
+  // Level 0 = best (the lowest loss: the API orients it): bright for the best region.
+  const level = (l) => Math.min(Math.floor(((l - lo) / (hi - lo)) * LEVELS), LEVELS - 1);
   const colours = Array.from({ length: LEVELS }, (_, q) => ramp(1 - q / (LEVELS - 1)));
   const log = (a) => a.scale === 'log';
   // Cell edges halfway between grid values (in the axis' own scale).
@@ -42,7 +38,7 @@ export function contourChart(root, grid, { direction, generation }) {
       const y0 = u.valToPos(ey[iy], 'y', true), y1 = u.valToPos(ey[iy + 1], 'y', true);
       for (let ix = 0; ix < x.values.length; ix++) {
         const x0 = u.valToPos(ex[ix], 'x', true), x1 = u.valToPos(ex[ix + 1], 'x', true);
-        c.fillStyle = colours[level(mean[iy][ix])];
+        c.fillStyle = colours[level(loss[iy][ix])];
         c.fillRect(x0, y1, x1 - x0 + 0.5, y0 - y1 + 0.5);
       }
     }
@@ -145,11 +141,15 @@ export function contourChart(root, grid, { direction, generation }) {
   return u;
 }
 
-/** A colour key for the contour's levels: best → worst, with the values at both ends. */
-export function contourLegend(grid, direction) {
-  const flat = grid.mean.flat();
-  const lo = Math.min(...flat), hi = Math.max(...flat);
-  const [best, worst] = direction === 'maximize' ? [hi, lo] : [lo, hi];
+/** A colour key for the contour's levels: best → worst, with the model's mean at both ends (where the loss is lowest and highest). */
+export function contourLegend(grid) {
+  const mean = grid.mean.flat(), loss = grid.loss.flat();
+  let b = 0, w = 0;
+  loss.forEach((l, i) => {
+    if (l < loss[b]) b = i;
+    if (l > loss[w]) w = i;
+  });
+  const [best, worst] = [mean[b], mean[w]];
   const bar = h('span', { class: 'legend-ramp' });
   for (let q = 0; q < LEVELS; q++) {
     const s = h('span');

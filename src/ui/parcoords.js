@@ -30,11 +30,10 @@ export function parallelCoordinates(root, study, trials) {
     root.append(h('p', { class: 'empty' }, 'no completed trials yet'));
     return;
   }
-  const values = done.map((t) => t.value);
   const vAxis = axisOf({ name: 'value', type: 'float', scale: 'linear', bounds: null }, done.map((t) => ({ parameters: { value: t.value } })));
   const axes = [...study.parameters.map((p) => axisOf(p, done)), { ...vAxis, name: 'value' }];
   const getters = [...study.parameters.map((p) => (t) => t.parameters[p.name]), (t) => t.value];
-  const rank = rankPositions(values, study.direction);
+  const rank = rankPositions(done.map((t) => t.loss));
 
   const W = Math.max(root.clientWidth || 800, 320), H = 320;
   const dpr = globalThis.devicePixelRatio || 1;

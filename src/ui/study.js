@@ -273,7 +273,7 @@ async function drawModel(view) {
   const fixedQuery = Object.keys(chosen).length ? `&fixed=${encodeURIComponent(JSON.stringify(chosen))}` : '';
   try {
     const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}${fixedQuery}`);
-    contourChart(root, g, { direction: view.study.direction, generation: g.generation });
+    contourChart(root, g, { generation: g.generation });
     if (!performance.getEntriesByName('probnes:model').length) performance.mark('probnes:model');
     root.dataset.generation = String(g.generation);
     const categoricalNames = view.study.parameters.filter((p) => p.type === 'categorical').map((p) => p.name);
@@ -288,7 +288,7 @@ async function drawModel(view) {
     const free = view.study.parameters.some((p) => p.condition) ? ' (most probable where the axes apply)' : ' (most probable)';
     const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? free : ''}`).join(', ');
     const choicesNote = categoricalNames.length ? ' Hollow points are trials with other categorical choices.' : '';
-    $('#contour-note').replaceChildren(contourLegend(g, view.study.direction), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${noDistribution} Drag to zoom, double-click to reset.`));
+    $('#contour-note').replaceChildren(contourLegend(g), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {
     root.__chart?.destroy();
     root.__chart = null;

@@ -53,7 +53,7 @@ export class TrialTable {
     this.head = h('tr', {}, ...cols.map(([key, label]) => {
       const th = h('th', { 'data-key': key, class: 'sortable', tabindex: '0', 'aria-sort': 'none' }, label);
       const go = () => {
-        this.sort = { key, dir: this.sort.key === key ? -this.sort.dir : key === 'value' ? (this.study.direction === 'maximize' ? -1 : 1) : 1 };
+        this.sort = { key, dir: this.sort.key === key ? -this.sort.dir : 1 };
         this.update(0);
       };
       th.addEventListener('click', go);
@@ -86,7 +86,8 @@ export class TrialTable {
   update(page) {
     const rows = this.matching();
     const { key, dir } = this.sort;
-    const get = key.startsWith('p:') ? (t) => t.parameters[key.slice(2)] : (t) => t[key];
+    // Values sort by their loss (the API's value oriented so that lower is better): best first.
+    const get = key.startsWith('p:') ? (t) => t.parameters[key.slice(2)] : key === 'value' ? (t) => t.loss : (t) => t[key];
     rows.sort((a, b) => {
       const x = get(a), y = get(b);
       if (x === y) return a.trial_id - b.trial_id;
@@ -108,12 +109,28 @@ export class TrialTable {
       ...this.study.parameters.map((p) => (p.name in t.parameters ? h('td', { class: 'num' }, fmt(t.parameters[p.name])) : h('td', { class: 'num inactive', title: `inactive: ${p.name} applies only when ${p.condition?.parent} is one of ${JSON.stringify(p.condition?.values)}` }, '—'))),
       h('td', {}, t.completed_at ? new Date(t.completed_at).toLocaleString() : ''),
     )));
-    for (const th of this.head.children) th.setAttribute('aria-sort', th.dataset.key === key ? (dir > 0 ? 'ascending' : 'descending') : 'none');
+    const order = key === 'value' ? valuesOrder(rows, dir) : dir > 0 ? 'ascending' : 'descending';
+    for (const th of this.head.children) th.setAttribute('aria-sort', th.dataset.key === key ? order : 'none');
     this.table.dataset.rows = String(rows.length);
     this.note.textContent = `${rows.length} of ${this.trials.length} trials · page ${this.page + 1} of ${pages}`;
     this.prev.disabled = this.page === 0;
     this.next.disabled = this.page >= pages - 1;
   }
+}
+
+/**
+ * How the value column's values read in rows sorted by loss: ascending or descending (a study that
+ * maximises shows its values largest first). Taken from the first two values that differ; without
+ * any, from the sort's own direction.
+ */
+function valuesOrder(rows, dir) {
+  let prev = null;
+  for (const t of rows) {
+    if (t.value === null || t.value === undefined) continue;
+    if (prev !== null && t.value !== prev) return t.value > prev ? 'ascending' : 'descending';
+    prev = t.value;
+  }
+  return dir > 0 ? 'ascending' : 'descending';
 }
 
 /**

@@ -226,6 +226,13 @@ describe('against the real server', () => {
     expect(min).toBeLessThan(3);
   });
 
+  it('optimize(): progress keeps the best value in the study\'s direction (by the loss the server reports)', async () => {
+    const seen: Progress[] = [];
+    await client().optimize((p) => branin(numericParameters(p)), { ...BRANIN, name: 'optimize-max', direction: 'maximize' }, { budget: 8, workers: 1, onProgress: (p) => seen.push(p) });
+    const values = seen.map((p) => p.value!);
+    expect(seen.map((p) => p.best)).toEqual(values.map((_, i) => Math.max(...values.slice(0, i + 1))));
+  });
+
   it('optimize(): a throwing or non-finite objective fails its trial with the reason; max_trials stops the run once no worker holds a point', async () => {
     const c = client();
     const study = await c.createStudy({ ...BRANIN, name: 'flaky', max_trials: 10, batch_size: 2 });

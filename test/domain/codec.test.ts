@@ -1,31 +1,15 @@
 /**
- * The domain's codec (src/domain/studies/codec.ts): the direction's sign, and stored engine states read
- * back only when the study's strategy wrote them in the version it reads.
+ * The domain's codec (src/domain/studies/codec.ts): stored engine states read back only when the
+ * study's strategy wrote them in the version it reads.
  */
 import { describe, expect, it } from 'vitest';
-import { engineY, isBetter, readEngineState, StoredDataError } from '../../src/domain/studies/codec.js';
+import { readEngineState, StoredDataError } from '../../src/domain/studies/codec.js';
 import { getStrategy, Rng, resolveOptions, type BaseState } from '../../src/engine/index.js';
 import type { JsonValue } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';
 
 const stored = (s: BaseState) => ({ version: s.version, state: s as unknown as JsonValue });
 const cmaesState = () => getStrategy('cmaes').init({ dim: 2, batchSize: 4, options: resolveOptions('cmaes', 2), box: null }, Rng.fromSeed(1));
-
-describe('direction', () => {
-  it('y is the value when minimising and its negation when maximising', () => {
-    expect(engineY('minimize', 2.5)).toBe(2.5);
-    expect(engineY('maximize', 2.5)).toBe(-2.5);
-    expect(engineY('maximize', engineY('maximize', -7))).toBe(-7);
-  });
-
-  it('better means smaller when minimising, larger when maximising, strictly', () => {
-    expect(isBetter('minimize', 1, 2)).toBe(true);
-    expect(isBetter('maximize', 1, 2)).toBe(false);
-    expect(isBetter('maximize', 3, 2)).toBe(true);
-    expect(isBetter('minimize', 2, 2)).toBe(false);
-    expect(isBetter('maximize', 2, 2)).toBe(false);
-  });
-});
 
 describe('readEngineState', () => {
   it('returns a state of the study\'s method in the version its strategy reads', () => {

@@ -4,6 +4,7 @@
  * (as x, as y, or held fixed; a categorical one named in the grid's `fixed`) or a 4xx, never a 5xx. The study is written straight through the
  * storage (importStudy of a renamed export), which the creation's validation does not see.
  */
+import { importedEvaluations } from '../../src/domain/results/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { ModelViews } from '../../src/domain/studies/model-views.js';
@@ -21,7 +22,7 @@ async function renamed(studyId: string, newId: string) {
   // JSON.parse makes "__proto__" an own property, as the storage's rows do when read back.
   const old = JSON.parse(JSON.stringify(exported).replaceAll('"zz"', '"__proto__"')) as NonNullable<typeof exported>;
   expect(Object.hasOwn(old.trials[0]!.parameters, '__proto__')).toBe(true);
-  await t.storage.importStudy({ ...old.study, id: newId }, old.trials.map(({ studyId: _, ...tr }) => tr), old.engineStates.map(({ studyId: _, ...s }) => s));
+  await t.storage.importStudy({ ...old.study, id: newId }, old.trials.map(({ studyId: _, ...tr }) => tr), old.engineStates.map(({ studyId: _, ...s }) => s), [], importedEvaluations(old.study, old.trials));
   return newId;
 }
 

@@ -7,6 +7,7 @@ import type { EffectivePrior, ParameterSpec } from '../../src/domain/index.js';
 import { searchSpace, toInternal, type SearchSpace } from '../../src/domain/studies/transforms.js';
 import type { JsonValue, NewTrial, Storage } from '../../src/storage/index.js';
 import { getStrategy, type MethodName } from '../../src/engine/index.js';
+import { commitWithEvaluations } from './evaluations.js';
 
 export interface CreatedStudy {
   id: string;
@@ -50,7 +51,7 @@ export const stamp = () => new Date(Date.UTC(2025, 0, 2, 0, 0, 0, clock++)).toIS
 export async function commit(storage: Storage, studyId: string, generation: number, state: JsonValue, newTrials: NewTrial[] = []) {
   const latest = await storage.getEngineState(studyId);
   const version = (state as { version: number }).version;
-  const res = await storage.commitGeneration(studyId, { expectedRevision: latest?.revision ?? null, generation, engineState: { version, state }, newTrials, now: stamp() });
+  const res = await commitWithEvaluations(storage, studyId, { expectedRevision: latest?.revision ?? null, generation, engineState: { version, state }, newTrials, now: stamp() });
   if (!res.committed) throw new Error(`commit failed: ${res.reason}`);
   return res.trialIds;
 }

@@ -7,6 +7,7 @@
  * completed while the generation was current, in completion order (completed_at, then trial id);
  * drawn, those and the MAX_DRAWN_POINTS most recently completed.
  */
+import { importedEvaluations } from '../../src/domain/results/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineTask } from '../../src/domain/pool/engine-tasks.js';
@@ -70,6 +71,8 @@ async function importStudy(storage: Storage): Promise<void> {
     } as never,
     trials,
     states,
+    [],
+    importedEvaluations({ direction: 'minimize' }, trials),
   );
 }
 

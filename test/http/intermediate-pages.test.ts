@@ -17,6 +17,7 @@ import { buildApp } from '../../src/app.js';
 import { ApiKeyService } from '../../src/domain/auth/api-keys.js';
 import { INTERMEDIATE_LIMITS } from '../../src/domain/index.js';
 import { readStudy } from '../../src/domain/studies/codec.js';
+import { objectiveOf } from '../../src/domain/results/index.js';
 import { decideStop, isStopped } from '../../src/domain/studies/stopping-rule.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';
@@ -221,7 +222,7 @@ describe('the median rule reads only the reported step', () => {
         const [trials, values] = await Promise.all([storage.listAllTrials(id), storage.listIntermediate(id)]);
         const peers = trials.filter((t) => t.state === 'COMPLETED' && !isStopped(t));
         const peerIds = new Set(peers.map((t) => t.trialId));
-        const d = decideStop(study.loop.stopping, direction, {
+        const d = decideStop(study.loop.stopping, objectiveOf({ direction: direction }), {
           step,
           own: values.filter((v) => v.trialId === trial),
           completed: peers.length,

@@ -9,6 +9,7 @@ import { resolveOptions, type BaseState } from '../../src/engine/index.js';
 import { SqliteStorage, type Storage } from '../../src/storage/index.js';
 import { makeTestApp, studyBody } from '../helpers/app.js';
 import { commit, createStudy, fakeEngineState, spaceOf, stamp, trialAt, type CreatedStudy } from '../helpers/study-data.js';
+import { commitWithEvaluations } from '../helpers/evaluations.js';
 
 let app: FastifyInstance;
 let storage: Storage;
@@ -204,7 +205,7 @@ describe('GET /best', () => {
       const trials = evaluated.map((e) => ({ state: 'COMPLETED' as const, generation: 0, source: 'suggested' as const, parameters: e.parameters, point: e.point, value: e.value, completedAt: stamp() }));
       // Stored under the engine's own state version (helpers' commit() writes hand-made version-1 states).
       const head = await storage.getEngineState(study.id);
-      const res = await storage.commitGeneration(study.id, { expectedRevision: head!.revision, generation: 1, engineState: { version: (told.state as BaseState).version, state: told.state as unknown as Parameters<typeof commit>[3] }, newTrials: trials, now: stamp() });
+      const res = await commitWithEvaluations(storage, study.id, { expectedRevision: head!.revision, generation: 1, engineState: { version: (told.state as BaseState).version, state: told.state as unknown as Parameters<typeof commit>[3] }, newTrials: trials, now: stamp() });
       expect(res.committed).toBe(true);
 
       const expected = runEngineTask({ op: 'estimate', method: 'prob-cmaes', state: told.state as BaseState, history: batch });

@@ -1,3 +1,4 @@
+import { importedEvaluations } from '../../src/domain/results/index.js';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -191,7 +192,7 @@ describe('POST /v1/studies/import', () => {
     const doc = await exportDoc(await studyWithHistory('random'));
     const record = (await storage.exportStudy('default', doc.study.id as string))!;
     const dup = { ...record.engineStates[0]!, revision: 99 };
-    await expect(storage.importStudy({ ...record.study, id: 'half' }, record.trials, [...record.engineStates, dup])).rejects.toThrow();
+    await expect(storage.importStudy({ ...record.study, id: 'half' }, record.trials, [...record.engineStates, dup], [], importedEvaluations(record.study, record.trials))).rejects.toThrow();
     expect(await storage.getStudy('default', 'half')).toBeNull();
     expect(await storage.listAllTrials('half')).toEqual([]);
   });

@@ -4,6 +4,7 @@
  * outcome, every promise resolves only once its write is readable by the main connection, and
  * trial counts (kept by triggers since migration 003) follow every write path.
  */
+import { importedEvaluations } from '../../src/domain/results/index.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,7 +73,7 @@ describe('writer thread', () => {
     await s.commitGeneration('a', commit({ newTrials: [newTrial(0.1), newTrial(0.2), newTrial(0.3)] }));
     await s.commitGeneration('a', commit({ trialUpdates: [complete(1, 1), complete(3, 2)] }));
     const src = (await s.exportStudy('default', 'a'))!;
-    await s.importStudy({ ...study('copy'), generation: 0, updatedAt: NOW }, src.trials, src.engineStates);
+    await s.importStudy({ ...study('copy'), generation: 0, updatedAt: NOW }, src.trials, src.engineStates, [], importedEvaluations(study('copy'), src.trials));
     await s.deleteStudy('default', 'b');
     const raw = new Database(dbFile, { readonly: true });
     try {

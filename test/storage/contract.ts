@@ -5,6 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewStudyRecord, NewTrial, Storage } from '../../src/storage/index.js';
 import { summariesContract } from './summaries-contract.js';
+import { commitWithEvaluations } from '../helpers/evaluations.js';
+import { importedEvaluations } from '../../src/domain/results/index.js';
 
 export function study(id: string, tenantId = 'default', overrides: Partial<NewStudyRecord> = {}): NewStudyRecord {
   return {
@@ -90,7 +92,7 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
     it('lists the completed trials after a position only while the trial there is the one the reader holds', async () => {
       await s.createStudy(study('a'));
       const done = (x: number, at: string): NewTrial => trial(0, x, { state: 'COMPLETED', value: x, completedAt: at });
-      await s.commitGeneration('a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, newTrials: [done(0.1, '2025-01-01T00:00:01.000Z'), done(0.2, '2025-01-01T00:00:02.000Z'), done(0.3, '2025-01-01T00:00:03.000Z')], now: '2025-01-01T00:00:03.000Z' });
+      await commitWithEvaluations(s, 'a', { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, newTrials: [done(0.1, '2025-01-01T00:00:01.000Z'), done(0.2, '2025-01-01T00:00:02.000Z'), done(0.3, '2025-01-01T00:00:03.000Z')], now: '2025-01-01T00:00:03.000Z' });
       const ids = async (position: number, at: number) => (await s.listCompletedTrialsAfter('a', position, at)).map((t) => t.trialId);
       expect(await ids(0, 0)).toEqual([1, 2, 3]);
       expect(await ids(2, 2)).toEqual([3]);
@@ -98,13 +100,13 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       // Not the trial at that position: nothing (the reader reads the whole list instead).
       expect(await ids(2, 1)).toEqual([]);
       // Trial 4 completed before trial 3 (an earlier clock): placed at position 3, trial 3 moves to 4.
-      await s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.4, '2025-01-01T00:00:02.500Z')], now: '2025-01-01T00:00:04.000Z' });
+      await commitWithEvaluations(s, 'a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.4, '2025-01-01T00:00:02.500Z')], now: '2025-01-01T00:00:04.000Z' });
       expect(await ids(3, 3)).toEqual([]);
       expect(await ids(2, 2)).toEqual([4, 3]);
       expect(await ids(4, 3)).toEqual([]);
       expect((await s.listCompletedTrialsAfter('a', 3, 4)).map((t) => [t.trialId, t.value])).toEqual([[3, 0.3]]);
       // Counted per insert (PostgreSQL: once per statement): three, one, then two more.
-      await s.commitGeneration('a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.5, '2025-01-01T00:00:05.000Z'), done(0.6, '2025-01-01T00:00:06.000Z')], now: '2025-01-01T00:00:06.000Z' });
+      await commitWithEvaluations(s, 'a', { expectedRevision: 1, generation: 0, engineState: null, newTrials: [done(0.5, '2025-01-01T00:00:05.000Z'), done(0.6, '2025-01-01T00:00:06.000Z')], now: '2025-01-01T00:00:06.000Z' });
       expect((await s.getStudy('default', 'a'))!.trialCounts.COMPLETED).toBe(6);
       expect(await ids(4, 3)).toEqual([5, 6]);
     });
@@ -133,6 +135,24 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       expect(await s.commitGeneration('a', { ...base, expectedRevision: null, newTrials: [trial(0, 0.2)] })).toEqual({ committed: false, reason: 'revision_conflict' });
       expect(await s.commitGeneration('nope', { ...base, expectedRevision: null, newTrials: [] })).toEqual({ committed: false, reason: 'study_not_found' });
       expect((await s.getStudy('default', 'a'))!.trialCounts.REQUESTED).toBe(1);
+    });
+
+    it('writes the evaluation rows a commit carries only under its commit-count guard, and as given', async () => {
+      await s.createStudy(study('a'));
+      const base = { expectedRevision: null, generation: 0, engineState: { version: 1, state: {} }, now: '2025-01-02T00:00:01.000Z' };
+      const done = trial(0, 0.1, { state: 'COMPLETED', value: 4, completedAt: '2025-01-02T00:00:01.000Z' });
+      const row = { completedAt: '2025-01-02T00:00:01.000Z', index: 1, trialId: 1, value: 4, bestSoFar: 4, improved: true };
+      // Rows computed from a state no check ties them to are refused (and nothing is written).
+      await expect(s.commitGeneration('a', { ...base, newTrials: [done], evaluations: [row] })).rejects.toThrow();
+      expect(await s.getTrial('a', 1)).toBeNull();
+      const loaded = await s.loadLoopState('default', 'a', { trialIds: [], knownRevision: null });
+      expect(loaded!.lastEvaluation).toBeNull();
+      expect((await s.commitGeneration('a', { ...base, expectedCommitSeq: loaded!.commitSeq, newTrials: [done], evaluations: [row] })).committed).toBe(true);
+      // The storage decides nothing: the rows read back are those written.
+      expect(await s.listEvaluations('a', { afterIndex: 0, limit: 10 })).toEqual([{ index: 1, trialId: 1, value: 4, bestSoFar: 4, improved: true }]);
+      expect((await s.loadLoopState('default', 'a', { trialIds: [], knownRevision: null }))!.lastEvaluation).toEqual(row);
+      expect(await s.evaluationsAround('a', { completedAt: '2025-01-02T00:00:00.000Z', trialId: 9 })).toEqual({ before: null, after: [row] });
+      expect(await s.evaluationsAround('a', { completedAt: '2025-01-02T00:00:01.000Z', trialId: 2 })).toEqual({ before: row, after: [] });
     });
 
     it('counts a study update as a commit: a loop commit read before a PATCH is refused', async () => {
@@ -188,7 +208,7 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
       await s.createStudy(study('a'));
       await s.commitGeneration('a', { expectedRevision: null, generation: 2, engineState: { version: 1, state: { g: 2 } }, newTrials: [trial(2, 0.1), trial(2, 0.2, { state: 'ACTIVE', clientId: 'w', leaseExpiresAt: '2025-01-01T01:00:00.000Z' })], now: '2025-01-01T00:00:01.000Z' });
       const src = (await s.exportStudy('default', 'a'))!;
-      const copy = await s.importStudy({ ...study('b'), generation: 2, updatedAt: '2025-02-01T00:00:00.000Z' }, src.trials, src.engineStates);
+      const copy = await s.importStudy({ ...study('b'), generation: 2, updatedAt: '2025-02-01T00:00:00.000Z' }, src.trials, src.engineStates, [], importedEvaluations(study('b'), src.trials));
       expect(copy).toMatchObject({ id: 'b', generation: 2, updatedAt: '2025-02-01T00:00:00.000Z', trialCounts: { REQUESTED: 1, ACTIVE: 1 } });
       const strip = <T extends { studyId: string }>(xs: T[]) => xs.map(({ studyId: _, ...rest }) => rest);
       expect(strip(await s.listAllTrials('b'))).toEqual(strip(src.trials));
@@ -199,7 +219,7 @@ export function storageContract(name: string, open: () => Promise<Storage>): voi
 
     it('an import that fails part-way writes nothing', async () => {
       const states = [0, 0].map((generation, i) => ({ generation, revision: i + 1, version: 1, state: {}, createdAt: '2025-01-01T00:00:00.000Z' }));
-      await expect(s.importStudy({ ...study('b'), generation: 0, updatedAt: '2025-01-01T00:00:00.000Z' }, [], states)).rejects.toThrow();
+      await expect(s.importStudy({ ...study('b'), generation: 0, updatedAt: '2025-01-01T00:00:00.000Z' }, [], states, [], [])).rejects.toThrow();
       expect(await s.getStudy('default', 'b')).toBeNull();
       expect(await s.listEngineStates('b')).toEqual([]);
     });

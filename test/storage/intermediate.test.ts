@@ -3,6 +3,7 @@
  * trial and step that a second report never overwrites, the peers a stopping rule reads at a step,
  * and both carried by export and import.
  */
+import { importedEvaluations } from '../../src/domain/results/index.js';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresStorage, SqliteStorage, type Storage } from '../../src/storage/index.js';
@@ -91,7 +92,7 @@ function intermediateContract(name: string, open: () => Promise<Storage>): void 
       await s.recordIntermediate('a', { trialId: 1, step: 4, value: 0.25, createdAt: NOW });
       const dump = (await s.exportStudy('default', 'a'))!;
       expect(dump.intermediate).toEqual([{ trialId: 1, step: 4, value: 0.25, createdAt: NOW }]);
-      await s.importStudy({ ...study('b', 'default', { loopSettings: dump.study.loopSettings }), generation: 0, updatedAt: NOW }, dump.trials.map(({ studyId: _, ...t }) => t), [], dump.intermediate);
+      await s.importStudy({ ...study('b', 'default', { loopSettings: dump.study.loopSettings }), generation: 0, updatedAt: NOW }, dump.trials.map(({ studyId: _, ...t }) => t), [], dump.intermediate, importedEvaluations(dump.study, dump.trials));
       expect(await s.listIntermediate('b')).toEqual(dump.intermediate);
       expect((await s.getStudy('default', 'b'))!.loopSettings).toEqual(dump.study.loopSettings);
       expect(await s.deleteStudy('default', 'a')).toBe(true);

@@ -10,6 +10,8 @@
 import { expect, it } from 'vitest';
 import type { EvaluationRecord, NewTrial, Storage } from '../../src/storage/index.js';
 import { study } from './contract.js';
+import { commitWithEvaluations } from '../helpers/evaluations.js';
+import { importedEvaluations } from '../../src/domain/results/index.js';
 
 interface Done {
   trialId: number;
@@ -49,7 +51,7 @@ const completed = (trialId: number, value: number, completedAt: string): NewTria
 
 async function commitTrials(s: Storage, studyId: string, trials: NewTrial[], updates: Parameters<Storage['commitGeneration']>[1]['trialUpdates'] = []) {
   const head = await s.getEngineState(studyId);
-  const res = await s.commitGeneration(studyId, { expectedRevision: head?.revision ?? null, generation: 0, engineState: null, newTrials: trials, trialUpdates: updates, now: at(999_999) });
+  const res = await commitWithEvaluations(s, studyId, { expectedRevision: head?.revision ?? null, generation: 0, engineState: null, newTrials: trials, trialUpdates: updates, now: at(999_999) });
   if (!res.committed) throw new Error(`commit refused: ${res.reason}`);
   return res.trialIds;
 }
@@ -118,7 +120,7 @@ export function summariesContract(storage: () => Storage): void {
       trialId: d.trialId, state: 'COMPLETED' as const, generation: 0, clientId: null, leaseExpiresAt: null, parameters: { x: d.trialId }, point: [d.trialId],
       value: d.value, stderr: null, failureReason: null, late: false, source: 'external' as const, createdAt: at(0), completedAt: d.completedAt, updatedAt: d.completedAt,
     }));
-    await s.importStudy({ ...study('imp'), generation: 0, updatedAt: at(0) }, trials, []);
+    await s.importStudy({ ...study('imp'), generation: 0, updatedAt: at(0) }, trials, [], [], importedEvaluations(study('imp'), trials));
     expect(await allEvaluations(s, 'imp')).toEqual(expectedEvaluations(done, 'minimize'));
   });
 

@@ -15,6 +15,7 @@ import { migrate } from '../../src/storage/sqlite/migrate.js';
 import { migratePostgres } from '../../src/storage/postgres/migrate.js';
 import { createTestDatabase, postgresServer, type TestDatabase } from '../helpers/postgres.js';
 import { expectedEvaluations } from './summaries-contract.js';
+import { commitWithEvaluations } from '../helpers/evaluations.js';
 
 const BEFORE_SQLITE = 5;
 const BEFORE_POSTGRES = 4;
@@ -52,9 +53,9 @@ async function checkAfter(s: Storage) {
     const steps = expected(id).filter((e) => e.improved);
     expect(await s.evaluationSummary(id)).toEqual({ count: expected(id).length, best: steps[steps.length - 1] });
   }
-  // The trigger takes over from the backfill: a new completion lands after the backfilled ones.
+  // The loop's rows extend the backfill: a new completion lands after the backfilled ones.
   const head = await s.getEngineState('lo');
-  const res = await s.commitGeneration('lo', {
+  const res = await commitWithEvaluations(s, 'lo', {
     expectedRevision: head?.revision ?? null,
     generation: 0,
     engineState: null,

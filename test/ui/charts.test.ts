@@ -1,10 +1,11 @@
 /**
  * The dashboard's log-axis ticks (src/ui/charts.js, a browser module with no DOM use at import):
- * every k-th decade, k the smallest step that leaves the minimum gap between labels.
+ * every k-th decade, k the smallest step that leaves the minimum gap between labels; and the colour
+ * rank of results, by the loss the API gives (lower is better whatever the study's direction).
  */
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error a plain browser ES module without type declarations
-import { decadeLabel, logSplits } from '../../src/ui/charts.js';
+import { decadeLabel, logSplits, rankPositions } from '../../src/ui/charts.js';
 
 const split = logSplits as (min: number, max: number, px: number, gap?: number) => number[];
 
@@ -36,5 +37,16 @@ describe('log-axis ticks', () => {
   it('labels decades as powers of ten', () => {
     expect([1, 10, 1e-5, 1e-32, 1e3].map(decadeLabel)).toEqual(['1', '10', '10⁻⁵', '10⁻³²', '10³']);
     expect(decadeLabel(0)).toBe('');
+  });
+});
+
+describe('rank positions', () => {
+  const rank = rankPositions as (losses: number[]) => number[];
+  it('0 for the lowest loss, 1 for the highest, evenly by rank; ties in their given order', () => {
+    expect(rank([3, 1, 2])).toEqual([1, 0, 0.5]);
+    // A study that maximises: its values 1, 3, 2 have losses −1, −3, −2; 3 is best.
+    expect(rank([-1, -3, -2])).toEqual([1, 0, 0.5]);
+    expect(rank([5, 5, 4])).toEqual([0.5, 1, 0]);
+    expect(rank([7])).toEqual([0]);
   });
 });

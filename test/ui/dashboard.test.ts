@@ -271,6 +271,22 @@ describe.skipIf(!hasChromium)('dashboard', () => {
     await page.close();
   }, 60_000);
 
+  it('a study that maximises: the table puts its largest value first, the charts draw without reading the direction', async () => {
+    const id = await loopStudy(t.app, 'cmaes', 3, { direction: 'maximize' });
+    const { page, errors } = await studyPage(id);
+    const trials = (await call(t.app, 'GET', `/v1/studies/${id}/trials?page_size=1000`)).trials as { value: number | null }[];
+    await page.click('#trials th[data-key="value"]');
+    const best = Math.max(...trials.filter((x) => x.value !== null).map((x) => x.value!));
+    // Best first, and the header says how the values read: largest first.
+    expect(await page.locator('#trials th[data-key="value"]').getAttribute('aria-sort')).toBe('descending');
+    expect(await page.locator('#trials tbody tr:first-child td:nth-child(5)').textContent()).toBe(String(Number(best.toPrecision(4))));
+    await page.click('#trials th[data-key="value"]');
+    expect(await page.locator('#trials th[data-key="value"]').getAttribute('aria-sort')).toBe('ascending');
+    expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe(String(trials.filter((x) => x.value !== null).length));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('stops refreshing an idle study and keeps refreshing an active one', async () => {
     const id = ids[key('cmaes', true)]!;
     const idle = await studyPage(id, '');

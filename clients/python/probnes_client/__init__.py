@@ -504,7 +504,7 @@ class Progress:
     client_id: str
     trial_id: int
     value: Optional[float]  # None when the evaluation failed
-    best: Optional[float]  # best value reported in this run so far (direction-aware)
+    best: Optional[float]  # best value reported in this run so far (by the server's loss: lower is better)
     elapsed: float
 
 
@@ -531,8 +531,8 @@ class _Optimizer:
         self.by_client: Dict[str, int] = {}
         self.stopped_reason: Optional[str] = None
         self.best: Optional[float] = None
+        self.best_loss: Optional[float] = None  # the server orients it: lower is better, whatever the direction
         self.inflight = 0  # workers asking for or evaluating a point right now
-        self.sign = -1.0 if study.get("direction") == "maximize" else 1.0
         self.t0 = time.monotonic()
 
     def run(self) -> OptimizeResult:
@@ -604,16 +604,17 @@ class _Optimizer:
             beat.cancel()
         if value is None:
             self.c.fail_trial(self.study_id, tid, reason or "failed", client_id)
-            state = None
+            state, loss = None, None
         else:
-            state = self.c.observe_one(self.study_id, tid, value).get("study_state")
+            answer = self.c.observe_one(self.study_id, tid, value)
+            state, loss = answer.get("study_state"), answer["trials"][0]["loss"]
         with self.lock:
             if value is None:
                 self.failed += 1
             else:
                 self.completed += 1
-                if self.best is None or self.sign * value < self.sign * self.best:
-                    self.best = value
+                if self.best_loss is None or loss < self.best_loss:
+                    self.best, self.best_loss = value, loss
             self.by_client[client_id] = self.by_client.get(client_id, 0) + 1
             event = Progress(self.completed + self.failed, self.budget, client_id, tid, value, self.best, time.monotonic() - self.t0)
             if state == "COMPLETED":

@@ -582,7 +582,7 @@ export interface Progress {
   /** null when the evaluation failed (see failureReason). */
   value: number | null;
   failureReason: string | null;
-  /** Best value reported in this run so far (direction-aware). */
+  /** Best value reported in this run so far (by the server's loss: lower is better). */
   best: number | null;
   elapsedMs: number;
 }
@@ -661,7 +661,8 @@ class Optimizer {
   private stopped = false;
   private stoppedReason: OptimizeResult['stoppedReason'] = null;
   private bestValue: number | null = null;
-  private sign = 1;
+  /** The best value's loss (the server orients it: lower is better, whatever the direction). */
+  private bestLoss: number | null = null;
   private readonly byClient: Record<string, number> = {};
   private readonly t0 = performance.now();
   private readonly abort = new AbortController();
@@ -690,7 +691,6 @@ class Optimizer {
       const study = typeof this.study === 'string' ? await this.c.getStudy(this.study) : await this.c.createStudy(await this.specFor(this.study));
       const warning = study.batch_size < this.workers ? batchWarning(study, this.workers, await this.methods()) : null;
       if (warning) (this.opts.onWarning ?? console.warn)(warning);
-      this.sign = study.direction === 'maximize' ? -1 : 1;
       const beat = this.opts.heartbeatSeconds ?? study.lease_seconds / 3;
       const results = await Promise.allSettled(
         Array.from({ length: this.workers }, (_, i) => this.worker(study.id, `${this.prefix}-${i}`, beat)),
@@ -809,12 +809,13 @@ class Optimizer {
       clearInterval(beat);
     }
     let studyState: string | null = null;
+    let loss: number | null = null;
     if (value === null) await this.c.failTrial(studyId, id, reason ?? 'failed', clientId);
-    else studyState = (await this.c.observeOne(studyId, id, value)).study_state;
+    else ({ study_state: studyState, trials: [{ loss }] } = await this.c.observeOne(studyId, id, value));
     if (value === null) this.failed++;
     else {
       this.completed++;
-      if (this.bestValue === null || this.sign * value < this.sign * this.bestValue) this.bestValue = value;
+      if (this.bestLoss === null || (loss !== null && loss < this.bestLoss)) [this.bestValue, this.bestLoss] = [value, loss];
     }
     this.byClient[clientId] = (this.byClient[clientId] ?? 0) + 1;
     if (studyState === 'COMPLETED') this.stop('study_completed');

@@ -945,7 +945,8 @@ export interface paths {
                          *           "source": "suggested",
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "completed_at": "2025-01-01T12:03:10.000Z",
-                         *           "stopped": false
+                         *           "stopped": false,
+                         *           "loss": 0.731
                          *         }
                          *       ],
                          *       "next_page_token": null
@@ -3409,7 +3410,8 @@ export interface components {
          *       "source": "suggested",
          *       "created_at": "2025-01-01T12:00:00.000Z",
          *       "completed_at": "2025-01-01T12:03:10.000Z",
-         *       "stopped": false
+         *       "stopped": false,
+         *       "loss": 0.731
          *     }
          */
         Trial: {
@@ -3448,6 +3450,8 @@ export interface components {
             completed_at: string | null;
             /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value. */
             stopped: boolean;
+            /** @description The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction. */
+            loss: number | null;
         };
         TrialWithCurve: {
             /** @description Numbered per study: 1, 2, 3, … */
@@ -3485,6 +3489,8 @@ export interface components {
             completed_at: string | null;
             /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value. */
             stopped: boolean;
+            /** @description The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction. */
+            loss: number | null;
             /** @description What the trial reported while it ran (POST …/intermediate), by step. */
             intermediate_values: {
                 step: number;
@@ -3522,6 +3528,8 @@ export interface components {
             mean: number[][];
             /** @description Posterior standard deviation of the objective (the GP's latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix]. */
             std: number[][];
+            /** @description The posterior mean oriented so that lower is better (mean when the study minimises, −mean when it maximises), loss[iy][ix]: the best region is where it is smallest, whatever the direction. */
+            loss: number[][];
             /** @description Where the other parameters are held: a numeric parameter at the search distribution's mean; a categorical one at the choice the query's `fixed` names, else its most probable choice under the search distribution. The grid is the model at these values. */
             fixed: {
                 [key: string]: number | string | boolean;

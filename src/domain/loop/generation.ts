@@ -28,6 +28,7 @@ import { redraw, withoutRepeats } from './no-repeat.js';
 import { runWithHistory } from './engine-history.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import type { LoopContext } from './loop-context.js';
+import { engineObservation, objectiveOf } from '../results/index.js';
 
 export type { LoopContext, LoopLogger } from './loop-context.js';
 
@@ -49,7 +50,7 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
   const history = await snap.history();
   let state: BaseState;
   try {
-    const told = batch.map((t) => (t.stderr === null ? { x: t.point!, y: snap.y(t.value!) } : { x: t.point!, y: snap.y(t.value!), stderr: t.stderr }));
+    const told = batch.map((t) => engineObservation(objectiveOf(snap.study), t.point!, { value: t.value!, stderr: t.stderr }));
     const result = await runWithHistory(ctx.runner, callerOf(snap), history, (h) => ({ op: 'tell', method: snap.study.method, state: snap.engine, ctx: { batch: told, history: h } }));
     if (result.op !== 'tell') throw new Error(`engine answered ${result.op} to tell`);
     state = result.state;

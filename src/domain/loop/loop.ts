@@ -24,11 +24,12 @@ import { StudyCache } from './study-cache.js';
 import { StaleSnapshotError, StudySnapshot } from './study-snapshot.js';
 import { writeEngineState } from '../studies/codec.js';
 import { methodFacts } from '../../engine/index.js';
+import { reportTrial, type ReportedTrial } from '../results/index.js';
 
 export type SuggestReason = 'study_completed' | 'study_paused' | 'max_trials_reached' | 'converged';
 
 export interface Suggestions {
-  trials: TrialRecord[];
+  trials: ReportedTrial[];
   /** Why fewer than `count` came back; null otherwise. */
   reason: SuggestReason | null;
   generation: number;
@@ -53,7 +54,7 @@ export interface Suggestions {
 }
 
 export interface ObservationResult {
-  trials: TrialRecord[];
+  trials: ReportedTrial[];
   generation: number;
   studyState: StudyState;
 }
@@ -135,7 +136,7 @@ export class LoopService {
       const done = (trials: TrialRecord[], reason: SuggestReason | null): Suggestions => {
         const handed = this.handOut(snap, trials, clientId);
         return {
-          trials: handed,
+          trials: handed.map((t) => reportTrial(snap.study, t)),
           reason,
           generation: snap.generation,
           generationSize: snap.generationSize,
@@ -185,7 +186,7 @@ export class LoopService {
           await advanceIfDue(snap, ctx);
           completeIfDone(snap);
           // Copies: later requests of the group may change the same records.
-          const value = { trials: trials.map((t) => ({ ...t })), generation: snap.generation, studyState: snap.studyState?.state ?? snap.study.state };
+          const value = { trials: trials.map((t) => reportTrial(snap.study, t)), generation: snap.generation, studyState: snap.studyState?.state ?? snap.study.state };
           outcomes.push({ ok: true, value });
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
@@ -200,13 +201,13 @@ export class LoopService {
    * Extends the lease by lease_seconds from now. With `clientId`, only that client's lease; a lease
    * that expired but that nobody else took yet is renewed for its last holder.
    */
-  heartbeat(tenantId: string, studyId: string, trialId: number, clientId?: string): Promise<TrialRecord> {
+  heartbeat(tenantId: string, studyId: string, trialId: number, clientId?: string): Promise<ReportedTrial> {
     return this.mutate(tenantId, studyId, [trialId], async (snap, ctx) => {
       const t = this.trialOf(snap, trialId);
       const reclaimable = t.state === 'REQUESTED' && t.clientId !== null;
       if (t.state !== 'ACTIVE' && !reclaimable) throw new TrialNotActiveError(trialId, t.state, 'only an ACTIVE trial has a lease to extend');
       if (clientId !== undefined && t.clientId !== clientId) throw new LeaseNotHeldError(trialId, clientId);
-      return leaseTo(snap, t, t.clientId!, ctx.now);
+      return reportTrial(snap.study, leaseTo(snap, t, t.clientId!, ctx.now));
     });
   }
 
@@ -215,25 +216,25 @@ export class LoopService {
    * A trial the service gave up on (superseded) may still be failed or abandoned by its client: that
    * verdict is the client's, and a result arriving after it is refused.
    */
-  fail(tenantId: string, studyId: string, trialId: number, reason: string, clientId?: string): Promise<TrialRecord> {
+  fail(tenantId: string, studyId: string, trialId: number, reason: string, clientId?: string): Promise<ReportedTrial> {
     return this.close(tenantId, studyId, trialId, 'FAILED', reason, clientId);
   }
 
   /** The point will never be evaluated: ABANDONED. Repeating it is a no-op. */
-  abandon(tenantId: string, studyId: string, trialId: number, clientId?: string): Promise<TrialRecord> {
+  abandon(tenantId: string, studyId: string, trialId: number, clientId?: string): Promise<ReportedTrial> {
     return this.close(tenantId, studyId, trialId, 'ABANDONED', 'abandoned_by_client', clientId);
   }
 
-  private close(tenantId: string, studyId: string, trialId: number, state: 'FAILED' | 'ABANDONED', reason: string, clientId?: string): Promise<TrialRecord> {
+  private close(tenantId: string, studyId: string, trialId: number, state: 'FAILED' | 'ABANDONED', reason: string, clientId?: string): Promise<ReportedTrial> {
     return this.mutate(tenantId, studyId, [trialId], async (snap, ctx) => {
       const t = this.trialOf(snap, trialId);
       const revivable = givenUp(t);
-      if (t.state === state && !revivable) return t;
+      if (t.state === state && !revivable) return reportTrial(snap.study, t);
       if (t.state === 'COMPLETED') throw new TrialAlreadyCompletedError(trialId, 'and keeps its result');
       if (t.state !== 'ACTIVE' && t.state !== 'REQUESTED' && !revivable) throw new TrialNotActiveError(trialId, t.state, `it cannot become ${state}`);
       const holder = t.state === 'ACTIVE' || revivable ? t.clientId : null;
       if (clientId !== undefined && holder !== null && holder !== clientId) throw new LeaseNotHeldError(trialId, clientId);
-      return snap.change(trialId, { state, failureReason: reason, leaseExpiresAt: null, completedAt: ctx.now.toISOString() });
+      return reportTrial(snap.study, snap.change(trialId, { state, failureReason: reason, leaseExpiresAt: null, completedAt: ctx.now.toISOString() }));
     });
   }
 
@@ -327,6 +328,7 @@ export class LoopService {
     const trialUpdates = snap.updates();
     const newTrials = snap.newTrials();
     const engineChanged = snap.engine !== snap.loadedEngine;
+    const evaluations = await snap.evaluationRows(this.storage);
     const res = await this.storage.commitGeneration(studyId, {
       expectedRevision: snap.revision,
       expectedCommitSeq: snap.commitSeq,
@@ -335,6 +337,7 @@ export class LoopService {
       newTrials,
       trialUpdates,
       ...(snap.studyState ? { studyState: snap.studyState } : {}),
+      ...(evaluations.length > 0 ? { evaluations } : {}),
       now: ctx.now.toISOString(),
     });
     if (!res.committed) return res;
@@ -343,7 +346,7 @@ export class LoopService {
     if (res.trialIds.some((id, i) => id !== expected[i])) throw new Error('storage assigned other trial ids than the loop expected');
     if (engineChanged) this.cache.setEngine(studyId, res.revision, snap.engine);
     this.cache.extendCompleted(studyId, snap.loadedCompleted, snap.freshlyCompleted());
-    if (this.warmSnapshots) this.cache.setWarm(studyId, snap.afterCommit(tenantId, engineChanged ? res.revision : snap.revision));
+    if (this.warmSnapshots) this.cache.setWarm(studyId, snap.afterCommit(tenantId, engineChanged ? res.revision : snap.revision, evaluations));
     return res;
   }
 }

@@ -37,7 +37,7 @@
  * its engine state and space but not its list (its requests read the history again each time).
  */
 import type { BaseState, Observation } from '../../engine/index.js';
-import type { ParameterValue, TrialCounts, TrialRecord } from '../../storage/index.js';
+import type { KeyedEvaluation, ParameterValue, TrialCounts, TrialRecord } from '../../storage/index.js';
 import type { Study } from '../studies/codec.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import { HistoryLog } from './engine-history.js';
@@ -69,6 +69,7 @@ export interface WarmSnapshot {
   counts: TrialCounts;
   nextTrialId: number;
   commitSeq: number;
+  lastEvaluation: KeyedEvaluation | null;
 }
 
 /** What history needs of a completed trial. */

@@ -7,9 +7,10 @@
  * engine call needs it (through the per-study cache, see study-cache.ts).
  */
 import { generationSize, methodFacts, type BaseState, type Observation } from '../../engine/index.js';
-import { newTrialRecord, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
+import { newTrialRecord, type KeyedEvaluation, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
-import { engineY, readEngineState, readStudy } from '../studies/codec.js';
+import { readEngineState, readStudy } from '../studies/codec.js';
+import { completionOf, completionRows, objectiveOf, observer, type Completion } from '../results/index.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache, type WarmSnapshot } from './study-cache.js';
 import { plainHistory, type HistoryLog, type LoopHistory } from './engine-history.js';
 
@@ -24,18 +25,6 @@ export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leas
 export class StaleSnapshotError extends Error {}
 
 const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters });
-
-/**
- * A completed trial as the engine reads it, in the study's direction (none without a point). One
- * function per direction, so that the per-study cache extends its history with the one that built it.
- */
-const OBSERVATION_OF = {
-  minimize: (p: CompletedPoint) => observationOf(p, engineY('minimize', p.value)),
-  maximize: (p: CompletedPoint) => observationOf(p, engineY('maximize', p.value)),
-};
-// A reported stderr goes with its value (the sign of y does not change a standard error).
-const observationOf = (p: CompletedPoint, y: number): Observation | null => (p.point === null ? null : p.stderr === null ? { x: p.point, y } : { x: p.point, y, stderr: p.stderr });
-
 
 /**
  * The study's `count` COMPLETED trials in completion order: from the cache when it has exactly
@@ -72,6 +61,8 @@ export interface SnapshotInit {
   nextTrialId: number;
   /** The study's commit count as loaded (the guard of this request's commit). */
   commitSeq: number;
+  /** The study's last evaluation in completion order as loaded (null: none). */
+  lastEvaluation: KeyedEvaluation | null;
   /** The stored COMPLETED trials in completion order (as of the load, or later if another writer committed). */
   completed: () => Promise<readonly CompletedPoint[]>;
   /** The cache's key set of a list `completed` returned (StudyCache.completedKeys), or null if that list is not the cached one. */
@@ -85,6 +76,8 @@ export class StudySnapshot {
   readonly space: SearchSpace;
   readonly revision: number;
   readonly commitSeq: number;
+  /** The study's last evaluation in completion order as loaded (null: none). */
+  readonly lastEvaluation: KeyedEvaluation | null;
   engine: BaseState;
   /** Working copies of the loaded trials, by ascending trial id, then the added ones. */
   readonly trials: TrialRecord[];
@@ -111,6 +104,7 @@ export class StudySnapshot {
     this.space = init.space;
     this.revision = init.revision;
     this.commitSeq = init.commitSeq;
+    this.lastEvaluation = init.lastEvaluation;
     this.engine = init.engine;
     this.trials = init.trials.map((t) => ({ ...t }));
     for (const t of this.trials) this.byId.set(t.trialId, t);
@@ -150,6 +144,7 @@ export class StudySnapshot {
       counts: loaded.study.trialCounts,
       nextTrialId: loaded.nextTrialId,
       commitSeq: loaded.commitSeq,
+      lastEvaluation: loaded.lastEvaluation,
       completed: completedTrials(storage, cache, studyId, loaded.study.trialCounts.COMPLETED),
       completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
       completedHistory: (list, of) => cache.history(studyId, list, of),
@@ -161,7 +156,7 @@ export class StudySnapshot {
    * to `commitSeq + 1` (and the engine state to `revision`): exactly what a load right after it
    * would read, as long as nobody else commits (the next commit's check says whether they did).
    */
-  afterCommit(tenantId: string, revision: number): WarmSnapshot {
+  afterCommit(tenantId: string, revision: number, evaluations: readonly KeyedEvaluation[]): WarmSnapshot {
     const generation = this.generation;
     const study = this.studyState ? { ...this.study, state: this.studyState.state, reason: this.studyState.reason } : this.study;
     return {
@@ -177,6 +172,8 @@ export class StudySnapshot {
       counts: { ...this.counts },
       nextTrialId: this.nextId,
       commitSeq: this.commitSeq + 1,
+      // The rows written run from the first new result to the end of completion order.
+      lastEvaluation: evaluations[evaluations.length - 1] ?? this.lastEvaluation,
     };
   }
 
@@ -192,6 +189,7 @@ export class StudySnapshot {
       counts: warm.counts,
       nextTrialId: warm.nextTrialId,
       commitSeq: warm.commitSeq,
+      lastEvaluation: warm.lastEvaluation,
       completed: completedTrials(storage, cache, studyId, warm.counts.COMPLETED),
       completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
       completedHistory: (list, of) => cache.history(studyId, list, of),
@@ -265,22 +263,33 @@ export class StudySnapshot {
     return this.trials.filter((t) => states.includes(t.state));
   }
 
-  /** y the engine minimises for a value in the study's direction. */
-  y(value: number): number {
-    return engineY(this.study.direction, value);
-  }
-
   /** Trials in this state among all of the study's, as changed by this request. */
   count(state: TrialState): number {
     return this.counts[state];
   }
 
+  /** Whether this request completed the trial (a result, an external point). */
+  private completedHere(t: TrialRecord): boolean {
+    return t.state === 'COMPLETED' && (this.added.has(t.trialId) || (this.loadedState.has(t.trialId) && this.loadedState.get(t.trialId) !== 'COMPLETED'));
+  }
+
   /** Trials this request completed (results, external points), in completion order. */
   freshlyCompleted(): CompletedPoint[] {
     return this.trials
-      .filter((t) => t.state === 'COMPLETED' && (this.added.has(t.trialId) || (this.loadedState.has(t.trialId) && this.loadedState.get(t.trialId) !== 'COMPLETED')))
+      .filter((t) => this.completedHere(t))
       .map(toPoint)
       .sort(completionOrder);
+  }
+
+  /**
+   * The evaluation rows this request's commit writes (results/evaluations.ts): one per trial it
+   * completed, placed after the loaded last evaluation, or, when one of them belongs before it (a
+   * clock behind another writer's), among the stored ones read around it. Computed from the study
+   * as of `commitSeq`, which the commit checks.
+   */
+  async evaluationRows(storage: Storage): Promise<KeyedEvaluation[]> {
+    const added: Completion[] = this.trials.flatMap((t) => (this.completedHere(t) ? (completionOf(t) ?? []) : []));
+    return completionRows(storage, this.study.id, objectiveOf(this.study), this.lastEvaluation, added);
   }
 
   /**
@@ -298,7 +307,7 @@ export class StudySnapshot {
     const fresh = this.freshlyCompleted();
     const last = stored[stored.length - 1];
     if (fresh.length === 0 || last === undefined || completionOrder(last, fresh[0]!) < 0) {
-      const log = this.cachedHistory(stored, OBSERVATION_OF[this.study.direction]);
+      const log = this.cachedHistory(stored, observer(objectiveOf(this.study)));
       if (log) return { log, stored: log.obs.length, fresh: this.observations(fresh) };
     }
     return plainHistory(this.observations(mergeCompleted(stored, fresh)));
@@ -306,7 +315,7 @@ export class StudySnapshot {
 
   /** Completed trials, as completedPoints() gives them, as (x, y) for the engine. */
   observations(completed: readonly CompletedPoint[]): Observation[] {
-    const of = OBSERVATION_OF[this.study.direction];
+    const of = observer(objectiveOf(this.study));
     const out: Observation[] = [];
     for (const t of completed) {
       const o = of(t);

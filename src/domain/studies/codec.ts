@@ -3,10 +3,8 @@
  * service wrote those values, and here they are read back: a study's parameters, prior, method and
  * options, and engine states, which are checked for their method and version so that a state
  * another release wrote is refused with a clear error instead of being fed to a strategy that would
- * misread it. The way in (checked values typed as storage's JSON) is here too.
- *
- * Also the direction's sign: every strategy minimises y, and y = value when the study minimises,
- * y = −value when it maximises. Nothing else in the server flips a sign for the direction.
+ * misread it. The way in (checked values typed as storage's JSON) is here too. What a value means
+ * for the study's direction is src/domain/results.
  */
 import { EngineError, getStrategy, isMethodName, type BaseState, type MethodName, type Options } from '../../engine/index.js';
 import type { JsonObject, JsonValue, StudyRecord } from '../../storage/index.js';
@@ -15,7 +13,7 @@ import type { EffectivePrior, ParameterSpec } from './study-spec.js';
 import { stepOf } from './grid.js';
 import { readLoopSettings, type LoopSettings } from './loop-settings.js';
 
-export type Direction = 'minimize' | 'maximize';
+export type { Direction } from '../results/objective.js';
 
 /** A study as the service hands it out: the stored record with its JSON fields narrowed. */
 export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prior' | 'options'> {
@@ -26,16 +24,6 @@ export interface Study extends Omit<StudyRecord, 'method' | 'parameters' | 'prio
   options: Options;
   /** Repeats and early stopping (loop-settings.ts). */
   loop: LoopSettings;
-}
-
-/** y the engine minimises for a value in the study's direction; its own inverse (value back from y). */
-export function engineY(direction: Direction, value: number): number {
-  return direction === 'maximize' ? -value : value;
-}
-
-/** Strictly better in the study's direction. */
-export function isBetter(direction: Direction, a: number, b: number): boolean {
-  return engineY(direction, a) < engineY(direction, b);
 }
 
 /** Stored data this server cannot read (written by another release, or damaged). */

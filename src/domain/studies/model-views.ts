@@ -41,7 +41,8 @@ import { DomainError, pointer, StudyNotFoundError, ValidationError, type FieldEr
 import type { EngineRunner } from '../pool/engine-pool.js';
 import type { GridAxesTask } from '../pool/engine-tasks.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
-import { engineY, readStudy, type Study } from './codec.js';
+import { readStudy, type Study } from './codec.js';
+import { engineValue, objectiveOf, objectiveValue } from '../results/index.js';
 import { centrePoint, internalDistribution, type InternalDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
 import { ModelViewCache } from './model-view-cache.js';
@@ -105,6 +106,8 @@ export interface GridView {
   /** Posterior mean and latent std of the objective, in the study's units: [iy][ix]. */
   mean: number[][];
   std: number[][];
+  /** The posterior mean as the engine minimises it (results lossOf: lower is better whatever the direction): [iy][ix]. */
+  loss: number[][];
   /** The values every other parameter is held at (user units; categorical: the choice asked for, else the most probable). */
   fixed: Record<string, ParamValue>;
   /** The search distribution's (x, y) marginal: 1σ and 2σ ellipses in user units, and its centre. */
@@ -215,7 +218,9 @@ export class ModelViews {
       nPoints: ctx.nPoints,
       x: { name: px.name, scale: px.scale, step: stepOf(px), values: tx.map((t) => fromT(px, t)) },
       y: { name: py.name, scale: py.scale, step: stepOf(py), values: ty.map((t) => fromT(py, t)) },
-      mean: rows(result.mean, (v) => engineY(study.direction, v)),
+      mean: rows(result.mean, (v) => objectiveValue(objectiveOf(study), v)),
+      // The engine's mean is already the loss: the value it minimises.
+      loss: rows(result.mean, (v) => v),
       std: rows(result.std, (v) => v),
       fixed,
       distribution: {
@@ -447,7 +452,7 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
     const w = g.X[0]?.length ?? D;
     return { model: { inputShift: new Array<number>(w).fill(0), inputScale: new Array<number>(w).fill(1), ...categories, yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored }, source: 'method', nPoints: g.X.length };
   }
-  const y = data.map((t) => engineY(study.direction, t.value!));
+  const y = data.map((t) => engineValue(objectiveOf(study), t.value!));
   if (data.length < 2) {
     throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
   }

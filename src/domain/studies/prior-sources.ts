@@ -5,7 +5,8 @@
  */
 import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
-import { engineY, type Direction } from './codec.js';
+import type { Direction } from './codec.js';
+import { compareBest, objectiveOf } from '../results/index.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
 import { gridOf } from './grid.js';
 import { isCategorical, usableStep, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
@@ -145,9 +146,9 @@ export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, sourc
   const valued = source.completed.filter((t) => t.value !== null && Number.isFinite(t.value));
   if (valued.length < 2) errors.push({ path: '/prior/from_study/study_id', message: `the source study has ${valued.length} completed trials; at least 2 are needed` });
   if (errors.length > 0) throw new ValidationError(errors);
-  // Best first in the source's direction: by the y the engine minimises (the codec's one sign).
-  const y = (t: TrialRecord) => engineY(source.direction, t.value!);
-  const ranked = [...valued].sort((a, b) => y(a) - y(b) || a.trialId - b.trialId);
+  // Best first in the source's direction.
+  const objective = objectiveOf(source);
+  const ranked = [...valued].sort((a, b) => compareBest(objective, a.value!, b.value!) || a.trialId - b.trialId);
   const k = Math.min(ranked.length, Math.max(2, Math.ceil(gamma * ranked.length)));
   const clip = (p: NumericParameterInput, v: number) => (p.bounds ? Math.min(Math.max(v, p.bounds[0]), p.bounds[1]) : v);
   // The source's parameters matched these numeric ones by name and type (matchParameters), so its values are numbers.

@@ -3,8 +3,9 @@
  * distribution. Reads only; the suggest/observe loop writes what is read here.
  */
 import { EngineError, type Diagnostics } from '../../engine/index.js';
-import type { EngineStateRecord, EvaluationRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
-import { engineY, isBetter, readEngineState, readStudy, type Direction } from './codec.js';
+import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
+import { readEngineState, readStudy, type Direction } from './codec.js';
+import { objectiveOf, objectiveValue, regretHistory as runningRegret, reportTrial, withRegret, type Evaluation, type ReportedTrial } from '../results/index.js';
 import type { Study } from './studies.js';
 import type { NumericParameterSpec } from './study-spec.js';
 import { centrePoint, internalDistribution, priorDistribution, userDistribution } from './distribution.js';
@@ -44,14 +45,7 @@ export interface BestReport {
   estimated: { parameters: Record<string, ParamValue>; predictedValue: number | null; predictedStd: number | null };
 }
 
-export interface Evaluation {
-  /** 1-based: the number of evaluations so far. */
-  index: number;
-  trialId: number;
-  value: number;
-  bestSoFar: number;
-  regret: number | null;
-}
+export type { Evaluation } from '../results/index.js';
 
 export interface GenerationReport {
   generation: number;
@@ -73,11 +67,6 @@ export interface DistributionReport {
   probabilities: Record<string, number[]>;
 }
 
-/** A stored evaluation with its simple regret (as regretHistory computes it). */
-function evaluation(e: EvaluationRecord, direction: Direction, knownOptimum: number | null): Evaluation {
-  return { index: e.index, trialId: e.trialId, value: e.value, bestSoFar: e.bestSoFar, regret: knownOptimum === null ? null : engineY(direction, e.bestSoFar - knownOptimum) };
-}
-
 export class ReportsService {
   private readonly storage: Storage;
   private readonly engine: EngineRunner | null;
@@ -94,22 +83,22 @@ export class ReportsService {
   }
 
   /** Trials as they read now: an ACTIVE trial whose lease ran out is REQUESTED (lease.ts, asRead), in the filter too. */
-  async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: TrialRecord[]; nextPageToken: string | null }> {
-    await this.study(tenantId, studyId);
+  async listTrials(tenantId: string, studyId: string, q: { state?: TrialState; pageSize: number; pageToken?: string | null }): Promise<{ trials: ReportedTrial[]; nextPageToken: string | null }> {
+    const study = await this.study(tenantId, studyId);
     const now = this.now();
     // The filter is part of the scope: a token from one listing cannot continue another.
     const scope = `trials:${studyId}:${q.state ?? '*'}`;
     const page = await this.pages.page(scope, q.pageToken, (after) =>
       this.storage.listTrials(studyId, { after, limit: q.pageSize, now: now.toISOString(), ...(q.state ? { state: q.state } : {}) }),
     );
-    return { trials: page.items.map((t) => asRead(t, now)), nextPageToken: page.nextPageToken };
+    return { trials: page.items.map((t) => reportTrial(study, asRead(t, now))), nextPageToken: page.nextPageToken };
   }
 
-  async getTrial(tenantId: string, studyId: string, trialId: number): Promise<TrialRecord> {
-    await this.study(tenantId, studyId);
+  async getTrial(tenantId: string, studyId: string, trialId: number): Promise<ReportedTrial> {
+    const study = await this.study(tenantId, studyId);
     const trial = await this.storage.getTrial(studyId, trialId);
     if (!trial) throw new TrialNotFoundError(studyId, trialId);
-    return asRead(trial, this.now());
+    return reportTrial(study, asRead(trial, this.now()));
   }
 
   /**
@@ -152,7 +141,7 @@ export class ReportsService {
         mean: dist.mean,
         std: dist.std,
         // The engine integrates y; report E_ν[value] in the study's own units.
-        integralMean: mapNull(finiteOrNull(diag?.integral_mean), (m) => engineY(study.direction, m)),
+        integralMean: mapNull(finiteOrNull(diag?.integral_mean), (m) => objectiveValue(objectiveOf(study), m)),
         integralStd: finiteOrNull(diag?.integral_std),
         // A count: an imported state may hold any number there, and the answer promises an integer.
         nActive: typeof diag?.n_active === 'number' && Number.isSafeInteger(diag.n_active) && diag.n_active >= 0 ? diag.n_active : null,
@@ -170,7 +159,7 @@ export class ReportsService {
       ]);
       const moreGenerations = states.length > HISTORY_LIMITS.generationsPerPage;
       const kept = states.slice(0, HISTORY_LIMITS.generationsPerPage);
-      result = { knownOptimum: study.knownOptimum, evaluationCount: count, evaluations: evals.items.map((e) => evaluation(e, study.direction, study.knownOptimum)), generations: kept.map(toGeneration) };
+      result = { knownOptimum: study.knownOptimum, evaluationCount: count, evaluations: evals.items.map((e) => withRegret(objectiveOf(study), e, study.knownOptimum)), generations: kept.map(toGeneration) };
       const next = { afterIndex: evals.items[evals.items.length - 1]?.index ?? cursor.afterIndex, afterGeneration: kept[kept.length - 1]?.generation ?? cursor.afterGeneration };
       return { items: [], next: evals.more || moreGenerations ? encodeCursor(next) : null };
     });
@@ -212,7 +201,7 @@ export class ReportsService {
       const { result } = await this.engine.run({ op: 'estimate', method: study.method, state, history: [] }, { tenantId: study.tenantId, studyId: study.id });
       if (result.op !== 'estimate') return none;
       const { predicted, predicted_std, point } = result.estimate;
-      out = { predicted: predicted === null ? null : engineY(study.direction, predicted), predicted_std, ...(point ? { point } : {}) };
+      out = { predicted: predicted === null ? null : objectiveValue(objectiveOf(study), predicted), predicted_std, ...(point ? { point } : {}) };
     } catch (err) {
       // A model that cannot predict (e.g. a degenerate fit) leaves the estimate empty rather than
       // failing a read-only report; anything else (engine busy included) is the caller's answer.
@@ -239,17 +228,9 @@ function recommendedPoint(space: SearchSpace, point: number[] | undefined): numb
   return space.categorical.every((p, j) => Number.isInteger(point[dn + j]) && point[dn + j]! >= 0 && point[dn + j]! < p.choices.length) ? point : null;
 }
 
-/**
- * Running best and simple regret: regret = best_so_far − f* when minimising and f* − best_so_far
- * when maximising, so it is ≥ 0 whenever f* really is the optimum and falls to 0 on reaching it.
- */
+/** Running best and simple regret of completed trials in completion order (results/evaluations.ts). */
 export function regretHistory(completed: readonly TrialRecord[], direction: Direction, knownOptimum: number | null): Evaluation[] {
-  let best = engineY(direction, Infinity);
-  return completed.map((t, i) => {
-    const v = t.value!;
-    if (isBetter(direction, v, best)) best = v;
-    return { index: i + 1, trialId: t.trialId, value: v, bestSoFar: best, regret: knownOptimum === null ? null : engineY(direction, best - knownOptimum) };
-  });
+  return runningRegret(objectiveOf({ direction }), completed, knownOptimum);
 }
 
 function spaceOf(study: Study): SearchSpace {

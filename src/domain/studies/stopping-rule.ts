@@ -16,7 +16,7 @@
  * end at the step where they were worse than the median, so counting them would drag the median
  * toward stopping ever more trials.
  */
-import type { Direction } from './codec.js';
+import { bestOf, better, type Objective } from '../results/index.js';
 import type { StoppingRule } from './loop-settings.js';
 
 /** failure_reason of a COMPLETED trial whose worker stopped it early: its value is the last intermediate one. */
@@ -56,17 +56,14 @@ export function median(values: readonly number[]): number {
 
 const keep = (reason: StopReason, detail: string): StopDecision => ({ shouldStop: false, reason, detail, median: null });
 
-export function decideStop(rule: StoppingRule | null, direction: Direction, d: StepData): StopDecision {
+export function decideStop(rule: StoppingRule | null, objective: Objective, d: StepData): StopDecision {
   if (rule === null) return keep('no_rule', 'the study has no stopping rule');
   if (d.step < rule.min_steps) return keep('before_min_steps', `step ${d.step} is below min_steps ${rule.min_steps}`);
   if (d.completed < rule.warmup_trials) return keep('warming_up', `${d.completed} of the ${rule.warmup_trials} completed trials the rule waits for (warmup_trials)`);
   if (d.peersAtStep.length === 0) return keep('no_peers_at_step', `no completed trial reported a value at step ${d.step}`);
-  const sign = direction === 'maximize' ? -1 : 1;
-  let best = Infinity;
-  for (const o of d.own) if (o.step <= d.step) best = Math.min(best, sign * o.value);
+  const bestValue = bestOf(objective, d.own.filter((o) => o.step <= d.step).map((o) => o.value));
   const m = median(d.peersAtStep);
-  const bestValue = sign * best;
-  const worse = best > sign * m;
+  const worse = better(objective, m, bestValue);
   const what = `best value so far ${bestValue} against the median ${m} of ${d.peersAtStep.length} completed trial(s) at step ${d.step}`;
   return worse ? { shouldStop: true, reason: 'worse_than_median', detail: `${what}: worse, stop`, median: m } : { shouldStop: false, reason: 'not_worse_than_median', detail: `${what}: not worse`, median: m };
 }

@@ -2,6 +2,7 @@
  * The study service: create, read, list, update and delete studies. Routes call it; it owns the
  * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
  */
+import { importedEvaluations } from '../results/index.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { resolveOptions } from '../../engine/index.js';
 import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
@@ -111,7 +112,7 @@ export class StudyService {
       };
     });
     const engineStates = [{ generation: 0, revision: 1, ...writeEngineState(engine), createdAt }];
-    return readStudy(await this.storage.importStudy({ ...study, generation: 0, updatedAt: createdAt }, trials, engineStates));
+    return readStudy(await this.storage.importStudy({ ...study, generation: 0, updatedAt: createdAt }, trials, engineStates, [], importedEvaluations(study, trials)));
   }
 
   /** The prior's data-informed forms become a joint prior here (prior-sources.ts); the others pass through. */

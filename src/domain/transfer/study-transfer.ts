@@ -3,6 +3,7 @@
  * new id and owned by the importing tenant, and writes it in one storage transaction, so a
  * rejected or failed import leaves nothing behind.
  */
+import { importedEvaluations } from '../results/index.js';
 import { randomUUID } from 'node:crypto';
 import type { Storage } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
@@ -51,7 +52,7 @@ export class StudyTransfer {
     checkStudyCost(s.method, s.parameters.length, s.batch_size, s.options, s.max_trials, this.maxStudyCost);
     await checkDocument(doc, this.engine);
     const copy = fromDocument(doc, { id: this.newId(), tenantId, now: this.now().toISOString() });
-    const record = await this.storage.importStudy(copy.study, copy.trials, copy.engineStates, copy.intermediate);
+    const record = await this.storage.importStudy(copy.study, copy.trials, copy.engineStates, copy.intermediate, importedEvaluations(copy.study, copy.trials));
     return readStudy(record);
   }
 }

@@ -28,6 +28,7 @@ import { givenUp } from '../loop/generation.js';
 import { TrialNotActiveError } from '../loop/loop-errors.js';
 import { decideStop, isStopped, STOPPED_EARLY, type StopDecision } from '../studies/stopping-rule.js';
 import type { IntermediateInput } from './intermediate-request.js';
+import { bestOf, objectiveOf, type Objective } from '../results/index.js';
 
 /** A different value for a step the trial already reported. */
 export class IntermediateConflictError extends DomainError {
@@ -109,7 +110,7 @@ export class IntermediateService {
     if (stored.value !== input.value) throw new IntermediateConflictError(trialId, input.step, stored.value);
     const decision: StopDecision = finished
       ? { shouldStop: false, reason: 'trial_finished', detail: `trial ${trialId} is ${trial.state}`, median: null }
-      : await this.decide(study.loop.stopping, study.direction, studyId, trialId, input.step);
+      : await this.decide(study.loop.stopping, objectiveOf(study), studyId, trialId, input.step);
     return { trialId, step: input.step, value: stored.value, decision };
   }
 
@@ -123,16 +124,16 @@ export class IntermediateService {
    *     not reach warmup_trials, and then counting stops at warmup_trials (exact below it, which is
    *     when the answer's detail quotes it).
    */
-  private async decide(rule: Parameters<typeof decideStop>[0], direction: Parameters<typeof decideStop>[1], studyId: string, trialId: number, step: number): Promise<StopDecision> {
-    if (rule === null) return decideStop(null, direction, { step, own: [], completed: 0, peersAtStep: [] });
+  private async decide(rule: Parameters<typeof decideStop>[0], objective: Objective, studyId: string, trialId: number, step: number): Promise<StopDecision> {
+    if (rule === null) return decideStop(null, objective, { step, own: [], completed: 0, peersAtStep: [] });
     // Before min_steps the rule answers without looking at any value.
-    if (step < rule.min_steps) return decideStop(rule, direction, { step, own: [], completed: 0, peersAtStep: [] });
+    if (step < rule.min_steps) return decideStop(rule, objective, { step, own: [], completed: 0, peersAtStep: [] });
     const [range, peers] = await Promise.all([this.storage.intermediateRange(studyId, trialId, step), this.storage.stepPeers(studyId, step)]);
     const peersAtStep = peers.filter((p) => !isStopped({ state: 'COMPLETED', failureReason: p.failureReason })).map((p) => p.value);
     const completed =
       peersAtStep.length >= rule.warmup_trials ? peersAtStep.length : await this.storage.countCompleted(studyId, { exceptFailureReason: STOPPED_EARLY, atMost: rule.warmup_trials });
-    const own = range === null ? [] : [{ step, value: direction === 'maximize' ? range.max : range.min }];
-    return decideStop(rule, direction, { step, own, completed, peersAtStep });
+    const own = range === null ? [] : [{ step, value: bestOf(objective, [range.min, range.max]) }];
+    return decideStop(rule, objective, { step, own, completed, peersAtStep });
   }
 
   /**

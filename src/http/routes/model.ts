@@ -49,6 +49,7 @@ export const modelRoutes: FastifyPluginAsyncZod<{ views: ModelViews }> = async (
         y: g.y,
         mean: g.mean,
         std: g.std,
+        loss: g.loss,
         fixed: g.fixed,
         distribution: g.distribution,
         points: g.points.map((p) => ({ trial_id: p.trialId, x: p.x, y: p.y, value: p.value, generation: p.generation, in_model: p.inModel, same_choices: p.sameChoices })),

@@ -46,6 +46,7 @@ export const GridSchema = z
     y: Axis,
     mean: z.array(z.array(z.number())).describe('Posterior mean of the objective in the study\'s units, mean[iy][ix].'),
     std: z.array(z.array(z.number())).describe('Posterior standard deviation of the objective (the GP\'s latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix].'),
+    loss: z.array(z.array(z.number())).describe('The posterior mean oriented so that lower is better (mean when the study minimises, −mean when it maximises), loss[iy][ix]: the best region is where it is smallest, whatever the direction.'),
     fixed: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).describe('Where the other parameters are held: a numeric parameter at the search distribution\'s mean; a categorical one at the choice the query\'s `fixed` names, else its most probable choice under the search distribution. The grid is the model at these values.'),
     distribution: z.object({
       mean: z.array(z.number()).length(2).describe('The search distribution\'s mean of (x, y), user units.'),

@@ -1,6 +1,6 @@
 /** Trial resource and listing schemas (docs/API.md "Resources"). */
 import { z } from 'zod';
-import { ParameterValueSchema, Timestamp, trialFields, TRIAL_STATES, type TrialRecord } from '../../domain/index.js';
+import { ParameterValueSchema, Timestamp, trialFields, TRIAL_STATES, type ReportedTrial } from '../../domain/index.js';
 import { isStopped } from '../../domain/index.js';
 import { NextPageToken, PageQuery, StudyIdParams } from './common.js';
 
@@ -19,6 +19,7 @@ const exampleTrial = {
   created_at: '2025-01-01T12:00:00.000Z',
   completed_at: '2025-01-01T12:03:10.000Z',
   stopped: false,
+  loss: 0.731,
 };
 
 export const TrialSchema = z
@@ -44,6 +45,10 @@ export const TrialSchema = z
     stopped: z
       .boolean()
       .describe('COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value.'),
+    loss: z
+      .number()
+      .nullable()
+      .describe('The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction.'),
   })
   .meta({ id: 'Trial', examples: [exampleTrial] });
 
@@ -70,5 +75,5 @@ export const TrialParams = StudyIdParams.extend({
 
 export type TrialResource = z.output<typeof TrialSchema>;
 
-/** The domain's trial fields (src/domain/transfer/trial-fields.ts, shared with the study document), and whether it was stopped early. */
-export const toTrialResource = (t: TrialRecord): TrialResource => ({ ...trialFields(t), stopped: isStopped(t) });
+/** The domain's trial fields (src/domain/transfer/trial-fields.ts, shared with the study document), whether it was stopped early, and its loss. */
+export const toTrialResource = (t: ReportedTrial): TrialResource => ({ ...trialFields(t), stopped: isStopped(t), loss: t.loss });

@@ -23,7 +23,9 @@ import {
   type CommitResult,
   type EngineStateRecord,
   type EvaluationRecord,
+  type EvaluationsAround,
   type EvaluationSummary,
+  type KeyedEvaluation,
   type GenerationCommit,
   type ImportedEngineState,
   type ImportedStudy,
@@ -60,7 +62,7 @@ export interface PostgresStorageOptions extends PostgresOptions {
 
 const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
-/** A study_evaluations row (migration 005) and its record. */
+/** A study_evaluations row (migration 005; computed by the domain, written by the commit) and its record. */
 interface EvaluationRow {
   idx: number;
   trial_id: number;
@@ -70,6 +72,17 @@ interface EvaluationRow {
 }
 const EVALUATION_COLUMNS = 'idx, trial_id, value, best_so_far, improved';
 const toEvaluation = (r: EvaluationRow): EvaluationRecord => ({ index: r.idx, trialId: r.trial_id, value: r.value, bestSoFar: r.best_so_far, improved: r.improved });
+type KeyedRow = EvaluationRow & { completed_at: string };
+const toKeyed = (r: KeyedRow): KeyedEvaluation => ({ completedAt: r.completed_at, ...toEvaluation(r) });
+
+/** Evaluation rows as the commit functions' six e_ arrays (migration 008), and the import's. */
+function evaluationColumns(e: readonly KeyedEvaluation[]): unknown[] {
+  return [e.map((x) => x.completedAt), e.map((x) => x.trialId), e.map((x) => x.index), e.map((x) => x.value), e.map((x) => x.bestSoFar), e.map((x) => x.improved)];
+}
+
+/** Evaluation rows of an import (a new study: nothing to replace). */
+const INSERT_EVALUATIONS = `INSERT INTO study_evaluations (study_id, completed_at, trial_id, idx, value, best_so_far, improved)
+  SELECT $1, u.* FROM unnest($2::text[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::bool[]) AS u`;
 
 /** Most commits in one probnes_commit_batch statement (bounds its time and its row locks). */
 const MAX_BATCH = 64;
@@ -176,13 +189,15 @@ const UPSERT_STATE = `INSERT INTO engine_states (study_id, generation, revision,
  * The loop's read, as one statement (one snapshot, one round trip): the study with its counts, the
  * head engine state (its JSON only when the caller does not hold that revision), and the trials a
  * request can touch, each set read through its own index (live states, the head generation's
- * suggested trials, the named ids) before the rows themselves are fetched by primary key.
+ * suggested trials, the named ids) before the rows themselves are fetched by primary key; and the
+ * study's last evaluation (one seek of study_evaluations_idx).
  */
 const LOOP_STATE = `WITH s AS (SELECT s.*, ${COUNTS_SQL} FROM studies s WHERE s.tenant_id = $1 AND s.id = $2),
   h AS (SELECT e.revision, e.generation, e.version, e.created_at, CASE WHEN e.revision IS DISTINCT FROM $3::int THEN e.state END AS state
         FROM engine_states e WHERE e.study_id = $2 ORDER BY e.revision DESC LIMIT 1)
 SELECT (SELECT row_to_json(s) FROM s) AS study,
   (SELECT row_to_json(h) FROM h) AS head,
+  (SELECT row_to_json(e) FROM (SELECT completed_at, ${EVALUATION_COLUMNS} FROM study_evaluations WHERE study_id = $2 ORDER BY idx DESC LIMIT 1) e) AS last_evaluation,
   (SELECT json_agg(t ORDER BY t.trial_id) FROM trials t WHERE EXISTS (SELECT 1 FROM s) AND t.study_id = $2 AND t.trial_id IN (
      SELECT trial_id FROM trials WHERE study_id = $2 AND state IN ('REQUESTED', 'ACTIVE')
      UNION ALL SELECT trial_id FROM trials WHERE study_id = $2 AND source = 'suggested'
@@ -410,7 +425,7 @@ export class PostgresStorage implements Storage {
     let row: CommitRow | undefined;
     try {
       [row] = await this.rows<CommitRow>(
-        'SELECT * FROM probnes_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29)',
+        `SELECT * FROM probnes_commit(${Array.from({ length: 35 }, (_, i) => `$${i + 1}`).join(', ')})`,
         [
           studyId,
           c.expectedRevision,
@@ -423,6 +438,7 @@ export class PostgresStorage implements Storage {
           ...newTrialColumns(n),
           c.studyState?.state ?? null,
           c.studyState?.reason ?? null,
+          ...evaluationColumns(c.evaluations ?? []),
         ],
         'probnes_commit',
       );
@@ -446,12 +462,14 @@ export class PostgresStorage implements Storage {
     };
     const u = batch.map((p) => p.c.trialUpdates ?? []);
     const n = batch.map((p) => p.c.newTrials);
+    const e = batch.map((p) => p.c.evaluations ?? []);
     const uSpans = spans(u.map((x) => x.length));
     const nSpans = spans(n.map((x) => x.length));
+    const eSpans = spans(e.map((x) => x.length));
     let rows: (CommitRow & { i: number })[];
     try {
       rows = await this.rows<CommitRow & { i: number }>(
-        `SELECT * FROM probnes_commit_batch(${Array.from({ length: 33 }, (_, i) => `$${i + 1}`).join(', ')})`,
+        `SELECT * FROM probnes_commit_batch(${Array.from({ length: 41 }, (_, i) => `$${i + 1}`).join(', ')})`,
         [
           per((p) => p.studyId),
           per((p) => p.c.expectedRevision),
@@ -468,6 +486,9 @@ export class PostgresStorage implements Storage {
           nSpans.map(([from]) => from),
           nSpans.map(([, len]) => len),
           ...newTrialColumns(n.flat()),
+          eSpans.map(([from]) => from),
+          eSpans.map(([, len]) => len),
+          ...evaluationColumns(e.flat()),
         ],
         'probnes_commit_batch',
       );
@@ -500,7 +521,7 @@ export class PostgresStorage implements Storage {
   }
 
   async loadLoopState(tenantId: string, studyId: string, query: LoopStateQuery): Promise<LoopState | null> {
-    const [row] = await this.rows<{ study: StudyRow | null; head: HeadRow | null; trials: TrialRow[] | null }>(LOOP_STATE, [tenantId, studyId, query.knownRevision, [...query.trialIds]], 'probnes_loop_state');
+    const [row] = await this.rows<{ study: StudyRow | null; head: HeadRow | null; last_evaluation: KeyedRow | null; trials: TrialRow[] | null }>(LOOP_STATE, [tenantId, studyId, query.knownRevision, [...query.trialIds]], 'probnes_loop_state');
     if (!row?.study) return null;
     const { head } = row;
     return {
@@ -509,6 +530,7 @@ export class PostgresStorage implements Storage {
       engineState: head && head.state !== null ? { studyId, generation: head.generation, revision: head.revision, version: head.version, state: head.state, createdAt: head.created_at } : null,
       nextTrialId: row.study.next_trial_id,
       commitSeq: row.study.commit_seq,
+      lastEvaluation: row.last_evaluation ? toKeyed(row.last_evaluation) : null,
       trials: (row.trials ?? []).map(toTrial),
     };
   }
@@ -559,7 +581,7 @@ export class PostgresStorage implements Storage {
     });
   }
 
-  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[] = []): Promise<StudyRecord> {
+  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]): Promise<StudyRecord> {
     return this.tx('BEGIN', async (c) => {
       await c.query(INSERT_STUDY, studyParams(s, s.generation, s.updatedAt));
       if (trials.length > 0) await c.query(INSERT_TRIALS, trialColumns(s.id, trials));
@@ -572,6 +594,7 @@ export class PostgresStorage implements Storage {
         );
       }
       if (intermediate.length > 0) await c.query(INSERT_INTERMEDIATE, intermediateColumns(s.id, intermediate));
+      if (evaluations.length > 0) await c.query(INSERT_EVALUATIONS, [s.id, ...evaluationColumns(evaluations)]);
       // Trial ids continue after the highest imported one, as they would have in the original.
       const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
       // The commit count starts at the time in microseconds, not 0: a study imported under the id of
@@ -654,6 +677,18 @@ export class PostgresStorage implements Storage {
       [studyId],
     );
     return { count: row?.n ?? 0, best: row?.best ? toEvaluation(row.best) : null };
+  }
+
+  async evaluationsAround(studyId: string, key: { completedAt: string; trialId: number }): Promise<EvaluationsAround> {
+    // One statement, so one snapshot: backwards and forwards along the primary key from the key.
+    const [row] = await this.rows<{ before: KeyedRow | null; after: KeyedRow[] | null }>(
+      `SELECT (SELECT row_to_json(b) FROM (SELECT completed_at, ${EVALUATION_COLUMNS} FROM study_evaluations
+                 WHERE study_id = $1 AND (completed_at, trial_id) < ($2::text COLLATE "C", $3::int) ORDER BY completed_at DESC, trial_id DESC LIMIT 1) b) AS before,
+         (SELECT json_agg(a ORDER BY a.completed_at, a.trial_id) FROM (SELECT completed_at, ${EVALUATION_COLUMNS} FROM study_evaluations
+                 WHERE study_id = $1 AND (completed_at, trial_id) >= ($2::text COLLATE "C", $3::int)) a) AS after`,
+      [studyId, key.completedAt, key.trialId],
+    );
+    return { before: row?.before ? toKeyed(row.before) : null, after: (row?.after ?? []).map(toKeyed) };
   }
 
   async listEvaluations(studyId: string, q: { afterIndex: number; limit: number }): Promise<EvaluationRecord[]> {

@@ -3,7 +3,8 @@
  * unit of work that writes a study, its trials and its engine states in one transaction.
  */
 import type { SqliteDatabase } from './connection.js';
-import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, StudyRecord, TrialRecord } from '../storage.js';
+import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, KeyedEvaluation, StudyRecord, TrialRecord } from '../storage.js';
+import { evaluationWriter } from './summaries-repo.js';
 import type { IntermediateRepo } from './intermediate-repo.js';
 import type { StudiesRepo } from './studies-repo.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
@@ -49,8 +50,12 @@ export class ReportsRepo {
       const study = this.studies.get(tenantId, studyId);
       return study ? { study, trials: this.allTrials(studyId), engineStates: this.engineStates(studyId), intermediate: this.intermediate.list(studyId) } : null;
     });
-    this.importTx = db.transaction((s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[]) =>
-      this.importInTx(s, trials, states, intermediate),
+    const writeEvaluations = evaluationWriter(db);
+    this.importTx = db.transaction((s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]) => {
+      const study = this.importInTx(s, trials, states, intermediate);
+      writeEvaluations(s.id, evaluations);
+      return study;
+    },
     );
   }
 
@@ -72,8 +77,8 @@ export class ReportsRepo {
     return this.exportTx.deferred(tenantId, studyId);
   }
 
-  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[] = []): StudyRecord {
-    return this.importTx.immediate(s, trials, states, intermediate);
+  importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]): StudyRecord {
+    return this.importTx.immediate(s, trials, states, intermediate, evaluations);
   }
 
   private importInTx(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[]): StudyRecord {

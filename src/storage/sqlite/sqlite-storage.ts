@@ -61,6 +61,7 @@ export class SqliteStorage implements Storage {
         engineState,
         nextTrialId: seq.next_trial_id,
         commitSeq: seq.commit_seq,
+        lastEvaluation: this.summaries.last(studyId),
         trials: this.trials.loopTrials(studyId, head?.generation ?? study.generation, q.trialIds),
       };
     });
@@ -192,6 +193,9 @@ export class SqliteStorage implements Storage {
   }
   async evaluationSummary(studyId: string) {
     return this.summaries.summary(studyId);
+  }
+  async evaluationsAround(...a: Parameters<Storage['evaluationsAround']>) {
+    return this.summaries.around(...a);
   }
   async listEvaluations(...a: Parameters<Storage['listEvaluations']>) {
     return this.summaries.page(...a);

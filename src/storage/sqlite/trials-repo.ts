@@ -3,6 +3,7 @@ import type { SqliteDatabase } from './connection.js';
 import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, NewTrial, Page, PageRequest, TrialRecord, TrialState, TrialUpdate } from '../storage.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
 import { stateFilter } from '../rows.js';
+import { evaluationWriter } from './summaries-repo.js';
 
 /** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
 class TrialConflict extends Error {}
@@ -39,6 +40,7 @@ export class TrialsRepo {
   private readonly generationStmt;
   private readonly completedStmt;
   private readonly completedAfterStmt;
+  private readonly writeEvaluations;
 
   constructor(private readonly db: SqliteDatabase) {
     this.latestStateStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1');
@@ -53,6 +55,7 @@ export class TrialsRepo {
       UPDATE trials SET state = @state, client_id = @client_id, lease_expires_at = @lease_expires_at, value = @value,
         stderr = @stderr, failure_reason = @failure_reason, late = @late, completed_at = @completed_at, updated_at = @now
       WHERE study_id = @study_id AND trial_id = @trial_id AND state = @expected_state`);
+    this.writeEvaluations = evaluationWriter(db);
     // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
     // with another connection's commit.
     this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
@@ -186,6 +189,11 @@ export class TrialsRepo {
       if (this.updateTrialStmt.run({ ...trialUpdateParams(u), study_id: studyId, now: c.now }).changes === 0) throw new TrialConflict();
     }
     const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
+    if (c.evaluations && c.evaluations.length > 0) {
+      // Rows computed from another state than the one checked above would be wrong: they need the guard.
+      if (c.expectedCommitSeq === undefined) throw new Error('a commit with evaluation rows must give expectedCommitSeq');
+      this.writeEvaluations(studyId, c.evaluations);
+    }
     this.advanceStudyStmt.run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
     if (c.studyState) this.studyStateStmt.run(c.studyState.state, c.studyState.reason, studyId);
     return { committed: true, revision, trialIds: ids };

@@ -1,0 +1,4 @@
+/** The meaning of a result (objective.ts) and the evaluations derived from it (evaluations.ts). */
+export * from './objective.js';
+export * from './evaluations.js';
+export * from './reported.js';
