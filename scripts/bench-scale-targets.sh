@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The four figures of the scaling targets (issue 14, item 8), from four bench:load runs back to back:
+# The four figures of the scaling targets (docs/capacity.md), from four bench:load runs back to back:
 #   1. storage-bound, SQLite against one PostgreSQL replica: observations/s (target: PostgreSQL ≥ 50 %)
 #   2. the same runs: GET suggestions p99 (target: PostgreSQL ≤ 2× SQLite)
 #   3. engine-bound (50 prob-cmaes studies, ENGINE_WORKERS=1 per replica), one replica against two:

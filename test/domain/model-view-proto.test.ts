@@ -1,6 +1,6 @@
 /**
  * A study stored before reserved parameter names were refused may have a parameter named
- * `__proto__` (review, issue 35). Its model views answer 200 with the parameter carried end to end
+ * `__proto__` (a security review). Its model views answer 200 with the parameter carried end to end
  * (as x, as y, or held fixed; a categorical one named in the grid's `fixed`) or a 4xx, never a 5xx. The study is written straight through the
  * storage (importStudy of a renamed export), which the creation's validation does not see.
  */

@@ -1,5 +1,5 @@
 /**
- * max_trials and leases (issue 32, item 5): the budget counts REQUESTED, ACTIVE and COMPLETED
+ * max_trials and leases: the budget counts REQUESTED, ACTIVE and COMPLETED
  * trials, so trials leased and never reported hold it while the study stays ACTIVE. A suggestions
  * answer cut short by max_trials says which leases hold the rest (`budget`: counts, and the leases
  * with their clients and expiry, at most 100 listed); once a lease expires its trial goes back to

@@ -3,7 +3,7 @@
  * form (Hamano et al., GECCO 2024, as the reference implementation CyberAgentAILab/cmaes writes it):
  * w'_i = ln((λ+1)/2) − ln i for the best μ = ⌊λ/2⌋ points (i = 1 … μ), 0 for the others, normalised to
  * sum 1. For odd λ the (μ+1)-th raw weight is ln((λ+1)/2) − ln(μ+1) = 0 anyway, so only an even λ tells
- * `i < μ` from `i ≤ μ` (the existing test used λ = 7; issue 36).
+ * `i < μ` from `i ≤ μ` (the existing test used λ = 7).
  */
 import { describe, expect, it } from 'vitest';
 import { catWeights } from '../../src/engine/strategies/catcma.js';

@@ -4,7 +4,7 @@
  * found by one index seek (the first value after (trial, step − 1)); matching that value's step was
  * never tested, because every test's finished trial had no value after the reported step. A report at
  * a step the trial never reported, lying between two it did, or below another trial's, must be
- * refused with trial_not_active, not answered from the next stored value (issue 36).
+ * refused with trial_not_active, not answered from the next stored value under mutation testing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';

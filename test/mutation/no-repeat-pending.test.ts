@@ -2,7 +2,7 @@
  * A study whose distribution yields no new configuration is COMPLETED as converged only when nothing
  * is pending (src/domain/loop/no-repeat.ts): a pending trial's result can still move the
  * distribution, and the study must take that result and suggest again. Completing it while trials
- * were pending passed every test (issue 36).
+ * were pending passed every test under mutation testing.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';

@@ -1,6 +1,6 @@
 /**
  * withoutRepeats (src/domain/loop/no-repeat.ts) with a stand-in snapshot and a scripted strategy, for
- * two rules Stryker found untested (issue 36; the HTTP tests' random draws rarely reach them):
+ * two rules Stryker found untested (the HTTP tests' random draws rarely reach them):
  *
  * - the answer never holds more points than were asked, although the redraw rounds ask the strategy
  *   for more points than are missing (1, 2, 4, … times as many), so one round can bring several new;

@@ -2,7 +2,7 @@
  * Page tokens are signed with the database's secret (src/domain/studies/page-token.ts): a token made
  * under one secret is refused under another, through the class and through the Paginator that reads
  * the secret from storage (two databases, as two deployments). A signature that ignored the secret (a
- * constant key) passed every other test (issue 36).
+ * constant key) passed every other test under mutation testing.
  */
 import { describe, expect, it } from 'vitest';
 import { InvalidPageTokenError } from '../../src/domain/common/errors.js';

@@ -1,7 +1,7 @@
 /**
  * Reported standard errors reach the two ProbNES calls that rebuild the GP from the stored state
  * (src/engine/strategies/probnes-core.ts): the estimate at μ and the batch-BQ selection of `ask`. Both
- * rebuilt it without the known noise and every test passed (issue 36): the estimate's test checked
+ * rebuilt it without the known noise and every test passed under mutation testing: the estimate's test checked
  * only that `predicted` was finite. Here each is compared with a reference written from the formulas
  * with dense matrices (test/engine/probnes-helpers.ts), independently of the engine's GP code:
  *

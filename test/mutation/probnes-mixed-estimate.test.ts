@@ -1,6 +1,6 @@
 /**
  * The ProbNES methods on a mixed space (src/engine/strategies/probnes-mixed.ts), two behaviours no
- * test held them to (issue 36):
+ * test held them to under mutation testing:
  *
  * - the estimate at the centre of ν (μ with each parameter's most probable choice) is the GP's latent
  *   posterior there in y units, predicted = yMean − yStd·m: the GP models −ỹ = −(y − yMean)/yStd, so

@@ -4,7 +4,7 @@
  * it (Node swaps the two otherwise); the expiry check ten times per bound, at most every second and
  * at least every 25 ms (so a cut lands within 10 % of the bound, not up to Node's default 30 s after
  * it); and 0 or less turns the bound off, leaving Node's other defaults alone. Nothing tested the
- * function directly (issue 36): an interval equal to the bound, or no short-circuit, passed.
+ * function directly under mutation testing: an interval equal to the bound, or no short-circuit, passed.
  */
 import { describe, expect, it } from 'vitest';
 import { receiptTimeouts } from '../../src/http/receipt-timeouts.js';

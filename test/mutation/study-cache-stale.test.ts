@@ -4,7 +4,7 @@
  * than the request loaded (another writer's commit was read in between, or the entry was replaced),
  * appending would leave a list that is neither storage's nor the request's, and its keys would
  * miss or invent configurations for no-repeat.ts. The entry is then dropped, to be read again.
- * Removing that guard passed every test (issue 36).
+ * Removing that guard passed every test under mutation testing.
  */
 import { describe, expect, it } from 'vitest';
 import { StudyCache, type CompletedPoint } from '../../src/domain/loop/study-cache.js';

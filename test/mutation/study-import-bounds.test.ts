@@ -1,6 +1,6 @@
 /**
  * The consistency checks of an imported document (src/domain/transfer/study-import.ts checkDocument),
- * two properties no test held them to (issue 36):
+ * two properties no test held them to under mutation testing:
  *
  * - the resumability check asks the engine for a whole generation (the study's batch_size points),
  *   as the loop's first suggestion will: one point is only the mean for the ProbNES methods and

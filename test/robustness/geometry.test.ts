@@ -1,5 +1,5 @@
 /**
- * Numerical robustness through the API (issue 6 item 5), hostile geometry: priors far from the
+ * Numerical robustness through the API, hostile geometry: priors far from the
  * optimum or mostly cut off by the bounds, extreme prior scales and option values, odd batch
  * sizes, for every method of the engine registry (METHOD_NAMES) and every scenario of
  * GEOMETRY_SCENARIOS, checked after each generation as in values.test.ts (harness.ts).

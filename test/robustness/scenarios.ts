@@ -1,5 +1,5 @@
 /**
- * The numerically hostile studies every method must survive (issue 6 item 5). Each is a small
+ * The numerically hostile studies every method must survive. Each is a small
  * study (d = 2 or 3) whose objective or geometry stresses one part of the pipeline: the
  * standardisation of y, the GP fit, the ranking of the evolution strategies, the projection onto
  * the bounds and the transforms.

@@ -1,5 +1,5 @@
 /**
- * Numerical robustness through the API (issue 6 item 5), hostile objective values: for every
+ * Numerical robustness through the API, hostile objective values: for every
  * method of the engine registry (METHOD_NAMES, so a new method is covered without touching this
  * file) and every scenario of VALUE_SCENARIOS, a sequential client runs several generations and
  * every suggestion, distribution and study state is checked after each one (harness.ts).
