@@ -23,7 +23,7 @@
  * tables from DIR's runs.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -31,6 +31,7 @@ import { gunzipSync } from 'node:zlib';
 import { getStrategy, methodFacts, type MethodName } from '../src/engine/index.js';
 import { bestAt, completeSeeds, mean, meanRanks, median, type HpoRun } from './lib/hpo-score.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
+import { startBenchServer } from './lib/server-child.js';
 
 interface Args {
   tasks: string[];
@@ -151,36 +152,10 @@ async function runService(base: string, ev: Evaluator, task: string, method: Met
   return { values: values.slice(0, budget), parameters: parameters.slice(0, budget), seconds: (performance.now() - t0) / 1000, evalSeconds, batch };
 }
 
-async function startServer(): Promise<{ base: string; stop: () => void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'probnes-hpo-'));
-  const { freePort } = await import('../test/helpers/free-port.js');
-  const port = await freePort();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'db.sqlite'), LOG_LEVEL: 'warn', LOG_PRETTY: 'false' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      /* not yet listening */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return {
-    base,
-    stop: () => {
-      server.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function runAll(args: Args, partial: string): Promise<{ records: Record_[]; versions: Record<string, unknown> }> {
   const budget = args.budgets[args.budgets.length - 1]!;
   const jobs = Array.from({ length: args.seeds }, (_, seed) => args.tasks.flatMap((task) => args.methods.map((method) => ({ task, seed, method })))).flat();
-  const server = await startServer();
+  const server = await startBenchServer('probnes-hpo-');
   const evaluators = Array.from({ length: args.lanes }, () => new Evaluator());
   const versions = await evaluators[0]!.ready;
   await Promise.all(evaluators.map((e) => e.ready));

@@ -23,8 +23,7 @@
  * `--report-from DIR1,DIR2 --out DIR` rebuilds the tables from earlier runs (several passes together).
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
@@ -33,6 +32,7 @@ import { generationSize, getStrategy, methodFacts, resolveOptions, Rng, type Bas
 import { checkStudySpec, effectivePrior, type StudySpecInput } from '../src/domain/studies/study-spec.js';
 import { searchSpace } from '../src/domain/studies/transforms.js';
 import { handOut, initSpec } from '../src/domain/studies/engine-ops.js';
+import { startBenchServer } from './lib/server-child.js';
 import type { ParamValue } from '../src/domain/studies/study-request.js';
 
 interface Args {
@@ -192,22 +192,7 @@ async function syntheticRuns(args: Args): Promise<Map<string, number[]>> {
 }
 
 async function sklearnRuns(args: Args): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'probnes-mixed-'));
-  const { freePort } = await import('../test/helpers/free-port.js');
-  const port = await freePort();
-  const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_PATH: join(dir, 'db.sqlite'), LOG_LEVEL: 'warn', LOG_PRETTY: 'false' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) break;
-    } catch {
-      /* not yet listening */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const { base, stop } = await startBenchServer('probnes-mixed-');
   const file = join(args.out, 'sklearn.jsonl');
   writeFileSync(file, '');
   const methods = args.methods.join(',');
@@ -222,8 +207,7 @@ async function sklearnRuns(args: Args): Promise<string> {
       py.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`mixed_sklearn.py exited ${code}`))));
     });
   } finally {
-    server.kill('SIGTERM');
-    rmSync(dir, { recursive: true, force: true });
+    stop();
   }
   return file;
 }

@@ -27,7 +27,6 @@ export function checkCount(count: number, method: string): void {
   if (!Number.isInteger(count) || count < 0) throw new InvalidInputError(`${method}: ask count must be a non-negative integer, got ${count}`);
 }
 
-/** Batch indices sorted best (smallest y) first; ties keep the asked order (Array.sort is stable). */
 /**
  * The same point up to rounding: a point the engine asked for comes back as the domain stored it (re-encoded
  * from user units), so an exact comparison could miss it. Relative tolerance 1e-9 on `a`'s coordinates.
@@ -36,6 +35,7 @@ export function samePoint(a: readonly number[], b: readonly number[]): boolean {
   return a.length === b.length && a.every((v, i) => Math.abs(v - b[i]!) <= 1e-9 * (1 + Math.abs(v)));
 }
 
+/** Batch indices sorted best (smallest y) first; ties keep the asked order (Array.sort is stable). */
 export function orderBestFirst(batch: readonly Observation[]): number[] {
   return batch.map((_, i) => i).sort((a, b) => batch[a].y - batch[b].y);
 }

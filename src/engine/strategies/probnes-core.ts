@@ -118,11 +118,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   return { points, state: { ...state, ...asked, ...(trail ? { trail } : {}), rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
 }
 
-/**
- * The model's optimum for this batch (params.injectOptimum), or null: the GP mean is not yet diagonal
- * or full quadratic, or the point lies within 0.1 standard deviations of ν (Mahalanobis) of a point
- * already in the batch (μ, once the model's optimum is μ itself: an evaluation would repeat it).
- */
+/** Experiment (params.startPhaseTrail): Powell's iteration told the results it has not seen. */
 function trailAfterTell(state: ProbnesState, history: readonly Observation[]): Partial<ProbnesState> {
   if (!state.trail) return {};
   const trail = structuredClone(state.trail);
@@ -131,6 +127,11 @@ function trailAfterTell(state: ProbnesState, history: readonly Observation[]): P
   return { trail };
 }
 
+/**
+ * The model's optimum for this batch (params.injectOptimum), or null: the GP mean is not yet diagonal
+ * or full quadratic, or the point lies within 0.1 standard deviations of ν (Mahalanobis) of a point
+ * already in the batch (μ, once the model's optimum is μ itself: an evaluation would repeat it).
+ */
 function injectedOptimum(state: ProbnesState, history: readonly Observation[], batch: number[][]): number[] | null {
   const kind = state.params.injectOptimum;
   const g = state.gp;

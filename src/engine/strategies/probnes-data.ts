@@ -44,28 +44,18 @@ export function activeSet(
 }
 
 /**
- * mahalanobisSq(L, o.x, mean) of every observation, bit for bit (the same forward substitution,
- * one row at a time, which solveLower's blocked loop equals), without two arrays and two calls per
- * point: every update measures the whole history, 100,000 points in a long study.
+ * mahalanobisSq(L, o.x, mean) of every observation, bit for bit: the history packed row by row,
+ * then mahalanobisSqPacked (the same forward substitution, one row at a time, which solveLower's
+ * blocked loop equals), without two arrays and two calls per point.
  */
 export function mahalanobisSqAll(L: Mat, history: readonly Observation[], mean: number[]): Float64Array {
   const d = L.rows;
-  const l = L.data;
-  const z = new Float64Array(d);
-  const out = new Float64Array(history.length);
+  const xs = new Float64Array(history.length * d);
   for (let j = 0; j < history.length; j++) {
     const x = history[j].x;
-    for (let i = 0; i < d; i++) {
-      let s = x[i] - mean[i];
-      const ri = i * d;
-      for (let k = 0; k < i; k++) s -= l[ri + k] * z[k];
-      z[i] = s / l[ri + i];
-    }
-    let s2 = 0;
-    for (let i = 0; i < d; i++) s2 += z[i] * z[i];
-    out[j] = s2;
+    for (let i = 0; i < d; i++) xs[j * d + i] = x[i];
   }
-  return out;
+  return mahalanobisSqPacked(L, xs, history.length, mean);
 }
 
 /** Whether `packed` has the sizes of a history of n points of dimension d (a caller's packing is trusted beyond that). */
@@ -74,9 +64,9 @@ export function packedMatches(packed: PackedHistory, n: number, d: number): bool
 }
 
 /**
- * mahalanobisSqAll over a packed history (x[j·d + i]), bit for bit the same: the same operations in
- * the same order, reading one flat array instead of an object and an array per point (a 100,000-point
- * history is scanned on every update).
+ * (x_j − μ)ᵀ Σ⁻¹ (x_j − μ) of every row of a packed history (x[j·d + i]), Σ = LLᵀ: one flat array
+ * instead of an object and an array per point, as every update scans the whole history (100,000
+ * points in a long study).
  */
 export function mahalanobisSqPacked(L: Mat, xs: Float64Array, n: number, mean: number[]): Float64Array {
   const d = L.rows;

@@ -151,18 +151,22 @@ function bestMean(state: ProbnesState, powell: PowellState): number[] {
 function finish(state: ProbnesState): ProbnesState {
   const { generationSize: _dropped, ...base } = state;
   const rest = state.params.startPhaseTrail && state.start ? { ...base, trail: { powell: state.start.powell, seen: state.start.seen } } : base;
-  if (state.params.startPhaseHandover === 'search') return { ...rest, start: null, ...(state.params.startPhaseCovFloor ? { cov: floorCov(state, state.params.startPhaseCovFloor) } : {}) };
-  // The prior's Σ (N(0, I) in internal coordinates), no wider than the box (§22).
-  const prior = state.cov.map((row, i) => row.map((_, j) => (i === j ? 1 : 0)));
-  return { ...rest, start: null, cov: state.bounds && state.params.covInBounds ? limitCovToBounds(prior, state.bounds) : prior };
+  const floor = state.params.startPhaseCovFloor;
+  if (state.params.startPhaseHandover === 'search') return { ...rest, start: null, ...(floor ? { cov: inBox(state, floorCov(state.cov, floor)) } : {}) };
+  // The prior's Σ (N(0, I) in internal coordinates).
+  return { ...rest, start: null, cov: inBox(state, state.cov.map((row, i) => row.map((_, j) => (i === j ? 1 : 0)))) };
 }
 
-/** Σ scaled by one factor until its largest eigenvalue is at least `floor` (never shrunk), no wider than the box (§22). */
-function floorCov(state: ProbnesState, floor: number): number[][] {
-  const top = symEig(fromRows(state.cov)).values.reduce((a, b) => Math.max(a, b), 0);
+/** Σ scaled by one factor until its largest eigenvalue is at least `floor` (never shrunk). */
+function floorCov(cov: number[][], floor: number): number[][] {
+  const top = symEig(fromRows(cov)).values.reduce((a, b) => Math.max(a, b), 0);
   const c = top > 0 && top < floor ? floor / top : 1;
-  const wide = state.cov.map((row) => row.map((v) => v * c));
-  return state.bounds && state.params.covInBounds ? limitCovToBounds(wide, state.bounds) : wide;
+  return cov.map((row) => row.map((v) => v * c));
+}
+
+/** A hand-over's Σ no wider than the box (§22), as the search keeps it. */
+function inBox(state: ProbnesState, cov: number[][]): number[][] {
+  return state.bounds && state.params.covInBounds ? limitCovToBounds(cov, state.bounds) : cov;
 }
 
 const isNums = (v: unknown, n: number): boolean => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
