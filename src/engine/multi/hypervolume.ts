@@ -115,20 +115,18 @@ export function hypervolumeImprovement(p: Point, points: readonly Point[], r: Po
 
 /**
  * The exclusive hypervolume of every point of P (in P's order): HV(P) − HV(P \ {p_i}). A dominated
- * point, a duplicate or a point outside r contributes 0.
+ * point, a duplicate or a point outside r contributes 0. P \ {p_i} keeps every other point, the
+ * dominated ones too: a point only p_i dominates comes back into the front without p_i.
  */
 export function hypervolumeContributions(points: readonly Point[], r: Point): number[] {
-  const pts = inside(points, r);
-  const out = new Array<number>(points.length).fill(0);
-  const front = nonDominated(pts).map((j) => pts[j]);
-  for (let i = 0; i < points.length; i++) {
-    const p = points[i];
-    const k = front.indexOf(p);
-    if (k < 0) continue;
-    const others = front.filter((_, j) => j !== k);
-    out[i] = Math.max(0, exclusive(p, others, r, fastest(r)));
-  }
-  return out;
+  inside(points, r); // validates
+  const inBox = points.map((p) => p.every((v, i) => v < r[i]));
+  const hv = fastest(r);
+  return points.map((p, i) => {
+    if (!inBox[i]) return 0;
+    const others = points.filter((_, j) => j !== i && inBox[j]);
+    return Math.max(0, exclusive(p, others, r, hv));
+  });
 }
 
 /** The derived reference point (BoTorch's rule, see the header) of a non-empty set of points. */
