@@ -25,6 +25,7 @@ function peel(points: number[][], dom: (a: number, b: number) => boolean): numbe
   const fronts: number[][] = [];
   while (left.length > 0) {
     const front = left.filter((i) => !left.some((j) => dom(j, i)));
+    if (front.length === 0) throw new Error('not a strict partial order: every remaining point is dominated');
     fronts.push(front);
     left = left.filter((i) => !front.includes(i));
   }
