@@ -1,6 +1,6 @@
 /**
  * DTLZ2: K. Deb, L. Thiele, M. Laumanns, E. Zitzler, "Scalable test problems for evolutionary
- * multiobjective optimization", in Evolutionary Multiobjective Optimization (Springer, 2005), §6.2
+ * multiobjective optimization", in Evolutionary Multiobjective Optimization (Springer, 2005)
  * (first as "Scalable multi-objective optimization test problems", CEC 2002).
  *
  * M objectives, x ∈ [0, 1]^d with d ≥ M (the paper's d = M + k − 1, k = 10); x_M = (x_M, …, x_d) and
@@ -80,7 +80,7 @@ function makeDtlz2(d: number, M: number): MultiBenchmark {
     },
     front: (n) => paretoSet(n).map((x) => objectives(x, M)),
     paretoSet,
-    source: 'Deb, Thiele, Laumanns & Zitzler (2005), Evolutionary Multiobjective Optimization, §6.2; the HV of the front derived in src/engine/benchmarks/dtlz.ts',
+    source: 'Deb, Thiele, Laumanns & Zitzler (2005), Evolutionary Multiobjective Optimization; the HV of the front derived in src/engine/benchmarks/dtlz.ts',
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * ZDT1, ZDT2 and ZDT3: E. Zitzler, K. Deb, L. Thiele, "Comparison of multiobjective evolutionary
- * algorithms: empirical results", Evolutionary Computation 8(2), 2000, §4 (published with d = 30).
+ * algorithms: empirical results", Evolutionary Computation 8(2), 2000 (published with d = 30).
  *
  * x ∈ [0, 1]^d, d ≥ 2; f_1 = x_1; g = 1 + 9 Σ_{i≥2} x_i/(d − 1); f_2 = g·h(f_1, g) with
  * ZDT1 h = 1 − √(f_1/g), ZDT2 h = 1 − (f_1/g)², ZDT3 h = 1 − √(f_1/g) − (f_1/g) sin(10π f_1).
@@ -121,7 +121,7 @@ function makeZdt(shape: Shape, d: number): MultiBenchmark {
     },
     front: (n) => frontF1(shape, n).map((t) => [t, h(shape, t, 1)]),
     paretoSet,
-    source: 'Zitzler, Deb & Thiele (2000), Evolutionary Computation 8(2), §4; the front and its HV derived in src/engine/benchmarks/zdt.ts',
+    source: 'Zitzler, Deb & Thiele (2000), Evolutionary Computation 8(2); the front and its HV derived in src/engine/benchmarks/zdt.ts',
   };
 }
 

@@ -13,9 +13,8 @@
  * the recursion ends in one or two boxes. Optuna's `optuna._hypervolume.WFG` is the same algorithm
  * (with the sweep at m = 2).
  *
- * The derived reference point follows BoTorch's `infer_reference_point` (which Ax uses), citing
- * H. Ishibuchi et al., "How to specify a reference point in hypervolume calculation for fair
- * performance comparison", ECJ 26(3), 2018 (first as a 2011 conference paper), for the factor 0.1:
+ * The derived reference point follows BoTorch's `infer_reference_point` (which Ax uses to infer an
+ * unset reference point; BoTorch credits Ishibuchi et al., 2011, with finding 0.1 a robust factor):
  * over the non-dominated points, r = nadir + 0.1·(nadir − ideal), with every range floored at 1e-7; a
  * single point p gives r = p + 0.1·max(|p|, 1e-7).
  */

@@ -11,9 +11,9 @@
  * is CV = Σ_j max(0, c_j).
  *
  * References: K. Deb, A. Pratap, S. Agarwal, T. Meyarivan, "A fast and elitist multiobjective
- * genetic algorithm: NSGA-II", IEEE TEC 6(2), 2002 (fast non-dominated sort, §III-A; crowding
- * distance, §III-B); K. Deb, "An efficient constraint handling method for genetic algorithms",
- * CMAME 186, 2000 (feasibility first), as NSGA-II's constrained-domination (Deb et al. 2002, §IV).
+ * genetic algorithm: NSGA-II", IEEE TEC 6(2), 2002 (fast non-dominated sort, Sec. III-A; crowding
+ * distance, Sec. III-B); K. Deb, "An efficient constraint handling method for genetic algorithms",
+ * CMAME 186, 2000 (feasibility first), which NSGA-II's paper states as constrained-domination.
  */
 import { InvalidInputError } from '../errors.js';
 
@@ -108,7 +108,7 @@ export function nonDominated(points: readonly Point[]): number[] {
 }
 
 /**
- * Crowding distance of each point of one front (Deb et al. 2002, §III-B): for every objective, the
+ * Crowding distance of each point of one front (Deb et al. 2002, Sec. III-B): for every objective, the
  * front sorted by it gives its two boundary points +∞ and every other point the gap between its two
  * neighbours divided by the objective's range f_max − f_min; the distances add over objectives. An
  * objective whose values are all equal contributes nothing (there is no range to divide by; Optuna's

@@ -12,13 +12,12 @@
  *   s_w(F) = max_i w_i f̄_i + ρ Σ_i w_i f̄_i, ρ = 0.05, each objective normalised by its observed
  *   range. ParEGO draws w from a lattice on the simplex (s + 1 choose m − 1 vectors); here w is
  *   uniform on the whole simplex (w = E/ΣE with E_i ~ Exp(1), i.e. Dirichlet(1, …, 1)), as BoTorch's
- *   qParEGO samples it, so no weight is excluded and m needs no lattice size. Every Pareto-optimal
- *   point (of a bounded front) minimises s_w for some w when ρ is small, convex part or not; that is
- *   why Chebyshev and not a weighted sum.
+ *   qParEGO samples it, so no weight is excluded and m needs no lattice size. Chebyshev and not a
+ *   weighted sum: it reaches points on concave parts of a front (ALGORITHM.md §31.2).
  * - Hypervolume improvement: HVI(F; P, r) = HV(P ∪ {F}; r) − HV(P; r) ≥ 0. A point it gives 0 (one
  *   the front dominates) still needs a value that orders it, so `hviLoss` follows SMS-EGO
  *   (W. Ponweiser, T. Wagner, D. Biermann, M. Vincze, "Multiobjective optimization on a limited budget
- *   of evaluations using model-assisted S-metric selection", PPSN 2008, §3): a loss −HVI(F) when F
+ *   of evaluations using model-assisted S-metric selection", PPSN 2008): a loss −HVI(F) when F
  *   improves the front, otherwise the penalty Σ_{p ∈ P, p ⪯ F} (−1 + Π_i (1 + (f_i − p_i))) over the
  *   front points that weakly dominate F (ε = 0). A point no front point dominates but that lies
  *   outside r is charged −1 + Π_i (1 + max(0, f_i − r_i)), its distance past r measured the same

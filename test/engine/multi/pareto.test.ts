@@ -1,6 +1,6 @@
 /**
  * Dominance, non-dominated sorting, crowding distance and constraint-domination. Expected fronts and
- * distances are worked by hand from the definitions of Deb et al. (2002, NSGA-II §III-A/B, §IV) and
+ * distances are worked by hand from the definitions of Deb et al. (2002, NSGA-II Sec. III-A/B and its constrained-domination) and
  * Deb (2000); the fast sort is also checked against the definition applied literally (peel off the
  * points no remaining point dominates) on seeded random sets with many ties.
  */
@@ -76,7 +76,7 @@ describe('fast non-dominated sort', () => {
   });
 });
 
-describe('crowding distance (Deb et al. 2002, §III-B)', () => {
+describe('crowding distance (Deb et al. 2002, Sec. III-B)', () => {
   it('a front worked by hand', () => {
     // f1 sorted 0,1,3,4 (range 4): (1,2) gets (3−0)/4 = 0.75, (3,1) gets (4−1)/4 = 0.75.
     // f2 sorted 0,1,2,5 (range 5): (3,1) gets (2−0)/5 = 0.4, (1,2) gets (5−1)/5 = 0.8.
