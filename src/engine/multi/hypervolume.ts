@@ -9,8 +9,8 @@
  * Algorithms: m = 2 by a sweep in O(n log n); m ≥ 3 by WFG (L. While, L. Bradstreet, L. Barone,
  * "A fast way of calculating exact hypervolumes", IEEE TEC 16(1), 2012): HV(P) = Σ_k exclhv(P, k)
  * over P sorted by f_1, exclhv(P, k) = inclhv(p_k) − HV(nds(limitset(P, k))), where
- * limitset(P, k) = { max(p_k, p_j) : j > k } (componentwise) and nds keeps its non-dominated points;
- * the recursion ends in one or two boxes. Optuna's `optuna._hypervolume.WFG` is the same algorithm
+ * limitset(P, k) = { max(p_k, p_j) : j > k } (componentwise) and nds keeps its distinct non-dominated
+ * points; the recursion ends in one or two boxes. Optuna's `optuna._hypervolume.WFG` is the same algorithm
  * (with the sweep at m = 2).
  *
  * The derived reference point follows BoTorch's `infer_reference_point` (which Ax uses to infer an
@@ -73,11 +73,24 @@ function wfg(points: readonly Point[], r: Point): number {
 
 type Measure = (points: readonly Point[], r: Point) => number;
 
+/**
+ * nds with duplicates dropped: copies add no volume, and WFG's recursion on k copies of one point
+ * would make 2^k calls (each copy's limit set holds the other copies).
+ */
+function distinctFront(points: readonly Point[]): Point[] {
+  const seen = new Set<string>();
+  return nonDominated(points).flatMap((j) => {
+    const key = points[j].join(',');
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [points[j]];
+  });
+}
+
 /** exclhv: the volume p adds to `others` (all inside r), inclhv(p) − HV(nds(limitset)). */
 function exclusive(p: Point, others: readonly Point[], r: Point, hv: Measure = wfg): number {
   const limited = others.map((q) => q.map((v, i) => Math.max(v, p[i])));
-  const front = nonDominated(limited).map((j) => limited[j]);
-  return inclusive(p, r) - hv(front, r);
+  return inclusive(p, r) - hv(distinctFront(limited), r);
 }
 
 /** The fastest exact measure for r's dimension (m ≥ 2). */
@@ -93,7 +106,7 @@ export function hypervolume2d(points: readonly Point[], r: Point): number {
 export function hypervolumeWfg(points: readonly Point[], r: Point): number {
   const pts = inside(points, r);
   if (r.length === 1) return pts.length === 0 ? 0 : r[0] - Math.min(...pts.map((p) => p[0]));
-  return wfg(nonDominated(pts).map((j) => pts[j]), r);
+  return wfg(distinctFront(pts), r);
 }
 
 /** HV(P; r), exact: the sweep for m = 2, WFG otherwise. */

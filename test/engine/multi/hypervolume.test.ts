@@ -91,6 +91,27 @@ describe('closed forms', () => {
 });
 
 describe('against independent computations', () => {
+  it('integer points: HV counts the unit cells [u, u + 1] some point dominates (m = 3, 4; many ties)', () => {
+    const rng = Rng.fromSeed(12);
+    for (const m of [3, 4]) {
+      for (let t = 0; t < 10; t++) {
+        const pts = Array.from({ length: 5 + rng.int(30) }, () => Array.from({ length: m }, () => rng.int(5)));
+        let cells = 0;
+        for (let code = 0; code < 5 ** m; code++) {
+          const u = Array.from({ length: m }, (_, i) => Math.floor(code / 5 ** i) % 5);
+          if (pts.some((p) => p.every((v, i) => v <= u[i]))) cells++;
+        }
+        expect(hypervolume(pts, Array(m).fill(5))).toBe(cells);
+      }
+    }
+  });
+
+  it('many copies of one point span one box (the recursion drops duplicates)', () => {
+    expect(hypervolume(Array.from({ length: 40 }, () => [0.5, 0.5, 0.5]), [1, 1, 1])).toBe(0.125);
+    // Boxes 2·1·1·1 and 1·2·1·1 meeting in [1, 2]⁴: 2 + 2 − 1 = 3.
+    expect(hypervolume(Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? [0, 1, 1, 1] : [1, 0, 1, 1])), [2, 2, 2, 2])).toBe(3);
+  });
+
   it('the 2-D sweep equals WFG’s recursion on seeded random sets with ties', () => {
     const rng = Rng.fromSeed(3);
     for (let t = 0; t < 50; t++) {
