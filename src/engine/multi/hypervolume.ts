@@ -52,25 +52,6 @@ function sweep2d(points: readonly Point[], r: Point): number {
   return hv;
 }
 
-/**
- * WFG on points already inside r, m ≥ 2. It never drops an objective, so its base cases are one or
- * two boxes (inclusion–exclusion); at m = 2 it is an O(n²) check on the sweep, which is what
- * `hypervolume` uses there.
- */
-function wfg(points: readonly Point[], r: Point): number {
-  const n = points.length;
-  if (n === 0) return 0;
-  if (n === 1) return inclusive(points[0], r);
-  if (n === 2) {
-    const both = points[0].map((v, i) => Math.max(v, points[1][i]));
-    return inclusive(points[0], r) + inclusive(points[1], r) - inclusive(both, r);
-  }
-  const sorted = [...points].sort((a, b) => a[0] - b[0]);
-  let hv = 0;
-  for (let k = 0; k < n; k++) hv += exclusive(sorted[k], sorted.slice(k + 1), r);
-  return hv;
-}
-
 type Measure = (points: readonly Point[], r: Point) => number;
 
 /**
@@ -87,10 +68,31 @@ function distinctFront(points: readonly Point[]): Point[] {
   });
 }
 
-/** exclhv: the volume p adds to `others` (all inside r), inclhv(p) − HV(nds(limitset)). */
-function exclusive(p: Point, others: readonly Point[], r: Point, hv: Measure = wfg): number {
+/**
+ * WFG on points inside r, m ≥ 2: their distinct non-dominated subset, sorted by f_1, each point's
+ * exclusive volume against the points after it. It never drops an objective, so its base cases are one
+ * or two boxes (inclusion–exclusion); at m = 2 it is an O(n²) check on the sweep, which is what
+ * `hypervolume` uses there.
+ */
+function wfg(points: readonly Point[], r: Point): number {
+  const front = distinctFront(points);
+  const n = front.length;
+  if (n === 0) return 0;
+  if (n === 1) return inclusive(front[0], r);
+  if (n === 2) {
+    const both = front[0].map((v, i) => Math.max(v, front[1][i]));
+    return inclusive(front[0], r) + inclusive(front[1], r) - inclusive(both, r);
+  }
+  const sorted = front.sort((a, b) => a[0] - b[0]);
+  let hv = 0;
+  for (let k = 0; k < n; k++) hv += exclusive(sorted[k], sorted.slice(k + 1), r, wfg);
+  return hv;
+}
+
+/** exclhv: the volume p adds to `others` (all inside r), inclhv(p) − HV(limitset), by `hv`. */
+function exclusive(p: Point, others: readonly Point[], r: Point, hv: Measure): number {
   const limited = others.map((q) => q.map((v, i) => Math.max(v, p[i])));
-  return inclusive(p, r) - hv(distinctFront(limited), r);
+  return inclusive(p, r) - hv(limited, r);
 }
 
 /** The fastest exact measure for r's dimension (m ≥ 2). */
@@ -106,7 +108,7 @@ export function hypervolume2d(points: readonly Point[], r: Point): number {
 export function hypervolumeWfg(points: readonly Point[], r: Point): number {
   const pts = inside(points, r);
   if (r.length === 1) return pts.length === 0 ? 0 : r[0] - Math.min(...pts.map((p) => p[0]));
-  return wfg(distinctFront(pts), r);
+  return wfg(pts, r);
 }
 
 /** HV(P; r), exact: the sweep for m = 2, WFG otherwise. */
@@ -133,12 +135,53 @@ export function hypervolumeImprovement(p: Point, points: readonly Point[], r: Po
 export function hypervolumeContributions(points: readonly Point[], r: Point): number[] {
   inside(points, r); // validates
   const inBox = points.map((p) => p.every((v, i) => v < r[i]));
+  if (r.length === 2) return contributions2d(points, inBox, r);
   const hv = fastest(r);
   return points.map((p, i) => {
     if (!inBox[i]) return 0;
     const others = points.filter((_, j) => j !== i && inBox[j]);
     return Math.max(0, exclusive(p, others, r, hv));
   });
+}
+
+/**
+ * m = 2 in O(n log n). The front sorted by f_1 has f_2 decreasing; without its k-th point p the
+ * staircase changes only inside W_k = [p_1, f_1 of the next) × [p_2, f_2 of the previous) (r closing
+ * both ends), where the points p alone dominated come back. So p's contribution is |W_k| minus the
+ * sweep of the dominated points that lie in W_k (each lies in one window at most; a copy of p fills it).
+ */
+function contributions2d(points: readonly Point[], inBox: boolean[], r: Point): number[] {
+  const order = points.flatMap((p, i) => (inBox[i] ? [i] : []));
+  order.sort((a, b) => points[a][0] - points[b][0] || points[a][1] - points[b][1]);
+  const front: number[] = [];
+  const behind: number[] = [];
+  let best = r[1];
+  for (const i of order) {
+    if (points[i][1] < best) {
+      front.push(i);
+      best = points[i][1];
+    } else behind.push(i);
+  }
+  const corner = (k: number): [number, number] => [k + 1 < front.length ? points[front[k + 1]][0] : r[0], k > 0 ? points[front[k - 1]][1] : r[1]];
+  const windows = front.map(() => [] as Point[]);
+  for (const i of behind) {
+    // The last front point with f_1 ≤ q_1 weakly dominates q: only its window can hold q (a q above the
+    // window's upper edge adds nothing to the window's sweep).
+    let lo = 0;
+    let hi = front.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (points[front[mid]][0] <= points[i][0]) lo = mid;
+      else hi = mid - 1;
+    }
+    windows[lo].push(points[i]);
+  }
+  const out = new Array<number>(points.length).fill(0);
+  front.forEach((i, k) => {
+    const c = corner(k);
+    out[i] = Math.max(0, inclusive(points[i], c) - sweep2d(windows[k], c));
+  });
+  return out;
 }
 
 /** The derived reference point (BoTorch's rule, see the header) of a non-empty set of points. */

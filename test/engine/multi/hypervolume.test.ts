@@ -172,6 +172,17 @@ describe('contributions and improvement', () => {
     }
   });
 
+  it('2-D contributions (the windowed sweep) equal HV(P) − HV(P \\ {p}) on integer sets with ties', () => {
+    const rng = Rng.fromSeed(30);
+    for (let t = 0; t < 40; t++) {
+      const pts = Array.from({ length: 2 + rng.int(25) }, () => [rng.int(6), rng.int(6)]);
+      const r = [6, 6];
+      const all = hypervolume(pts, r);
+      const contrib = hypervolumeContributions(pts, r);
+      pts.forEach((_, i) => expect(contrib[i]).toBe(all - hypervolume(pts.filter((_, j) => j !== i), r)));
+    }
+  });
+
   it('2-D contributions by hand: (f1_next − f1)(f2_prev − f2) on the sorted front', () => {
     // front (0,3) (1,1) (2,0), r = (3,4): (1 − 0)(4 − 3) = 1; (2 − 1)(3 − 1) = 2; (3 − 2)(1 − 0) = 1.
     expect(hypervolumeContributions([[1, 1], [0, 3], [2, 0]], [3, 4])).toEqual([2, 1, 1]);
