@@ -16,12 +16,19 @@
  * The derived reference point follows BoTorch's `infer_reference_point` (which Ax uses to infer an
  * unset reference point; BoTorch credits Ishibuchi et al., 2011, with finding 0.1 a robust factor):
  * over the non-dominated points, r = nadir + 0.1·(nadir − ideal), with every range floored at 1e-7; a
- * single point p gives r = p + 0.1·max(|p|, 1e-7).
+ * single point p gives r = p + 0.1·max(|p|, 1e-7). ALGORITHM.md §31.1 says how the service is to use
+ * all of this.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, NonFiniteError } from '../errors.js';
 import { checkPoints, dominates, nonDominated, type Point } from './pareto.js';
 
 const MIN_RANGE = 1e-7;
+
+/** A volume of finite points can still overflow (ranges near 1e308): throw instead of returning ∞ or NaN. */
+function finite(v: number, what: string): number {
+  if (!Number.isFinite(v)) throw new NonFiniteError(`${what} is ${v}: the objectives' ranges overflow a double`);
+  return v;
+}
 
 /** The volume of the box [p, r]. */
 function inclusive(p: Point, r: Point): number {
@@ -101,14 +108,14 @@ const fastest = (r: Point): Measure => (r.length === 2 ? sweep2d : wfg);
 /** HV(P; r) for two objectives by the sweep alone (exported so tests compare it with WFG). */
 export function hypervolume2d(points: readonly Point[], r: Point): number {
   if (r.length !== 2) throw new InvalidInputError(`hypervolume2d needs 2 objectives, got ${r.length}`);
-  return sweep2d(inside(points, r), r);
+  return finite(sweep2d(inside(points, r), r), 'the hypervolume');
 }
 
 /** HV(P; r) by WFG's recursion alone, for any m ≥ 1 (m = 1: r − min f). */
 export function hypervolumeWfg(points: readonly Point[], r: Point): number {
   const pts = inside(points, r);
-  if (r.length === 1) return pts.length === 0 ? 0 : r[0] - Math.min(...pts.map((p) => p[0]));
-  return wfg(pts, r);
+  if (r.length === 1) return pts.length === 0 ? 0 : finite(r[0] - Math.min(...pts.map((p) => p[0])), 'the hypervolume');
+  return finite(wfg(pts, r), 'the hypervolume');
 }
 
 /** HV(P; r), exact: the sweep for m = 2, WFG otherwise. */
@@ -124,7 +131,7 @@ export function hypervolumeImprovement(p: Point, points: readonly Point[], r: Po
   const pts = inside(points, r);
   if (inside([p], r).length === 0) return 0;
   if (pts.some((q) => dominates(q, p) || q.every((v, i) => v === p[i]))) return 0;
-  return Math.max(0, exclusive(p, pts, r, fastest(r)));
+  return Math.max(0, finite(exclusive(p, pts, r, fastest(r)), 'the hypervolume improvement'));
 }
 
 /**
@@ -135,13 +142,11 @@ export function hypervolumeImprovement(p: Point, points: readonly Point[], r: Po
 export function hypervolumeContributions(points: readonly Point[], r: Point): number[] {
   inside(points, r); // validates
   const inBox = points.map((p) => p.every((v, i) => v < r[i]));
-  if (r.length === 2) return contributions2d(points, inBox, r);
-  const hv = fastest(r);
-  return points.map((p, i) => {
-    if (!inBox[i]) return 0;
-    const others = points.filter((_, j) => j !== i && inBox[j]);
-    return Math.max(0, exclusive(p, others, r, hv));
-  });
+  const out =
+    r.length === 2
+      ? contributions2d(points, inBox, r)
+      : points.map((p, i) => (inBox[i] ? exclusive(p, points.filter((_, j) => j !== i && inBox[j]), r, wfg) : 0));
+  return out.map((v) => Math.max(0, finite(v, 'a hypervolume contribution')));
 }
 
 /**
@@ -179,7 +184,7 @@ function contributions2d(points: readonly Point[], inBox: boolean[], r: Point): 
   const out = new Array<number>(points.length).fill(0);
   front.forEach((i, k) => {
     const c = corner(k);
-    out[i] = Math.max(0, inclusive(points[i], c) - sweep2d(windows[k], c));
+    out[i] = inclusive(points[i], c) - sweep2d(windows[k], c);
   });
   return out;
 }
@@ -190,7 +195,7 @@ export function deriveReferencePoint(points: readonly Point[], scale = 0.1): num
   if (m === 0) throw new InvalidInputError('a reference point needs at least one point');
   if (!(scale >= 0 && Number.isFinite(scale))) throw new InvalidInputError(`scale must be finite and ≥ 0, got ${scale}`);
   const front = nonDominated(points).map((j) => points[j]);
-  if (front.length === 1) return front[0].map((v) => v + scale * Math.max(Math.abs(v), MIN_RANGE));
+  if (front.length === 1) return front[0].map((v) => finite(v + scale * Math.max(Math.abs(v), MIN_RANGE), 'the reference point'));
   return Array.from({ length: m }, (_, i) => {
     let lo = Infinity;
     let hi = -Infinity;
@@ -198,6 +203,6 @@ export function deriveReferencePoint(points: readonly Point[], scale = 0.1): num
       lo = Math.min(lo, p[i]);
       hi = Math.max(hi, p[i]);
     }
-    return hi + scale * Math.max(hi - lo, MIN_RANGE);
+    return finite(hi + scale * Math.max(hi - lo, MIN_RANGE), 'the reference point');
   });
 }

@@ -10,6 +10,8 @@
  * values, feasible when every c_j ≤ 0 (Optuna's `constraints_func` convention); the total violation
  * is CV = Σ_j max(0, c_j).
  *
+ * ALGORITHM.md §31.1 says how the service is to use them.
+ *
  * References: K. Deb, A. Pratap, S. Agarwal, T. Meyarivan, "A fast and elitist multiobjective
  * genetic algorithm: NSGA-II", IEEE TEC 6(2), 2002 (fast non-dominated sort, Sec. III-A; crowding
  * distance, Sec. III-B); K. Deb, "An efficient constraint handling method for genetic algorithms",
@@ -116,6 +118,7 @@ export function nonDominated(points: readonly Point[]): number[] {
  */
 export function crowdingDistance(points: readonly Point[], front: readonly number[]): number[] {
   const n = front.length;
+  for (const j of front) if (!(Number.isInteger(j) && j >= 0 && j < points.length)) throw new InvalidInputError(`front index ${j} is not a point`);
   const out = new Array<number>(n).fill(0);
   if (n === 0) return out;
   const m = points[front[0]].length;

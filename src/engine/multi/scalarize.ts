@@ -24,10 +24,11 @@
  *   way (our addition: SMS-EGO's r is always beyond every candidate). Callers normalise first (the
  *   penalty adds objectives' units).
  *
- * Every draw comes from the caller's seeded generator (ARCHITECTURE.md rule 3); a scalarisation is
- * plain JSON, so it can be kept in an engine state for the generation that drew it.
+ * ALGORITHM.md §31.2 derives how the ProbNES methods are to use them. Every draw comes from the
+ * caller's seeded generator (ARCHITECTURE.md rule 3); a scalarisation is plain JSON, so it can be kept
+ * in an engine state for the generation that drew it.
  */
-import { InvalidInputError } from '../errors.js';
+import { InvalidInputError, NonFiniteError } from '../errors.js';
 import type { Rng } from '../random/index.js';
 import { hypervolumeImprovement } from './hypervolume.js';
 import { checkPoints, type Point } from './pareto.js';
@@ -109,5 +110,7 @@ export function hviLoss(f: Point, front: readonly Point[], r: Point): number {
       penalty += excess(p);
     }
   }
-  return dominated ? penalty : excess(r);
+  const loss = dominated ? penalty : excess(r);
+  if (!Number.isFinite(loss)) throw new NonFiniteError(`the hypervolume-improvement loss is ${loss}: normalise the objectives first`);
+  return loss;
 }

@@ -6,7 +6,7 @@
  * point sets `optunaSet` builds; the script is in that function's comment).
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/engine/errors.js';
+import { InvalidInputError, NonFiniteError } from '../../../src/engine/errors.js';
 import {
   deriveReferencePoint,
   hypervolume,
@@ -231,5 +231,16 @@ describe('the derived reference point (BoTorch’s infer_reference_point, in min
     expect(() => hypervolume([[1, 2, 3]], [4, 4])).toThrow(InvalidInputError);
     expect(() => hypervolume([[1, 2]], [4, Number.NaN])).toThrow(InvalidInputError);
     expect(() => hypervolume2d([[1, 2, 3]], [4, 4, 4])).toThrow(InvalidInputError);
+  });
+});
+
+describe('hostile input', () => {
+  it('a volume that overflows a double throws instead of returning ∞ or NaN', () => {
+    expect(() => hypervolume([[-1e300, -1e300]], [1e300, 1e300])).toThrow(NonFiniteError);
+    expect(() => hypervolume([[-1e300, -1e300, 0]], [1e300, 1e300, 1])).toThrow(NonFiniteError);
+    expect(() => hypervolumeImprovement([-1e300, -1e300], [[0, 0]], [1e300, 1e300])).toThrow(NonFiniteError);
+    expect(() => hypervolumeContributions([[-1e300, -1e300], [0, -1e301]], [1e300, 1e300])).toThrow(NonFiniteError);
+    expect(() => deriveReferencePoint([[-1.7e308, 1.7e308], [1.7e308, -1.7e308]])).toThrow(NonFiniteError);
+    expect(hypervolume([[-1e150, -1e150]], [1e150, 1e150])).toBeCloseTo(4e300, -290);
   });
 });

@@ -95,6 +95,7 @@ describe('crowding distance (Deb et al. 2002, Sec. III-B)', () => {
     expect(crowdingDistance([[100, 100], [1, 7], [2, 5], [4, 1]], [1, 2, 3])).toEqual([Infinity, 2, Infinity]);
     expect(crowdingDistance([[1, 2]], [0])).toEqual([0]);
     expect(crowdingDistance([[1, 2], [2, 1]], [0, 1])).toEqual([Infinity, Infinity]);
+    expect(() => crowdingDistance([[1, 2]], [1])).toThrow(InvalidInputError);
   });
 });
 

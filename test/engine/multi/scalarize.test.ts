@@ -6,7 +6,7 @@
  * Pareto-optimal, and a concave front's middle is reached (a weighted sum only reaches its ends).
  */
 import { describe, expect, it } from 'vitest';
-import { InvalidInputError } from '../../../src/engine/errors.js';
+import { InvalidInputError, NonFiniteError } from '../../../src/engine/errors.js';
 import { getMultiBenchmark } from '../../../src/engine/benchmarks/multi.js';
 import { hypervolumeImprovement } from '../../../src/engine/multi/hypervolume.js';
 import { nonDominated } from '../../../src/engine/multi/pareto.js';
@@ -127,5 +127,6 @@ describe('hypervolume-improvement loss (SMS-EGO)', () => {
   it('a point past r that nothing dominates pays its distance past r', () => {
     expect(hviLoss([4, 0.5], front, r)).toBeCloseTo(-1 + 2 * 1, 14);
     expect(hviLoss([0.5, 0.5], [], r)).toBeCloseTo(-6.25, 14);
+    expect(() => hviLoss([1e300, 1e300], [[0, 0]], r)).toThrow(NonFiniteError);
   });
 });
