@@ -16,7 +16,7 @@
  * The derived reference point follows BoTorch's `infer_reference_point` (which Ax uses to infer an
  * unset reference point; BoTorch credits Ishibuchi et al., 2011, with finding 0.1 a robust factor):
  * over the non-dominated points, r = nadir + 0.1·(nadir − ideal), with every range floored at 1e-7; a
- * single point p gives r = p + 0.1·max(|p|, 1e-7). ALGORITHM.md §31.1 says how the service is to use
+ * single point p gives r = p + 0.1·max(|p|, 1e-7). ALGORITHM.md §32.1 says how the service is to use
  * all of this.
  */
 import { InvalidInputError, NonFiniteError } from '../errors.js';

@@ -2,7 +2,7 @@
  * Several objectives and constraints, for minimisation (a caller negates objectives to maximise):
  * Pareto dominance, sorting and constraint-domination (pareto.ts), the exact hypervolume and its
  * derived reference point (hypervolume.ts), scalarisations for single-objective methods
- * (scalarize.ts). ALGORITHM.md §31 says how the ProbNES methods are to use them.
+ * (scalarize.ts). ALGORITHM.md §32 says how the ProbNES methods are to use them.
  */
 export {
   checkPoints,

@@ -10,7 +10,7 @@
  * values, feasible when every c_j ≤ 0 (Optuna's `constraints_func` convention); the total violation
  * is CV = Σ_j max(0, c_j).
  *
- * ALGORITHM.md §31.1 says how the service is to use them.
+ * ALGORITHM.md §32.1 says how the service is to use them.
  *
  * References: K. Deb, A. Pratap, S. Agarwal, T. Meyarivan, "A fast and elitist multiobjective
  * genetic algorithm: NSGA-II", IEEE TEC 6(2), 2002 (fast non-dominated sort, Sec. III-A; crowding

@@ -13,7 +13,7 @@
  *   range. ParEGO draws w from a lattice on the simplex (s + 1 choose m − 1 vectors); here w is
  *   uniform on the whole simplex (w = E/ΣE with E_i ~ Exp(1), i.e. Dirichlet(1, …, 1)), as BoTorch's
  *   qParEGO samples it, so no weight is excluded and m needs no lattice size. Chebyshev and not a
- *   weighted sum: it reaches points on concave parts of a front (ALGORITHM.md §31.2).
+ *   weighted sum: it reaches points on concave parts of a front (ALGORITHM.md §32.2).
  * - Hypervolume improvement: HVI(F; P, r) = HV(P ∪ {F}; r) − HV(P; r) ≥ 0. A point it gives 0 (one
  *   the front dominates) still needs a value that orders it, so `hviLoss` follows SMS-EGO
  *   (W. Ponweiser, T. Wagner, D. Biermann, M. Vincze, "Multiobjective optimization on a limited budget
@@ -24,7 +24,7 @@
  *   way (our addition: SMS-EGO's r is always beyond every candidate). Callers normalise first (the
  *   penalty adds objectives' units).
  *
- * ALGORITHM.md §31.2 derives how the ProbNES methods are to use them. Every draw comes from the
+ * ALGORITHM.md §32.2 derives how the ProbNES methods are to use them. Every draw comes from the
  * caller's seeded generator (ARCHITECTURE.md rule 3); a scalarisation is plain JSON, so it can be kept
  * in an engine state for the generation that drew it.
  */
