@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/engine/random/index.js';
 import { lagrangeFunction, leastFrobeniusQuadratic, quadValue, trustStep, trustStepBox, type Quadratic } from '../../src/engine/strategies/powell-model.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, replacementIndex } from '../../src/engine/strategies/powell-iteration.js';
+import { bbobProblem } from '../../src/engine/benchmarks/bbob.js';
 
 const rng = Rng.fromSeed(7);
 const randn = () => rng.normal();
@@ -266,5 +267,44 @@ describe('powellStencil', () => {
     // The model from such a stencil is still determined.
     const f = (x: number[]) => (x[0] - 0.3) ** 2 + 2 * x[1] ** 2;
     expect(leastFrobeniusQuadratic(pts, pts.map(f), pts[0])).not.toBeNull();
+  });
+});
+
+describe('the far-point test (when a geometry step comes before a cut of ρ)', () => {
+  /** Powell's iteration alone on BBOB f7 (the step ellipsoid), d = 20, as the start phase runs it: prior N(0, 2²I), box [−5, 5]. */
+  function stepEllipsoid(instance: number, far: 'newuoa' | 'bobyqa', evals: number) {
+    const d = 20, p = bbobProblem(7, d, instance);
+    const f = (y: number[]) => p.f(y.map((v) => 2 * v)) - p.optimum;
+    const box = { lower: Array(d).fill(-2.5), upper: Array(d).fill(2.5) };
+    const s = initPowell(d, 1, 1e-7, 10, 2 * d + 1, far);
+    const ys: number[] = [];
+    for (const y of powellStencil(Array(d).fill(0), 1, box)) {
+      ys.push(f(y));
+      powellObserve(s, y, ys[ys.length - 1]);
+    }
+    while (ys.length < evals) {
+      const y = powellNext(s, box);
+      if (!y) break;
+      ys.push(f(y));
+      powellObserve(s, y, ys[ys.length - 1]);
+    }
+    return { best: Math.min(...ys), state: s };
+  }
+
+  it('NEWUOA’s 2Δ keeps the iteration moving across plateaus where BOBYQA’s max(2Δ, 10ρ) lets ρ fall and stalls', () => {
+    // Measured with this iteration (docs/ALGORITHM.md §29): at 100 evaluations BOBYQA's test leaves f − f_opt at
+    // 135 and 162 on instances 1 and 2 (ρ cut to 10⁻⁴, 4–7 successful steps), NEWUOA's reaches 44 and 55; NLopt's
+    // NEWUOA reaches 77 and 46 there, its BOBYQA 237 and 105 (the same runs through bench/peers/nlopt_runner.py).
+    for (const instance of [1, 2]) {
+      const newuoa = stepEllipsoid(instance, 'newuoa', 100), bobyqa = stepEllipsoid(instance, 'bobyqa', 100);
+      expect(newuoa.best).toBeLessThan(100);
+      expect(bobyqa.best).toBeGreaterThan(100);
+      expect(newuoa.state.rho).toBeGreaterThan(bobyqa.state.rho);
+    }
+  });
+
+  it('an iteration written without the choice keeps BOBYQA’s test', () => {
+    expect(initPowell(3).far).toBe('newuoa');
+    expect('far' in initPowell(3, 1, 1e-7, 10, 7, 'bobyqa')).toBe(false);
   });
 });

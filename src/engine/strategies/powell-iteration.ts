@@ -59,6 +59,11 @@ export interface PowellState {
   errors: number[];
   floorFails: number;
   converged: boolean;
+  /**
+   * 'newuoa': a point is far (a geometry step's candidate) beyond 2Δ of x_opt (Powell 2006, §6); absent:
+   * beyond max(2Δ, 10ρ) (BOBYQA, Powell 2009), which iterations written before the choice existed keep.
+   */
+  far?: 'newuoa';
   /** Counts for the record: trust steps, geometry steps, ρ reductions, successful steps (r > 0.1). */
   stats: { trust: number; geometry: number; rhoCuts: number; success: number };
 }
@@ -69,10 +74,10 @@ const dist = (a: readonly number[], b: readonly number[]) => Math.hypot(...a.map
  * A fresh iteration: `m` interpolation points (Powell's NPT, 2d + 1 … (d + 1)(d + 2)/2), Δ₀ = ρ₀ = `delta0`
  * (Powell's RHOBEG, the stencil's spacing), ρ_end = `rhoEnd`.
  */
-export function initPowell(d: number, delta0 = 1, rhoEnd = 1e-7, deltaMax = 10, m = 2 * d + 1): PowellState {
+export function initPowell(d: number, delta0 = 1, rhoEnd = 1e-7, deltaMax = 10, m = 2 * d + 1, far: 'newuoa' | 'bobyqa' = 'newuoa'): PowellState {
   return {
     d, m, points: [], model: null, delta: delta0, rho: delta0, rhoEnd, deltaMax,
-    pending: null, improve: -1, errors: [], floorFails: 0, converged: false,
+    pending: null, improve: -1, errors: [], floorFails: 0, converged: false, ...(far === 'newuoa' ? { far } : {}),
     stats: { trust: 0, geometry: 0, rhoCuts: 0, success: 0 },
   };
 }
@@ -144,10 +149,15 @@ function addPoint(s: PowellState, p: PowellPoint, knew = -1): void {
   refit(s);
 }
 
-/** The farthest point of the set from x_opt when it lies beyond max(2Δ, 10ρ) (a geometry step's candidate), else −1. */
+/**
+ * The farthest point of the set from x_opt when it lies beyond 2Δ (NEWUOA) or max(2Δ, 10ρ) (BOBYQA) (a
+ * geometry step's candidate), else −1. NEWUOA's bound keeps ρ from falling while the set still holds points
+ * farther than 2Δ: on a function of plateaus (BBOB's step ellipsoid) BOBYQA's lets ρ fall within a plateau
+ * after a few failed steps, and the iteration stalls there (docs/ALGORITHM.md §29).
+ */
 function farPoint(s: PowellState): number {
   const opt = bestPoint(s).x;
-  let k = -1, far = Math.max(2 * s.delta, 10 * s.rho);
+  let k = -1, far = s.far === 'newuoa' ? 2 * s.delta : Math.max(2 * s.delta, 10 * s.rho);
   s.points.forEach((p, j) => {
     const r = dist(p.x, opt);
     if (r > far) [k, far] = [j, r];

@@ -83,6 +83,11 @@ export interface ProbnesParams {
   readonly startPhaseMean: 'best' | 'search';
   /** §29: the points of workers that ask while the model's point is out (startPhaseExtras). */
   readonly startPhaseExtras: 'model' | 'search';
+  /**
+   * §29: when a point of the model counts as far from the best (a geometry step replaces it first): beyond
+   * 2Δ (NEWUOA's rule), or beyond max(2Δ, 10ρ) (BOBYQA's; what states written before this parameter use).
+   */
+  readonly startPhaseFar?: 'newuoa' | 'bobyqa';
   /** Bench switch: after the hand-over, Powell's iteration goes on and asks one point per generation. */
   readonly startPhaseTrail?: boolean;
   /** Bench switch: the search's Σ at the hand-over scaled up until its largest eigenvalue is at least this (the prior's is 1; 0 = off). */
@@ -106,7 +111,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseFar' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -246,6 +251,11 @@ const START_PHASE_MEAN: OptionSpec = {
   description: 'With start_phase powell: μ after each natural-gradient update of the phase and at the hand-over: the best point so far, or the search\'s own.',
 };
 
+const START_PHASE_FAR: OptionSpec = {
+  kind: 'enum', values: ['newuoa', 'bobyqa'],
+  description: 'With start_phase powell: a model point is far from the best, and replaced by a geometry step, beyond 2Δ (newuoa, the default) or beyond max(2Δ, 10ρ) (bobyqa).',
+};
+
 const START_PHASE_EXTRAS: OptionSpec = {
   kind: 'enum', values: ['model', 'search'],
   description: 'With start_phase powell: what a worker asking while the model\'s point is out gets: the model\'s next steps as if the pending points had come back as predicted, or batch-BQ points from ν (default: by the rule of docs/ALGORITHM.md §29).',
@@ -310,7 +320,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, start_phase_trail: { kind: 'boolean', description: 'With start_phase powell: Powell\'s iteration goes on after the hand-over, its next point one of every generation\'s.' }, start_phase_cov_floor: { kind: 'number', min: 0, max: 1, description: 'With start_phase powell: the search\'s Σ at the hand-over scaled up until its largest eigenvalue (in prior variances) is at least this; 0 = off.' }, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, start_phase_far: START_PHASE_FAR, start_phase_trail: { kind: 'boolean', description: 'With start_phase powell: Powell\'s iteration goes on after the hand-over, its next point one of every generation\'s.' }, start_phase_cov_floor: { kind: 'number', min: 0, max: 1, description: 'With start_phase powell: the search\'s Σ at the hand-over scaled up until its largest eigenvalue (in prior variances) is at least this; 0 = off.' }, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -355,6 +365,7 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
     startPhaseHandover: options.start_phase_handover === 'prior' ? 'prior' : 'search',
     startPhaseMean: options.start_phase_mean === 'search' ? 'search' : 'best',
     startPhaseExtras: extras === 'model' || extras === 'search' ? extras : startPhaseExtras(d, length, budget),
+    startPhaseFar: options.start_phase_far === 'bobyqa' ? 'bobyqa' : 'newuoa',
     ...(options.start_phase_trail === true ? { startPhaseTrail: true } : {}),
     ...(typeof options.start_phase_cov_floor === 'number' && options.start_phase_cov_floor > 0 ? { startPhaseCovFloor: options.start_phase_cov_floor } : {}),
   });

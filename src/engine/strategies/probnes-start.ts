@@ -34,9 +34,9 @@ export const START_DELTA = 1;
 const START_RHO_END = 1e-7;
 
 /** The start state of a fresh study, or null when the phase is off (or has no evaluation to run). */
-export function initStart(d: number, length: number, points: number): StartState | null {
+export function initStart(d: number, length: number, points: number, far: 'newuoa' | 'bobyqa' = 'bobyqa'): StartState | null {
   if (length <= 0) return null;
-  return { powell: initPowell(d, START_DELTA, START_RHO_END, 10, points), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
+  return { powell: initPowell(d, START_DELTA, START_RHO_END, 10, points, far), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
 }
 
 /** The size of the phase's generation 0 (the stencil) and of every later one (one result). */
@@ -189,7 +189,7 @@ export function checkStartState(state: ProbnesState): void {
   if (!Array.isArray(pw.points) || pw.points.length > pw.m || !pw.points.every((p) => p && isNums(p.x, d) && typeof p.y === 'number' && Number.isFinite(p.y))) throw bad(`must hold at most ${pw.m} points of ${d} finite coordinates and a finite value`);
   if (pw.model !== null && !(pw.model && isNums(pw.model.centre, d) && isNums(pw.model.g, d) && Array.isArray(pw.model.H) && pw.model.H.length === d && pw.model.H.every((r) => isNums(r, d)) && Number.isFinite(pw.model.c))) throw bad('model must be a quadratic in d dimensions');
   if (![pw.delta, pw.rho, pw.rhoEnd, pw.deltaMax].every((v) => typeof v === 'number' && v > 0 && Number.isFinite(v))) throw bad('radii must be positive numbers');
-  if (!Number.isInteger(pw.improve) || pw.improve < -1 || pw.improve >= pw.m || !Array.isArray(pw.errors) || pw.errors.length > 3 || !Number.isInteger(pw.floorFails) || typeof pw.converged !== 'boolean') throw bad('iteration state is malformed');
+  if (!Number.isInteger(pw.improve) || pw.improve < -1 || pw.improve >= pw.m || !Array.isArray(pw.errors) || pw.errors.length > 3 || !Number.isInteger(pw.floorFails) || typeof pw.converged !== 'boolean' || (pw.far !== undefined && pw.far !== 'newuoa')) throw bad('iteration state is malformed');
   if (pw.pending !== null && !(pw.pending && isNums(pw.pending.x, d))) throw bad('pending point must have d coordinates');
   if (!Number.isInteger(st.seen) || st.seen < 0 || !Number.isInteger(st.stencilAsked) || st.stencilAsked < 0 || typeof st.modelAsked !== 'boolean') throw bad('counters are malformed');
   if (!Array.isArray(st.untold) || st.untold.length > Math.max(state.params.startPhaseLength, 2 * d + 1) + state.batchSize || !st.untold.every((o) => o && isNums(o.x, d) && Number.isFinite(o.y))) throw bad('untold results are malformed');
