@@ -6,11 +6,11 @@
  * `commitGeneration` takes the study's row lock (SELECT ... FOR UPDATE), checks that nobody
  * committed since the caller loaded (engine-state revision and the study's commit count), then
  * writes the snapshot, the guarded trial updates and the new trials (ids from the study row, so
- * dense and never handed out twice) and commits. A caller that loses the race gets
+ * dense and never handed out twice) and commits (commit.ts). A caller that loses the race gets
  * `revision_conflict` or `trial_conflict`, reloads and recomputes (loop.ts); nothing is overwritten.
  *
- * Group commit is PostgreSQL's own: concurrent COMMITs of any replicas share WAL flushes, and the
- * loop still groups a study's queued observation requests into one commit per process.
+ * A process groups the commits that queue behind one in flight into one transaction
+ * (group-commit.ts), and concurrent COMMITs of any replicas share WAL flushes.
  *
  * Reads that must be one consistent state (the loop's load) are one statement, and so one
  * snapshot, even under READ COMMITTED; exports use a REPEATABLE READ transaction.
@@ -54,6 +54,9 @@ import {
 import { createPool, transaction, translate, type PostgresOptions } from './connection.js';
 import { loadPostgresMigrations, migratePostgres, schemaVersion } from './migrate.js';
 import { intermediateFromRow, stateFilter, type IntermediateRow } from '../rows.js';
+import { GroupCommit, type QueuedCommit, type Settled } from '../group-commit.js';
+import { pgInsertTrials, pgTrial } from '../trial-columns.js';
+import { applyGroup } from './commit.js';
 import { COUNTS_SQL, json, toEngineState, toKey, toStudy, toTrial, type EngineStateRow, type KeyRow, type StudyRow, type TrialRow } from './rows.js';
 
 export interface PostgresStorageOptions extends PostgresOptions {
@@ -75,7 +78,7 @@ const toEvaluation = (r: EvaluationRow): EvaluationRecord => ({ index: r.idx, tr
 type KeyedRow = EvaluationRow & { completed_at: string };
 const toKeyed = (r: KeyedRow): KeyedEvaluation => ({ completedAt: r.completed_at, ...toEvaluation(r) });
 
-/** Evaluation rows as the commit functions' six e_ arrays (migration 008), and the import's. */
+/** Evaluation rows as the import's six arrays. */
 function evaluationColumns(e: readonly KeyedEvaluation[]): unknown[] {
   return [e.map((x) => x.completedAt), e.map((x) => x.trialId), e.map((x) => x.index), e.map((x) => x.value), e.map((x) => x.bestSoFar), e.map((x) => x.improved)];
 }
@@ -83,56 +86,6 @@ function evaluationColumns(e: readonly KeyedEvaluation[]): unknown[] {
 /** Evaluation rows of an import (a new study: nothing to replace). */
 const INSERT_EVALUATIONS = `INSERT INTO study_evaluations (study_id, completed_at, trial_id, idx, value, best_so_far, improved)
   SELECT $1, u.* FROM unnest($2::text[], $3::int[], $4::int[], $5::float8[], $6::float8[], $7::bool[]) AS u`;
-
-/** Most commits in one probnes_commit_batch statement (bounds its time and its row locks). */
-const MAX_BATCH = 64;
-
-interface PendingCommit {
-  studyId: string;
-  c: GenerationCommit;
-  resolve: (r: CommitResult) => void;
-  reject: (err: unknown) => void;
-}
-
-/** Guarded trial updates as the commit functions' ten u_ arrays. */
-function updateColumns(u: NonNullable<GenerationCommit['trialUpdates']>): unknown[] {
-  return [
-    u.map((x) => x.trialId),
-    u.map((x) => x.expectedState),
-    u.map((x) => x.state),
-    u.map((x) => x.clientId),
-    u.map((x) => x.leaseExpiresAt),
-    u.map((x) => x.value),
-    u.map((x) => x.stderr),
-    u.map((x) => x.failureReason),
-    u.map((x) => x.late),
-    u.map((x) => x.completedAt),
-  ];
-}
-
-/** New trials as the commit functions' ten n_ arrays. */
-function newTrialColumns(n: GenerationCommit['newTrials']): unknown[] {
-  return [
-    n.map((t) => t.state),
-    n.map((t) => t.generation),
-    n.map((t) => t.clientId ?? null),
-    n.map((t) => t.leaseExpiresAt ?? null),
-    n.map((t) => json(t.parameters)),
-    n.map((t) => json(t.point)),
-    n.map((t) => t.value ?? null),
-    n.map((t) => t.stderr ?? null),
-    n.map((t) => t.source),
-    n.map((t) => t.completedAt ?? null),
-  ];
-}
-
-/** What probnes_commit answers. */
-interface CommitRow {
-  outcome: 'committed' | 'study_not_found' | 'revision_conflict';
-  revision: number | null;
-  first_trial_id: number | null;
-  lock_ms: number | null;
-}
 
 const INSERT_STUDY = `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
     max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at, loop_settings)
@@ -154,33 +107,8 @@ function intermediateColumns(studyId: string, records: readonly IntermediateReco
   return [studyId, records.map((r) => r.trialId), records.map((r) => r.step), records.map((r) => r.value), records.map((r) => r.createdAt)];
 }
 
-/** Trials as parallel arrays for one INSERT ... SELECT FROM unnest (one round trip for any number). */
-const INSERT_TRIALS = `INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
-    stderr, failure_reason, late, source, created_at, completed_at, updated_at)
-  SELECT $1, u.* FROM unnest($2::int[], $3::text[], $4::int[], $5::text[], $6::text[], $7::json[], $8::json[], $9::float8[],
-    $10::float8[], $11::text[], $12::bool[], $13::text[], $14::text[], $15::text[], $16::text[]) AS u`;
-
-function trialColumns(studyId: string, trials: ImportedTrial[]): unknown[] {
-  const col = <K extends keyof ImportedTrial>(k: K) => trials.map((t) => t[k]);
-  return [
-    studyId,
-    col('trialId'),
-    col('state'),
-    col('generation'),
-    col('clientId'),
-    col('leaseExpiresAt'),
-    trials.map((t) => json(t.parameters)),
-    trials.map((t) => json(t.point)),
-    col('value'),
-    col('stderr'),
-    col('failureReason'),
-    col('late'),
-    col('source'),
-    col('createdAt'),
-    col('completedAt'),
-    col('updatedAt'),
-  ];
-}
+/** An import's trials, as one JSON array (trial-columns.ts). */
+const INSERT_TRIALS = pgInsertTrials('$1');
 
 const UPSERT_STATE = `INSERT INTO engine_states (study_id, generation, revision, version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
   ON CONFLICT (study_id, generation) DO UPDATE SET revision = excluded.revision, version = excluded.version, state = excluded.state, created_at = excluded.created_at`;
@@ -226,9 +154,7 @@ export class PostgresStorage implements Storage {
   private connectionErrors = 0;
   private readonly counts = { statements: 0, commits: 0, lockHeldMsSum: 0, lockHeldMsMax: 0 };
   private readonly countStatement = () => void this.counts.statements++;
-  /** Loop commits waiting for the one in flight (see commitGeneration). */
-  private readonly pendingCommits: PendingCommit[] = [];
-  private commitInFlight = false;
+  private readonly groups = new GroupCommit((group) => this.applyGroup(group));
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -366,143 +292,26 @@ export class PostgresStorage implements Storage {
   }
 
   /**
-   * The loop's commit. A commit that finds no other of this process's commits in flight goes out at
-   * once, as one statement (probnes_commit of migration postgres/002, as 003 redefines it): the row
-   * lock, the revision and commit-count checks and every write happen inside the server, so the lock
-   * is never held across a network round trip. The commits that arrive while one is in flight queue,
-   * and go out together when it returns, as one statement and one transaction
-   * (probnes_commit_batch, migration 004): one round trip and one WAL flush for all of them, each
-   * with its own checks and outcome, as SQLite's writer thread groups its queued commits. Every
-   * commit is answered only after the transaction containing it has committed. Its lock time (grant
-   * to the function's end, or the batch's) goes to /metrics; the COMMIT's WAL flush adds to it.
+   * The loop's commit, grouped (group-commit.ts): a commit that finds none of this process's in
+   * flight goes out at once; those that arrive meanwhile go out together when it returns, as one
+   * statement and one transaction (commit.ts: the studies' row locks, the checks, the writes), each
+   * with its own checks and outcome. Every commit is answered only after that statement has
+   * committed. The time each written commit's row lock was held (its grant to the statement's end)
+   * goes to /metrics.
    */
   commitGeneration(studyId: string, c: GenerationCommit): Promise<CommitResult> {
-    return new Promise<CommitResult>((resolve, reject) => {
-      this.pendingCommits.push({ studyId, c, resolve, reject });
-      this.sendCommits();
-    });
+    return this.groups.submit(studyId, c);
   }
 
-  private sendCommits(): void {
-    if (this.commitInFlight || this.pendingCommits.length === 0) return;
-    // At most one commit per study in a batch (the loop's per-study lock makes a second one rare);
-    // a later one waits for the next batch, so that it sees the first one's result.
-    const batch: PendingCommit[] = [];
-    const studies = new Set<string>();
-    for (let i = 0; i < this.pendingCommits.length && batch.length < MAX_BATCH; ) {
-      const p = this.pendingCommits[i]!;
-      if (studies.has(p.studyId)) {
-        i++;
-        continue;
-      }
-      studies.add(p.studyId);
-      batch.push(p);
-      this.pendingCommits.splice(i, 1);
-    }
-    this.commitInFlight = true;
-    const sent = batch.length === 1 ? this.commitOne(batch[0]!) : this.commitBatch(batch);
-    void sent.finally(() => {
-      this.commitInFlight = false;
-      this.sendCommits();
-    });
-  }
-
-  private countCommit(lockMs: number | null): void {
-    if (lockMs === null) return;
-    this.counts.commits++;
-    this.counts.lockHeldMsSum += lockMs;
-    this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, lockMs);
-  }
-
-  private static result(row: CommitRow, n: number): CommitResult {
-    if (row.outcome !== 'committed') return { committed: false, reason: row.outcome };
-    return { committed: true, revision: row.revision!, trialIds: Array.from({ length: n }, (_, i) => row.first_trial_id! + i) };
-  }
-
-  private async commitOne({ studyId, c, resolve, reject }: PendingCommit): Promise<void> {
-    const u = c.trialUpdates ?? [];
-    const n = c.newTrials;
-    let row: CommitRow | undefined;
-    try {
-      [row] = await this.rows<CommitRow>(
-        `SELECT * FROM probnes_commit(${Array.from({ length: 35 }, (_, i) => `$${i + 1}`).join(', ')})`,
-        [
-          studyId,
-          c.expectedRevision,
-          c.expectedCommitSeq ?? null,
-          c.generation,
-          c.engineState?.version ?? null,
-          c.engineState ? json(c.engineState.state) : null,
-          c.now,
-          ...updateColumns(u),
-          ...newTrialColumns(n),
-          c.studyState?.state ?? null,
-          c.studyState?.reason ?? null,
-          ...evaluationColumns(c.evaluations ?? []),
-        ],
-        'probnes_commit',
-      );
-    } catch (err) {
-      // Another writer moved one of the updated trials on; the whole statement was rolled back.
-      if ((err as { code?: string }).code === 'PNTC1') return resolve({ committed: false, reason: 'trial_conflict' });
-      return reject(err);
-    }
-    if (!row) return reject(new Error('probnes_commit returned no row'));
-    this.countCommit(row.lock_ms);
-    resolve(PostgresStorage.result(row, n.length));
-  }
-
-  private async commitBatch(batch: PendingCommit[]): Promise<void> {
-    // Study order: every batch locks its studies' rows in the same order, so two never deadlock.
-    batch.sort((a, b) => (a.studyId < b.studyId ? -1 : a.studyId > b.studyId ? 1 : 0));
-    const per = <T>(f: (p: PendingCommit) => T) => batch.map(f);
-    const spans = (lengths: number[]) => {
-      let from = 1;
-      return lengths.map((len) => [(from += len) - len, len] as const);
-    };
-    const u = batch.map((p) => p.c.trialUpdates ?? []);
-    const n = batch.map((p) => p.c.newTrials);
-    const e = batch.map((p) => p.c.evaluations ?? []);
-    const uSpans = spans(u.map((x) => x.length));
-    const nSpans = spans(n.map((x) => x.length));
-    const eSpans = spans(e.map((x) => x.length));
-    let rows: (CommitRow & { i: number })[];
-    try {
-      rows = await this.rows<CommitRow & { i: number }>(
-        `SELECT * FROM probnes_commit_batch(${Array.from({ length: 41 }, (_, i) => `$${i + 1}`).join(', ')})`,
-        [
-          per((p) => p.studyId),
-          per((p) => p.c.expectedRevision),
-          per((p) => p.c.expectedCommitSeq ?? null),
-          per((p) => p.c.generation),
-          per((p) => p.c.engineState?.version ?? null),
-          per((p) => (p.c.engineState ? json(p.c.engineState.state) : null)),
-          per((p) => p.c.now),
-          per((p) => p.c.studyState?.state ?? null),
-          per((p) => p.c.studyState?.reason ?? null),
-          uSpans.map(([from]) => from),
-          uSpans.map(([, len]) => len),
-          ...updateColumns(u.flat()),
-          nSpans.map(([from]) => from),
-          nSpans.map(([, len]) => len),
-          ...newTrialColumns(n.flat()),
-          eSpans.map(([from]) => from),
-          eSpans.map(([, len]) => len),
-          ...evaluationColumns(e.flat()),
-        ],
-        'probnes_commit_batch',
-      );
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-      return;
-    }
-    const byIndex = new Map(rows.map((r) => [r.i, r]));
-    batch.forEach((p, k) => {
-      const row = byIndex.get(k + 1);
-      if (!row) return p.reject(new Error('probnes_commit_batch returned no row for a commit'));
-      this.countCommit(row.lock_ms);
-      p.resolve(PostgresStorage.result(row, n[k]!.length));
-    });
+  private applyGroup(group: readonly QueuedCommit[]): Promise<Settled[]> {
+    this.counts.statements++;
+    return this.call(() =>
+      applyGroup(this.pool, group, (lockMs) => {
+        this.counts.commits++;
+        this.counts.lockHeldMsSum += lockMs;
+        this.counts.lockHeldMsMax = Math.max(this.counts.lockHeldMsMax, lockMs);
+      }),
+    );
   }
 
   async getTrial(studyId: string, trialId: number): Promise<TrialRecord | null> {
@@ -584,7 +393,7 @@ export class PostgresStorage implements Storage {
   importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]): Promise<StudyRecord> {
     return this.tx('BEGIN', async (c) => {
       await c.query(INSERT_STUDY, studyParams(s, s.generation, s.updatedAt));
-      if (trials.length > 0) await c.query(INSERT_TRIALS, trialColumns(s.id, trials));
+      if (trials.length > 0) await c.query(INSERT_TRIALS, [JSON.stringify(trials.map((t) => pgTrial({ ...t, studyId: s.id })))]);
       if (states.length > 0) {
         const col = <K extends keyof ImportedEngineState>(k: K) => states.map((e) => e[k]);
         await c.query(

@@ -1,5 +1,6 @@
 /** Rows as node-postgres returns them (json columns already parsed, int8 as numbers) to storage records (../rows.ts). */
-import { engineStateFromRow, studyFromRow, trialFromRow, type Columns, type EngineStateRow as Engine, type StudyRow as Study, type TrialRow as Trial } from '../rows.js';
+import { engineStateFromRow, studyFromRow, type Columns, type EngineStateRow as Engine, type StudyRow as Study } from '../rows.js';
+import { trialFromRow } from '../trial-columns.js';
 import type { JsonValue, TrialState } from '../storage.js';
 
 export { keyFromRow as toKey, type KeyRow } from '../rows.js';
@@ -12,7 +13,8 @@ export interface StudyRow extends Study<JsonValue> {
   /** From the query: { state: n } of study_trial_counts, or null when the study has no trials. */
   counts: Partial<Record<TrialState, number>> | null;
 }
-export type TrialRow = Trial<JsonValue, boolean>;
+/** A trials row as the driver returns it (columns: trial-columns.ts). */
+export type TrialRow = { trial_id: number } & Record<string, unknown>;
 export type EngineStateRow = Engine<JsonValue>;
 
 /** The counts subquery every study read appends (kept by triggers, a few rows per study). */
