@@ -147,6 +147,40 @@ describe.skipIf(!server)('PostgresStorage', () => {
     expect(await seq('b4')).toBe(seqs.b4);
   });
 
+  it('a commit that waited for the row lock is checked against what the holder committed, not against its statement\'s older snapshot', async () => {
+    const s = await connect();
+    await s.createStudy(study('wait'), { version: 1, state: {} });
+    const ask = { expectedRevision: 1, generation: 0, engineState: null, now: '2025-01-01T00:00:01.000Z' };
+    expect((await s.commitGeneration('wait', { ...ask, newTrials: [0.1, 0.2].map((x) => ({ state: 'REQUESTED' as const, generation: 0, parameters: { x }, point: [x], source: 'suggested' as const })) })).committed).toBe(true);
+    const lease = (trialId: number, expectedState: 'REQUESTED' | 'ACTIVE') => ({ trialId, expectedState, state: 'ACTIVE' as const, clientId: 'w', leaseExpiresAt: '2025-01-01T00:10:00.000Z', value: null, stderr: null, failureReason: null, late: false, completedAt: null });
+    // Another writer holds the study's row lock and leases trial 1 (as a commit does: the trial and the commit count).
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("SELECT 1 FROM studies WHERE id = 'wait' FOR UPDATE");
+      await other.query("UPDATE trials SET state = 'ACTIVE' WHERE study_id = 'wait' AND trial_id = 1");
+      await other.query("UPDATE studies SET commit_seq = commit_seq + 1 WHERE id = 'wait'");
+      // Without a commit count, so only the trial guards decide: these wait for the lock.
+      const stale = s.commitGeneration('wait', { ...ask, newTrials: [], trialUpdates: [lease(1, 'REQUESTED')] });
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query('COMMIT');
+      expect(await stale).toEqual({ committed: false, reason: 'trial_conflict' });
+      // The same, expecting what the other writer left: it applies.
+      await other.query('BEGIN');
+      await other.query("SELECT 1 FROM studies WHERE id = 'wait' FOR UPDATE");
+      await other.query("UPDATE trials SET state = 'ACTIVE' WHERE study_id = 'wait' AND trial_id = 2");
+      await other.query("UPDATE studies SET commit_seq = commit_seq + 1 WHERE id = 'wait'");
+      const fresh = s.commitGeneration('wait', { ...ask, newTrials: [], trialUpdates: [{ ...lease(2, 'ACTIVE'), clientId: 'v' }] });
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query('COMMIT');
+      expect(await fresh).toEqual({ committed: true, revision: 1, trialIds: [] });
+    } finally {
+      await other.end();
+    }
+    expect((await s.listAllTrials('wait')).map((t) => [t.trialId, t.state, t.clientId])).toEqual([[1, 'ACTIVE', null], [2, 'ACTIVE', 'v']]);
+  });
+
   it('reports the pool and answers unhealthy, not an exception, when the server is unreachable', async () => {
     const s = await connect();
     expect(s.poolStats()).toMatchObject({ max: 4 });
