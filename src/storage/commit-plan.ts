@@ -83,12 +83,8 @@ export function commitWrites(studyId: string, c: GenerationCommit, nextTrialId: 
   const revision = (c.expectedRevision ?? 0) + (c.engineState ? 1 : 0);
   const expected = new Map(commitGuards(c).trials.map((t) => [t.trialId, t.expectedState]));
   const last = new Map<number, CommitWrites['trialUpdates'][number]>();
-  for (const u of c.trialUpdates ?? []) {
-    last.set(u.trialId, {
-      trialId: u.trialId,
-      expectedState: expected.get(u.trialId)!,
-      change: { state: u.state, clientId: u.clientId, leaseExpiresAt: u.leaseExpiresAt, value: u.value, stderr: u.stderr, failureReason: u.failureReason, late: u.late, completedAt: u.completedAt, updatedAt: c.now },
-    });
+  for (const { trialId, expectedState: _, ...change } of c.trialUpdates ?? []) {
+    last.set(trialId, { trialId, expectedState: expected.get(trialId)!, change: { ...change, updatedAt: c.now } });
   }
   return {
     revision,

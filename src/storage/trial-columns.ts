@@ -12,12 +12,12 @@
  * in which a JSON column is a nested value.
  */
 import type { Columns } from './rows.js';
-import type { JsonValue, TrialRecord, TrialState } from './storage.js';
+import type { JsonValue, TrialRecord, TrialState, TrialUpdate } from './storage.js';
 
 type Kind = 'text' | 'integer' | 'real' | 'json' | 'boolean';
 
 /** What a guarded update writes: the mutable part of a trial (TrialUpdate's fields and the update time). */
-export type TrialChange = Pick<TrialRecord, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'late' | 'completedAt' | 'updatedAt'>;
+export type TrialChange = Omit<TrialUpdate, 'trialId' | 'expectedState'> & Pick<TrialRecord, 'updatedAt'>;
 
 interface Column<R> {
   /** The SQL column. */
