@@ -27,7 +27,7 @@ describe.skipIf(!server)('PostgresStorage', () => {
     const s = await PostgresStorage.open({ url: db.url, poolSize: 4 });
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
-    await c.query("DELETE FROM studies; DELETE FROM api_keys; DELETE FROM tenants WHERE id <> 'default'");
+    await c.query("DELETE FROM studies; DELETE FROM api_keys; DELETE FROM tenants WHERE id <> 'default'; DELETE FROM settings WHERE key = 'auth_mode'");
     await c.end();
     return s;
   });
