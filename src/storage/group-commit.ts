@@ -1,9 +1,10 @@
 /**
- * Group commit, for both databases. A commit that finds none in flight goes out at once; the
- * commits that arrive while a group is being written queue, and go out together when it returns,
+ * Group commit, for both databases. A commit that finds none in flight goes out at once (with
+ * those submitted in the same task); the commits that arrive while a group is being written queue,
+ * and go out together when it returns,
  * as one transaction (one fsync on SQLite, one WAL flush on PostgreSQL) in which each keeps its own
  * checks and outcome. A database supplies only "apply this group in one transaction"
- * (SQLite: the writer thread, commit-thread.ts; PostgreSQL: postgres/commit.ts). Every commit is
+ * (SQLite: on its writer thread, commit-worker.ts; PostgreSQL: postgres/commit.ts). Every commit is
  * answered only after the transaction containing it has committed.
  *
  * At most one commit per study goes in a group (the loop's per-study lock makes a second one
@@ -35,6 +36,7 @@ interface Pending extends QueuedCommit {
 export class GroupCommit {
   private readonly queue: Pending[] = [];
   private inFlight = false;
+  private scheduled = false;
   private readonly drained: (() => void)[] = [];
 
   /** `maxGroup` bounds a transaction's time and its locks. */
@@ -46,7 +48,15 @@ export class GroupCommit {
   submit(studyId: string, commit: GenerationCommit): Promise<CommitResult> {
     return new Promise<CommitResult>((resolve, reject) => {
       this.queue.push({ studyId, commit, resolve, reject });
-      this.flush();
+      // After the current task: commits submitted together (a writer thread's drained messages,
+      // a request's several commits) form one group.
+      if (!this.scheduled) {
+        this.scheduled = true;
+        queueMicrotask(() => {
+          this.scheduled = false;
+          this.flush();
+        });
+      }
     });
   }
 

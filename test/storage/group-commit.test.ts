@@ -26,7 +26,9 @@ describe('group commit', () => {
     const m = manual();
     const g = new GroupCommit(m.apply);
     const first = g.submit('a', commit(1));
+    await tick();
     const rest = [g.submit('b', commit(2)), g.submit('a', commit(3)), g.submit('c', commit(4)), g.submit('a', commit(5))];
+    await tick();
     expect(m.groups).toEqual([[['a', 1]]]);
     m.finish[0]!(done(1));
     await first;
@@ -45,20 +47,28 @@ describe('group commit', () => {
     ]);
   });
 
-  it('bounds a group at maxGroup', async () => {
+  it('commits submitted in one task go out together; a group is bounded at maxGroup', async () => {
     const m = manual();
     const g = new GroupCommit(m.apply, 2);
+    void g.submit('z', commit(0));
+    void g.submit('y', commit(0));
     void g.submit('a', commit(1));
-    for (const s of ['b', 'c', 'd']) void g.submit(s, commit(2));
-    m.finish[0]!(done(1));
     await tick();
-    expect(m.groups.slice(1)).toEqual([[['b', 2], ['c', 2]]]);
+    expect(m.groups).toEqual([[['z', 0], ['y', 0]]]);
+    m.finish[0]!(done(2));
+    await tick();
+    expect(m.groups[1]).toEqual([['a', 1]]);
+    for (const s of ['b', 'c', 'd']) void g.submit(s, commit(2));
+    m.finish[1]!(done(1));
+    await tick();
+    expect(m.groups.slice(2)).toEqual([[['b', 2], ['c', 2]]]);
   });
 
   it('each caller gets its own outcome; a retried commit goes in the next group first; a failed application fails its group only', async () => {
     const m = manual();
     const g = new GroupCommit(m.apply);
     const a = g.submit('a', commit(1));
+    await tick();
     const b = g.submit('b', commit(2));
     const c = g.submit('c', commit(3));
     const d = g.submit('d', commit(4));
@@ -86,6 +96,7 @@ describe('group commit', () => {
     await g.idle();
     const answered: string[] = [];
     void g.submit('a', commit(1)).then(() => answered.push('a'));
+    await tick();
     void g.submit('b', commit(2)).then(() => answered.push('b'));
     const idle = g.idle().then(() => answered.push('idle'));
     m.finish[0]!(done(1));

@@ -4,9 +4,10 @@
  * wait froze the event loop: no request was parsed, no answer sent, no other study served while
  * the disk flushed. On a thread of its own (a second connection to the same file) the wait
  * overlaps with everything else, and commits that queue meanwhile share the next transaction and
- * fsync: they are grouped here (group-commit.ts, as PostgreSQL's are) and the thread applies a
- * group in one transaction (commit-worker.ts). Durability is unchanged: a caller's promise resolves
- * only after the COMMIT containing its write returned, with synchronous=FULL.
+ * fsync: the thread groups them (group-commit.ts, as PostgreSQL's are, on the thread so that it
+ * starts the next group as soon as the last one is written, whatever the event loop is doing) and
+ * applies a group in one transaction (commit-worker.ts). Durability is unchanged: a caller's
+ * promise resolves only after the COMMIT containing its write returned, with synchronous=FULL.
  *
  * Started by the first commit or readiness check (the server's /readyz waits for it), so processes
  * that do neither (the CLI) never start it; referenced only while commits are in flight, so an idle
@@ -18,19 +19,15 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CommitResult, GenerationCommit } from '../storage.js';
-import { GroupCommit, type QueuedCommit, type Settled } from '../group-commit.js';
 
-/** A group of commits for the thread to apply in one transaction. */
-export interface GroupRequest {
+export interface CommitRequest {
   id: number;
-  group: readonly QueuedCommit[];
+  studyId: string;
+  commit: GenerationCommit;
 }
 
-/** One outcome per commit of the group, in order; the new trials travel back as ids only (CommitResult). */
-export interface GroupReply {
-  id: number;
-  outcomes: ({ ok: true; result: CommitResult } | { ok: false; message: string; code: string | null })[];
-}
+/** The new trials travel back as ids only (CommitResult). */
+export type CommitReply = { id: number; ok: true; result: CommitResult } | { id: number; ok: false; message: string; code: string | null };
 
 /** An error from the writer thread (the original's class does not cross threads; message and code do). */
 export class WriterThreadError extends Error {
@@ -60,8 +57,7 @@ export const WRITER_THREAD_YOUNG_GENERATION_MB = 48;
 export class CommitThread {
   private worker: Worker | null = null;
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: Settled[]) => void; reject: (e: unknown) => void }>();
-  private readonly groups = new GroupCommit((group) => this.send(group));
+  private readonly pending = new Map<number, { resolve: (r: CommitResult) => void; reject: (e: unknown) => void }>();
   private exited: Promise<void> | null = null;
   private started: Promise<void> | null = null;
   private closed = false;
@@ -73,17 +69,12 @@ export class CommitThread {
 
   commit(studyId: string, commit: GenerationCommit): Promise<CommitResult> {
     if (this.closed) return Promise.reject(new WriterThreadError('the database is closed', null));
-    return this.groups.submit(studyId, commit);
-  }
-
-  /** One group to the thread; resolves with its outcomes once the thread's transaction committed. */
-  private send(group: readonly QueuedCommit[]): Promise<Settled[]> {
     const worker = this.start();
     const id = this.nextId++;
-    return new Promise<Settled[]>((resolve, reject) => {
+    return new Promise<CommitResult>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       if (this.pending.size === 1) worker.ref();
-      worker.postMessage({ id, group } satisfies GroupRequest);
+      worker.postMessage({ id, studyId, commit } satisfies CommitRequest);
     });
   }
 
@@ -102,7 +93,6 @@ export class CommitThread {
   /** Lets queued commits finish, then closes the thread's connection and stops it. */
   async close(): Promise<void> {
     this.closed = true;
-    await this.groups.idle();
     if (!this.worker) return;
     this.worker.ref();
     this.worker.postMessage({ close: true });
@@ -130,12 +120,15 @@ export class CommitThread {
       markFailed = reject;
     });
     this.started.catch(() => {}); // awaited by ready() when someone asks
-    worker.on('message', (reply: GroupReply | { ready: true }) => {
-      if (!('id' in reply)) return markStarted();
-      const p = this.pending.get(reply.id);
-      if (!p) return;
-      this.pending.delete(reply.id);
-      p.resolve(reply.outcomes.map((o) => (o.ok ? o : { ok: false, error: new WriterThreadError(o.message, o.code) })));
+    worker.on('message', (replies: CommitReply[] | { ready: true }) => {
+      if (!Array.isArray(replies)) return markStarted();
+      for (const r of replies) {
+        const p = this.pending.get(r.id);
+        if (!p) continue;
+        this.pending.delete(r.id);
+        if (r.ok) p.resolve(r.result);
+        else p.reject(new WriterThreadError(r.message, r.code));
+      }
       if (this.pending.size === 0) worker.unref();
     });
     this.exited = new Promise((resolve) =>

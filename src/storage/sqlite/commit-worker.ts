@@ -1,40 +1,64 @@
 /**
  * The writer thread's side of commit-thread.ts: its own connection to the database file (same
- * pragmas, synchronous=FULL) and "apply this group in one transaction" for group-commit.ts. A
- * group's commits (any studies) are written in one transaction, so one fsync for all of them; each
- * keeps its own outcome through a savepoint. The reply goes out only after the transaction's COMMIT
- * returned, and carries each commit's result: the outcome, the revision and the new trials' ids.
+ * pragmas, synchronous=FULL), the group commit of group-commit.ts, and "apply this group in one
+ * transaction" for it. Commits that queued while the previous group was being written are drained
+ * from the port and written together (one fsync for all of them, whichever studies they belong
+ * to); each keeps its own outcome through a savepoint. Replies go out only after the transaction's
+ * COMMIT returned, and carry each commit's result: the outcome, the revision and the new trials' ids.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { openDatabase } from './connection.js';
 import { TrialsRepo } from './trials-repo.js';
-import type { GroupReply, GroupRequest } from './commit-thread.js';
+import { GroupCommit } from '../group-commit.js';
+import type { CommitReply, CommitRequest } from './commit-thread.js';
 
 const port = parentPort!;
 const { file, busyTimeoutMs } = workerData as { file: string; busyTimeoutMs?: number };
 const db = openDatabase(file, busyTimeoutMs === undefined ? {} : { busyTimeoutMs });
 const trials = new TrialsRepo(db);
+const groups = new GroupCommit((group) => trials.commitMany(group));
 
-function errorOutcome(err: unknown): GroupReply['outcomes'][number] {
+function errorReply(id: number, err: unknown): CommitReply {
   const e = err as { message?: string; code?: unknown };
-  return { ok: false, message: e?.message ?? String(err), code: typeof e?.code === 'string' ? e.code : null };
+  return { id, ok: false, message: e?.message ?? String(err), code: typeof e?.code === 'string' ? e.code : null };
+}
+
+/** A group's replies, sent as one message once all of them are in. */
+let replies: CommitReply[] = [];
+function reply(r: CommitReply): void {
+  if (replies.length === 0) queueMicrotask(sendReplies);
+  replies.push(r);
+}
+function sendReplies(): void {
+  if (replies.length > 0) port.postMessage(replies);
+  replies = [];
 }
 
 // Open and prepared: the first commit will not wait for the thread's start.
 port.postMessage({ ready: true });
 
-port.on('message', (msg: GroupRequest | { close: true }) => {
+let closing = false;
+function take(msg: CommitRequest | { close: true }): void {
   if ('close' in msg) {
-    db.close();
-    port.close();
+    closing = true;
     return;
   }
-  let outcomes: GroupReply['outcomes'];
-  try {
-    outcomes = trials.commitMany(msg.group).map((o) => (o.ok ? o : errorOutcome(o.error)));
-  } catch (err) {
-    // The transaction as a whole failed (nothing of it is committed): every commit gets the error.
-    outcomes = msg.group.map(() => errorOutcome(err));
+  groups.submit(msg.studyId, msg.commit).then(
+    (result) => reply({ id: msg.id, ok: true, result }),
+    (err: unknown) => reply(errorReply(msg.id, err)),
+  );
+}
+
+port.on('message', (first: CommitRequest | { close: true }) => {
+  // Everything that arrived meanwhile joins this group (group-commit.ts flushes after this task).
+  take(first);
+  for (let m = receiveMessageOnPort(port); m; m = receiveMessageOnPort(port)) take(m.message as CommitRequest | { close: true });
+  if (closing) {
+    // Lets the queued commits finish and answers them before the connection closes.
+    void groups.idle().then(() => {
+      sendReplies();
+      db.close();
+      port.close();
+    });
   }
-  port.postMessage({ id: msg.id, outcomes } satisfies GroupReply);
 });
