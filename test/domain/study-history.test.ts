@@ -317,6 +317,11 @@ describe('the history through the loop', () => {
       await loop.observe(TENANT, id, s.trials.map((tr) => ({ trial_id: tr.trialId, value: f(tr.parameters) })));
     };
     for (let i = 0; i < 4; i++) await round();
+    // A generation with a trial stopped early, its last value below every result (results/stopped.ts: read as the median before it).
+    forget();
+    const st = await loop.suggest(TENANT, id, 3, 'a');
+    forget();
+    await loop.observe(TENANT, id, st.trials.map((tr, k) => (k === 1 ? { trial_id: tr.trialId, value: -1, stopped: true } : { trial_id: tr.trialId, value: f(tr.parameters) })));
     // An external point, alone.
     forget();
     await loop.observe(TENANT, id, [{ parameters: { x: 0.5, y: 0.5 }, value: 0.5 }]);
@@ -356,6 +361,10 @@ describe('the history through the loop', () => {
     expect(warm.completed).toBeGreaterThan(30);
     expect(warm.seen.map((c) => c.op)).toEqual(cold.seen.map((c) => c.op));
     warm.seen.forEach((c, i) => expect(c.history, `call ${i} (${c.op})`).toEqual(cold.seen[i]!.history));
+    // The stopped trial is in every later history, never with its reported −1 (f ≥ 0 elsewhere).
+    const last = warm.seen[warm.seen.length - 1]!.history;
+    expect(last).toHaveLength(warm.completed);
+    expect(last.filter((o) => o.y < 0)).toEqual([]);
     expect(warm.state).toEqual(cold.state);
     // Forgotten before every request, every call carries the whole history; kept, only what is
     // new (a generation's results, the external point, the late one), except a thread's first
