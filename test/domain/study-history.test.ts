@@ -321,7 +321,15 @@ describe('the history through the loop', () => {
     forget();
     const st = await loop.suggest(TENANT, id, 3, 'a');
     forget();
+    const calls = runner.seen.length;
     await loop.observe(TENANT, id, st.trials.map((tr, k) => (k === 1 ? { trial_id: tr.trialId, value: -1, stopped: true } : { trial_id: tr.trialId, value: f(tr.parameters) })));
+    // The generation's update, made in the same request: the stopped result is read against every result before it.
+    const told = runner.seen.slice(calls).find((c) => c.op === 'tell')!.history;
+    const at = told.findIndex((o) => JSON.stringify(o.x) === JSON.stringify(st.trials[1]!.point));
+    expect(at).toBeGreaterThan(10);
+    const before = told.slice(0, at).map((o) => o.y).sort((a, b) => a - b);
+    const median = before.length % 2 ? before[(before.length - 1) / 2]! : (before[before.length / 2 - 1]! + before[before.length / 2]!) / 2;
+    expect(told[at]!.y).toBe(median);
     // An external point, alone.
     forget();
     await loop.observe(TENANT, id, [{ parameters: { x: 0.5, y: 0.5 }, value: 0.5 }]);

@@ -310,8 +310,10 @@ export class StudySnapshot {
     const last = stored[stored.length - 1];
     if (fresh.length === 0 || last === undefined || completionOrder(last, fresh[0]!) < 0) {
       const cached = this.cachedHistory(stored, () => this.modelHistory());
-      // The cache's reader after the stored ones, forked: this request's results may yet be refused by its commit.
-      if (cached) return { log: cached.log, stored: cached.log.obs.length, fresh: cached.reader.fork().all(fresh) };
+      // A stopped result is read against the stored ones: the cache's reader after them, forked (this
+      // request's results may yet be refused by its commit). Unstopped ones need no reader's state.
+      const reader = (r: ModelHistory) => (fresh.some((p) => p.stopped) ? r.fork() : this.modelHistory());
+      if (cached) return { log: cached.log, stored: cached.log.obs.length, fresh: reader(cached.reader).all(fresh) };
     }
     return plainHistory(this.modelHistory().all(mergeCompleted(stored, fresh)));
   }

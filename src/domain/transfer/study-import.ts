@@ -324,10 +324,11 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
 async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: FieldError[]): Promise<void> {
   const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
   // As the loop's engine calls will see them: in completion order (completion time, then trial id),
-  // with each reported standard error and stopped trials as results/stopped.ts reads them.
+  // with each reported standard error and stopped trials as results/stopped.ts reads them (a trial
+  // without a point is in the median the ones after it are read against, not in the history).
   const history: Observation[] = new ModelHistory(objectiveOf(doc.study)).all(
     doc.trials
-      .filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null)
+      .filter((t) => t.state === 'COMPLETED' && t.value !== null)
       .sort((a, b) => (a.completed_at! < b.completed_at! ? -1 : a.completed_at! > b.completed_at! ? 1 : a.trial_id - b.trial_id))
       .map((t) => ({ point: t.point, value: t.value!, stderr: t.stderr ?? null, stopped: isStopped({ state: t.state, failureReason: t.failure_reason }) })),
   );
