@@ -13,5 +13,7 @@ export * from './quadrature/index.js';
 export { modeOf } from './distributions/categorical.js';
 export { activeMask, impute, type Condition } from './distributions/conditional.js';
 export { BENCHMARKS, benchmarkNames, getBenchmark, regret as benchmarkRegret, type Benchmark, type BenchmarkDef, type Box as BenchmarkBox, type PriorSpec as BenchmarkPrior } from './benchmarks/index.js';
+export * from './multi/index.js';
+export { MULTI_BENCHMARKS, multiBenchmarkNames, getMultiBenchmark, type MultiBenchmark, type MultiBenchmarkDef, type MultiEvaluation } from './benchmarks/multi.js';
 export { runModelView, type ModelViewTask, type ModelViewResult, type ViewModelSpec, type StoredViewGp, type ImportanceResult, type ChoiceRelevance } from './views/model-view.js';
 export { encodeMixed } from './gp/mixed-kernel.js';
