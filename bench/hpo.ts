@@ -3,7 +3,7 @@
  *
  *   npm run bench:hpo -- [--tasks model-choice,boosting] [--seeds 10] [--budgets 20,50,100]
  *                        [--methods prob-cmaes,optuna-tpe,optuna-cmaes,optuna-random] [--lanes 2]
- *                        [--max-minutes M] [--out DIR] [--report-from DIR]
+ *                        [--max-minutes M] [--out DIR] [--report-from DIR] [--reuse DIR --reuse-methods m,…]
  *
  * Tasks (bench/peers/hpo_sklearn.py; data shipped with scikit-learn; objective 1 − 3-fold CV accuracy,
  * deterministic): `model-choice`, a conditional space (classifier ∈ {svc, random_forest, logistic},
@@ -20,7 +20,9 @@
  * Runs go seed by seed, `--lanes` at a time. With `--max-minutes M` no seed is started after M minutes
  * (the started ones finish), and only seeds every method completed are scored. The runs and the tables
  * go to DIR/runs.jsonl.gz and DIR/results.md (bench/lib/provenance.ts); `--report-from DIR` rebuilds the
- * tables from DIR's runs.
+ * tables from DIR's runs. `--reuse DIR --reuse-methods m,…` does not run those methods but takes their
+ * runs (same tasks, seeds and largest budget) from DIR's, each with its own provenance: for a change
+ * that can only move the other methods (the peers' code, Optuna's, did not change).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -42,6 +44,8 @@ interface Args {
   maxMinutes: number;
   out: string;
   reportFrom: string | null;
+  /** Methods whose runs are read from a published directory instead of run (`--reuse`). */
+  reuse: { dir: string; methods: string[] } | null;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -59,6 +63,7 @@ function parseArgs(argv: string[]): Args {
     maxMinutes: Number(get('max-minutes', 'Infinity')),
     out: get('out', `bench-results/hpo/${new Date().toISOString().slice(0, 10)}`),
     reportFrom: argv.includes('--report-from') ? get('report-from', '') : null,
+    reuse: argv.includes('--reuse') ? { dir: get('reuse', ''), methods: get('reuse-methods', '').split(',').filter(Boolean) } : null,
   };
 }
 
@@ -154,12 +159,17 @@ async function runService(base: string, ev: Evaluator, task: string, method: Met
 
 async function runAll(args: Args, partial: string): Promise<{ records: Record_[]; versions: Record<string, unknown> }> {
   const budget = args.budgets[args.budgets.length - 1]!;
-  const jobs = Array.from({ length: args.seeds }, (_, seed) => args.tasks.flatMap((task) => args.methods.map((method) => ({ task, seed, method })))).flat();
+  const reused = new Set(args.reuse?.methods ?? []);
+  const jobs = Array.from({ length: args.seeds }, (_, seed) => args.tasks.flatMap((task) => args.methods.filter((m) => !reused.has(m)).map((method) => ({ task, seed, method })))).flat();
   const server = await startBenchServer('probnes-hpo-');
   const evaluators = Array.from({ length: args.lanes }, () => new Evaluator());
   const versions = await evaluators[0]!.ready;
   await Promise.all(evaluators.map((e) => e.ready));
-  const records: Record_[] = [];
+  // Reused runs keep the provenance they were published with (writePublished keeps a record's own).
+  const records: Record_[] = args.reuse
+    ? (readRuns(args.reuse.dir) as Record_[]).filter((r) => reused.has(r.method) && args.tasks.includes(r.task) && r.seed < args.seeds && r.budget === budget)
+    : [];
+  for (const m of reused) if (!records.some((r) => r.method === m)) throw new Error(`--reuse ${args.reuse!.dir} has no run of ${m} at budget ${budget}`);
   const deadline = Date.now() + args.maxMinutes * 60_000;
   let lastSeed = -1;
   let next = 0;
@@ -246,6 +256,7 @@ async function main(): Promise<void> {
   const { records, versions } = await runAll(args, partial);
   const printed = [
     `Tasks: ${args.tasks.join(', ')} (bench/peers/hpo_sklearn.py); methods: ${args.methods.join(', ')}; budgets ${args.budgets.join(', ')} (one run of ${args.budgets[args.budgets.length - 1]} per task, seed and method, scored at its prefixes); Optuna ${String(versions.optuna)}, scikit-learn ${String(versions.sklearn)}.`,
+    ...(args.reuse ? ['', `Runs of ${args.reuse.methods.join(', ')} not run here: read from ${args.reuse.dir} (each run's provenance in runs.jsonl.gz says where it was run).`] : []),
     '',
     ...report(args, records),
   ];

@@ -63,7 +63,8 @@ export function writePublished(dir: string, out: { title: string; provenance: Pr
   ];
   const files = [join(dir, 'results.md'), join(dir, 'runs.jsonl.gz')];
   writeFileSync(files[0]!, `${[...header, ...out.printed].join('\n')}\n`);
-  const lines = out.records.map((r) => JSON.stringify({ ...r, provenance: out.provenance })).join('\n');
+  // A record that carries its own provenance (a run reused from an earlier directory) keeps it.
+  const lines = out.records.map((r) => JSON.stringify({ ...r, provenance: (r as { provenance?: Provenance }).provenance ?? out.provenance })).join('\n');
   writeFileSync(files[1]!, gzipSync(Buffer.from(`${lines}\n`), { level: 9 }));
   return files;
 }

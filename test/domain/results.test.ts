@@ -17,7 +17,7 @@ import {
   importedEvaluations,
   objectiveOf,
   objectiveValue,
-  observer,
+  ModelHistory,
   placeEvaluations,
   regret,
   regretHistory,
@@ -71,13 +71,10 @@ describe('objective', () => {
     expect(engineObservation(MAX, [1, 2], { value: 3, stderr: 0.5 })).toEqual({ x: [1, 2], y: -3, stderr: 0.5 });
     expect(engineObservation(MIN, [1], { value: 3, stderr: null })).toEqual({ x: [1], y: 3 });
     expect('stderr' in engineObservation(MIN, [1], { value: 3, stderr: null })).toBe(false);
-    const of = observer(MAX);
-    expect(of({ point: [0.5], value: 2, stderr: 0.1 })).toEqual({ x: [0.5], y: -2, stderr: 0.1 });
-    expect(of({ point: null, value: 2, stderr: null })).toBeNull();
-    // One function per direction, the same every time (the per-study cache relies on it).
-    expect(observer(objectiveOf({ direction: 'maximize' }))).toBe(of);
-    expect(observer({ direction: 'maximize' })).toBe(of);
-    expect(observer(MIN)).not.toBe(of);
+    // A completed trial as the history reads it (stopped trials: stopped-trials.test.ts).
+    const of = new ModelHistory(MAX);
+    expect(of.next({ point: [0.5], value: 2, stderr: 0.1, stopped: false })).toEqual({ x: [0.5], y: -2, stderr: 0.1 });
+    expect(of.next({ point: null, value: 2, stderr: null, stopped: false })).toBeNull();
   });
 });
 

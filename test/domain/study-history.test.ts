@@ -17,6 +17,7 @@ import { LoopService } from '../../src/domain/loop/loop.js';
 import { StudyCache, type CompletedPoint } from '../../src/domain/loop/study-cache.js';
 import { configurationKey } from '../../src/domain/loop/no-repeat.js';
 import { readStudy } from '../../src/domain/studies/codec.js';
+import { ModelHistory, objectiveOf } from '../../src/domain/results/index.js';
 import { searchSpace } from '../../src/domain/studies/transforms.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { runEngineTask, type EngineTask } from '../../src/domain/pool/engine-tasks.js';
@@ -186,25 +187,25 @@ describe('what a call sends', () => {
 });
 
 /** Completed points for the cache tests: trial i completed at second i. */
-const point = (i: number, at = i): CompletedPoint => ({ trialId: i, completedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, at)).toISOString(), point: [i, i], value: i, stderr: null, parameters: { x: i, y: i } });
-const asObs = (p: CompletedPoint): Observation | null => (p.point ? { x: p.point, y: p.value } : null);
+const point = (i: number, at = i): CompletedPoint => ({ trialId: i, completedAt: new Date(Date.UTC(2025, 0, 1, 0, 0, at)).toISOString(), point: [i, i], value: i, stderr: null, parameters: { x: i, y: i }, stopped: false });
+const asObs = () => new ModelHistory(objectiveOf({ direction: 'minimize' }));
 
 describe('the study cache\'s history and bounds', () => {
   it('appends a commit\'s results in place when they come after every stored one; a new log otherwise', () => {
     const cache = new StudyCache();
     cache.setCompleted('s', [point(1), point(2)]);
     const list = cache.completed('s', 2)!;
-    const log = cache.history('s', list, asObs)!;
+    const log = cache.history('s', list, asObs)!.log;
     expect(log.obs).toEqual([{ x: [1, 1], y: 1 }, { x: [2, 2], y: 2 }]);
     cache.extendCompleted('s', 2, [point(3)]);
     expect(cache.completed('s', 3)).toBe(list);
-    expect(cache.history('s', list, asObs)).toBe(log);
+    expect(cache.history('s', list, asObs)!.log).toBe(log);
     expect(log.obs.map((x) => x.y)).toEqual([1, 2, 3]);
     // Completed before trial 3 (another replica's clock): the order changes, so a new list and log.
     cache.extendCompleted('s', 3, [point(4, 2.5)]);
     const merged = cache.completed('s', 4)!;
     expect(merged.map((p) => p.trialId)).toEqual([1, 2, 4, 3]);
-    const again = cache.history('s', merged, asObs)!;
+    const again = cache.history('s', merged, asObs)!.log;
     expect(again.id).not.toBe(log.id);
     expect(again.obs.map((x) => x.y)).toEqual([1, 2, 4, 3]);
     expect(cache.historyBuilds).toBe(2);
@@ -316,6 +317,19 @@ describe('the history through the loop', () => {
       await loop.observe(TENANT, id, s.trials.map((tr) => ({ trial_id: tr.trialId, value: f(tr.parameters) })));
     };
     for (let i = 0; i < 4; i++) await round();
+    // A generation with a trial stopped early, its last value below every result (results/stopped.ts: read as the median before it).
+    forget();
+    const st = await loop.suggest(TENANT, id, 3, 'a');
+    forget();
+    const calls = runner.seen.length;
+    await loop.observe(TENANT, id, st.trials.map((tr, k) => (k === 1 ? { trial_id: tr.trialId, value: -1, stopped: true } : { trial_id: tr.trialId, value: f(tr.parameters) })));
+    // The generation's update, made in the same request: the stopped result is read against every result before it.
+    const told = runner.seen.slice(calls).find((c) => c.op === 'tell')!.history;
+    const at = told.findIndex((o) => JSON.stringify(o.x) === JSON.stringify(st.trials[1]!.point));
+    expect(at).toBeGreaterThan(10);
+    const before = told.slice(0, at).map((o) => o.y).sort((a, b) => a - b);
+    const median = before.length % 2 ? before[(before.length - 1) / 2]! : (before[before.length / 2 - 1]! + before[before.length / 2]!) / 2;
+    expect(told[at]!.y).toBe(median);
     // An external point, alone.
     forget();
     await loop.observe(TENANT, id, [{ parameters: { x: 0.5, y: 0.5 }, value: 0.5 }]);
@@ -355,6 +369,10 @@ describe('the history through the loop', () => {
     expect(warm.completed).toBeGreaterThan(30);
     expect(warm.seen.map((c) => c.op)).toEqual(cold.seen.map((c) => c.op));
     warm.seen.forEach((c, i) => expect(c.history, `call ${i} (${c.op})`).toEqual(cold.seen[i]!.history));
+    // The stopped trial is in every later history, never with its reported −1 (f ≥ 0 elsewhere).
+    const last = warm.seen[warm.seen.length - 1]!.history;
+    expect(last).toHaveLength(warm.completed);
+    expect(last.filter((o) => o.y < 0)).toEqual([]);
     expect(warm.state).toEqual(cold.state);
     // Forgotten before every request, every call carries the whole history; kept, only what is
     // new (a generation's results, the external point, the late one), except a thread's first

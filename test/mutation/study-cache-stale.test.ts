@@ -17,6 +17,7 @@ const point = (trialId: number, k: number): CompletedPoint => ({
   value: k,
   stderr: null,
   parameters: { k },
+  stopped: false,
 });
 const space = {} as SearchSpace;
 const of = (p: CompletedPoint) => JSON.stringify([p.parameters.k]);

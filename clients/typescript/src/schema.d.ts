@@ -2387,7 +2387,7 @@ export interface paths {
                             value: number;
                             /** @description Standard error of the value, if known, in the value's units. The ProbNES methods take it as known noise: its square joins their GP's noise at that point (docs/ALGORITHM.md §28). The other methods ignore it; it is stored with the trial either way. */
                             stderr?: number | null;
-                            /** @description The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and counts as an observation of that value. */
+                            /** @description The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and keeps that value; the methods read it as the worse of the value and the median of the results completed before it, not as a finished result (docs/ALGORITHM.md §31). */
                             stopped?: boolean;
                         } | {
                             /** @description Every parameter of the study, in user units, inside its bounds; int parameters integral; a categorical parameter one of its choices. */
@@ -3448,7 +3448,7 @@ export interface components {
              */
             created_at: string;
             completed_at: string | null;
-            /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value. */
+            /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, as reported. The methods read it as the worse of that value and the median of the results completed before it (docs/ALGORITHM.md §31). */
             stopped: boolean;
             /** @description The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction. */
             loss: number | null;
@@ -3487,7 +3487,7 @@ export interface components {
              */
             created_at: string;
             completed_at: string | null;
-            /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value. */
+            /** @description COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, as reported. The methods read it as the worse of that value and the median of the results completed before it (docs/ALGORITHM.md §31). */
             stopped: boolean;
             /** @description The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction. */
             loss: number | null;

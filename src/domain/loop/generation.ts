@@ -28,7 +28,6 @@ import { redraw, withoutRepeats } from './no-repeat.js';
 import { runWithHistory } from './engine-history.js';
 import type { StudySnapshot } from './study-snapshot.js';
 import type { LoopContext } from './loop-context.js';
-import { engineObservation, objectiveOf } from '../results/index.js';
 
 export type { LoopContext, LoopLogger } from './loop-context.js';
 
@@ -48,9 +47,11 @@ export async function advanceIfDue(snap: StudySnapshot, ctx: LoopContext): Promi
   if (!batch || snap.study.state === 'COMPLETED') return false;
   // Outside the try: a history that changed under the request is a reload, not an engine failure.
   const history = await snap.history();
+  // Each result as the history has it (a stopped trial's value: results/stopped.ts), so that the
+  // methods that rank a generation rank what their model sees.
+  const told = await snap.modelObservations(batch);
   let state: BaseState;
   try {
-    const told = batch.map((t) => engineObservation(objectiveOf(snap.study), t.point!, { value: t.value!, stderr: t.stderr }));
     const result = await runWithHistory(ctx.runner, callerOf(snap), history, (h) => ({ op: 'tell', method: snap.study.method, state: snap.engine, ctx: { batch: told, history: h } }));
     if (result.op !== 'tell') throw new Error(`engine answered ${result.op} to tell`);
     state = result.state;

@@ -21,7 +21,7 @@ const Stderr = z
 const Stopped = z
   .boolean()
   .optional()
-  .describe('The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and counts as an observation of that value.');
+  .describe('The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and keeps that value; the methods read it as the worse of the value and the median of the results completed before it, not as a finished result (docs/ALGORITHM.md §31).');
 
 const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr, stopped: Stopped });
 const ByParameters = z.strictObject({

@@ -41,6 +41,7 @@ import type { KeyedEvaluation, ParameterValue, TrialCounts, TrialRecord } from '
 import type { Study } from '../studies/codec.js';
 import type { SearchSpace } from '../studies/transforms.js';
 import { HistoryLog } from './engine-history.js';
+import type { ModelHistory } from '../results/index.js';
 import { observationBytes } from '../pool/history-store.js';
 
 /** The cache's bounds (see the header). */
@@ -82,6 +83,8 @@ export interface CompletedPoint {
   stderr: number | null;
   /** As handed out, in user units (what no-repeat.ts compares). */
   parameters: Readonly<Record<string, ParameterValue>>;
+  /** Stopped early (failure_reason stopped_early): the model reads its value as results/stopped.ts says. */
+  stopped: boolean;
 }
 
 /** Completion order, as storage sorts it: completed_at, then trial id. */
@@ -110,9 +113,13 @@ interface CompletedKeys {
   bytes: number;
 }
 
-/** An entry's completed list as the engine reads it (`of`: a point's observation, null for none). */
+/**
+ * An entry's completed list as the engine reads it: the log of observations and the reader that
+ * made them, as it stands after the last (results/stopped.ts: a stopped trial's observation depends
+ * on the results before it).
+ */
 interface EngineHistory {
-  of: (p: CompletedPoint) => Observation | null;
+  reader: ModelHistory;
   log: HistoryLog;
   bytes: number;
 }
@@ -283,7 +290,7 @@ export class StudyCache {
     let grown = this.addPoints(e, points);
     if (e.history) {
       for (const p of points) {
-        const o = e.history.of(p);
+        const o = e.history.reader.next(p);
         if (o) {
           e.history.log.obs.push(o);
           e.history.bytes += obsBytes(o);
@@ -333,29 +340,33 @@ export class StudyCache {
   }
 
   /**
-   * The history log of `completed` (its observations `of` each point, in order), if `completed` is
-   * the entry's list: the cached log (built now if it was not). Null for any other list. `of` must
-   * be the same function for one study (the study's direction never changes).
+   * The history log of `completed` (the observations a fresh reader from `start` makes of its
+   * points, in order) and that reader after the last of them, if `completed` is the entry's list:
+   * the cached log (built now if it was not). Null for any other list. `start` must make the same
+   * reader for one study (the study's direction never changes). The reader is the cache's: fork it
+   * to read further.
    */
-  history(studyId: string, completed: readonly CompletedPoint[], of: (p: CompletedPoint) => Observation | null): HistoryLog | null {
+  history(studyId: string, completed: readonly CompletedPoint[], start: () => ModelHistory): { log: HistoryLog; reader: ModelHistory } | null {
     const e = this.entries.get(studyId);
     if (!e || e.completed !== completed) return null;
     if (!e.history) {
       this.historyBuilds++;
+      const reader = start();
       const obs: Observation[] = [];
       let bytes = 0;
       for (const p of completed) {
-        const o = of(p);
+        const o = reader.next(p);
         if (o) {
           obs.push(o);
           bytes += obsBytes(o);
         }
       }
       const log = new HistoryLog(obs);
-      e.history = { of, log, bytes };
-      if (!this.grew(studyId, e, bytes)) return log;
+      const history = { reader, log, bytes };
+      e.history = history;
+      if (!this.grew(studyId, e, bytes)) return history;
     }
-    return e.history.log;
+    return e.history;
   }
 
   /** The study's search space, built by `build` the first time (per study and creation time). */

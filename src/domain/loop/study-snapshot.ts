@@ -10,7 +10,8 @@ import { generationSize, methodFacts, type BaseState, type Observation } from '.
 import { newTrialRecord, type KeyedEvaluation, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
 import { readEngineState, readStudy } from '../studies/codec.js';
-import { completionOf, completionRows, objectiveOf, observer, type Completion } from '../results/index.js';
+import { completionOf, completionRows, ModelHistory, objectiveOf, type Completion } from '../results/index.js';
+import { isStopped } from '../studies/stopping-rule.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache, type WarmSnapshot } from './study-cache.js';
 import { plainHistory, type HistoryLog, type LoopHistory } from './engine-history.js';
 
@@ -24,7 +25,7 @@ export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leas
 /** Storage changed between the request's reads (another writer): reload and recompute. */
 export class StaleSnapshotError extends Error {}
 
-const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters });
+const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters, stopped: isStopped(t) });
 
 /**
  * The study's `count` COMPLETED trials in completion order: from the cache when it has exactly
@@ -68,7 +69,7 @@ export interface SnapshotInit {
   /** The cache's key set of a list `completed` returned (StudyCache.completedKeys), or null if that list is not the cached one. */
   completedKeys: (completed: readonly CompletedPoint[], space: SearchSpace, of: (p: CompletedPoint) => string) => ReadonlySet<string> | null;
   /** The cache's history log of a list `completed` returned (StudyCache.history), or null if that list is not the cached one. */
-  completedHistory: (completed: readonly CompletedPoint[], of: (p: CompletedPoint) => Observation | null) => HistoryLog | null;
+  completedHistory: (completed: readonly CompletedPoint[], start: () => ModelHistory) => { log: HistoryLog; reader: ModelHistory } | null;
 }
 
 export class StudySnapshot {
@@ -147,7 +148,7 @@ export class StudySnapshot {
       lastEvaluation: loaded.lastEvaluation,
       completed: completedTrials(storage, cache, studyId, loaded.study.trialCounts.COMPLETED),
       completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
-      completedHistory: (list, of) => cache.history(studyId, list, of),
+      completedHistory: (list, start) => cache.history(studyId, list, start),
     });
   }
 
@@ -192,7 +193,7 @@ export class StudySnapshot {
       lastEvaluation: warm.lastEvaluation,
       completed: completedTrials(storage, cache, studyId, warm.counts.COMPLETED),
       completedKeys: (list, space, of) => cache.completedKeys(studyId, list, space, of),
-      completedHistory: (list, of) => cache.history(studyId, list, of),
+      completedHistory: (list, start) => cache.history(studyId, list, start),
     });
   }
 
@@ -295,11 +296,12 @@ export class StudySnapshot {
   /**
    * Every completed trial (suggested and external) in completion order: by completion time, then
    * trial id (results of one request share a time; trial ids make the order total and stable, so
-   * a reloaded study sees the same history), as (x, y) for the engine. Usually the per-study
-   * cache's log of the stored ones and this request's results after them, which an engine call
-   * sends as what a thread does not hold yet (engine-history.ts); a plain list when this request's
-   * results do not all come after the stored ones, or the list is not the cached one. Empty for a
-   * method that reads no history (MethodFacts.readsHistory): nothing is read for it.
+   * a reloaded study sees the same history), as (x, y) for the engine, a stopped trial's y as
+   * results/stopped.ts makes it. Usually the per-study cache's log of the stored ones and this
+   * request's results after them, which an engine call sends as what a thread does not hold yet
+   * (engine-history.ts); a plain list when this request's results do not all come after the stored
+   * ones, or the list is not the cached one. Empty for a method that reads no history
+   * (MethodFacts.readsHistory): nothing is read for it.
    */
   async history(): Promise<LoopHistory> {
     if (!methodFacts(this.study.method).readsHistory) return plainHistory([]);
@@ -307,21 +309,31 @@ export class StudySnapshot {
     const fresh = this.freshlyCompleted();
     const last = stored[stored.length - 1];
     if (fresh.length === 0 || last === undefined || completionOrder(last, fresh[0]!) < 0) {
-      const log = this.cachedHistory(stored, observer(objectiveOf(this.study)));
-      if (log) return { log, stored: log.obs.length, fresh: this.observations(fresh) };
+      const cached = this.cachedHistory(stored, () => this.modelHistory());
+      // A stopped result is read against the stored ones: the cache's reader after them, forked (this
+      // request's results may yet be refused by its commit). Unstopped ones need no reader's state.
+      const reader = (r: ModelHistory) => (fresh.some((p) => p.stopped) ? r.fork() : this.modelHistory());
+      if (cached) return { log: cached.log, stored: cached.log.obs.length, fresh: reader(cached.reader).all(fresh) };
     }
-    return plainHistory(this.observations(mergeCompleted(stored, fresh)));
+    return plainHistory(this.modelHistory().all(mergeCompleted(stored, fresh)));
   }
 
-  /** Completed trials, as completedPoints() gives them, as (x, y) for the engine. */
-  observations(completed: readonly CompletedPoint[]): Observation[] {
-    const of = observer(objectiveOf(this.study));
-    const out: Observation[] = [];
-    for (const t of completed) {
-      const o = of(t);
-      if (o) out.push(o);
-    }
-    return out;
+  /** A reader of this study's completed trials as the engine sees them (results/stopped.ts). */
+  private modelHistory(): ModelHistory {
+    return new ModelHistory(objectiveOf(this.study));
+  }
+
+  /**
+   * The engine's observations of `trials` (COMPLETED, with a point; the results of the update due),
+   * each as it is in the history: a stopped one's value depends on the results completed before it.
+   */
+  async modelObservations(trials: readonly TrialRecord[]): Promise<Observation[]> {
+    const of = this.modelHistory();
+    // A result that was not stopped is its own observation; only a stopped one needs the trials before it.
+    if (!trials.some(isStopped)) return of.all(trials.map(toPoint));
+    const byId = new Map<number, Observation | null>();
+    for (const p of await this.completedPoints()) byId.set(p.trialId, of.next(p));
+    return trials.map((t) => byId.get(t.trialId)!);
   }
 
   /** Every completed trial (suggested and external) in completion order, as stored and as this request completed them. */

@@ -2,3 +2,4 @@
 export * from './objective.js';
 export * from './evaluations.js';
 export * from './reported.js';
+export * from './stopped.js';

@@ -83,22 +83,6 @@ export function engineObservation(o: Objective, x: number[], outcome: Outcome): 
   return outcome.stderr === null ? { x, y } : { x, y, stderr: outcome.stderr };
 }
 
-/** A completed trial's observation, if it has a point (none for a trial stored without one). */
-export type Observer = (t: { point: number[] | null; value: number; stderr: number | null }) => Observation | null;
-
-const OBSERVERS: Record<Direction, Observer> = {
-  minimize: (t) => (t.point === null ? null : engineObservation(OBJECTIVES.minimize, t.point, t)),
-  maximize: (t) => (t.point === null ? null : engineObservation(OBJECTIVES.maximize, t.point, t)),
-};
-
-/**
- * The trial → engine observation mapping of an objective: one function per direction, the same
- * every call, so that the per-study cache extends its history with the function that built it.
- */
-export function observer(o: Objective): Observer {
-  return OBSERVERS[o.direction];
-}
-
 /**
  * What the API reports next to a value so that clients and the dashboard can rank results without
  * knowing the direction: the value the engine minimises (lower is better, whatever the direction);

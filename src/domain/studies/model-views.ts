@@ -42,7 +42,8 @@ import type { EngineRunner } from '../pool/engine-pool.js';
 import type { GridAxesTask } from '../pool/engine-tasks.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
 import { readStudy, type Study } from './codec.js';
-import { engineValue, objectiveOf, objectiveValue } from '../results/index.js';
+import { ModelHistory, objectiveOf, objectiveValue } from '../results/index.js';
+import { isStopped } from './stopping-rule.js';
 import { centrePoint, internalDistribution, type InternalDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
 import { ModelViewCache } from './model-view-cache.js';
@@ -452,7 +453,10 @@ function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, dat
     const w = g.X[0]?.length ?? D;
     return { model: { inputShift: new Array<number>(w).fill(0), inputScale: new Array<number>(w).fill(1), ...categories, yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored }, source: 'method', nPoints: g.X.length };
   }
-  const y = data.map((t) => engineValue(objectiveOf(study), t.value!));
+  // As the methods see them (results/stopped.ts): `data` is in completion order, so a stopped trial
+  // is read against the results before it among these (all of them, up to MAX_VIEW_POINTS).
+  const reader = new ModelHistory(objectiveOf(study));
+  const y = data.map((t) => reader.next({ point: t.point, value: t.value!, stderr: t.stderr, stopped: isStopped(t) })!.y);
   if (data.length < 2) {
     throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
   }

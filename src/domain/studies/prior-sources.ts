@@ -6,7 +6,8 @@
 import type { TrialRecord } from '../../storage/index.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { Direction } from './codec.js';
-import { compareBest, objectiveOf } from '../results/index.js';
+import { ModelHistory, objectiveOf } from '../results/index.js';
+import { isStopped } from './stopping-rule.js';
 import { shrunkFit, warmStartFit } from './prior-fit.js';
 import { gridOf } from './grid.js';
 import { isCategorical, usableStep, type JointPriorInput, type NumericParameterSpec, type ParameterSpec } from './study-spec.js';
@@ -105,6 +106,7 @@ export interface SourceStudy {
   id: string;
   direction: Direction;
   parameters: readonly ParameterSpec[];
+  /** In completion order. */
   completed: readonly TrialRecord[];
 }
 
@@ -146,9 +148,11 @@ export function resolveFromStudy(input: CreateStudyInput, from: FromStudy, sourc
   const valued = source.completed.filter((t) => t.value !== null && Number.isFinite(t.value));
   if (valued.length < 2) errors.push({ path: '/prior/from_study/study_id', message: `the source study has ${valued.length} completed trials; at least 2 are needed` });
   if (errors.length > 0) throw new ValidationError(errors);
-  // Best first in the source's direction.
-  const objective = objectiveOf(source);
-  const ranked = [...valued].sort((a, b) => compareBest(objective, a.value!, b.value!) || a.trialId - b.trialId);
+  // Best first in the source's direction, by the value its methods saw (a stopped trial's as
+  // results/stopped.ts reads it: `completed` is in completion order).
+  const reader = new ModelHistory(objectiveOf(source));
+  const loss = new Map(valued.map((t) => [t.trialId, reader.value({ value: t.value!, stderr: t.stderr, stopped: isStopped(t) })]));
+  const ranked = [...valued].sort((a, b) => loss.get(a.trialId)! - loss.get(b.trialId)! || a.trialId - b.trialId);
   const k = Math.min(ranked.length, Math.max(2, Math.ceil(gamma * ranked.length)));
   const clip = (p: NumericParameterInput, v: number) => (p.bounds ? Math.min(Math.max(v, p.bounds[0]), p.bounds[1]) : v);
   // The source's parameters matched these numeric ones by name and type (matchParameters), so its values are numbers.

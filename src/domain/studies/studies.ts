@@ -18,6 +18,7 @@ import { checkStudyCost } from './study-cost.js';
 import { countsAsRead } from './lease-view.js';
 import { writeLoopSettings } from './loop-settings.js';
 import { readStudy, writeEngineState, writeJson, writeJsonObject, type Study } from './codec.js';
+import { isStopped, STOPPED_EARLY } from './stopping-rule.js';
 
 export type { Study } from './codec.js';
 
@@ -107,7 +108,8 @@ export class StudyService {
       return {
         trialId: k + 1, state: 'COMPLETED' as const, generation: 0, clientId: null, leaseExpiresAt: null,
         parameters: Object.fromEntries(space.parameters.map((p, i) => [p.name, x[i]!])), point: toInternal(space, x),
-        value: t.value, stderr: t.stderr, failureReason: null, late: false, source: 'external' as const,
+        // A stopped trial stays one (its value is where it was cut short: results/stopped.ts).
+        value: t.value, stderr: t.stderr, failureReason: isStopped(t) ? STOPPED_EARLY : null, late: false, source: 'external' as const,
         createdAt, completedAt: createdAt, updatedAt: createdAt,
       };
     });

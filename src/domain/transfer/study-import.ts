@@ -17,7 +17,8 @@ import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observati
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../studies/cholesky.js';
 import { userDistribution } from '../studies/distribution.js';
-import { engineObservation, objectiveOf } from '../results/index.js';
+import { ModelHistory, objectiveOf } from '../results/index.js';
+import { isStopped } from '../studies/stopping-rule.js';
 import { initSpec } from '../studies/engine-ops.js';
 
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
@@ -322,10 +323,15 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
  */
 async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: FieldError[]): Promise<void> {
   const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
-  // With each reported standard error, as the loop's engine calls will see them.
-  const history: Observation[] = doc.trials
-    .filter((t) => t.state === 'COMPLETED' && t.point !== null && t.value !== null)
-    .map((t) => engineObservation(objectiveOf(doc.study), t.point!, { value: t.value!, stderr: t.stderr ?? null }));
+  // As the loop's engine calls will see them: in completion order (completion time, then trial id),
+  // with each reported standard error and stopped trials as results/stopped.ts reads them (a trial
+  // without a point is in the median the ones after it are read against, not in the history).
+  const history: Observation[] = new ModelHistory(objectiveOf(doc.study)).all(
+    doc.trials
+      .filter((t) => t.state === 'COMPLETED' && t.value !== null)
+      .sort((a, b) => (a.completed_at! < b.completed_at! ? -1 : a.completed_at! > b.completed_at! ? 1 : a.trial_id - b.trial_id))
+      .map((t) => ({ point: t.point, value: t.value!, stderr: t.stderr ?? null, stopped: isStopped({ state: t.state, failureReason: t.failure_reason }) })),
+  );
   const method = doc.study.method;
   // As the loop will read it: through the strategy's migration (a state of an earlier release).
   const state = (): BaseState => getStrategy(method).migrate(structuredClone(doc.engine_states[k]!.state) as unknown as StoredState);

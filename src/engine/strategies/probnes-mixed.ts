@@ -56,7 +56,8 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
   if (q.length === 0 || !(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
   // The start phase (§29) models continuous coordinates only: a mixed space starts as before.
-  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), ...NO_START_PHASE });
+  const conditional = (spec.conditions?.length ?? 0) > 0;
+  const params = Object.freeze({ ...resolveProbnesParams(method, own, spec.options, spec.dim, spec.budget ?? null), ...NO_START_PHASE, ...(conditional ? { conditionalGivenActive: true as const } : {}) });
   const bound = (v: number) => (Number.isFinite(v) ? v : null);
   return {
     version: PROBNES_STATE_VERSION,
@@ -69,7 +70,7 @@ export function initProbnesMixed(method: MethodName, own: ProbnesOwn, spec: Init
     mean: new Array<number>(dc).fill(0),
     cov: Array.from({ length: dc }, (_, i) => Array.from({ length: dc }, (_, j) => (i === j ? 1 : 0))),
     categorical: q.map((p) => applyMargin(p, marginFloor(p.length, q.length))),
-    ...(spec.conditions?.length ? { conditions: checkConditions(spec.conditions, dc, q.map((p) => p.length)) } : {}),
+    ...(conditional ? { conditions: checkConditions(spec.conditions, dc, q.map((p) => p.length)) } : {}),
     diagnostics: { integral_mean: null, integral_std: null, n_active: null },
     meanAsked: false,
     gp: null,
@@ -115,7 +116,7 @@ export function tellProbnesMixed(state: ProbnesState, ctx: TellContext): Probnes
   const fit = fitGp(X, negYTilde, { priors: probnesPriors(D), warmStart: warm, restarts: p.gpRestarts, rng });
   const nu: MixedMeasure = { dc, K, q: state.categorical! };
   // 4: natural-gradient ascent of E_ν[−ỹ] in (μ, Σ) and in each q_j.
-  const cond = state.conditions ? conditionalGradient(fit.model, state.conditions, nu, state.mean, state.cov, rng) : null;
+  const cond = state.conditions ? conditionalGradient(fit.model, state.conditions, nu, state.mean, state.cov, rng, p.conditionalGivenActive === true) : null;
   const grad = cond ?? mixedExpectedGradient(fit.model, nu, state.mean, state.cov);
   const gq = cond ? cond.gq : categoricalNaturalGradient(fit.model, nu, (grad as ReturnType<typeof mixedExpectedGradient>).mq);
   let mean = state.mean, cov = state.cov;
@@ -191,14 +192,24 @@ const CONDITIONAL_DRAWS = 1024;
  *   g_μ = (1/N) Σ_k (m_k − m̄) Σ⁻¹(u_k − μ),   Σ⁻¹(u_k − μ) = L⁻ᵀ ε_k
  *   G   = (1/N) Σ_k (m_k − m̄) · ½(Σ⁻¹(u_k − μ)(u_k − μ)ᵀΣ⁻¹ − Σ⁻¹)   (the Σ⁻¹ term vanishes with Σ(m_k − m̄) = 0)
  *   ĝ_j = (1/N) Σ_k (m_k − m̄)(e_{c_kj} − q_j)      (the IGO natural gradient in q_j, ALGORITHM.md §27)
+ *
+ * `givenActive`: the entries of g_μ and G that involve a conditional coordinate are averaged over
+ * the draws where it is active (both, for G_ab) instead of over all N. m does not depend on an
+ * inactive coordinate, so the other draws add only noise to them, and dividing by N scales them by
+ * P(active): a branch drawn 14% of the time moved its children at 14% of the pace, so they stayed
+ * where the prior put them, the branch kept looking worse than it is, and q left it (the lock-in of
+ * §30). Averaged given active, they are the natural gradient of the hierarchical distribution
+ * q(c)·N(u_A(c); μ_A, Σ_AA), whose Fisher information for a coordinate's parameters carries the same
+ * factor P(active) as its gradient. Always-active coordinates and ĝ_j are unchanged.
  */
-function conditionalGradient(model: GpModel, conditions: readonly Condition[], nu: MixedMeasure, mean: number[], cov: number[][], rng: Rng): { gMean: number[]; gCov: number[][]; gq: number[][]; integral: number } {
+function conditionalGradient(model: GpModel, conditions: readonly Condition[], nu: MixedMeasure, mean: number[], cov: number[][], rng: Rng, givenActive: boolean): { gMean: number[]; gCov: number[][]; gq: number[][]; integral: number } {
   const { dc, K, q } = nu;
   const N = CONDITIONAL_DRAWS;
   const L = dc > 0 ? cholesky(fromRows(cov)).L : null;
   const scores: Float64Array[] = [];
   const choices: number[][] = [];
   const inputs: number[][] = [];
+  const actives: boolean[][] = [];
   for (let k = 0; k < N; k++) {
     const eps = rng.normals(dc);
     const u = mean.map((m, i) => {
@@ -208,24 +219,45 @@ function conditionalGradient(model: GpModel, conditions: readonly Condition[], n
     });
     const c = sampleChoices(rng, q);
     const x = [...u, ...c];
+    const active = activeMask(conditions, x);
     scores.push(L ? solveLowerT(L, eps) : new Float64Array(0));
     choices.push(c);
-    inputs.push(impute(encodeMixed(x, dc, K), activeMask(conditions, x), dc, K, new Array<number>(dc).fill(0)));
+    // Every draw counts for every coordinate unless `givenActive`.
+    actives.push(givenActive ? active : ALL);
+    inputs.push(impute(encodeMixed(x, dc, K), active, dc, K, new Array<number>(dc).fill(0)));
   }
   const m = predict(model, inputs).mean;
   let mBar = 0;
   for (let k = 0; k < N; k++) mBar += m[k]! / N;
   const gMean = new Array<number>(dc).fill(0);
   const gCov = Array.from({ length: dc }, () => new Array<number>(dc).fill(0));
+  // Draws each entry is averaged over (N for every entry unless `givenActive`).
+  const nMean = new Array<number>(dc).fill(0);
+  const nCov = Array.from({ length: dc }, () => new Array<number>(dc).fill(0));
   const gq = K.map((kj) => new Array<number>(kj).fill(0));
   for (let k = 0; k < N; k++) {
-    const w = (m[k]! - mBar) / N;
+    const w = m[k]! - mBar;
     const p = scores[k]!;
+    const on = actives[k]!;
     for (let a = 0; a < dc; a++) {
+      if (on !== ALL && !on[a]) continue;
       gMean[a]! += w * p[a]!;
-      for (let b = 0; b < dc; b++) gCov[a]![b]! += 0.5 * w * p[a]! * p[b]!;
+      nMean[a]!++;
+      for (let b = 0; b < dc; b++) {
+        if (on !== ALL && !on[b]) continue;
+        gCov[a]![b]! += 0.5 * w * p[a]! * p[b]!;
+        nCov[a]![b]!++;
+      }
     }
-    choices[k]!.forEach((ci, j) => q[j]!.forEach((qa, a) => (gq[j]![a]! += w * ((a === ci ? 1 : 0) - qa))));
+    choices[k]!.forEach((ci, j) => q[j]!.forEach((qa, a) => (gq[j]![a]! += (w / N) * ((a === ci ? 1 : 0) - qa))));
+  }
+  // Two coordinates never active together (exclusive branches) have no joint gradient: 0.
+  for (let a = 0; a < dc; a++) {
+    gMean[a] = nMean[a]! > 0 ? gMean[a]! / nMean[a]! : 0;
+    for (let b = 0; b < dc; b++) gCov[a]![b] = nCov[a]![b]! > 0 ? gCov[a]![b]! / nCov[a]![b]! : 0;
   }
   return { gMean, gCov, gq, integral: mBar };
 }
+
+/** A draw's mask when every draw counts for every coordinate (conditionalGradient without `givenActive`). */
+const ALL: boolean[] = [];

@@ -92,6 +92,13 @@ export interface ProbnesParams {
   readonly startPhaseTrail?: boolean;
   /** Bench switch: the search's Σ at the hand-over scaled up until its largest eigenvalue is at least this (the prior's is 1; 0 = off). */
   readonly startPhaseCovFloor?: number;
+  /**
+   * §30: on a conditional space, a conditional coordinate's μ and Σ move by their gradient given that
+   * the coordinate is active (the natural gradient of the hierarchical distribution). Set by
+   * initProbnesMixed on a conditional space; states written before it lack it and keep the gradient
+   * averaged over every draw, so that stored studies continue as they were.
+   */
+  readonly conditionalGivenActive?: true;
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -111,7 +118,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseFar' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseFar' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'conditionalGivenActive' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {

@@ -44,7 +44,7 @@ export const TrialSchema = z
     completed_at: Timestamp.nullable(),
     stopped: z
       .boolean()
-      .describe('COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, and it counts as a completed observation of that value.'),
+      .describe('COMPLETED by a worker that stopped it early (observation with "stopped": true, failure_reason stopped_early): its value is the last intermediate value, as reported. The methods read it as the worse of that value and the median of the results completed before it (docs/ALGORITHM.md §31).'),
     loss: z
       .number()
       .nullable()
