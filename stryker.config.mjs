@@ -31,6 +31,9 @@ const out = 'bench-results/mutation';
 export default {
   packageManager: 'npm',
   mutate: ['src/**/*.ts', '!src/**/*.d.ts'],
+  // In a git worktree node_modules and .node are symlinks to the main checkout's, which .gitignore's
+  // `node_modules/` and `.node/` (directories only) do not match: the sandbox must not copy them.
+  ignorePatterns: ['/node_modules', '/.node'],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: true },
   coverageAnalysis: 'perTest',
