@@ -31,8 +31,8 @@ const out = 'bench-results/mutation';
 export default {
   packageManager: 'npm',
   mutate: ['src/**/*.ts', '!src/**/*.d.ts'],
-  // In a git worktree node_modules and .node are symlinks to the main checkout's, which .gitignore's
-  // `node_modules/` and `.node/` (directories only) do not match: the sandbox must not copy them.
+  // node_modules and .node may be links to another checkout's (a git worktree's setup): the sandbox
+  // must not copy them (it cannot copy a directory link: EISDIR).
   ignorePatterns: ['/node_modules', '/.node'],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: true },
