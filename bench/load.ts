@@ -20,11 +20,14 @@
  * Usage: npm run bench:load -- [--studies 50] [--clients 32] [--seconds 60] [--methods a,b,…]
  *        [--dim 2] [--batch 4] [--options '{"candidates":64}'] [--storage sqlite|postgres]
  *        [--replicas 1] [--engine-workers N] [--history 0] [--database-url postgres://postgres@127.0.0.1:5432/postgres]
- *        [--routing study|round-robin] [--caddy] [--cpu-prof DIR]
+ *        [--routing study|round-robin] [--caddy] [--cpu-prof DIR] [--out DIR]
  *
  * `--caddy` (PostgreSQL) sends every request through the machine's caddy with the deployment's
  * docker/Caddyfile.scale (study affinity by its header policy) instead of hashing in the load
  * generator, and counts Caddy's CPU with the rest.
+ *
+ * `--out DIR` also writes what it printed to DIR/results.md (with the commit, the command and the load
+ * average) and the run's figures to DIR/runs.jsonl.gz (bench/lib/provenance.ts).
  *
  * `--history N` gives every study N external observations (uniform points in the box) before the
  * timed phase, so its generations cost what a long-running study's do: with a few hundred points the
@@ -40,7 +43,7 @@ import pg from 'pg';
 import { freePort } from '../test/helpers/free-port.js';
 import { processCpuSeconds, processMemory, startServer, type ServerProcess } from '../test/helpers/server-process.js';
 import { call, fmt, HttpError, lcg, ms, objective, params, pct, randomPoint } from './lib/http-bench.js';
-import { currentProvenance, describeProvenance } from './lib/provenance.js';
+import { currentProvenance, describeProvenance, writePublished } from './lib/provenance.js';
 
 const DEFAULT_METHODS = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'cmaes', 'xnes', 'snes', 'random'];
 
@@ -59,6 +62,7 @@ const { values: v } = parseArgs({
     history: { type: 'string', default: '0' },
     'database-url': { type: 'string', default: 'postgres://postgres@127.0.0.1:5432/postgres' },
     'cpu-prof': { type: 'string' },
+    out: { type: 'string' },
     routing: { type: 'string', default: 'study' },
     caddy: { type: 'boolean', default: false },
   },
@@ -84,6 +88,7 @@ const cfg = {
   /** A directory for the servers' V8 CPU profiles (node --cpu-prof), written when they exit; scripts/cpu-profile-summary.ts reads them. */
   cpuProf: v['cpu-prof'],
   caddy: v.caddy,
+  out: v.out,
   routing: v.routing === 'study' || v.routing === 'round-robin' ? v.routing : (() => { throw new Error(`--routing takes study or round-robin, not ${v.routing}`); })(),
 };
 if (cfg.caddy && cfg.storage !== 'postgres') throw new Error('--caddy needs --storage postgres');
@@ -415,17 +420,25 @@ async function main(): Promise<void> {
   const bases = proxy ? [proxy.base] : servers.map((x) => x.base);
   const stats: Stats = { latency: new Map(), errors: new Map(), observations: 0, suggested: 0 };
   let exitCode = 0;
+  const printed: string[] = [];
+  const say = (line: string) => {
+    printed.push(line);
+    console.log(line);
+  };
+  /** The run's figures for --out's runs.jsonl.gz. */
+  const figures: Record<string, unknown> = { storage: cfg.storage, replicas: cfg.replicas, studies: cfg.studies, clients: cfg.clients, seconds: cfg.seconds, methods: cfg.methods, dim: cfg.dim, batch: cfg.batch, history: cfg.history, routing: cfg.routing };
+  const started = new Date();
   try {
     const load0 = os.loadavg();
-    console.log(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.history ? `, ${cfg.history} external observations per study first` : ''}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
-    console.log(
+    say(`# bench:load — ${cfg.studies} studies × ${cfg.clients} clients × ${cfg.seconds} s; methods ${cfg.methods.join(', ')}; d=${cfg.dim}, batch_size ${cfg.batch}${cfg.history ? `, ${cfg.history} external observations per study first` : ''}${cfg.options ? `, options ${JSON.stringify(cfg.options)}` : ''}`);
+    say(
       `# storage ${cfg.storage}${cfg.storage === 'postgres' ? `, ${cfg.replicas} replica${cfg.replicas > 1 ? 's' : ''}` : ''}, ENGINE_WORKERS ${cfg.engineWorkers ?? 'default'} per process` +
         (cfg.caddy ? ', every request through Caddy (docker/Caddyfile.scale)' : '') +
         (cfg.replicas > 1 && !cfg.caddy ? `, ${cfg.routing === 'study' ? "requests routed by study (each study's to one replica, by a hash of its id)" : 'requests sent to the replicas in turn'}` : ''),
     );
     const provenance = currentProvenance(`npm run bench:load -- ${process.argv.slice(2).join(' ')}`);
-    console.log(`# ${provenance.command}; ${describeProvenance([provenance])}`);
-    console.log(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
+    say(`# ${provenance.command}; ${describeProvenance([provenance])}`);
+    say(`# ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), node ${process.version}, load average at start ${load0.map((x) => x.toFixed(2)).join(' ')}\n`);
     const studies = await createStudies(server.base);
     const db0 = cfg.storage === 'postgres' ? await Promise.all(servers.map(dbFigures)) : null;
     const loop0 = await Promise.all(servers.map(loopFigures));
@@ -463,10 +476,12 @@ async function main(): Promise<void> {
     for (const [route, l] of stats.latency) {
       rows.push(`| ${route} | ${l.length} | ${fmt(l.length / seconds)} | ${fmt(pct(l, 50))} | ${fmt(pct(l, 90))} | ${fmt(pct(l, 99))} | ${fmt(Math.max(...l))} |`);
     }
-    console.log(rows.join('\n'));
-    console.log(`\n**${fmt((requests + errors) / seconds)} requests/s, ${fmt(stats.observations / seconds)} observations/s** (${stats.observations} observations, ${stats.suggested} trials suggested in ${fmt(seconds)} s)`);
+    say(rows.join('\n'));
+    Object.assign(figures, { elapsedSeconds: seconds, requestsPerSecond: (requests + errors) / seconds, observationsPerSecond: stats.observations / seconds, generationsPerSecond: generations / seconds, errors, loadStart: load0 });
+    figures.latencyMs = Object.fromEntries([...stats.latency].map(([route, l]) => [route, { n: l.length, p50: pct(l, 50), p90: pct(l, 90), p99: pct(l, 99), max: Math.max(...l) }]));
+    say(`\n**${fmt((requests + errors) / seconds)} requests/s, ${fmt(stats.observations / seconds)} observations/s** (${stats.observations} observations, ${stats.suggested} trials suggested in ${fmt(seconds)} s)`);
     const engineBusy = engine1.reduce((a, x) => a + x, 0) - engine0.reduce((a, x) => a + x, 0);
-    console.log(
+    say(
       `**${fmt(generations / seconds)} generations/s** (${generations} engine updates over ${studies.length} studies); engine workers busy ${fmt(engineBusy / seconds)} s/s, ` +
         `${fmt((engineBusy * 1000) / Math.max(1, requests))} ms per request (their own time per call, waits for a core included)`,
     );
@@ -476,7 +491,8 @@ async function main(): Promise<void> {
       const statements = sum((d) => d.statements, db1) - sum((d) => d.statements, db0);
       const commits = sum((d) => d.commits, db1) - sum((d) => d.commits, db0);
       const lock = sum((d) => d.lockSum, db1) - sum((d) => d.lockSum, db0);
-      console.log(
+      Object.assign(figures, { statementsPerRequest: statements / requests, commits, commitsPerSecond: commits / seconds, lockMsPerCommit: (lock / Math.max(1, commits)) * 1000 });
+      say(
         `database: ${fmt(statements / requests)} statements (round trips) per request; ${commits} commits, ${fmt(commits / seconds)}/s, ` +
           `row lock held ${fmt((lock / Math.max(1, commits)) * 1000)} ms per commit on average (longest ${fmt(Math.max(...db1.map((d) => d.lockMax)) * 1000)} ms)`,
       );
@@ -484,7 +500,7 @@ async function main(): Promise<void> {
     const cpu = cpuSpent(cpu0, cpu1);
     const perRequest = (s: number) => `${fmt((s * 1000) / Math.max(1, requests))} ms`;
     const pg = cfg.storage === 'postgres';
-    console.log(
+    say(
       `CPU per request: server${servers.length > 1 ? 's' : ''} ${perRequest(cpu.servers)}` +
         (pg ? `, database backends ${perRequest(cpu.database)}` : '') +
         `, load generator ${perRequest(cpu.client)}${cfg.caddy ? `, Caddy ${perRequest(cpu.proxy)}` : ''}; machine-wide ${fmt((cpu.servers + cpu.database + cpu.client + cpu.proxy) / seconds)} cores busy with the run`,
@@ -492,7 +508,7 @@ async function main(): Promise<void> {
     // Where each generation's CPU went, the whole machine's included (/proc/stat): what a second replica has to share.
     const perGeneration = (s: number) => fmt((s * 1000) / Math.max(1, generations));
     const rest = cpu.machine - cpu.servers - cpu.database - cpu.auxiliary - cpu.client - cpu.proxy;
-    console.log(
+    say(
       `CPU per generation (ms): servers ${perGeneration(cpu.servers)} = main thread${servers.length > 1 ? 's' : ''} ${perGeneration(cpu.main)} + engine worker${servers.length > 1 ? 's' : ''} ${perGeneration(cpu.engine)} + other threads ${perGeneration(cpu.servers - cpu.main - cpu.engine)}` +
         (pg ? `; database backends ${perGeneration(cpu.database)}, PostgreSQL's other processes ${perGeneration(cpu.auxiliary)}` : '') +
         `; load generator ${perGeneration(cpu.client)}${cfg.caddy ? `; Caddy ${perGeneration(cpu.proxy)}` : ''}; the rest of the machine ${perGeneration(rest)}; machine ${perGeneration(cpu.machine)} (${fmt(cpu.machine / seconds)} cores busy); ${fmt(requests / Math.max(1, generations))} requests per generation`,
@@ -500,13 +516,16 @@ async function main(): Promise<void> {
     {
       const d = (k: keyof (typeof loop1)[number]) => loop1.reduce((a, x) => a + x[k], 0) - loop0.reduce((a, x) => a + x[k], 0);
       const per = (k: keyof (typeof loop1)[number]) => fmt(d(k) / Math.max(1, requests));
-      console.log(`loop per request: ${per('loads')} snapshot loads, ${per('warm_starts')} warm starts, ${per('warm_discarded')} warm starts discarded, ${per('recomputes')} recomputes, ${per('history_reads')} history reads`);
+      say(`loop per request: ${per('loads')} snapshot loads, ${per('warm_starts')} warm starts, ${per('warm_discarded')} warm starts discarded, ${per('recomputes')} recomputes, ${per('history_reads')} history reads`);
     }
-    console.log(`errors: ${errors}${errors ? ` — ${[...stats.errors].map(([k, n]) => `${k}: ${n}`).join('; ')}` : ''}`);
+    say(`errors: ${errors}${errors ? ` — ${[...stats.errors].map(([k, n]) => `${k}: ${n}`).join('; ')}` : ''}`);
     const mem = (m: Memory) => `RSS ${fmt(m.rssMiB)} MiB, heap used ${fmt(m.heapUsedMiB)} MiB`;
-    console.log(`server memory: start ${mem(start)}; peak ${mem(peak)} (sampled each second${hwm ? `; kernel high-water RSS ${fmt(hwm)} MiB` : ''}); end ${mem(last)}`);
-    console.log(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+    say(`server memory: start ${mem(start)}; peak ${mem(peak)} (sampled each second${hwm ? `; kernel high-water RSS ${fmt(hwm)} MiB` : ''}); end ${mem(last)}`);
+    say(`load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
     if (errors > 0) exitCode = 1;
+    if (cfg.out) {
+      for (const f of writePublished(cfg.out, { title: 'bench:load', provenance, started, loadStart: load0, printed, records: [figures] })) console.log(`wrote ${f}`);
+    }
   } finally {
     proxy?.child.kill('SIGTERM');
     await cleanup();

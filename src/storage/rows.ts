@@ -2,9 +2,9 @@
  * Table rows to storage records, for both backends. The tables have the same columns in SQLite and
  * PostgreSQL; what differs is how the driver hands back a JSON column (better-sqlite3: the text;
  * node-postgres: already parsed) and a boolean (SQLite has none: 0 or 1). A backend passes those
- * two readings as its `Columns`; everything else is mapped here once.
+ * two readings as its `Columns`; everything else is mapped here once (trials: trial-columns.ts).
  */
-import { TRIAL_STATES, type ApiKeyRecord, type EngineStateRecord, type IntermediateRecord, type JsonObject, type JsonValue, type StudyRecord, type TrialCounts, type TrialRecord, type TrialState } from './storage.js';
+import { TRIAL_STATES, type ApiKeyRecord, type EngineStateRecord, type IntermediateRecord, type JsonObject, type JsonValue, type StudyRecord, type TrialCounts, type TrialState } from './storage.js';
 
 /** How one driver returns a JSON column (stored as J) and a boolean (stored as B). */
 export interface Columns<J, B> {
@@ -62,46 +62,6 @@ export function studyFromRow<J>(r: StudyRow<J>, counts: Partial<Record<TrialStat
     updatedAt: r.updated_at,
     trialCounts,
     loopSettings: r.loop_settings === undefined || r.loop_settings === null ? {} : (c.json(r.loop_settings) as JsonObject),
-  };
-}
-
-export interface TrialRow<J, B> {
-  study_id: string;
-  trial_id: number;
-  state: TrialState;
-  generation: number;
-  client_id: string | null;
-  lease_expires_at: string | null;
-  parameters: J;
-  point: J | null;
-  value: number | null;
-  stderr: number | null;
-  failure_reason: string | null;
-  late: B;
-  source: 'suggested' | 'external';
-  created_at: string;
-  completed_at: string | null;
-  updated_at: string;
-}
-
-export function trialFromRow<J, B>(r: TrialRow<J, B>, c: Columns<J, B>): TrialRecord {
-  return {
-    studyId: r.study_id,
-    trialId: r.trial_id,
-    state: r.state,
-    generation: r.generation,
-    clientId: r.client_id,
-    leaseExpiresAt: r.lease_expires_at,
-    parameters: c.json(r.parameters) as TrialRecord['parameters'],
-    point: r.point === null ? null : (c.json(r.point) as number[]),
-    value: r.value,
-    stderr: r.stderr,
-    failureReason: r.failure_reason,
-    late: c.bool(r.late),
-    source: r.source,
-    createdAt: r.created_at,
-    completedAt: r.completed_at,
-    updatedAt: r.updated_at,
   };
 }
 

@@ -367,18 +367,15 @@ export interface ApiKeyRecord extends NewApiKeyRecord {
   revokedAt: string | null;
 }
 
-export interface Storage {
-  /** Reachable and migrated to exactly the schema this code knows (readiness). */
-  health(): Promise<StorageHealth>;
-  /** Which backend, for logs and metrics. */
-  readonly kind: 'sqlite' | 'postgres';
-  /** The connection pool's figures; null for a backend without one. */
-  poolStats(): PoolStats | null;
-  /** Flush and release the database; later calls fail. */
-  close(): Promise<void>;
-  /** Server-wide settings kept with the data (e.g. the pagination-token secret). */
-  getSetting(key: string): Promise<string | null>;
+/**
+ * The storage port, by aggregate: each interface below is one aggregate's units of work, served
+ * on each database by a repository of its own (SQLite: sqlite/*-repo.ts; PostgreSQL:
+ * postgres/*-repo.ts) and held to a contract suite of its own run against both
+ * (test/storage/contract.ts).
+ */
 
+/** Studies: create, read, list, change, delete. */
+export interface StudiesStore {
   /** With `initial`, the generation-0 engine state is written in the same transaction (never a study without one). */
   createStudy(study: NewStudyRecord, initial?: InitialEngineState): Promise<StudyRecord>;
   /** Null when the study does not exist or belongs to another tenant. */
@@ -389,6 +386,10 @@ export interface Storage {
   /** Deletes the study with its trials and engine states; false when there was none. */
   deleteStudy(tenantId: string, studyId: string): Promise<boolean>;
 
+}
+
+/** The optimisation loop: its one read, its one write (the commit) and the trials and engine states it works on. */
+export interface LoopStore {
   /** The latest engine state of a study, or a given generation's; null when none. */
   getEngineState(studyId: string, generation?: number): Promise<EngineStateRecord | null>;
   commitGeneration(studyId: string, commit: GenerationCommit): Promise<CommitResult>;
@@ -413,6 +414,10 @@ export interface Storage {
    * caller tells that from the count it expects and reads the whole list. One snapshot.
    */
   listCompletedTrialsAfter(studyId: string, position: number, trialIdAt: number): Promise<TrialRecord[]>;
+}
+
+/** Whole studies at once: history, model views, export and import. */
+export interface ReportsStore {
   /** Every trial of a study by ascending trial id (export, history); empty for an unknown study. */
   listAllTrials(studyId: string): Promise<TrialRecord[]>;
   /**
@@ -435,6 +440,10 @@ export interface Storage {
    */
   importStudy(study: ImportedStudy, trials: ImportedTrial[], engineStates: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]): Promise<StudyRecord>;
 
+}
+
+/** Intermediate values of running trials (early stopping). */
+export interface IntermediateStore {
   /**
    * Stores a trial's value at `step` unless one is stored already (durably, before it resolves).
    * Returns the stored record: this one (`inserted`) or the earlier one for that step, left as it was.
@@ -461,6 +470,10 @@ export interface Storage {
   /** The smallest and largest value a trial reported at steps ≤ `throughStep` (null: none): one range of the primary key, aggregated in the database. */
   intermediateRange(studyId: string, trialId: number, throughStep: number): Promise<{ min: number; max: number } | null>;
 
+}
+
+/** The read side's O(page) summaries: evaluations, best-so-far steps, engine-state pages, lease and server counts. */
+export interface SummariesStore {
   /** The study's evaluation count and best evaluation (O(1): two index lookups). */
   evaluationSummary(studyId: string): Promise<EvaluationSummary>;
   /** The last evaluation before (`completedAt`, `trialId`) in completion order and every one from it on (one snapshot). */
@@ -482,6 +495,10 @@ export interface Storage {
   /** Counts for /metrics gauges; `now` (ISO-8601) decides which ACTIVE leases are still open. */
   operationalCounts(now: string): Promise<OperationalCounts>;
 
+}
+
+/** API keys and tenants. */
+export interface KeysStore {
   /** Creates the tenant (id = name) if it does not exist yet, with the key, and marks the server keyed (isKeyed), in one transaction. */
   createApiKey(key: NewApiKeyRecord): Promise<ApiKeyRecord>;
   /** The key with this hash unless it is revoked; null otherwise. */
@@ -504,4 +521,18 @@ export interface Storage {
   markKeyed(): Promise<void>;
   /** Creates a tenant (id = name) if it does not exist yet; for keys given in the environment. */
   ensureTenant(id: string, createdAt: string): Promise<void>;
+}
+
+/** The whole port: every aggregate, and the database's own health and lifetime. */
+export interface Storage extends StudiesStore, LoopStore, ReportsStore, IntermediateStore, SummariesStore, KeysStore {
+  /** Reachable and migrated to exactly the schema this code knows (readiness). */
+  health(): Promise<StorageHealth>;
+  /** Which backend, for logs and metrics. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** The connection pool's figures; null for a backend without one. */
+  poolStats(): PoolStats | null;
+  /** Flush and release the database; later calls fail. */
+  close(): Promise<void>;
+  /** Server-wide settings kept with the data (e.g. the pagination-token secret). */
+  getSetting(key: string): Promise<string | null>;
 }

@@ -2,7 +2,7 @@
  * Crash safety against the real server process: concurrent clients run the loop (suggestions,
  * single and batched observations by trial id, external points, heartbeats, failures) on several
  * studies while the server is killed with SIGKILL at random moments and restarted on the same
- * database file. Afterwards every trial is read back through the API and checked against what the
+ * database: a SQLite file, and a PostgreSQL database when a server is there (the replicas' storage). Afterwards every trial is read back through the API and checked against what the
  * clients were told:
  *
  * - every observation answered 2xx is there exactly once, COMPLETED, with the acknowledged value;
@@ -20,9 +20,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { branin, braninStudy, fastOptions } from '../helpers/loop.js';
 import { scaledMs, startServer, type ServerProcess } from '../helpers/server-process.js';
+import { createTestDatabase, postgresServer, type TestDatabase } from '../helpers/postgres.js';
 import type { MethodName } from '../../src/engine/index.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-crash-'));
@@ -61,10 +63,44 @@ class Ledger {
   requests = 0;
 }
 
-describe('crash safety', () => {
+const pgServer = postgresServer();
+const databases: TestDatabase[] = [];
+afterAll(async () => {
+  for (const d of databases) await d.drop();
+});
+
+/** The database each run restarts on: a SQLite file, or (DATABASE_URL) a PostgreSQL database of its own. */
+const BACKENDS: [string, () => Promise<{ env: Record<string, string>; studiesStored?: () => Promise<number> }>][] = [
+  ['SQLite', async () => ({ env: {} })],
+  ...(pgServer
+    ? [
+        [
+          'PostgreSQL',
+          async () => {
+            const d = await createTestDatabase(pgServer, 'probnes_crash');
+            databases.push(d);
+            // What the server wrote is in this database, not in a SQLite file.
+            const studiesStored = async () => {
+              const c = new pg.Client({ connectionString: d.url });
+              await c.connect();
+              try {
+                return (await c.query<{ n: number }>('SELECT count(*)::int AS n FROM studies')).rows[0]!.n;
+              } finally {
+                await c.end();
+              }
+            };
+            return { env: { DATABASE_URL: d.url }, studiesStored };
+          },
+        ] as [string, () => Promise<{ env: Record<string, string>; studiesStored?: () => Promise<number> }>],
+      ]
+    : []),
+];
+
+describe.each(BACKENDS)('crash safety (%s)', (_name, database) => {
   it(`SIGKILL ${KILLS} times under ${CLIENTS} concurrent clients: every acknowledged write survives exactly once, every study still suggests`, async () => {
-    const db = path.join(tmp, 'crash.db');
-    const env = { ENGINE_WORKERS: '1', RATE_LIMIT_PER_MINUTE: '0' };
+    const db = path.join(tmp, `crash-${_name}.db`);
+    const backend = await database();
+    const env = { ENGINE_WORKERS: '1', RATE_LIMIT_PER_MINUTE: '0', ...backend.env };
     const start = async () => {
       const s = await startServer(db, { env });
       servers.push(s);
@@ -222,5 +258,6 @@ describe('crash safety', () => {
       expect(answer.trials, `${where} (${methodOf.get(study)}, reason ${answer.reason}, ${trials.length} trials)`).toHaveLength(1);
     }
     expect(await server.stop('SIGTERM'), context()).toBe(0);
+    if (backend.studiesStored) expect(await backend.studiesStored()).toBe(STUDIES.length);
   }, scaledMs(180_000));
 });

@@ -19,8 +19,12 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, loadPostgresMigrations, PostgresStorage, SqliteStorage, type GenerationCommit, type NewTrial, type Storage, type TrialUpdate } from '../../src/storage/index.js';
+import { loadMigrations, loadPostgresMigrations, PostgresStorage, SqliteStorage, type GenerationCommit, type InitialEngineState, type NewStudyRecord, type NewTrial, type Storage, type TrialUpdate } from '../../src/storage/index.js';
 import { commitWithEvaluations } from '../helpers/evaluations.js';
+import { openDatabase } from '../../src/storage/sqlite/connection.js';
+import { migrate } from '../../src/storage/sqlite/migrate.js';
+import { StudiesRepo } from '../../src/storage/sqlite/studies-repo.js';
+import { SummariesRepo } from '../../src/storage/sqlite/summaries-repo.js';
 import { createTestDatabase, postgresServer, type TestDatabase } from '../helpers/postgres.js';
 import { study } from './contract.js';
 
@@ -81,15 +85,20 @@ class Script {
   }
 }
 
+/** The completed trials in completion order: [trial id, value, completed at]. */
+const COMPLETED_AT_7 = `SELECT t.trial_id, t.value, t.completed_at FROM study_evaluations e JOIN trials t ON t.study_id = e.study_id AND t.trial_id = e.trial_id
+  WHERE e.study_id = $1 ORDER BY e.idx`;
+
 /** Every read of the evaluations, as the routes make them. */
-async function reads(s: Storage, studyId: string) {
+async function reads(o: Opened, studyId: string) {
+  const s = o.s;
   const summary = await s.evaluationSummary(studyId);
   return {
     summary,
     evaluations: await s.listEvaluations(studyId, { afterIndex: 0, limit: 10_000 }),
     steps: await s.listBestSteps(studyId, { afterIndex: 0, throughIndex: summary.count, limit: 10_000 }),
     at: await s.evaluationsAt(studyId, [1, 2, summary.count]),
-    completed: (await s.listCompletedTrialsAfter(studyId, 0, 0)).map((t) => [t.trialId, t.value, t.completedAt]),
+    completed: o.completedAt7 ? await o.completedAt7(studyId) : (await s.listCompletedTrialsAfter(studyId, 0, 0)).map((t) => [t.trialId, t.value, t.completedAt]),
     recent: (await s.listRecentCompleted(studyId, { limit: 5, completedBy: at(20) })).map((t) => t.trialId),
   };
 }
@@ -98,14 +107,20 @@ async function createStudies(s: Storage) {
   for (const [id, direction] of STUDIES) await s.createStudy(study(id, 'default', { direction }), { version: 1, state: {} });
 }
 
-/** A storage open on a database, and how a commit without evaluation rows is made at version 7 (the triggers compute them). */
+/**
+ * A storage open on a database, how a commit without evaluation rows is made at version 7 (the
+ * triggers compute them), as that release's SQL made it, and, at version 7, the completed trials'
+ * values as that schema holds them (this code reads a trial's outcome from migration 009's column).
+ */
 interface Opened {
   s: Storage;
   commitAt7: (studyId: string, c: GenerationCommit) => Promise<{ committed: boolean }>;
+  completedAt7?: (studyId: string) => Promise<unknown[]>;
 }
 
 /** `count` commits of each study's script; triggers: at version 7, domain: the loop's rows. */
 async function run(o: Opened, scripts: Map<string, Script>, from: number, count: number, how: 'triggers' | 'domain') {
+  if (how === 'domain' && o.completedAt7) throw new Error('the loop\'s commits need the latest schema');
   for (let k = from; k < from + count; k++) {
     for (const [id] of STUDIES) {
       const c = scripts.get(id)!.commit(k);
@@ -124,13 +139,13 @@ function checks(open: (name: string, version: 'old' | 'new') => Promise<Opened>,
     let o = await open('fwd', 'old');
     await createStudies(o.s);
     await run(o, scripts, 0, 8, 'triggers');
-    const before = await Promise.all(STUDIES.map(([id]) => reads(o.s, id)));
+    const before = await Promise.all(STUDIES.map(([id]) => reads(o, id)));
     expect(before[0]!.summary.count).toBeGreaterThan(15);
     await o.s.close();
     o = await open('fwd', 'new');
     try {
       await schemaCheck(o.s);
-      expect(await Promise.all(STUDIES.map(([id]) => reads(o.s, id)))).toEqual(before);
+      expect(await Promise.all(STUDIES.map(([id]) => reads(o, id)))).toEqual(before);
     } finally {
       await o.s.close();
     }
@@ -154,13 +169,13 @@ function checks(open: (name: string, version: 'old' | 'new') => Promise<Opened>,
         await run(mig, migScripts, round, 2, 'domain');
         await run(fresh, newScripts, round, 2, 'domain');
         for (const [id] of STUDIES) {
-          const expected = await reads(ref.s, id);
-          expect(await reads(mig.s, id)).toEqual(expected);
-          expect(await reads(fresh.s, id)).toEqual(expected);
+          const expected = await reads(ref, id);
+          expect(await reads(mig, id)).toEqual(expected);
+          expect(await reads(fresh, id)).toEqual(expected);
         }
       }
       // Enough of the cases above happened for the comparison to mean something.
-      const lo = await reads(ref.s, 'lo');
+      const lo = await reads(ref, 'lo');
       expect(lo.summary.count).toBeGreaterThanOrEqual(30);
       expect(lo.steps.length).toBeGreaterThan(1);
     } finally {
@@ -175,9 +190,61 @@ describe('migration 008 (SQLite): evaluations from the domain', () => {
   const all = loadMigrations();
   checks(
     async (name, version) => {
-      // The commit's SQL is the same at both versions: only the triggers differ.
-      const s = SqliteStorage.open(path.join(dir, `${name}.db`), { writerThread: false, ...(version === 'old' ? { migrations: all.slice(0, OLD) } : {}) });
-      return { s, commitAt7: (id, c) => s.commitGeneration(id, c) };
+      const file = path.join(dir, `${name}.db`);
+      if (version === 'new') return { s: SqliteStorage.open(file, { writerThread: false }), commitAt7: () => Promise.reject(new Error('not at version 7')) };
+      // Version 7 as that release wrote and read it (this code's SqliteStorage needs migration 009's
+      // outcome column): the schema's migrations, the study and evaluation reads whose tables did
+      // not change, and its commit (trials-repo.ts then) with the value and stderr columns; the
+      // triggers write the evaluation rows.
+      const db = openDatabase(file);
+      migrate(db, all.slice(0, OLD));
+      const studies = new StudiesRepo(db);
+      const summaries = new SummariesRepo(db);
+      const s = {
+        createStudy: async (st: NewStudyRecord, initial: InitialEngineState) => {
+          const record = studies.insert(st);
+          db.prepare('INSERT INTO engine_states (study_id, generation, revision, version, state, created_at) VALUES (?, 0, 1, ?, ?, ?)').run(st.id, initial.version, JSON.stringify(initial.state), st.createdAt);
+          return record;
+        },
+        evaluationSummary: async (id: string) => summaries.summary(id),
+        listEvaluations: async (id: string, q: { afterIndex: number; limit: number }) => summaries.page(id, q),
+        listBestSteps: async (id: string, q: { afterIndex: number; throughIndex: number; limit: number }) => summaries.steps(id, q),
+        evaluationsAt: async (id: string, indices: readonly number[]) => summaries.at(id, indices),
+        listRecentCompleted: async (id: string, q: { limit: number; completedBy: string }) =>
+          db
+            .prepare<[string, string, number], { trialId: number }>(
+              `SELECT e.trial_id AS trialId FROM (SELECT trial_id, completed_at FROM study_evaluations WHERE study_id = ? AND completed_at <= ? ORDER BY completed_at DESC, trial_id DESC LIMIT ?) e
+                ORDER BY e.completed_at, e.trial_id`,
+            )
+            .all(id, q.completedBy, q.limit),
+        close: async () => db.close(),
+      } as unknown as Storage;
+      const commitAt7 = async (id: string, c: GenerationCommit) => {
+        db.transaction(() => {
+          const { next_trial_id: next } = db.prepare<[string], { next_trial_id: number }>('SELECT next_trial_id FROM studies WHERE id = ?').get(id)!;
+          for (const u of c.trialUpdates ?? []) {
+            const r = db
+              .prepare(`UPDATE trials SET state = ?, client_id = ?, lease_expires_at = ?, value = ?, stderr = ?, failure_reason = ?, late = ?, completed_at = ?, updated_at = ?
+                WHERE study_id = ? AND trial_id = ? AND state = ?`)
+              .run(u.state, u.clientId, u.leaseExpiresAt, u.value, u.stderr, u.failureReason, u.late ? 1 : 0, u.completedAt, c.now, id, u.trialId, u.expectedState);
+            if (r.changes !== 1) throw new Error('trial conflict');
+          }
+          c.newTrials.forEach((t, i) =>
+            db
+              .prepare(`INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value, stderr, source, created_at, completed_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+              .run(id, next + i, t.state, t.generation, t.clientId ?? null, t.leaseExpiresAt ?? null, JSON.stringify(t.parameters), JSON.stringify(t.point), t.value ?? null, t.stderr ?? null, t.source, c.now, t.completedAt ?? null, c.now),
+          );
+          db.prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ?, commit_seq = commit_seq + 1 WHERE id = ?').run(c.generation, next + c.newTrials.length, c.now, id);
+        }).immediate();
+        return { committed: true };
+      };
+      const completedAt7 = async (id: string) =>
+        db
+          .prepare<[string], { trial_id: number; value: number | null; completed_at: string | null }>(COMPLETED_AT_7.replace('$1', '?'))
+          .all(id)
+          .map((r) => [r.trial_id, r.value, r.completed_at]);
+      return { s, commitAt7, completedAt7 };
     },
     async () => {
       // No trigger decides anything about evaluations any more.
@@ -226,7 +293,15 @@ describe.skipIf(!server)('migration 008 (PostgreSQL): evaluations from the domai
           await pool.end();
         }
       };
-      return { s, commitAt7 };
+      const completedAt7 = async (id: string) => {
+        const pool = new pg.Pool({ connectionString: url, max: 1 });
+        try {
+          return (await pool.query<{ trial_id: number; value: number | null; completed_at: string | null }>(COMPLETED_AT_7, [id])).rows.map((r) => [r.trial_id, r.value, r.completed_at]);
+        } finally {
+          await pool.end();
+        }
+      };
+      return version === 'old' ? { s, commitAt7, completedAt7 } : { s, commitAt7 };
     },
     async (s) => {
       expect((await s.health()).schemaVersion).toBe(all.length);

@@ -27,7 +27,7 @@ describe.skipIf(!server)('PostgresStorage', () => {
     const s = await PostgresStorage.open({ url: db.url, poolSize: 4 });
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
-    await c.query("DELETE FROM studies; DELETE FROM api_keys; DELETE FROM tenants WHERE id <> 'default'");
+    await c.query("DELETE FROM studies; DELETE FROM api_keys; DELETE FROM tenants WHERE id <> 'default'; DELETE FROM settings WHERE key = 'auth_mode'");
     await c.end();
     return s;
   });
@@ -99,7 +99,7 @@ describe.skipIf(!server)('PostgresStorage', () => {
     expect(await s.getTrial('guard', 1)).toMatchObject({ state: 'REQUESTED' });
   });
 
-  it('commits that queue behind one in flight go out as one batch, each with its own checks and outcome', async () => {
+  it('commits submitted together go out as one statement, each with its own checks and outcome', async () => {
     const s = await connect();
     const ids = ['b1', 'b2', 'b3', 'b4', 'b5'];
     for (const id of ids) await s.createStudy(study(id), { version: 1, state: { g: 0 } });
@@ -112,9 +112,9 @@ describe.skipIf(!server)('PostgresStorage', () => {
     const tell = { generation: 1, engineState: { version: 1, state: { g: 1 } }, now: '2025-01-01T00:00:02.000Z' };
     const statements0 = s.poolStats()!.statements;
     const results = await Promise.all([
-      // b1: a result and two new trials (goes out alone; the others queue behind it and form the batch).
+      // b1: a result and two new trials.
       s.commitGeneration('b1', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b1, trialUpdates: [complete('REQUESTED')], newTrials: [0.1, 0.2].map((x) => ({ state: 'REQUESTED' as const, generation: 1, parameters: { x }, point: [x], source: 'suggested' as const })) }),
-      // b2: the same in the batch.
+      // b2: the same.
       s.commitGeneration('b2', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b2, trialUpdates: [complete('REQUESTED')], newTrials: [{ state: 'REQUESTED', generation: 1, parameters: { x: 0.3 }, point: [0.3], source: 'suggested' }] }),
       // b3: a stale commit count: refused, nothing written.
       s.commitGeneration('b3', { ...tell, expectedRevision: 1, expectedCommitSeq: seqs.b3 - 1, trialUpdates: [complete('REQUESTED')], newTrials: [] }),
@@ -133,8 +133,8 @@ describe.skipIf(!server)('PostgresStorage', () => {
       { committed: false, reason: 'study_not_found' },
       { committed: true, revision: 1, trialIds: [2] },
     ]);
-    // Two statements: the first commit alone, the five queued behind it together.
-    expect(s.poolStats()!.statements - statements0).toBe(2);
+    // One statement: the six commits were submitted together (each with its own outcome above).
+    expect(s.poolStats()!.statements - statements0).toBe(1);
     const trials = async (id: string) => (await s.listAllTrials(id)).map((t) => [t.trialId, t.state]);
     expect(await trials('b1')).toEqual([[1, 'COMPLETED'], [2, 'REQUESTED'], [3, 'REQUESTED']]);
     expect(await trials('b2')).toEqual([[1, 'COMPLETED'], [2, 'REQUESTED']]);
@@ -145,6 +145,40 @@ describe.skipIf(!server)('PostgresStorage', () => {
     expect(await seq('b2')).toBe(seqs.b2 + 1);
     expect(await seq('b3')).toBe(seqs.b3);
     expect(await seq('b4')).toBe(seqs.b4);
+  });
+
+  it('a commit that waited for the row lock is checked against what the holder committed, not against its statement\'s older snapshot', async () => {
+    const s = await connect();
+    await s.createStudy(study('wait'), { version: 1, state: {} });
+    const ask = { expectedRevision: 1, generation: 0, engineState: null, now: '2025-01-01T00:00:01.000Z' };
+    expect((await s.commitGeneration('wait', { ...ask, newTrials: [0.1, 0.2].map((x) => ({ state: 'REQUESTED' as const, generation: 0, parameters: { x }, point: [x], source: 'suggested' as const })) })).committed).toBe(true);
+    const lease = (trialId: number, expectedState: 'REQUESTED' | 'ACTIVE') => ({ trialId, expectedState, state: 'ACTIVE' as const, clientId: 'w', leaseExpiresAt: '2025-01-01T00:10:00.000Z', value: null, stderr: null, failureReason: null, late: false, completedAt: null });
+    // Another writer holds the study's row lock and leases trial 1 (as a commit does: the trial and the commit count).
+    const other = new pg.Client({ connectionString: db.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query("SELECT 1 FROM studies WHERE id = 'wait' FOR UPDATE");
+      await other.query("UPDATE trials SET state = 'ACTIVE' WHERE study_id = 'wait' AND trial_id = 1");
+      await other.query("UPDATE studies SET commit_seq = commit_seq + 1 WHERE id = 'wait'");
+      // Without a commit count, so only the trial guards decide: these wait for the lock.
+      const stale = s.commitGeneration('wait', { ...ask, newTrials: [], trialUpdates: [lease(1, 'REQUESTED')] });
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query('COMMIT');
+      expect(await stale).toEqual({ committed: false, reason: 'trial_conflict' });
+      // The same, expecting what the other writer left: it applies.
+      await other.query('BEGIN');
+      await other.query("SELECT 1 FROM studies WHERE id = 'wait' FOR UPDATE");
+      await other.query("UPDATE trials SET state = 'ACTIVE' WHERE study_id = 'wait' AND trial_id = 2");
+      await other.query("UPDATE studies SET commit_seq = commit_seq + 1 WHERE id = 'wait'");
+      const fresh = s.commitGeneration('wait', { ...ask, newTrials: [], trialUpdates: [{ ...lease(2, 'ACTIVE'), clientId: 'v' }] });
+      await new Promise((r) => setTimeout(r, 300));
+      await other.query('COMMIT');
+      expect(await fresh).toEqual({ committed: true, revision: 1, trialIds: [] });
+    } finally {
+      await other.end();
+    }
+    expect((await s.listAllTrials('wait')).map((t) => [t.trialId, t.state, t.clientId])).toEqual([[1, 'ACTIVE', null], [2, 'ACTIVE', 'v']]);
   });
 
   it('reports the pool and answers unhealthy, not an exception, when the server is unreachable', async () => {

@@ -3,9 +3,11 @@
  * the WAL (milliseconds on most disks); better-sqlite3 is synchronous, so on the main thread that
  * wait froze the event loop: no request was parsed, no answer sent, no other study served while
  * the disk flushed. On a thread of its own (a second connection to the same file) the wait
- * overlaps with everything else, and commits that queue meanwhile (any studies) share the next
- * transaction and fsync (commit-worker.ts). Durability is unchanged: a caller's promise resolves
- * only after the COMMIT containing its write returned, with synchronous=FULL.
+ * overlaps with everything else, and commits that queue meanwhile share the next transaction and
+ * fsync: the thread groups them (group-commit.ts, as PostgreSQL's are, on the thread so that it
+ * starts the next group as soon as the last one is written, whatever the event loop is doing) and
+ * applies a group in one transaction (commit-worker.ts). Durability is unchanged: a caller's
+ * promise resolves only after the COMMIT containing its write returned, with synchronous=FULL.
  *
  * Started by the first commit or readiness check (the server's /readyz waits for it), so processes
  * that do neither (the CLI) never start it; referenced only while commits are in flight, so an idle

@@ -8,6 +8,7 @@ import { evaluationWriter } from './summaries-repo.js';
 import type { IntermediateRepo } from './intermediate-repo.js';
 import type { StudiesRepo } from './studies-repo.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
+import { SQLITE_INSERT_TRIAL, sqliteTrial } from '../trial-columns.js';
 
 export class ReportsRepo {
   private readonly allTrialsStmt;
@@ -36,11 +37,7 @@ export class ReportsRepo {
     this.recentByStmt = db.prepare<[{ study: string; limit: number; by: string }], TrialRow>(recent(' AND completed_at <= @by'));
     // Unlike a generation commit, an import writes every column as exported (failure reasons,
     // per-trial update times), so the copy reads back exactly like the original.
-    this.insertTrialStmt = db.prepare(`
-      INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
-        stderr, failure_reason, late, source, created_at, completed_at, updated_at)
-      VALUES (@study_id, @trial_id, @state, @generation, @client_id, @lease_expires_at, @parameters, @point, @value,
-        @stderr, @failure_reason, @late, @source, @created_at, @completed_at, @updated_at)`);
+    this.insertTrialStmt = db.prepare(SQLITE_INSERT_TRIAL);
     this.insertStateStmt = db.prepare(`
       INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
       VALUES (@study_id, @generation, @revision, @version, @state, @created_at)`);
@@ -83,26 +80,7 @@ export class ReportsRepo {
 
   private importInTx(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[]): StudyRecord {
     this.studies.insert(s);
-    for (const t of trials) {
-      this.insertTrialStmt.run({
-        study_id: s.id,
-        trial_id: t.trialId,
-        state: t.state,
-        generation: t.generation,
-        client_id: t.clientId,
-        lease_expires_at: t.leaseExpiresAt,
-        parameters: JSON.stringify(t.parameters),
-        point: t.point === null ? null : JSON.stringify(t.point),
-        value: t.value,
-        stderr: t.stderr,
-        failure_reason: t.failureReason,
-        late: t.late ? 1 : 0,
-        source: t.source,
-        created_at: t.createdAt,
-        completed_at: t.completedAt,
-        updated_at: t.updatedAt,
-      });
-    }
+    for (const t of trials) this.insertTrialStmt.run(sqliteTrial({ ...t, studyId: s.id }));
     for (const e of states) {
       this.insertStateStmt.run({ study_id: s.id, generation: e.generation, revision: e.revision, version: e.version, state: JSON.stringify(e.state), created_at: e.createdAt });
     }

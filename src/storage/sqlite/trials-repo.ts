@@ -1,27 +1,12 @@
 /** All SQL for trials and engine-state snapshots, including the "commit a generation" unit of work. */
 import type { SqliteDatabase } from './connection.js';
-import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, NewTrial, Page, PageRequest, TrialRecord, TrialState, TrialUpdate } from '../storage.js';
+import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, Page, PageRequest, TrialRecord, TrialState } from '../storage.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
 import { stateFilter } from '../rows.js';
+import { commitGuards, commitWrites, verdict, type CommitWrites } from '../commit-plan.js';
+import type { QueuedCommit, Settled } from '../group-commit.js';
+import { SQLITE_INSERT_TRIAL, SQLITE_UPDATE_TRIAL, sqliteTrial, sqliteTrialUpdate } from '../trial-columns.js';
 import { evaluationWriter } from './summaries-repo.js';
-
-/** Thrown inside the commit transaction to roll it back when a guarded trial update finds another state. */
-class TrialConflict extends Error {}
-
-function trialUpdateParams(u: TrialUpdate) {
-  return {
-    trial_id: u.trialId,
-    expected_state: u.expectedState,
-    state: u.state,
-    client_id: u.clientId,
-    lease_expires_at: u.leaseExpiresAt,
-    value: u.value,
-    stderr: u.stderr,
-    failure_reason: u.failureReason,
-    late: u.late ? 1 : 0,
-    completed_at: u.completedAt,
-  };
-}
 
 export class TrialsRepo {
   private readonly latestStateStmt;
@@ -29,6 +14,7 @@ export class TrialsRepo {
   private readonly trialStmt;
   private readonly insertTrialStmt;
   private readonly updateTrialStmt;
+  private readonly trialStatesStmt;
   private readonly commitTx;
   private readonly commitManyTx;
   private readonly headStmt;
@@ -46,23 +32,19 @@ export class TrialsRepo {
     this.latestStateStmt = db.prepare<[string], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1');
     this.stateAtStmt = db.prepare<[string, number], EngineStateRow>('SELECT * FROM engine_states WHERE study_id = ? AND generation = ?');
     this.trialStmt = db.prepare<[string, number], TrialRow>('SELECT * FROM trials WHERE study_id = ? AND trial_id = ?');
-    this.insertTrialStmt = db.prepare(`
-      INSERT INTO trials (study_id, trial_id, state, generation, client_id, lease_expires_at, parameters, point, value,
-        stderr, source, created_at, completed_at, updated_at)
-      VALUES (@study_id, @trial_id, @state, @generation, @client_id, @lease_expires_at, @parameters, @point, @value,
-        @stderr, @source, @now, @completed_at, @now)`);
-    this.updateTrialStmt = db.prepare(`
-      UPDATE trials SET state = @state, client_id = @client_id, lease_expires_at = @lease_expires_at, value = @value,
-        stderr = @stderr, failure_reason = @failure_reason, late = @late, completed_at = @completed_at, updated_at = @now
-      WHERE study_id = @study_id AND trial_id = @trial_id AND state = @expected_state`);
+    this.insertTrialStmt = db.prepare(SQLITE_INSERT_TRIAL);
+    this.updateTrialStmt = db.prepare(SQLITE_UPDATE_TRIAL);
+    this.trialStatesStmt = db.prepare<[string, string], { trial_id: number; state: TrialState }>(
+      'SELECT trial_id, state FROM trials WHERE study_id = ? AND trial_id IN (SELECT value FROM json_each(?))',
+    );
     this.writeEvaluations = evaluationWriter(db);
-    // IMMEDIATE takes the write lock up front, so the revision check and the writes cannot interleave
+    // IMMEDIATE takes the write lock up front, so the checks and the writes cannot interleave
     // with another connection's commit.
     this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
-    this.commitManyTx = db.transaction((list: readonly [string, GenerationCommit][]) =>
-      list.map(([studyId, c]) => {
+    this.commitManyTx = db.transaction((list: readonly QueuedCommit[]): Exclude<Settled, { retry: true }>[] =>
+      list.map(({ studyId, commit }) => {
         try {
-          return { ok: true as const, result: this.commit(studyId, c) };
+          return { ok: true as const, result: this.commit(studyId, commit) };
         } catch (error) {
           return { ok: false as const, error };
         }
@@ -133,12 +115,7 @@ export class TrialsRepo {
    * in a savepoint: better-sqlite3 runs a nested transaction function as a savepoint.
    */
   commit(studyId: string, c: GenerationCommit): CommitResult {
-    try {
-      return this.commitTx.immediate(studyId, c);
-    } catch (err) {
-      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
-      throw err;
-    }
+    return this.commitTx.immediate(studyId, c);
   }
 
   /**
@@ -146,7 +123,7 @@ export class TrialsRepo {
    * of its own (a nested better-sqlite3 transaction), so a conflict or error rolls back only that
    * one. Throws only if the transaction as a whole fails, and then none of it is written.
    */
-  commitMany(list: readonly [string, GenerationCommit][]): ({ ok: true; result: CommitResult } | { ok: false; error: unknown })[] {
+  commitMany(list: readonly QueuedCommit[]): Exclude<Settled, { retry: true }>[] {
     return this.commitManyTx.immediate(list);
   }
 
@@ -172,31 +149,38 @@ export class TrialsRepo {
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
   }
 
+  /** The guards and the writes of commit-plan.ts, against the study as this transaction reads it. */
   private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
     const study = this.nextIdStmt.get(studyId);
-    if (!study) return { committed: false, reason: 'study_not_found' };
-    if (c.expectedCommitSeq !== undefined && c.expectedCommitSeq !== study.commit_seq) return { committed: false, reason: 'revision_conflict' };
-    // Revision only: the state itself (possibly large) is not read back.
-    const latest = this.headStmt.get(studyId);
-    if ((latest?.revision ?? null) !== c.expectedRevision) return { committed: false, reason: 'revision_conflict' };
-    let revision = latest?.revision ?? 0;
-    if (c.engineState) {
-      revision += 1;
-      this.insertState(studyId, c.generation, revision, c.engineState, c.now);
+    const guards = commitGuards(c);
+    const ids = guards.trials.map((t) => t.trialId);
+    const outcome = verdict(
+      guards,
+      study
+        ? {
+            commitSeq: study.commit_seq,
+            // Revision only: the state itself (possibly large) is not read back.
+            revision: this.headStmt.get(studyId)?.revision ?? null,
+            trialStates: new Map(ids.length === 0 ? [] : this.trialStatesStmt.all(studyId, JSON.stringify(ids)).map((r) => [r.trial_id, r.state])),
+          }
+        : null,
+    );
+    if (outcome !== 'committed') return { committed: false, reason: outcome };
+    const w = commitWrites(studyId, c, study!.next_trial_id);
+    this.write(studyId, w);
+    return { committed: true, revision: w.revision, trialIds: w.newTrials.map((t) => t.trialId) };
+  }
+
+  private write(studyId: string, w: CommitWrites): void {
+    if (w.engineState) this.insertState(studyId, w.engineState.generation, w.engineState.revision, w.engineState, w.engineState.createdAt);
+    for (const u of w.trialUpdates) {
+      // Checked above under this transaction's lock; a miss here is a bug, and rolls the commit back.
+      if (this.updateTrialStmt.run(sqliteTrialUpdate(studyId, u.trialId, u.expectedState, u.change)).changes !== 1) throw new Error(`trial ${u.trialId} of study ${studyId} changed under the write lock`);
     }
-    for (const u of c.trialUpdates ?? []) {
-      // Another writer moved this trial on: throw so the whole transaction (the snapshot too) rolls back.
-      if (this.updateTrialStmt.run({ ...trialUpdateParams(u), study_id: studyId, now: c.now }).changes === 0) throw new TrialConflict();
-    }
-    const ids = c.newTrials.map((t, i) => this.insertTrial(studyId, study.next_trial_id + i, t, c.now));
-    if (c.evaluations && c.evaluations.length > 0) {
-      // Rows computed from another state than the one checked above would be wrong: they need the guard.
-      if (c.expectedCommitSeq === undefined) throw new Error('a commit with evaluation rows must give expectedCommitSeq');
-      this.writeEvaluations(studyId, c.evaluations);
-    }
-    this.advanceStudyStmt.run(c.generation, study.next_trial_id + c.newTrials.length, c.now, studyId);
-    if (c.studyState) this.studyStateStmt.run(c.studyState.state, c.studyState.reason, studyId);
-    return { committed: true, revision, trialIds: ids };
+    for (const t of w.newTrials) this.insertTrialStmt.run(sqliteTrial(t));
+    if (w.evaluations.length > 0) this.writeEvaluations(studyId, w.evaluations);
+    this.advanceStudyStmt.run(w.study.generation, w.study.nextTrialId, w.study.updatedAt, studyId);
+    if (w.study.state) this.studyStateStmt.run(w.study.state.state, w.study.state.reason, studyId);
   }
 
   /** Inside the createStudy transaction: the generation-0 snapshot, revision 1. */
@@ -206,24 +190,5 @@ export class TrialsRepo {
 
   private insertState(studyId: string, generation: number, revision: number, s: InitialEngineState, now: string): void {
     this.insertStateStmt.run(studyId, generation, revision, s.version, JSON.stringify(s.state), now);
-  }
-
-  private insertTrial(studyId: string, trialId: number, t: NewTrial, now: string): number {
-    this.insertTrialStmt.run({
-      study_id: studyId,
-      trial_id: trialId,
-      state: t.state,
-      generation: t.generation,
-      client_id: t.clientId ?? null,
-      lease_expires_at: t.leaseExpiresAt ?? null,
-      parameters: JSON.stringify(t.parameters),
-      point: t.point === null ? null : JSON.stringify(t.point),
-      value: t.value ?? null,
-      stderr: t.stderr ?? null,
-      source: t.source,
-      now,
-      completed_at: t.completedAt ?? null,
-    });
-    return trialId;
   }
 }
