@@ -31,6 +31,9 @@ const out = 'bench-results/mutation';
 export default {
   packageManager: 'npm',
   mutate: ['src/**/*.ts', '!src/**/*.d.ts'],
+  // node_modules and .node may be links to another checkout's (a git worktree's setup): the sandbox
+  // must not copy them (it cannot copy a directory link: EISDIR).
+  ignorePatterns: ['/node_modules', '/.node'],
   testRunner: 'vitest',
   vitest: { configFile: 'vitest.mutation.config.ts', related: true },
   coverageAnalysis: 'perTest',

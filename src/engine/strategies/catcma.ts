@@ -44,6 +44,7 @@ export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesSt
   const dc = spec.dim - q.length;
   if (q.length === 0 || dc < 0) throw new InvalidInputError('cmaes: a mixed space needs categories and dim ≥ their number');
   if (!Number.isInteger(spec.batchSize) || spec.batchSize < 2) throw new InvalidInputError(`cmaes: batch size must be an integer ≥ 2, got ${spec.batchSize}`);
+  // Stryker disable next-line StringLiteral: the method name appears only in cmaStart's sigma0 message, which the options' own check (≤ 1000) always pre-empts
   const start = dc > 0 ? cmaStart({ ...spec, dim: dc }, 'cmaes', params) : { mean: [], cov: [], sigma: params.sigma0, C: [], p_sigma: [], p_c: [] };
   const floors = q.map((p) => marginFloor(p.length, q.length));
   return {
@@ -93,8 +94,11 @@ export function catUpdate(q: readonly (readonly number[])[], asng: AsngState, ra
     for (let a = 0; a < K - 1; a++) sqF.push(ngrad[j]![a]! / Math.sqrt(qj[a]!) + (Math.sqrt(qj[a]!) * head) / (qK + Math.sqrt(qK)));
   });
   const nTheta = sqF.length;
-  if (nTheta === 0) return { q: q.map((r) => [...r]), asng: { ...asng, s: [...asng.s] } };
-  const pnorm = Math.sqrt(sqF.reduce((a, v) => a + v * v, 0)) + 1e-30;
+  // No free probability (every parameter has one choice): nothing to learn, and s has no entries.
+  if (nTheta === 0) return { q: q.map((r) => [...r]), asng: { ...asng, s: [] } };
+  const sqNorm = sqF.reduce((a, v) => a + v * v, 0);
+  // Stryker disable next-line ArithmeticOperator: ±1e-30 only keeps 0/0 away when ĝ = 0, where the step εĝ and the s update are 0 either way
+  const pnorm = Math.sqrt(sqNorm) + 1e-30;
   const delta = DELTA_INIT / asng.Delta;
   const eps = delta / pnorm;
   const floors = q.map((qj) => marginFloor(qj.length, q.length));
@@ -105,7 +109,8 @@ export function catUpdate(q: readonly (readonly number[])[], asng: AsngState, ra
   const gamma = (1 - beta) ** 2 * asng.gamma + beta * (2 - beta);
   const sNorm2 = s.reduce((a, v) => a + v * v, 0);
   const Delta = asng.Delta * Math.exp(beta * (gamma - sNorm2 / ASNG_ALPHA));
-  if (!next.every((r) => r.every(Number.isFinite)) || !Number.isFinite(Delta)) throw new NonFiniteError('cmaes: categorical update became non-finite');
+  // applyMargin's q is always finite (uniform when given a non-finite one): only Δ can fail.
+  if (!Number.isFinite(Delta)) throw new NonFiniteError('cmaes: categorical update became non-finite');
   return { q: next, asng: { Delta, gamma, s } };
 }
 
