@@ -60,7 +60,7 @@ function init(method: MethodName, own: ProbnesOwn, spec: InitSpec, rng: Rng): Pr
   if (!(Number.isInteger(d) && d >= 1)) throw new InvalidInputError(`dimension must be a positive integer, got ${d}`);
   if (!(Number.isInteger(spec.batchSize) && spec.batchSize >= 1)) throw new InvalidInputError('batch size must be ≥ 1');
   const params = resolveProbnesParams(method, own, spec.options, d, spec.budget ?? null);
-  const start = params.startPhase === 'powell' ? initStart(d, params.startPhaseLength, params.startPhasePoints, params.startPhaseFar ?? 'bobyqa') : null;
+  const start = params.startPhase === 'powell' ? initStart(d, params.startPhaseLength, params.startPhasePoints, params.startPhaseFar ?? 'bobyqa' /* params without the choice: BOBYQA's test */) : null;
   const state: ProbnesState = {
     version: PROBNES_STATE_VERSION,
     method,

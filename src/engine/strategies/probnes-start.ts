@@ -34,7 +34,7 @@ export const START_DELTA = 1;
 const START_RHO_END = 1e-7;
 
 /** The start state of a fresh study, or null when the phase is off (or has no evaluation to run). */
-export function initStart(d: number, length: number, points: number, far: 'newuoa' | 'bobyqa' = 'bobyqa'): StartState | null {
+export function initStart(d: number, length: number, points: number, far: 'newuoa' | 'bobyqa'): StartState | null {
   if (length <= 0) return null;
   return { powell: initPowell(d, START_DELTA, START_RHO_END, 10, points, far), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
 }
