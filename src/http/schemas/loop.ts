@@ -138,6 +138,12 @@ export const ObservationsBody = ObservationsRequest.meta({
         { parameters: { log_lr: -4, dropout: 0.1, width: 64 }, value: 0.9 },
       ],
     },
+    {
+      observations: [
+        { trial_id: 4, values: [0.12, 8.5], constraints: [-0.5] },
+        { trial_id: 5, infeasible: true },
+      ],
+    },
   ],
 });
 

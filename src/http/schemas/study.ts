@@ -46,6 +46,21 @@ const conditionalExample = {
   ],
 };
 
+/** Several objectives and a constraint (docs/multi-objective.md): observations report `values` and `constraints`. */
+const multiObjectiveExample = {
+  name: 'gbm-error-vs-fit-time',
+  parameters: [
+    { name: 'learning_rate', scale: 'log', bounds: [0.01, 1] },
+    { name: 'n_estimators', type: 'int', bounds: [10, 300] },
+  ],
+  objectives: [
+    { name: 'error', direction: 'minimize' },
+    { name: 'fit_seconds', direction: 'minimize' },
+  ],
+  constraints: [{ name: 'memory_over_limit_gb' }],
+  reference_point: [0.5, 30],
+};
+
 /** A prior fitted to points believed plausible (the second and third parameters of `createExample`). */
 const fromPointsExample = {
   name: 'resnet-lr-from-points',
@@ -68,7 +83,7 @@ const fromStudyExample = {
   method: 'prob-cmaes',
 };
 
-export const CreateStudyBody = CreateStudyRequest.meta({ examples: [createExample, categoricalExample, conditionalExample, fromPointsExample, fromStudyExample] });
+export const CreateStudyBody = CreateStudyRequest.meta({ examples: [createExample, categoricalExample, conditionalExample, multiObjectiveExample, fromPointsExample, fromStudyExample] });
 
 export const PatchStudyBody = PatchStudyRequest.meta({ examples: [{ state: 'PAUSED' }] });
 
