@@ -46,6 +46,8 @@ describe('OpenAPI', () => {
       'GET /v1/studies/{study_id}/best',
       'GET /v1/studies/{study_id}/distribution',
       'GET /v1/studies/{study_id}/export',
+      'GET /v1/studies/{study_id}/front',
+      'GET /v1/studies/{study_id}/front/history',
       'GET /v1/studies/{study_id}/history',
       'GET /v1/studies/{study_id}/intermediate_values',
       'GET /v1/studies/{study_id}/model/grid',
