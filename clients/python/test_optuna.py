@@ -71,9 +71,12 @@ class BridgeTest(unittest.TestCase):
         self.assertEqual(sorted(p["name"] for p in server["parameters"]), ["depth", "lr", "width", "x"])
         by_name = {p["name"]: p for p in server["parameters"]}
         self.assertEqual((by_name["lr"]["scale"], by_name["width"]["type"], by_name["width"]["scale"]), ("log", "int", "log"))
-        # The first trial's space is empty (independent sampling); every later one came from the server.
+        # The first trial's space is empty (independent sampling); every later one came from the server. The
+        # first was told to the server by its parameters when the study was created, so the server has all 24.
         done = [t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]
-        self.assertEqual(len(done), 23)
+        self.assertEqual(len(done), 24)
+        first = study.trials[0]
+        self.assertEqual([(t["parameters"], t["value"]) for t in done if t["source"] == "external"], [(first.params, first.value)])
         relative = [t for t in study.trials if "probnes:trial" in t.system_attrs]
         self.assertEqual(len(relative), 23)
         for t in relative:
@@ -130,7 +133,8 @@ class BridgeTest(unittest.TestCase):
             sid = self.server_study_of(again)
             names = sorted(p["name"] for p in self.client.get_study(sid)["parameters"])
             self.assertEqual(names, ["x", "y"])
-            self.assertEqual(len([t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]), 15)
+            # 16 trials: the first by its parameters, 15 handed out by the server.
+            self.assertEqual(len([t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]), 16)
 
     def test_enqueued_values_are_told_as_external_points(self):
         study = optuna.create_study(sampler=ProbnesSampler(URL, method="prob-cmaes", seed=4))
@@ -142,7 +146,9 @@ class BridgeTest(unittest.TestCase):
         study.optimize(lambda t: t.suggest_float("a", 0, 1) + t.suggest_float("b", 0, 1), n_trials=1)
         sid = self.server_study_of(study)
         external = [t for t in self.server_trials(sid) if t["source"] == "external"]
-        self.assertEqual([(t["parameters"], t["value"]) for t in external], [({"a": 0.125, "b": 0.625}, 0.75)])
+        # The first trial (sampled before the server study existed) and the enqueued one.
+        first = study.trials[0]
+        self.assertEqual([(t["parameters"], t["value"]) for t in external], [(first.params, first.value), ({"a": 0.125, "b": 0.625}, 0.75)])
         # The point the server handed to that Optuna trial did not run: abandoned, not completed.
         handed = self.client.get_trial(sid, study.trials[-1].system_attrs["probnes:trial"]["trial_id"])
         self.assertEqual((handed["state"], handed["value"]), ("ABANDONED", None))
@@ -175,7 +181,9 @@ class BridgeTest(unittest.TestCase):
         study.enqueue_trial({"x": 0.1 * 3, "d": 0.1 * 7, "n": 5})
         study.optimize(f, n_trials=1)
         external = [t for t in self.server_trials(sid) if t["source"] == "external"]
-        self.assertEqual([t["parameters"] for t in external], [{"x": 0.3, "d": 0.7, "n": 5}])
+        # After the first trial's, told when the study was created.
+        self.assertEqual(external[0]["value"], study.trials[0].value)
+        self.assertEqual([t["parameters"] for t in external[1:]], [{"x": 0.3, "d": 0.7, "n": 5}])
 
     def test_categorical_parameters(self):
         def f(trial):
@@ -325,7 +333,10 @@ class DefineByRunTest(unittest.TestCase):
                 if k in names:
                     self.assertEqual(st["parameters"][k], v)
         counts = self.client.get_study(sid)["trial_counts"]
-        self.assertEqual((counts["COMPLETED"], counts["FAILED"], counts["ABANDONED"]), (24, 0, 0), counts)
+        # The 24 served and the 6 startup trials, told by their parameters when the study was created.
+        self.assertEqual((counts["COMPLETED"], counts["FAILED"], counts["ABANDONED"]), (30, 0, 0), counts)
+        self.assertEqual(sorted(t["value"] for t in self.client.iter_trials(sid) if t["source"] == "external"),
+                         sorted(t.value for t in study.trials[:6]))
         # Parameters outside the space (if the first trials missed a branch) were named once each.
         outside = sorted(str(w.message).split("'")[1] for w in caught if issubclass(w.category, ParameterOutsideSpaceWarning))
         self.assertEqual(outside, sorted(set().union(*(t.params for t in study.trials)) - names))
@@ -482,8 +493,10 @@ class ResilienceTest(unittest.TestCase):
         # The server is used again, and the trials sampled without it were told to it as external points.
         self.assertTrue(all("probnes:trial" in t.system_attrs for t in study.trials[-2:]))
         external = [t for t in self.client.iter_trials(sid) if t["source"] == "external"]
-        self.assertGreaterEqual(len(external), 2)
-        self.assertTrue({t["value"] for t in external} <= {t.value for t in down})
+        # The first trial (told when the study was created), then those of the outage.
+        self.assertEqual(external[0]["value"], study.trials[0].value)
+        self.assertGreaterEqual(len(external), 3)
+        self.assertTrue({t["value"] for t in external[1:]} <= {t.value for t in down})
 
 
 class FailureAndStoppingTest(unittest.TestCase):
@@ -535,6 +548,80 @@ class FailureAndStoppingTest(unittest.TestCase):
             if "probnes:trial" in t.system_attrs:
                 st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
                 self.assertEqual([(v["step"], v["value"]) for v in st["intermediate_values"]], sorted(t.intermediate_values.items()))
+
+
+def zdt1(trial, d=4):
+    """ZDT1 (Zitzler, Deb & Thiele 2000): f1 = x1, g = 1 + 9/(d-1)·Σ_{i>=2} x_i, f2 = g·(1 - sqrt(f1/g)); x in [0, 1]^d."""
+    x = [trial.suggest_float(f"x{i}", 0, 1) for i in range(1, d + 1)]
+    g = 1 + 9 / (d - 1) * sum(x[1:])
+    return x[0], g * (1 - math.sqrt(x[0] / g))
+
+
+def value_multiset(rows):
+    return sorted(tuple(r) for r in rows)
+
+
+class MultiObjectiveBridgeTest(unittest.TestCase):
+    """Optuna studies of several objectives (optuna.create_study(directions=[...])) and constraints_func on the real server."""
+
+    def setUp(self):
+        self.client = Client(URL)
+
+    def test_zdt1_two_objectives_best_trials_are_the_servers_front(self):
+        sampler = ProbnesSampler(URL, seed=5)
+        study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+        study.optimize(zdt1, n_trials=20)
+        self.assertEqual(len([t for t in study.trials if t.state == TrialState.COMPLETE]), 20)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        server = self.client.get_study(sid)
+        self.assertEqual(server["objectives"], [{"name": "value_0", "direction": "minimize"}, {"name": "value_1", "direction": "minimize"}])
+        # Every Optuna trial is on the server with the values Optuna has (the first told by its parameters).
+        done = [t for t in self.client.iter_trials(sid) if t["state"] == "COMPLETED"]
+        self.assertEqual(value_multiset(t["values"] for t in done), value_multiset(t.values for t in study.trials))
+        for t in study.trials[1:]:
+            st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+            self.assertEqual((st["values"], st["feasible"]), (t.values, True))
+        # Optuna's Pareto front (study.best_trials, Optuna's own dominance) is the server's front.
+        front = self.client.front(sid, page_size=3)
+        self.assertGreater(len(study.best_trials), 0)
+        self.assertEqual(value_multiset(t["values"] for t in front["trials"]), value_multiset(t.values for t in study.best_trials))
+        self.assertTrue(front["reference_point"]["derived"])
+        self.assertGreater(front["hypervolume"], 0)
+        history = self.client.front_history(sid)
+        self.assertEqual(len(history["points"]), 20)
+        self.assertEqual(history["points"][-1]["front_size"], len(study.best_trials))
+
+    def test_constraints_func_reaches_the_server_and_its_front_is_optunas_feasible_front(self):
+        from optuna.study._multi_objective import _get_pareto_front_trials_by_trials
+
+        def objective(trial):
+            f1, f2 = zdt1(trial)
+            # Feasible when x2 <= 0.5 (Optuna's convention: <= 0), and a second, always met, constraint.
+            trial.set_user_attr("constraints", [trial.params["x2"] - 0.5, -1.0])
+            return f1, f2
+
+        sampler = ProbnesSampler(URL, seed=6, constraints_func=lambda t: t.user_attrs["constraints"], reference_point=[1.1, 11])
+        study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+        study.optimize(objective, n_trials=16)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        server = self.client.get_study(sid)
+        self.assertEqual(server["constraints"], [{"name": "constraint_0"}, {"name": "constraint_1"}])
+        self.assertEqual(server["reference_point"], [1.1, 11])
+        by_values = {tuple(t["values"]): t for t in self.client.iter_trials(sid) if t["state"] == "COMPLETED"}
+        self.assertEqual(len(by_values), 16)
+        for t in study.trials:
+            # Kept where Optuna's samplers keep them, and reported as they are.
+            self.assertEqual(t.system_attrs["constraints"], tuple(t.user_attrs["constraints"]))
+            st = by_values[tuple(t.values)]
+            self.assertEqual(st["constraints"], t.user_attrs["constraints"])
+            self.assertEqual(st["feasible"], all(c <= 0 for c in t.user_attrs["constraints"]))
+        feasible = [t for t in study.trials if all(c <= 0 for c in t.system_attrs["constraints"])]
+        self.assertGreater(len(feasible), 0)
+        front = self.client.front(sid)
+        self.assertEqual(front["feasible_count"], len(feasible))
+        expected = _get_pareto_front_trials_by_trials(feasible, study.directions)
+        self.assertEqual(value_multiset(t["values"] for t in front["trials"]), value_multiset(t.values for t in expected))
+        self.assertEqual(front["reference_point"], {"value": [1.1, 11], "derived": False})
 
 
 class StubServer(Client):
