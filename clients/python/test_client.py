@@ -347,9 +347,11 @@ class SeveralObjectivesRealServer(unittest.TestCase):
         self.assertEqual([t["trial_id"] for t in self.c.iter_front(sid, page_size=1)], [ids["A"], ids["B"], ids["F"]])
         best = self.c.best(sid)
         self.assertIsNone(best["observed"])
-        self.assertEqual(best["front_size"], 3)
-        self.assertAlmostEqual(best["hypervolume"], 48, places=9)
+        self.assertEqual(best["front"]["size"], 3)
+        self.assertAlmostEqual(best["front"]["hypervolume"], 48, places=9)
+        self.assertEqual(front["front_size"], 3)
 
+        self.assertEqual([p["index"] for p in history["points"]], [1, 2, 3, 4, 5, 6])  # results so far, 1-based
         # After each completed trial: A alone 9·2 = 18; with B 1·2 + 8·5 = 42; C, D and E change nothing; F 48.
         history = self.c.front_history(sid, page_size=4)
         self.assertEqual([p["trial_id"] for p in history["points"]], [ids[k] for k in "ABCDEF"])
@@ -375,7 +377,7 @@ class SeveralObjectivesRealServer(unittest.TestCase):
         trials = list(self.c.iter_trials(result.study_id, state="COMPLETED"))
         self.assertTrue(all(t["values"] == [t["parameters"]["x"], (1 - t["parameters"]["x"]) ** 2] for t in trials))
         # f2 falls strictly as f1 rises, so no point dominates another: all 8 are on the front.
-        self.assertEqual(result.best["front_size"], 8)
+        self.assertEqual(result.best["front"]["size"], 8)
         self.assertEqual(sorted(t["trial_id"] for t in self.c.iter_front(result.study_id)), sorted(t["trial_id"] for t in trials))
 
 
@@ -516,7 +518,7 @@ class SeveralObjectivesScripted(unittest.TestCase):
         suggested = lambda i: {"trials": [{"trial_id": i, "parameters": {"x": 0.1 * i}}], "reason": None}
         told = lambda i, vs: {"trials": [{"trial_id": i, "state": "COMPLETED", "loss": None, "values": vs, "losses": vs, "feasible": True}],
                               "study_state": "ACTIVE"}
-        best = {"observed": None, "front_size": 2, "hypervolume": 0.4}
+        best = {"observed": None, "front": {"size": 2, "hypervolume": 0.4}}
         srv, url = self.serve([(200, JSON, study), (200, JSON, suggested(1)), (200, JSON, told(1, [0.1, 0.9])),
                                (200, JSON, suggested(2)), (200, JSON, {"trials": [{"trial_id": 2, "state": "COMPLETED", "loss": None,
                                                                                   "values": None, "infeasible": True, "feasible": False}],

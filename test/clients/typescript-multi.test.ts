@@ -95,7 +95,7 @@ describe('several objectives against a scripted server', () => {
     const study = { id: 's', batch_size: 3, method: 'prob-cmaes', lease_seconds: 60 };
     const suggested = (i: number) => ({ trials: [{ trial_id: i, parameters: { x: 0.1 * i } }], reason: null });
     const told = (i: number, extra: object) => ({ trials: [{ trial_id: i, state: 'COMPLETED', loss: null, ...extra }], study_state: 'ACTIVE' });
-    const best = { observed: null, front_size: 1, hypervolume: 0.4 };
+    const best = { observed: null, front: { size: 1, hypervolume: 0.4 } };
     const s = scripted([
       study,
       suggested(1),
@@ -172,12 +172,15 @@ describe('several objectives against the real app', () => {
     expect(front.hypervolume).toBeCloseTo(48, 9);
     const best = await c.best(study.id);
     expect(best.observed).toBeNull();
-    expect(best.front_size).toBe(3);
+    expect(best.front?.size).toBe(3);
+    expect(best.front?.hypervolume).toBeCloseTo(48, 9);
+    expect(front.front_size).toBe(3);
 
     // After each completed trial: A alone 9·2 = 18; with B 1·2 + 8·5 = 42; C, D, E change nothing; F 48.
     const history = await c.frontHistory(study.id, { pageSize: 4 });
     expect(history.points.map((p) => p.trial_id)).toEqual(['A', 'B', 'C', 'D', 'E', 'F'].map((k) => ids[k]));
     expect(history.points.map((p) => p.front_size)).toEqual([1, 2, 2, 2, 2, 3]);
+    expect(history.points.map((p) => p.index)).toEqual([1, 2, 3, 4, 5, 6]); // results so far, 1-based
     history.points.forEach((p, i) => expect(p.hypervolume).toBeCloseTo([18, 42, 42, 42, 42, 48][i], 9));
     const paged = [];
     for await (const p of c.iterFrontHistory(study.id, 1)) paged.push(p);
@@ -208,7 +211,7 @@ describe('several objectives against the real app', () => {
     for await (const t of c.iterTrials(r.study.id, 'COMPLETED')) trials.push(t);
     for (const t of trials) expect(t.values).toEqual([t.parameters.x, (1 - (t.parameters.x as number)) ** 2]);
     // f2 falls strictly as f1 rises, so no point dominates another: all 8 are on the front.
-    expect(r.best.front_size).toBe(8);
+    expect(r.best.front?.size).toBe(8);
     const onFront = [];
     for await (const t of c.iterFront(r.study.id)) onFront.push(t.trial_id);
     expect(onFront.sort((x, y) => x - y)).toEqual(trials.map((t) => t.trial_id).sort((x, y) => x - y));

@@ -367,8 +367,8 @@ class Client:
     # -- results --
 
     def best(self, study_id: str) -> Json:
-        """The best feasible trial (`observed`); for several objectives there is none (`observed` is None) and the
-        answer gives the front's size and hypervolume (front() has its trials)."""
+        """The best feasible trial (`observed`); for several objectives there is none (`observed` is None) and
+        `front` gives the front's size and hypervolume ({"size", "hypervolume"}; front() has its trials)."""
         return self.request("GET", f"/v1/studies/{_q(study_id)}/best")
 
     # -- several objectives: the front --
@@ -408,7 +408,8 @@ class Client:
     def front_history_page(self, study_id: str, page_size: Optional[int] = None, page_token: Optional[str] = None) -> Json:
         """One page of the front's history: after each COMPLETED trial in completion order, the hypervolume of the
         front so far against one reference point, and the front's size:
-        {"reference_point": {...}, "points": [{"index", "trial_id", "hypervolume", "front_size"}], "next_page_token"}."""
+        {"reference_point": {...}, "points": [{"index", "trial_id", "hypervolume", "front_size"}], "next_page_token"}
+        (index: results so far, from 1)."""
         return self.request("GET", f"/v1/studies/{_q(study_id)}/front/history", _opt(page_size=page_size, page_token=page_token))
 
     def iter_front_history(self, study_id: str, page_size: int = 10000) -> Iterator[Json]:

@@ -31,8 +31,17 @@ memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md 
   reported for the server trial the point came from, whose parameters the server keeps.
 - `sample_relative` asks the server for one point, leased to a client id of its own per Optuna trial
   (so n_jobs threads never share a lease), and records the server's trial id on the Optuna trial.
-- `after_trial` reports the outcome: COMPLETE as an observation of its value; PRUNED as an
-  observation of its last intermediate value with "stopped": true; FAIL as a failed trial whose
+- Several objectives (optuna.create_study(directions=[...])) become the server study's `objectives`
+  (named by Optuna's metric_names when set, else value_0, value_1, ...), and `constraints_func` (Optuna's
+  samplers' convention: a function of the FrozenTrial returning floats, feasible when <= 0) its
+  `constraints`. The number of constraints is read off the first finished trial's values, which Optuna has
+  the sampler compute (after_trial) before it marks the trial finished: the server study is created only
+  once it is known, never in the wrong shape.
+- The trials sampled before the server study exists, and any later one the server did not hand out, are
+  told to it by their parameters when they have every parameter of its space, so the server's front and
+  best hold every result.
+- `after_trial` reports the outcome: COMPLETE as an observation of its value (`values` for several
+  objectives, with `constraints`); PRUNED as an observation of its last intermediate value with "stopped": true; FAIL as a failed trial whose
   reason is the exception's type and message. A trial whose values are not the ones the server
   handed out (enqueued or fixed values) is reported by its parameters instead, as an external
   observation, and the handed-out trial is abandoned.
@@ -143,8 +152,11 @@ def _optuna_failure(trial: FrozenTrial) -> Tuple[Optional[BaseException], Option
 class ProbnesSampler(BaseSampler):
     """Optuna sampler backed by a ProbNES Server study (see the module's docstring and docs/optuna.md).
 
-    url, api_key: the server. method, batch_size, options, seed: the server study's (its defaults when
-    None). priors: per-parameter priors by Optuna parameter name, as the server takes them ({"mean",
+    url, api_key: the server. method: the server study's; None: prob-cmaes, or for several objectives or
+    constraints the first of the server's methods that handles them. batch_size, options, seed: the server
+    study's (its defaults when None). constraints_func: Optuna's (feasible when every value is <= 0), kept in
+    the trial's "constraints" system attribute and reported. reference_point: the server study's, for
+    several objectives (in their units and directions). priors: per-parameter priors by Optuna parameter name, as the server takes them ({"mean",
     "std"} in the parameter's scale, ln for log ones; {"probabilities"} for a categorical one).
     stopping: the server study's stopping rule ({"rule": "median", "min_steps": …, "warmup_trials": …};
     docs/early-stopping.md), used by ProbnesPruner; None: no rule. lease_seconds: how long a handed-out
