@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
-import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, MULTI_BENCHMARKS, multiBenchmarkNames, registeredMethods, type Benchmark, type MethodName, type MultiBenchmark } from '../engine/index.js';
-import { ProbnesClient, ProbnesError, type FrontPage, type MethodInfo, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
+import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, methodFacts, MULTI_BENCHMARKS, multiBenchmarkNames, registeredMethods, type Benchmark, type MethodName, type MultiBenchmark } from '../engine/index.js';
+import { ProbnesClient, ProbnesError, type FrontPage, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
 import type { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { intOption, parse, UsageError, type CliIo } from './common.js';
 import { DemoProgress, FrontProgress } from './progress.js';
@@ -28,7 +28,7 @@ bar (on stderr), then prints the best point, its regret and the dashboard URL (o
 
 options:
   --method NAME       ${registeredMethods().join(', ')} (default ${DEFAULT_METHOD}; for several
-                      objectives, the first method the server names for them)
+                      objectives, the first method that searches them)
   --function NAME     ${benchmarkNames().join(', ')} (default branin)
                       or, with several objectives: ${multiBenchmarkNames().join(', ')}
   --dim N             dimension, for functions defined in any dimension (default: the function's)
@@ -61,8 +61,7 @@ const OPTIONS = {
 } as const;
 
 interface DemoArgs {
-  /** null: for a multi-objective function, the first of the server's methods that handles it. */
-  method: MethodName | null;
+  method: MethodName;
   bench: Benchmark;
   /** A multi-objective function: the study has its objectives and constraints; `bench` is unused then. */
   multi: MultiBenchmark | null;
@@ -81,8 +80,8 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
   const def = BENCHMARKS[fn];
   const multiDef = MULTI_BENCHMARKS[fn];
   if (!def && !multiDef) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${[...benchmarkNames(), ...multiBenchmarkNames()].join(', ')}`);
-  const method = typeof values.method === 'string' ? values.method : multiDef ? null : DEFAULT_METHOD;
-  if (method !== null && !isMethodName(method)) throw new UsageError(`--method: unknown method ${JSON.stringify(method)}; one of ${registeredMethods().join(', ')}`);
+  const given = typeof values.method === 'string' ? values.method : null;
+  if (given !== null && !isMethodName(given)) throw new UsageError(`--method: unknown method ${JSON.stringify(given)}; one of ${registeredMethods().join(', ')}`);
   let multi: MultiBenchmark | null = null;
   let bench = BENCHMARKS.branin!.make(2);
   if (def) {
@@ -93,8 +92,16 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
     const dim = intOption(values, 'dim', multiDef!.minDim, 100, multiDef!.defaultDim);
     multi = multiDef!.make(dim);
   }
+  let method: MethodName;
+  if (multi) {
+    const able = multiMethods(multi);
+    if (given !== null && !able.includes(given)) throw new UsageError(`--method: ${given} does not search ${multi.name} (${multi.objectives} objectives${multi.constraints > 0 ? ' with constraints' : ''}); one of ${able.join(', ')}`);
+    method = given ?? (able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0]!);
+  } else {
+    method = given ?? DEFAULT_METHOD;
+  }
   const batch = intOption(values, 'batch', 1, 100, 3);
-  const minBatch = method === null ? 1 : getStrategy(method).minBatch;
+  const minBatch = getStrategy(method).minBatch;
   if (batch < minBatch) throw new UsageError(`--batch: ${method} ranks a generation's points and needs at least ${minBatch} (got ${batch})`);
   return {
     method,
@@ -115,7 +122,7 @@ function describeError(err: ProbnesError): string {
 }
 
 /** The study body: x1…xd over the function's customary box; its own prior if the task has one. */
-function studyBody(a: DemoArgs & { method: MethodName }): StudySpec {
+function studyBody(a: DemoArgs): StudySpec {
   if (a.multi) return multiStudyBody(a.multi, a);
   const b = a.bench;
   return {
@@ -140,7 +147,7 @@ function studyBody(a: DemoArgs & { method: MethodName }): StudySpec {
  * A study of the task's objectives f1…fM (all minimised, as the tasks define them) and constraints c1…cK,
  * with the reference point the task's true-front hypervolume is stated for, so the two compare.
  */
-function multiStudyBody(b: MultiBenchmark, a: DemoArgs & { method: MethodName }): StudySpec {
+function multiStudyBody(b: MultiBenchmark, a: DemoArgs): StudySpec {
   return {
     name: `demo ${b.name} ${b.dim}-D (${a.method})`,
     method: a.method,
@@ -155,11 +162,9 @@ function multiStudyBody(b: MultiBenchmark, a: DemoArgs & { method: MethodName })
   };
 }
 
-/** The method for a multi-objective task: the user's, or the first the server names for its objectives and constraints. */
-function multiMethod(b: MultiBenchmark, methods: readonly MethodInfo[]): MethodName | null {
-  const able = methods.filter((m) => m.multi_objective && (b.constraints === 0 || m.constraints)).map((m) => m.name);
-  const name = able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0];
-  return name !== undefined && isMethodName(name) ? name : null;
+/** The methods that search a task's objectives and constraints (the facts the server's 400 at /method is decided by). */
+function multiMethods(b: MultiBenchmark): MethodName[] {
+  return registeredMethods().filter((m) => methodFacts(m).multiObjective && (b.constraints === 0 || methodFacts(m).constraints));
 }
 
 async function optimiseMulti(client: ProbnesClient, studyId: string, b: MultiBenchmark, a: DemoArgs, progress: FrontProgress): Promise<void> {
@@ -310,17 +315,9 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     // The demo is a client like any other: the TypeScript client, against its own server.
     const client = new ProbnesClient({ baseUrl: base, userAgent: 'probnes-demo' });
 
-    let method = args.method;
-    if (method === null) {
-      method = multiMethod(args.multi!, (await client.listMethods()).methods);
-      if (method === null) {
-        io.err(`probnes demo: the server names no method for ${args.multi!.objectives} objectives${args.multi!.constraints > 0 ? ' with constraints' : ''}\n`);
-        return 1;
-      }
-    }
     let study: Study;
     try {
-      study = await client.createStudy(studyBody({ ...args, method }));
+      study = await client.createStudy(studyBody(args));
     } catch (err) {
       // A 4xx here means the options combine into a study the server refuses (e.g. an option range).
       if (err instanceof ProbnesError && err.status !== null && err.status < 500) {

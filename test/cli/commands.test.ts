@@ -75,6 +75,7 @@ describe('bad usage exits 2 and names the problem', () => {
     [['demo', '--method', 'sgd'], /--method: unknown method "sgd"; one of .*prob-cmaes/],
     [['demo', '--function', 'nope'], /--function: unknown function "nope"; one of .*branin.*zdt1, zdt2, zdt3, dtlz2, truss2d/],
     [['demo', '--function', 'zdt1', '--dim', '1'], /--dim must be an integer from 2 to 100 \(got "1"\)/],
+    [['demo', '--function', 'truss2d', '--method', 'cmaes'], /--method: cmaes does not search truss2d \(2 objectives with constraints\); one of .*prob-cmaes/],
     [['demo', '--dim', '3'], /--dim: branin is defined only in 2 dimensions \(got 3\)/],
     [['demo', '--method', 'cmaes', '--batch', '1'], /--batch: cmaes .* needs at least 2/],
     [['demo', '--port', '70000'], /--port must be an integer from 0 to 65535/],

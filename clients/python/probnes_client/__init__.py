@@ -412,7 +412,7 @@ class Client:
         (index: results so far, from 1)."""
         return self.request("GET", f"/v1/studies/{_q(study_id)}/front/history", _opt(page_size=page_size, page_token=page_token))
 
-    def iter_front_history(self, study_id: str, page_size: int = 10000) -> Iterator[Json]:
+    def iter_front_history(self, study_id: str, page_size: int = 1000) -> Iterator[Json]:
         """The history's points, following every page."""
         token: Optional[str] = None
         while True:
@@ -422,7 +422,7 @@ class Client:
             if not token:
                 return
 
-    def front_history(self, study_id: str, page_size: int = 10000) -> Json:
+    def front_history(self, study_id: str, page_size: int = 1000) -> Json:
         """The whole history of the front: the first page's answer with the points of every page."""
         merged: Optional[Json] = None
         token: Optional[str] = None

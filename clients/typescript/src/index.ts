@@ -592,7 +592,7 @@ export class ProbnesClient {
   }
 
   /** The history's points, following every page. */
-  async *iterFrontHistory(studyId: string, pageSize = 10_000): AsyncGenerator<FrontHistoryPoint> {
+  async *iterFrontHistory(studyId: string, pageSize = 1000): AsyncGenerator<FrontHistoryPoint> {
     let pageToken: string | undefined;
     do {
       const page = await this.frontHistoryPage(studyId, { pageSize, pageToken });
@@ -606,7 +606,7 @@ export class ProbnesClient {
     let merged: FrontHistoryPage | null = null;
     let pageToken: string | undefined;
     do {
-      const page: FrontHistoryPage = await this.frontHistoryPage(studyId, { pageSize: opts.pageSize ?? 10_000, pageToken }, opts.signal);
+      const page: FrontHistoryPage = await this.frontHistoryPage(studyId, { pageSize: opts.pageSize ?? 1000, pageToken }, opts.signal);
       if (!merged) merged = page;
       else merged.points.push(...page.points);
       pageToken = page.next_page_token ?? undefined;

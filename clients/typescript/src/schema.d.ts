@@ -205,6 +205,14 @@ export interface paths {
                          *             "min_steps": 5,
                          *             "warmup_trials": 5
                          *           },
+                         *           "objectives": [
+                         *             {
+                         *               "name": "value",
+                         *               "direction": "minimize"
+                         *             }
+                         *           ],
+                         *           "constraints": [],
+                         *           "reference_point": null,
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "updated_at": "2025-01-01T12:00:00.000Z"
                          *         }
@@ -280,10 +288,24 @@ export interface paths {
                     "application/json": {
                         name: string;
                         /**
-                         * @default minimize
+                         * @description The one objective's direction (default minimize). A study of several objectives gives `objectives` instead.
                          * @enum {string}
                          */
                         direction?: "minimize" | "maximize";
+                        /** @description 1–5 objectives, each minimised or maximised (docs/multi-objective.md); observations then report `values`, one per objective in this order. Not with `direction`. */
+                        objectives?: {
+                            /** @description Unique among the objectives; the pattern of a parameter name. */
+                            name: string;
+                            /** @enum {string} */
+                            direction: "minimize" | "maximize";
+                        }[];
+                        /** @description 0–20 constraints: observations report one value per constraint, in this order; a point is feasible when every value is ≤ 0. /best and the front count feasible points only. */
+                        constraints?: {
+                            /** @description Unique among the constraints. */
+                            name: string;
+                        }[];
+                        /** @description Several objectives: the hypervolume's reference point, one value per objective in its own units; derived from the front when absent. */
+                        reference_point?: number[];
                         parameters: ({
                             name: string;
                             /**
@@ -946,7 +968,16 @@ export interface paths {
                          *           "created_at": "2025-01-01T12:00:00.000Z",
                          *           "completed_at": "2025-01-01T12:03:10.000Z",
                          *           "stopped": false,
-                         *           "loss": 0.731
+                         *           "loss": 0.731,
+                         *           "values": [
+                         *             0.731
+                         *           ],
+                         *           "constraints": null,
+                         *           "infeasible": false,
+                         *           "feasible": true,
+                         *           "losses": [
+                         *             0.731
+                         *           ]
                          *         }
                          *       ],
                          *       "next_page_token": null
@@ -1409,7 +1440,8 @@ export interface paths {
                          *         },
                          *         "predicted_value": 0.405,
                          *         "predicted_std": 0.021
-                         *       }
+                         *       },
+                         *       "front": null
                          *     }
                          */
                         "application/json": {
@@ -1432,6 +1464,11 @@ export interface paths {
                                 /** @description Standard deviation of that prediction (latent, without observation noise). */
                                 predicted_std: number | null;
                             };
+                            /** @description A study of several objectives has no single best (observed is null): its Pareto front's size and hypervolume; GET …/front lists it. Null for one objective. */
+                            front: {
+                                size: number;
+                                hypervolume: number;
+                            } | null;
                         };
                     };
                 };
@@ -1601,6 +1638,289 @@ export interface paths {
                                 /** @description ProbNES: points in the active set the GP was fitted on. */
                                 n_active: number | null;
                             }[];
+                        };
+                    };
+                };
+                /** @description Invalid query (validation_failed) or page_token (invalid_page_token). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such study (or it belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{study_id}/front": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Pareto front of the feasible results
+         * @description The trials no other feasible trial beats in every objective (docs/multi-objective.md), sorted by the first objective, in pages, with the front's hypervolume against the reference point (declared, or derived and said so). For one objective: the best feasible trial.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Items per page (1–1000, default 100). */
+                    page_size?: number;
+                    /** @description The `next_page_token` of the previous page (valid for the same study and route). */
+                    page_token?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The id returned when the study was created. */
+                    study_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "objectives": [
+                         *         {
+                         *           "name": "error",
+                         *           "direction": "minimize"
+                         *         },
+                         *         {
+                         *           "name": "fit_seconds",
+                         *           "direction": "minimize"
+                         *         }
+                         *       ],
+                         *       "reference_point": {
+                         *         "value": [
+                         *           0.5,
+                         *           30
+                         *         ],
+                         *         "derived": false
+                         *       },
+                         *       "hypervolume": 9.8,
+                         *       "front_size": 1,
+                         *       "evaluation_count": 40,
+                         *       "feasible_count": 37,
+                         *       "trials": [],
+                         *       "next_page_token": null
+                         *     }
+                         */
+                        "application/json": {
+                            objectives: {
+                                name: string;
+                                /** @enum {string} */
+                                direction: "minimize" | "maximize";
+                            }[];
+                            /** @description The hypervolume's reference point; null while there is no feasible result and none is declared. */
+                            reference_point: {
+                                /** @description In the objectives' own units, in their order. */
+                                value: number[];
+                                /** @description Derived from the front (nadir + 0.1·(nadir − ideal)) because the study declares none; it moves as the front does. */
+                                derived: boolean;
+                            } | null;
+                            /** @description Of the whole front (not only this page) against reference_point: the measure of the objective space it dominates up to that point. */
+                            hypervolume: number;
+                            front_size: number;
+                            /** @description COMPLETED trials with a result (infeasible ones included). */
+                            evaluation_count: number;
+                            feasible_count: number;
+                            /** @description The non-dominated feasible trials, sorted by the first objective's loss. */
+                            trials: components["schemas"]["Trial"][];
+                            next_page_token: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid query (validation_failed) or page_token (invalid_page_token). */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No API key, or one that is unknown, revoked or malformed (code unauthorized). */
+                401: {
+                    headers: {
+                        /** @description `Bearer realm="probnes"`, with `error="invalid_token"` when a key was presented. */
+                        "WWW-Authenticate"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such study (or it belongs to another tenant). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Over RATE_LIMIT_PER_MINUTE requests in a minute for this API key (per client IP without one) (code rate_limited). A server running open (no keys) limits its loopback clients by RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE instead, which is 0 (no limit) by default. */
+                429: {
+                    headers: {
+                        /** @description Seconds until a request will be accepted again. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The database is unreachable (code database_unavailable; Retry-After: 1): retry, the request may be sent again as it is. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying (database_unavailable). */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{study_id}/front/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hypervolume of the front over evaluations
+         * @description After each result in completion order, the hypervolume of the front of the feasible results so far, all against one reference point (the one GET …/front reports), in pages.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Items per page (1–1000, default 100). */
+                    page_size?: number;
+                    /** @description The `next_page_token` of the previous page (valid for the same study and route). */
+                    page_token?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description The id returned when the study was created. */
+                    study_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "reference_point": {
+                         *         "value": [
+                         *           0.5,
+                         *           30
+                         *         ],
+                         *         "derived": false
+                         *       },
+                         *       "points": [
+                         *         {
+                         *           "index": 1,
+                         *           "trial_id": 1,
+                         *           "hypervolume": 2.1,
+                         *           "front_size": 1
+                         *         }
+                         *       ],
+                         *       "next_page_token": null
+                         *     }
+                         */
+                        "application/json": {
+                            /** @description The hypervolume's reference point; null while there is no feasible result and none is declared. */
+                            reference_point: {
+                                /** @description In the objectives' own units, in their order. */
+                                value: number[];
+                                /** @description Derived from the front (nadir + 0.1·(nadir − ideal)) because the study declares none; it moves as the front does. */
+                                derived: boolean;
+                            } | null;
+                            /** @description One point per COMPLETED trial with a result, in completion order. */
+                            points: {
+                                /** @description 1-based: results so far (infeasible ones included), in completion order. */
+                                index: number;
+                                trial_id: number;
+                                /** @description Of the front of the feasible results so far, against reference_point (the same for every point, so the curve never falls). */
+                                hypervolume: number;
+                                front_size: number;
+                            }[];
+                            next_page_token: string | null;
                         };
                     };
                 };
@@ -2384,7 +2704,13 @@ export interface paths {
                         observations: ({
                             trial_id: number;
                             /** @description The objective value (finite). */
-                            value: number;
+                            value?: number;
+                            /** @description A study of several objectives: one finite value per objective, in the order the study declares them (docs/multi-objective.md). */
+                            values?: number[];
+                            /** @description A study with constraints: one value per constraint, in the order declared; the point is feasible when every value is ≤ 0. */
+                            constraints?: number[];
+                            /** @description true: the point cannot be evaluated (training diverged, out of memory). No value goes with it; the trial is COMPLETED and infeasible, and the methods learn to avoid the region (docs/ALGORITHM.md §32.4). A crash to ignore is a FAILED trial instead. */
+                            infeasible?: boolean;
                             /** @description Standard error of the value, if known, in the value's units. The ProbNES methods take it as known noise: its square joins their GP's noise at that point (docs/ALGORITHM.md §28). The other methods ignore it; it is stored with the trial either way. */
                             stderr?: number | null;
                             /** @description The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and keeps that value; the methods read it as the worse of the value and the median of the results completed before it, not as a finished result (docs/ALGORITHM.md §31). */
@@ -2395,7 +2721,13 @@ export interface paths {
                                 [key: string]: string | number | boolean;
                             };
                             /** @description The objective value (finite). */
-                            value: number;
+                            value?: number;
+                            /** @description A study of several objectives: one finite value per objective, in the order the study declares them (docs/multi-objective.md). */
+                            values?: number[];
+                            /** @description A study with constraints: one value per constraint, in the order declared; the point is feasible when every value is ≤ 0. */
+                            constraints?: number[];
+                            /** @description true: the point cannot be evaluated (training diverged, out of memory). No value goes with it; the trial is COMPLETED and infeasible, and the methods learn to avoid the region (docs/ALGORITHM.md §32.4). A crash to ignore is a FAILED trial instead. */
+                            infeasible?: boolean;
                             /** @description Standard error of the value, if known, in the value's units. The ProbNES methods take it as known noise: its square joins their GP's noise at that point (docs/ALGORITHM.md §28). The other methods ignore it; it is stored with the trial either way. */
                             stderr?: number | null;
                         })[];
@@ -3101,6 +3433,16 @@ export interface components {
                      */
                     warmup_trials: number;
                 } | null;
+                /** @description Present when the study declares its objectives (docs/multi-objective.md); absent: one objective in `direction`. */
+                objectives?: {
+                    name: string;
+                    /** @enum {string} */
+                    direction: "minimize" | "maximize";
+                }[];
+                constraints?: {
+                    name: string;
+                }[];
+                reference_point?: number[] | null;
             };
             /** @description Every trial, by ascending trial id. */
             trials: {
@@ -3117,6 +3459,14 @@ export interface components {
                 point: number[] | null;
                 value: number | null;
                 stderr: number | null;
+                /** @description A study of several objectives: the objectives' values (`value` is null). */
+                values?: number[];
+                constraints?: number[];
+                /**
+                 * @description Reported infeasible: COMPLETED without a value.
+                 * @constant
+                 */
+                infeasible?: true;
                 failure_reason: string | null;
                 /**
                  * @description The result came after the service had given the trial up (see the Trial resource); absent in documents of older servers.
@@ -3265,6 +3615,14 @@ export interface components {
          *         "min_steps": 5,
          *         "warmup_trials": 5
          *       },
+         *       "objectives": [
+         *         {
+         *           "name": "value",
+         *           "direction": "minimize"
+         *         }
+         *       ],
+         *       "constraints": [],
+         *       "reference_point": null,
          *       "created_at": "2025-01-01T12:00:00.000Z",
          *       "updated_at": "2025-01-01T12:00:00.000Z"
          *     }
@@ -3380,6 +3738,18 @@ export interface components {
                  */
                 warmup_trials: number;
             } | null;
+            /** @description The study's objectives in the order observations report them (docs/multi-objective.md); one named `value` for a study created with `direction` alone. */
+            objectives: {
+                name: string;
+                /** @enum {string} */
+                direction: "minimize" | "maximize";
+            }[];
+            /** @description The declared constraints (feasible when every value is ≤ 0), in the order observations report them. */
+            constraints: {
+                name: string;
+            }[];
+            /** @description The declared hypervolume reference point, in the objectives' units; null: derived from the front (GET …/front says which). */
+            reference_point: number[] | null;
             /**
              * Format: date-time
              * @description ISO-8601 UTC timestamp.
@@ -3411,7 +3781,16 @@ export interface components {
          *       "created_at": "2025-01-01T12:00:00.000Z",
          *       "completed_at": "2025-01-01T12:03:10.000Z",
          *       "stopped": false,
-         *       "loss": 0.731
+         *       "loss": 0.731,
+         *       "values": [
+         *         0.731
+         *       ],
+         *       "constraints": null,
+         *       "infeasible": false,
+         *       "feasible": true,
+         *       "losses": [
+         *         0.731
+         *       ]
          *     }
          */
         Trial: {
@@ -3452,6 +3831,16 @@ export interface components {
             stopped: boolean;
             /** @description The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction. */
             loss: number | null;
+            /** @description The objectives' values in the order the study declares them ([value] for one objective); null without a result (docs/multi-objective.md). */
+            values: number[] | null;
+            /** @description The constraint values reported with the result (feasible when every one is ≤ 0); null when the study declares none or without a result. */
+            constraints: number[] | null;
+            /** @description Reported infeasible: the point could not be evaluated, so it has no value (the methods learn to avoid it). A crash is FAILED instead. */
+            infeasible: boolean;
+            /** @description A result that was not reported infeasible and meets every constraint; false for one that does not; null without a result. /best and the front count feasible trials only. */
+            feasible: boolean | null;
+            /** @description `values` oriented so that lower is better, objective by objective (maximised ones negated): rank and plot by these without reading the directions. */
+            losses: number[] | null;
         };
         TrialWithCurve: {
             /** @description Numbered per study: 1, 2, 3, … */
@@ -3491,6 +3880,16 @@ export interface components {
             stopped: boolean;
             /** @description The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction. */
             loss: number | null;
+            /** @description The objectives' values in the order the study declares them ([value] for one objective); null without a result (docs/multi-objective.md). */
+            values: number[] | null;
+            /** @description The constraint values reported with the result (feasible when every one is ≤ 0); null when the study declares none or without a result. */
+            constraints: number[] | null;
+            /** @description Reported infeasible: the point could not be evaluated, so it has no value (the methods learn to avoid it). A crash is FAILED instead. */
+            infeasible: boolean;
+            /** @description A result that was not reported infeasible and meets every constraint; false for one that does not; null without a result. /best and the front count feasible trials only. */
+            feasible: boolean | null;
+            /** @description `values` oriented so that lower is better, objective by objective (maximised ones negated): rank and plot by these without reading the directions. */
+            losses: number[] | null;
             /** @description What the trial reported while it ran (POST …/intermediate), by step. */
             intermediate_values: {
                 step: number;
@@ -3812,6 +4211,16 @@ export interface components {
                      */
                     warmup_trials: number;
                 } | null;
+                /** @description Present when the study declares its objectives (docs/multi-objective.md); absent: one objective in `direction`. */
+                objectives?: {
+                    name: string;
+                    /** @enum {string} */
+                    direction: "minimize" | "maximize";
+                }[];
+                constraints?: {
+                    name: string;
+                }[];
+                reference_point?: number[] | null;
             };
             /** @description Every trial, by ascending trial id. */
             trials: {
@@ -3828,6 +4237,14 @@ export interface components {
                 point: number[] | null;
                 value: number | null;
                 stderr: number | null;
+                /** @description A study of several objectives: the objectives' values (`value` is null). */
+                values?: number[];
+                constraints?: number[];
+                /**
+                 * @description Reported infeasible: COMPLETED without a value.
+                 * @constant
+                 */
+                infeasible?: true;
                 failure_reason: string | null;
                 /**
                  * @description The result came after the service had given the trial up (see the Trial resource); absent in documents of older servers.
