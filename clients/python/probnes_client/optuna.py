@@ -302,7 +302,7 @@ class ProbnesSampler(BaseSampler):
         if not same:
             # Enqueued or fixed values replaced the server's point: abandon it, report what ran.
             sends.append((sid, lambda c: c.abandon_trial(sid, tid, client_id)))
-            fields, _ = _result(shape, state, values, constraints, trial.number) if state == TrialState.COMPLETE else (None, None)
+            fields, _ = _result(shape, values, constraints, trial.number) if state == TrialState.COMPLETE else (None, None)
             if fields is not None:
                 if entry is not None and entry.get("conditions"):
                     # The parameters active at the values that ran (an enqueued parent may switch branches).
@@ -318,12 +318,12 @@ class ProbnesSampler(BaseSampler):
                         sends.append((sid, lambda c, s=int(step), x=float(v): c.report(sid, tid, s, x)))
             reason: Optional[str] = None
             if state == TrialState.COMPLETE:
-                fields, reason = _result(shape, state, values, constraints, trial.number)
+                fields, reason = _result(shape, values, constraints, trial.number)
                 if fields is not None:
                     sends.append((sid, lambda c: c.observe(sid, [dict(fields, trial_id=tid)])))
             elif state == TrialState.PRUNED and trial.intermediate_values:
                 last = trial.intermediate_values[max(trial.intermediate_values)]
-                fields, reason = _result(shape, state, [last], constraints, trial.number)
+                fields, reason = _result(shape, [last], constraints, trial.number)
                 if fields is not None:
                     sends.append((sid, lambda c: c.observe(sid, [dict(fields, trial_id=tid, stopped=True)])))
                 elif not _finite(last):
@@ -521,7 +521,7 @@ class ProbnesSampler(BaseSampler):
         if state != TrialState.COMPLETE:
             return
         named = self._named_params(entry, trial)
-        fields, _ = _result(_shape(entry, None), state, values, constraints, trial.number)
+        fields, _ = _result(_shape(entry, None), values, constraints, trial.number)
         if named is None or fields is None:
             return
         sid = entry["id"]
@@ -832,7 +832,7 @@ def _shape(entry: Optional[Mapping[str, Any]], study: Optional["optuna.Study"]) 
     return {"objectives": int(objectives), "constraints": int((entry or {}).get("constraints") or 0)}
 
 
-def _result(shape: Mapping[str, int], state: TrialState, values: Optional[Sequence[float]],
+def _result(shape: Mapping[str, int], values: Optional[Sequence[float]],
             constraints: Optional[Sequence[float]], number: int) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
     """An Optuna trial's outcome as an observation's fields for the server study's shape, or None and the
     reason the server trial fails instead: `value` for one objective (what every server version takes),
