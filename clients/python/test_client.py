@@ -301,11 +301,91 @@ class RealServer(unittest.TestCase):
         self.assertEqual(self.c.get_study(sid)["state"], "COMPLETED")
 
 
+class SeveralObjectivesRealServer(unittest.TestCase):
+    """Several objectives, a constraint and an infeasible point on the real server (docs/multi-objective.md)."""
+
+    def setUp(self):
+        self.c = Client(BASE)
+
+    def test_objectives_constraints_the_front_and_its_history(self):
+        # prob-cmaes searches several objectives with constraints (a method that cannot is refused at /method).
+        spec = {"name": "py-multi", "method": "prob-cmaes", "parameters": [{"name": "x", "bounds": [0, 1]}],
+                "objectives": [{"name": "error", "direction": "minimize"}, {"name": "speed", "direction": "maximize"}],
+                "constraints": [{"name": "memory_over"}], "reference_point": [10, 0]}
+        study = self.c.create_study(spec)
+        sid = study["id"]
+        self.assertEqual((study["objectives"], study["constraints"], study["reference_point"], study["direction"]),
+                         (spec["objectives"], spec["constraints"], [10, 0], "minimize"))
+        # (error, speed, memory_over) per trial; D violates the constraint, E cannot be evaluated.
+        results = {"A": ([1, 2], [-1]), "B": ([2, 5], [0]), "C": ([3, 4], [-0.5]), "D": ([0.5, 10], [1]), "E": None, "F": ([4, 6], [-2])}
+        ids = {}
+        for name, result in results.items():
+            trial = self.c.suggest(sid, 1, "py-multi")["trials"][0]
+            ids[name] = trial["trial_id"]
+            if result is None:
+                told = self.c.observe_one(sid, trial["trial_id"], infeasible=True)["trials"][0]
+            else:
+                told = self.c.observe_one(sid, trial["trial_id"], values=result[0], constraints=result[1])["trials"][0]
+            self.assertEqual(told["state"], "COMPLETED")
+        a, d, e = (self.c.get_trial(sid, ids[k]) for k in "ADE")
+        # losses: the values as the methods minimise them (the maximised speed negated).
+        self.assertEqual((a["value"], a["values"], a["losses"], a["constraints"], a["feasible"], a["infeasible"]),
+                         (None, [1, 2], [1, -2], [-1], True, False))
+        self.assertEqual((d["values"], d["losses"], d["constraints"], d["feasible"]), ([0.5, 10], [0.5, -10], [1], False))
+        self.assertEqual((e["values"], e["feasible"], e["infeasible"]), (None, False, True))
+
+        # The front: the feasible trials no other feasible one is at least as good as in every objective and
+        # better in one: A, B and F (C is dominated by B; D is infeasible however good), by error.
+        front = self.c.front(sid, page_size=2)
+        self.assertEqual([t["trial_id"] for t in front["trials"]], [ids["A"], ids["B"], ids["F"]])
+        self.assertEqual(front["reference_point"], {"value": [10, 0], "derived": False})
+        self.assertEqual((front["evaluation_count"], front["feasible_count"]), (6, 4))
+        # Hypervolume of the losses (1,-2), (2,-5), (4,-6) up to (10, 0), by a sweep over the first objective:
+        # 1·2 + 2·5 + 6·6 = 48.
+        self.assertAlmostEqual(front["hypervolume"], 48, places=9)
+        self.assertEqual([t["trial_id"] for t in self.c.iter_front(sid, page_size=1)], [ids["A"], ids["B"], ids["F"]])
+        best = self.c.best(sid)
+        self.assertIsNone(best["observed"])
+        self.assertEqual(best["front"]["size"], 3)
+        self.assertAlmostEqual(best["front"]["hypervolume"], 48, places=9)
+        self.assertEqual(front["front_size"], 3)
+
+        # After each completed trial: A alone 9·2 = 18; with B 1·2 + 8·5 = 42; C, D and E change nothing; F 48.
+        history = self.c.front_history(sid, page_size=4)
+        self.assertEqual([p["index"] for p in history["points"]], [1, 2, 3, 4, 5, 6])  # results so far, 1-based
+        self.assertEqual([p["trial_id"] for p in history["points"]], [ids[k] for k in "ABCDEF"])
+        self.assertEqual([p["front_size"] for p in history["points"]], [1, 2, 2, 2, 2, 3])
+        for got, want in zip([p["hypervolume"] for p in history["points"]], [18, 42, 42, 42, 42, 48]):
+            self.assertAlmostEqual(got, want, places=9)
+        self.assertEqual(list(self.c.iter_front_history(sid, page_size=1)), history["points"])
+
+        trial = self.c.suggest(sid, 1, "py-multi")["trials"][0]
+        with self.assertRaises(BadRequestError) as err:
+            self.c.observe_one(sid, trial["trial_id"], values=[1.0], constraints=[0])
+        self.assertIn("/observations/0/values", [x["path"] for x in err.exception.errors])
+        with self.assertRaises(BadRequestError) as err:
+            self.c.observe_one(sid, trial["trial_id"], 1.0, constraints=[0])
+        self.assertIn("/observations/0/value", [x["path"] for x in err.exception.errors])
+
+    def test_optimize_with_several_objectives_reports_tuples_and_the_result_points_to_the_front(self):
+        spec = {"name": "py-multi-optimize", "method": "prob-cmaes", "seed": 4, "parameters": [{"name": "x", "bounds": [0, 1]}],
+                "objectives": [{"name": "f1", "direction": "minimize"}, {"name": "f2", "direction": "minimize"}]}
+        result = self.c.optimize(lambda p: (p["x"], (1 - p["x"]) ** 2), spec, budget=8, workers=2)
+        self.assertEqual(result.completed, 8)
+        trials = list(self.c.iter_trials(result.study_id, state="COMPLETED"))
+        self.assertTrue(all(t["values"] == [t["parameters"]["x"], (1 - t["parameters"]["x"]) ** 2] for t in trials))
+        # f2 falls strictly as f1 rises, so no point dominates another: all 8 are on the front.
+        self.assertEqual(result.best["front"]["size"], 8)
+        self.assertEqual(sorted(t["trial_id"] for t in self.c.iter_front(result.study_id)), sorted(t["trial_id"] for t in trials))
+
+
 class _Scripted(http.server.BaseHTTPRequestHandler):
     """Answers each request with the next (status, headers, body) of the server's script."""
 
     def do_GET(self):
         self.server.seen.append((self.command, self.path))
+        length = int(self.headers.get("content-length") or 0)
+        self.server.bodies.append(json.loads(self.rfile.read(length)) if length else None)
         status, headers, body = self.server.script.pop(0)
         self.send_response(status)
         for k, v in headers.items():
@@ -367,10 +447,94 @@ class ProgressPrinting(unittest.TestCase):
         self.assertEqual(sorted(int(l[1:l.index("/")]) for l in lines[:-1]), list(range(1, 65)))
 
 
+def _scripted(script):
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
+    srv.script, srv.seen, srv.bodies = list(script), [], []
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv, f"http://127.0.0.1:{srv.server_address[1]}"
+
+
+JSON = {"content-type": "application/json"}
+
+
+class SeveralObjectivesScripted(unittest.TestCase):
+    """The client's side of several objectives, constraints and the front, against scripted answers."""
+
+    def serve(self, script):
+        srv, url = _scripted(script)
+        self.addCleanup(srv.server_close)
+        self.addCleanup(srv.shutdown)
+        return srv, url
+
+    def test_front_and_its_history_follow_every_page(self):
+        ref = {"value": [1.1, 1.1], "derived": False}
+        pages = [
+            {"trials": [{"trial_id": 3}, {"trial_id": 1}], "reference_point": ref, "hypervolume": 0.5, "evaluation_count": 9,
+             "feasible_count": 8, "next_page_token": "p2"},
+            {"trials": [{"trial_id": 7}], "reference_point": ref, "hypervolume": 0.5, "evaluation_count": 9, "feasible_count": 8,
+             "next_page_token": None},
+        ]
+        srv, url = self.serve([(200, JSON, pages[0]), (200, JSON, pages[1]), (200, JSON, pages[0]), (200, JSON, pages[1])])
+        c = Client(url)
+        front = c.front("s/1", page_size=2)
+        self.assertEqual([t["trial_id"] for t in front["trials"]], [3, 1, 7])
+        self.assertEqual((front["hypervolume"], front["reference_point"], front["next_page_token"]), (0.5, ref, None))
+        self.assertEqual([t["trial_id"] for t in c.iter_front("s/1", page_size=2)], [3, 1, 7])
+        self.assertEqual(srv.seen, [("GET", "/v1/studies/s%2F1/front?page_size=2"), ("GET", "/v1/studies/s%2F1/front?page_size=2&page_token=p2")] * 2)
+
+        points = [{"points": [{"index": 0, "trial_id": 1, "hypervolume": 0.1, "front_size": 1}], "reference_point": ref, "next_page_token": "h2"},
+                  {"points": [{"index": 1, "trial_id": 2, "hypervolume": 0.3, "front_size": 2}], "reference_point": ref, "next_page_token": None}]
+        srv, url = self.serve([(200, JSON, points[0]), (200, JSON, points[1]), (200, JSON, points[0]), (200, JSON, points[1])])
+        c = Client(url)
+        history = c.front_history("s1", page_size=1)
+        self.assertEqual([(p["index"], p["hypervolume"]) for p in history["points"]], [(0, 0.1), (1, 0.3)])
+        self.assertEqual(history["next_page_token"], None)
+        self.assertEqual([p["front_size"] for p in c.iter_front_history("s1", page_size=1)], [1, 2])
+        self.assertEqual(srv.seen[1], ("GET", "/v1/studies/s1/front/history?page_size=1&page_token=h2"))
+
+    def test_observations_carry_values_constraints_and_infeasible_as_given(self):
+        answer = {"trials": [{"trial_id": 1, "state": "COMPLETED"}], "study_state": "ACTIVE"}
+        srv, url = self.serve([(200, JSON, answer)] * 4)
+        c = Client(url)
+        c.observe_one("s", 1, values=[0.5, 2], constraints=[-1, 0.25])
+        c.observe_one("s", 2, infeasible=True)
+        c.trial_handle("s", 3).complete(values=[1, 2])
+        c.observe("s", [probnes_client.observation(parameters={"x": 0.5}, values=[1, 2], constraints=[0])])
+        self.assertEqual(srv.bodies, [
+            {"observations": [{"trial_id": 1, "values": [0.5, 2.0], "constraints": [-1.0, 0.25]}]},
+            {"observations": [{"trial_id": 2, "infeasible": True}]},
+            {"observations": [{"trial_id": 3, "values": [1.0, 2.0]}]},
+            {"observations": [{"parameters": {"x": 0.5}, "values": [1.0, 2.0], "constraints": [0.0]}]},
+        ])
+        with self.assertRaises(ValueError):
+            Client(url).observe_one("s", 1, values=[1.0, float("nan")])
+        with self.assertRaises(ValueError):
+            probnes_client.observation(values=[1])  # neither a trial nor parameters
+
+    def test_optimize_reports_an_objectives_tuple_as_values_and_has_no_single_best(self):
+        study = {"id": "s", "batch_size": 3, "method": "prob-cmaes", "lease_seconds": 60}
+        suggested = lambda i: {"trials": [{"trial_id": i, "parameters": {"x": 0.1 * i}}], "reason": None}
+        told = lambda i, vs: {"trials": [{"trial_id": i, "state": "COMPLETED", "loss": None, "values": vs, "losses": vs, "feasible": True}],
+                              "study_state": "ACTIVE"}
+        best = {"observed": None, "front": {"size": 2, "hypervolume": 0.4}}
+        srv, url = self.serve([(200, JSON, study), (200, JSON, suggested(1)), (200, JSON, told(1, [0.1, 0.9])),
+                               (200, JSON, suggested(2)), (200, JSON, {"trials": [{"trial_id": 2, "state": "COMPLETED", "loss": None,
+                                                                                  "values": None, "infeasible": True, "feasible": False}],
+                                                                      "study_state": "ACTIVE"}),
+                               (200, JSON, best)])
+        seen = []
+        results = iter([(0.1, 0.9), {"infeasible": True}])
+        result = Client(url).optimize(lambda p: next(results), "s", budget=2, workers=1, progress=seen.append)
+        self.assertEqual(srv.bodies[2], {"observations": [{"values": [0.1, 0.9], "trial_id": 1}]})
+        self.assertEqual(srv.bodies[4], {"observations": [{"infeasible": True, "trial_id": 2}]})
+        self.assertEqual((result.completed, result.failed, result.best), (2, 0, best))
+        self.assertEqual([(p.value, p.values, p.best, p.infeasible) for p in seen], [(None, [0.1, 0.9], None, False), (None, None, None, True)])
+
+
 class Retries(unittest.TestCase):
     def serve(self, script):
         srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Scripted)
-        srv.script, srv.seen = list(script), []
+        srv.script, srv.seen, srv.bodies = list(script), [], []
         threading.Thread(target=srv.serve_forever, daemon=True).start()
         self.addCleanup(srv.server_close)
         self.addCleanup(srv.shutdown)

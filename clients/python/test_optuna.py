@@ -17,7 +17,7 @@ from optuna.trial import TrialState
 
 from probnes_client import Client
 from probnes_client.optuna import (ParameterOutsideSpaceWarning, ProbnesPruner, ProbnesSampler, ServerFallbackWarning,
-                                   ServerUnavailable)
+                                   ServerUnavailable, _objective_names)
 
 URL = os.environ.get("PROBNES_URL", "http://127.0.0.1:8080")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -71,9 +71,12 @@ class BridgeTest(unittest.TestCase):
         self.assertEqual(sorted(p["name"] for p in server["parameters"]), ["depth", "lr", "width", "x"])
         by_name = {p["name"]: p for p in server["parameters"]}
         self.assertEqual((by_name["lr"]["scale"], by_name["width"]["type"], by_name["width"]["scale"]), ("log", "int", "log"))
-        # The first trial's space is empty (independent sampling); every later one came from the server.
+        # The first trial's space is empty (independent sampling); every later one came from the server. The
+        # first was told to the server by its parameters when the study was created, so the server has all 24.
         done = [t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]
-        self.assertEqual(len(done), 23)
+        self.assertEqual(len(done), 24)
+        first = study.trials[0]
+        self.assertEqual([(t["parameters"], t["value"]) for t in done if t["source"] == "external"], [(first.params, first.value)])
         relative = [t for t in study.trials if "probnes:trial" in t.system_attrs]
         self.assertEqual(len(relative), 23)
         for t in relative:
@@ -130,7 +133,8 @@ class BridgeTest(unittest.TestCase):
             sid = self.server_study_of(again)
             names = sorted(p["name"] for p in self.client.get_study(sid)["parameters"])
             self.assertEqual(names, ["x", "y"])
-            self.assertEqual(len([t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]), 15)
+            # 16 trials: the first by its parameters, 15 handed out by the server.
+            self.assertEqual(len([t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]), 16)
 
     def test_enqueued_values_are_told_as_external_points(self):
         study = optuna.create_study(sampler=ProbnesSampler(URL, method="prob-cmaes", seed=4))
@@ -142,7 +146,9 @@ class BridgeTest(unittest.TestCase):
         study.optimize(lambda t: t.suggest_float("a", 0, 1) + t.suggest_float("b", 0, 1), n_trials=1)
         sid = self.server_study_of(study)
         external = [t for t in self.server_trials(sid) if t["source"] == "external"]
-        self.assertEqual([(t["parameters"], t["value"]) for t in external], [({"a": 0.125, "b": 0.625}, 0.75)])
+        # The first trial (sampled before the server study existed) and the enqueued one.
+        first = study.trials[0]
+        self.assertEqual([(t["parameters"], t["value"]) for t in external], [(first.params, first.value), ({"a": 0.125, "b": 0.625}, 0.75)])
         # The point the server handed to that Optuna trial did not run: abandoned, not completed.
         handed = self.client.get_trial(sid, study.trials[-1].system_attrs["probnes:trial"]["trial_id"])
         self.assertEqual((handed["state"], handed["value"]), ("ABANDONED", None))
@@ -175,7 +181,9 @@ class BridgeTest(unittest.TestCase):
         study.enqueue_trial({"x": 0.1 * 3, "d": 0.1 * 7, "n": 5})
         study.optimize(f, n_trials=1)
         external = [t for t in self.server_trials(sid) if t["source"] == "external"]
-        self.assertEqual([t["parameters"] for t in external], [{"x": 0.3, "d": 0.7, "n": 5}])
+        # After the first trial's, told when the study was created.
+        self.assertEqual(external[0]["value"], study.trials[0].value)
+        self.assertEqual([t["parameters"] for t in external[1:]], [{"x": 0.3, "d": 0.7, "n": 5}])
 
     def test_categorical_parameters(self):
         def f(trial):
@@ -325,7 +333,10 @@ class DefineByRunTest(unittest.TestCase):
                 if k in names:
                     self.assertEqual(st["parameters"][k], v)
         counts = self.client.get_study(sid)["trial_counts"]
-        self.assertEqual((counts["COMPLETED"], counts["FAILED"], counts["ABANDONED"]), (24, 0, 0), counts)
+        # The 24 served and the 6 startup trials, told by their parameters when the study was created.
+        self.assertEqual((counts["COMPLETED"], counts["FAILED"], counts["ABANDONED"]), (30, 0, 0), counts)
+        self.assertEqual(sorted(t["value"] for t in self.client.iter_trials(sid) if t["source"] == "external"),
+                         sorted(t.value for t in study.trials[:6]))
         # Parameters outside the space (if the first trials missed a branch) were named once each.
         outside = sorted(str(w.message).split("'")[1] for w in caught if issubclass(w.category, ParameterOutsideSpaceWarning))
         self.assertEqual(outside, sorted(set().union(*(t.params for t in study.trials)) - names))
@@ -482,8 +493,10 @@ class ResilienceTest(unittest.TestCase):
         # The server is used again, and the trials sampled without it were told to it as external points.
         self.assertTrue(all("probnes:trial" in t.system_attrs for t in study.trials[-2:]))
         external = [t for t in self.client.iter_trials(sid) if t["source"] == "external"]
-        self.assertGreaterEqual(len(external), 2)
-        self.assertTrue({t["value"] for t in external} <= {t.value for t in down})
+        # The first trial (told when the study was created), then those of the outage.
+        self.assertEqual(external[0]["value"], study.trials[0].value)
+        self.assertGreaterEqual(len(external), 3)
+        self.assertTrue({t["value"] for t in external[1:]} <= {t.value for t in down})
 
 
 class FailureAndStoppingTest(unittest.TestCase):
@@ -535,6 +548,286 @@ class FailureAndStoppingTest(unittest.TestCase):
             if "probnes:trial" in t.system_attrs:
                 st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
                 self.assertEqual([(v["step"], v["value"]) for v in st["intermediate_values"]], sorted(t.intermediate_values.items()))
+
+
+def zdt1(trial, d=4):
+    """ZDT1 (Zitzler, Deb & Thiele 2000): f1 = x1, g = 1 + 9/(d-1)·Σ_{i>=2} x_i, f2 = g·(1 - sqrt(f1/g)); x in [0, 1]^d."""
+    x = [trial.suggest_float(f"x{i}", 0, 1) for i in range(1, d + 1)]
+    g = 1 + 9 / (d - 1) * sum(x[1:])
+    return x[0], g * (1 - math.sqrt(x[0] / g))
+
+
+def value_multiset(rows):
+    return sorted(tuple(r) for r in rows)
+
+
+def value_set(rows):
+    """Distinct objective vectors. Optuna's best_trials keeps every one of several trials with equal values;
+    the server's front keeps the first of them (src/domain/results/front.ts), so fronts compare as sets."""
+    return sorted(set(tuple(float(v) for v in r) for r in rows))
+
+
+def params_key(params):
+    return tuple(sorted(params.items()))
+
+
+class MultiObjectiveBridgeTest(unittest.TestCase):
+    """Optuna studies of several objectives (optuna.create_study(directions=[...])) and constraints_func on the real server."""
+
+    def setUp(self):
+        self.client = Client(URL)
+
+    def test_zdt1_two_objectives_best_trials_are_the_servers_front(self):
+        sampler = ProbnesSampler(URL, seed=5)
+        study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+        study.optimize(zdt1, n_trials=20)
+        self.assertEqual(len([t for t in study.trials if t.state == TrialState.COMPLETE]), 20)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        server = self.client.get_study(sid)
+        self.assertEqual(server["objectives"], [{"name": "value_0", "direction": "minimize"}, {"name": "value_1", "direction": "minimize"}])
+        # Every Optuna trial is on the server with the values Optuna has (the first told by its parameters).
+        done = [t for t in self.client.iter_trials(sid) if t["state"] == "COMPLETED"]
+        self.assertEqual(value_multiset(t["values"] for t in done), value_multiset(t.values for t in study.trials))
+        for t in study.trials[1:]:
+            st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+            self.assertEqual((st["values"], st["feasible"]), (t.values, True))
+        # Optuna's Pareto front (study.best_trials, Optuna's own dominance) is the server's front.
+        front = self.client.front(sid, page_size=3)
+        self.assertGreater(len(study.best_trials), 0)
+        self.assertEqual(value_set(t["values"] for t in front["trials"]), value_set(t.values for t in study.best_trials))
+        self.assertEqual(len(value_set(t["values"] for t in front["trials"])), len(front["trials"]))
+        self.assertTrue(front["reference_point"]["derived"])
+        self.assertGreater(front["hypervolume"], 0)
+        history = self.client.front_history(sid)
+        self.assertEqual(len(history["points"]), 20)
+        self.assertEqual(history["points"][-1]["front_size"], len(front["trials"]))
+
+    def test_constraints_func_reaches_the_server_and_its_front_is_optunas_feasible_front(self):
+        from optuna.study._multi_objective import _get_pareto_front_trials_by_trials
+
+        def objective(trial):
+            f1, f2 = zdt1(trial)
+            # Feasible when x2 <= 0.5 (Optuna's convention: <= 0), and a second, always met, constraint.
+            trial.set_user_attr("constraints", [trial.params["x2"] - 0.5, -1.0])
+            return f1, f2
+
+        sampler = ProbnesSampler(URL, seed=6, constraints_func=lambda t: t.user_attrs["constraints"], reference_point=[1.1, 11])
+        study = optuna.create_study(directions=["minimize", "minimize"], sampler=sampler)
+        study.optimize(objective, n_trials=16)
+        sid = study._storage.get_study_system_attrs(study._study_id)["probnes:study"]["id"]
+        server = self.client.get_study(sid)
+        self.assertEqual(server["constraints"], [{"name": "constraint_0"}, {"name": "constraint_1"}])
+        self.assertEqual(server["reference_point"], [1.1, 11])
+        by_params = {params_key(t["parameters"]): t for t in self.client.iter_trials(sid) if t["state"] == "COMPLETED"}
+        self.assertEqual(len(by_params), 16)
+        for t in study.trials:
+            # Kept where Optuna's samplers keep them, and reported as they are.
+            self.assertEqual(t.system_attrs["constraints"], tuple(t.user_attrs["constraints"]))
+            st = by_params[params_key(t.params)]
+            self.assertEqual(st["values"], t.values)
+            self.assertEqual(st["constraints"], t.user_attrs["constraints"])
+            self.assertEqual(st["feasible"], all(c <= 0 for c in t.user_attrs["constraints"]))
+        feasible = [t for t in study.trials if all(c <= 0 for c in t.system_attrs["constraints"])]
+        self.assertGreater(len(feasible), 0)
+        front = self.client.front(sid)
+        self.assertEqual(front["feasible_count"], len(feasible))
+        expected = _get_pareto_front_trials_by_trials(feasible, study.directions)
+        self.assertEqual(value_set(t["values"] for t in front["trials"]), value_set(t.values for t in expected))
+        self.assertEqual(front["reference_point"], {"value": [1.1, 11], "derived": False})
+
+
+class StubServer(Client):
+    """The server's contract for several objectives and constraints (docs/multi-objective.md), in memory: enough
+    of it to check what the bridge sends without a server. It refuses what the server refuses: values of the
+    wrong count, `value` in a study of several objectives, constraints missing or of the wrong count."""
+
+    def __init__(self, methods=None):
+        super().__init__("http://stub.invalid", max_retries=0)
+        self.methods = methods if methods is not None else [
+            {"name": "prob-cmaes", "default": True, "multi_objective": True, "constraints": True}]
+        self.studies, self.trials, self.calls = {}, {}, []
+        self.lock = threading.Lock()
+        self.rng = __import__("random").Random(0)
+
+    def request(self, method, path, query=None, body=None, idempotent=True, raw=False):
+        with self.lock:
+            self.calls.append((method, path, body))
+            parts = path.strip("/").split("/")
+            if (method, parts) == ("GET", ["v1", "methods"]):
+                return {"methods": self.methods}
+            if (method, parts) == ("POST", ["v1", "studies"]):
+                sid = f"s{len(self.studies) + 1}"
+                objectives = body.get("objectives") or [{"name": "value", "direction": body.get("direction", "minimize")}]
+                self.studies[sid] = dict(body, id=sid, objectives=objectives, constraints=body.get("constraints", []))
+                self.trials[sid] = []
+                return self.studies[sid]
+            sid, rest = parts[2], parts[3:]
+            study, trials = self.studies[sid], self.trials[sid]
+            if method == "GET" and rest == ["suggestions"]:
+                point = {p["name"]: self._draw(p) for p in study["parameters"]}
+                trials.append({"trial_id": len(trials) + 1, "state": "ACTIVE", "parameters": point, "source": "suggested"})
+                return {"trials": [dict(trials[-1])], "reason": None}
+            if method == "POST" and rest == ["observations"]:
+                out = []
+                for i, obs in enumerate(body["observations"]):
+                    self._check(study, obs, i)
+                    if "trial_id" in obs:
+                        t = trials[obs["trial_id"] - 1]
+                    else:
+                        trials.append({"trial_id": len(trials) + 1, "parameters": obs["parameters"], "source": "external"})
+                        t = trials[-1]
+                    t.update(state="COMPLETED", observation=obs)
+                    out.append(dict(t))
+                return {"trials": out, "study_state": "ACTIVE"}
+            if method == "POST" and rest[-1] in ("fail", "abandon"):
+                t = trials[int(rest[1]) - 1]
+                t.update(state="FAILED" if rest[-1] == "fail" else "ABANDONED", failure_reason=(body or {}).get("reason"))
+                return dict(t)
+            if method == "POST" and rest[-1] == "intermediate":
+                return {"should_stop": False}
+            raise AssertionError(f"the stub does not answer {method} {path}")
+
+    def _draw(self, p):
+        lo, hi = p["bounds"]
+        return self.rng.randint(lo, hi) if p["type"] == "int" else self.rng.uniform(lo, hi)
+
+    def _check(self, study, obs, i):
+        m, k = len(study["objectives"]), len(study["constraints"])
+        def bad(field, detail):
+            raise AssertionError(f"the server would answer 400 at /observations/{i}/{field}: {detail}")
+        if obs.get("infeasible"):
+            return
+        if m > 1 and "value" in obs:
+            bad("value", "value in a study of several objectives")
+        if "values" in obs and len(obs["values"]) != m:
+            bad("values", f"{len(obs['values'])} values for {m} objectives")
+        if "value" not in obs and "values" not in obs:
+            bad("value", "no value")
+        if k > 0 and len(obs.get("constraints") or []) != k:
+            bad("constraints", f"{len(obs.get('constraints') or [])} constraints for {k}")
+        if k == 0 and "constraints" in obs:
+            bad("constraints", "the study declares none")
+
+    def observed(self, sid):
+        return [t for t in self.trials[sid] if t["state"] == "COMPLETED"]
+
+
+def two_objectives(trial):
+    x = trial.suggest_float("x", 0, 1)
+    y = trial.suggest_float("y", -1, 1)
+    trial.set_user_attr("c", [x - 0.5, y * y - 0.25])
+    return x, (1 - x) + y * y
+
+
+class StubbedServerTest(unittest.TestCase):
+    """The bridge's side of several objectives and constraints, against StubServer (no HTTP)."""
+
+    def run_study(self, n, directions=("minimize", "minimize"), f=two_objectives, methods=None, **kw):
+        stub = StubServer(methods)
+        sampler = ProbnesSampler(client=stub, seed=1, **kw)
+        study = optuna.create_study(directions=list(directions), sampler=sampler)
+        study.optimize(f, n_trials=n)
+        return stub, sampler, study
+
+    def test_several_objectives_become_the_server_studys_objectives_and_every_result_reaches_it(self):
+        stub, _, study = self.run_study(8, directions=("minimize", "maximize"))
+        [(sid, spec)] = stub.studies.items()
+        self.assertEqual(spec["objectives"], [{"name": "value_0", "direction": "minimize"}, {"name": "value_1", "direction": "maximize"}])
+        self.assertNotIn("direction", spec)
+        self.assertEqual(spec["constraints"], [])
+        # Every COMPLETE Optuna trial is on the server once: the first (sampled before the study existed) by its
+        # parameters, the others as the server trial each came from; with the values in Optuna's order.
+        observed = stub.observed(sid)
+        self.assertEqual(len(observed), 8)
+        self.assertEqual([t["source"] for t in observed].count("external"), 1)
+        by_params = {tuple(sorted(t["parameters"].items())): t["observation"]["values"] for t in observed}
+        for t in study.trials:
+            self.assertEqual(by_params[tuple(sorted(t.params.items()))], t.values)
+
+    def test_ask_and_tell_with_a_list_of_values(self):
+        stub = StubServer()
+        study = optuna.create_study(directions=["minimize", "minimize"], sampler=ProbnesSampler(client=stub, seed=2))
+        for i in range(4):
+            trial = study.ask()
+            x = trial.suggest_float("x", 0, 1)
+            study.tell(trial, [x, 1 - x])
+        [sid] = stub.studies
+        self.assertEqual(sorted(tuple(t["observation"]["values"]) for t in stub.observed(sid)),
+                         sorted(tuple(t.values) for t in study.trials))
+
+    def test_constraints_func_values_are_reported_and_kept_where_optunas_samplers_keep_them(self):
+        stub, _, study = self.run_study(6, constraints_func=lambda t: t.user_attrs["c"])
+        [(sid, spec)] = stub.studies.items()
+        self.assertEqual(spec["constraints"], [{"name": "constraint_0"}, {"name": "constraint_1"}])
+        for t in study.trials:
+            # Optuna's convention (optuna.samplers._base._process_constraints_after_trial): a tuple under "constraints".
+            self.assertEqual(t.system_attrs["constraints"], tuple(t.user_attrs["c"]))
+        reported = {tuple(sorted(t["parameters"].items())): t["observation"]["constraints"] for t in stub.observed(sid)}
+        self.assertEqual(len(reported), 6)
+        for t in study.trials:
+            self.assertEqual(reported[tuple(sorted(t.params.items()))], list(t.user_attrs["c"]))
+
+    def test_no_server_study_is_created_before_the_number_of_constraints_is_known(self):
+        stub = StubServer()
+        seen = []
+
+        def constraints(trial):
+            seen.append(len(stub.studies))
+            return [trial.params["x"] - 0.5]
+
+        study = optuna.create_study(directions=["minimize", "minimize"],
+                                    sampler=ProbnesSampler(client=stub, seed=3, constraints_func=constraints))
+        study.optimize(two_objectives, n_trials=3)
+        # The first trial's constraints came before any server study; the study was created with one constraint.
+        self.assertEqual(seen[0], 0)
+        self.assertEqual([len(s["constraints"]) for s in stub.studies.values()], [1])
+
+    def test_constraints_of_another_count_fail_the_server_trial_instead_of_sending_a_wrong_shape(self):
+        counts = iter([1, 1, 2, 1])
+        stub, _, study = self.run_study(4, constraints_func=lambda t: [0.0] * next(counts))
+        [sid] = stub.studies
+        failed = [t for t in stub.trials[sid] if t["state"] == "FAILED"]
+        self.assertEqual(len(failed), 1)
+        self.assertIn("constraints_func returned 2 value(s) for Optuna trial 2; the server study declares 1 constraint(s)", failed[0]["failure_reason"])
+        self.assertEqual(len(stub.observed(sid)), 3)
+
+    def test_a_method_that_handles_several_objectives_is_chosen_unless_the_user_chose_one(self):
+        methods = [{"name": "prob-cmaes", "default": True, "multi_objective": False, "constraints": False},
+                   {"name": "cmaes", "multi_objective": False, "constraints": False},
+                   {"name": "bo", "multi_objective": True, "constraints": True}]
+        stub, _, _ = self.run_study(3, methods=methods)
+        self.assertEqual([s["method"] for s in stub.studies.values()], ["bo"])
+        stub, _, _ = self.run_study(3, methods=methods, method="cmaes")
+        self.assertEqual([s["method"] for s in stub.studies.values()], ["cmaes"])
+        # One objective, no constraint: prob-cmaes without asking the server for its methods.
+        stub, _, _ = self.run_study(3, directions=("minimize",), methods=methods, f=lambda t: t.suggest_float("x", 0, 1) ** 2)
+        self.assertEqual([s["method"] for s in stub.studies.values()], ["prob-cmaes"])
+        self.assertNotIn(("GET", "/v1/methods", None), stub.calls)
+
+    def test_one_objective_keeps_direction_and_value(self):
+        stub, _, study = self.run_study(4, directions=("maximize",), f=lambda t: -t.suggest_float("x", 0, 1) ** 2)
+        [(sid, spec)] = stub.studies.items()
+        self.assertEqual(spec["direction"], "maximize")
+        created = next(body for method, path, body in stub.calls if (method, path) == ("POST", "/v1/studies"))
+        self.assertNotIn("objectives", created)  # what a server without several objectives takes too
+        self.assertEqual(sorted(t["observation"]["value"] for t in stub.observed(sid)), sorted(t.value for t in study.trials))
+        self.assertTrue(all("values" not in t["observation"] for t in stub.observed(sid)))
+
+    def test_reference_point_and_metric_names(self):
+        stub, _, _ = self.run_study(2, reference_point=[1.5, 3])
+        self.assertEqual([s["reference_point"] for s in stub.studies.values()], [[1.5, 3.0]])
+
+        class Named:
+            directions = [optuna.study.StudyDirection.MINIMIZE] * 2
+
+            def __init__(self, names):
+                self.metric_names = names
+
+        self.assertEqual(_objective_names(Named(["error", "fit_seconds"])), ["error", "fit_seconds"])
+        # A name the server would refuse, or a repeated one: value_0, value_1, … instead.
+        self.assertIsNone(_objective_names(Named(["error", "fit time"])))
+        self.assertIsNone(_objective_names(Named(["a", "a"])))
+        self.assertIsNone(_objective_names(Named(None)))
 
 
 def objective_at_prior_centre():

@@ -4,17 +4,22 @@
  * test functions and runs the suggest → evaluate → observe loop against its own HTTP API, exactly as
  * a remote client would. Prints the best point, its regret (the test functions know f*) and the
  * dashboard URL; with --keep-running it stays up so the dashboard can be opened.
+ *
+ * A multi-objective test function (ZDT1–3, DTLZ2, the two-bar truss with its constraint) makes a study
+ * of several objectives: the demo then prints the server's Pareto front, its hypervolume beside the true
+ * front's (known in closed form), and how many evaluations were feasible. Which points are on the front
+ * is the server's answer (GET /front); the demo never compares objective values itself.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
-import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, registeredMethods, type Benchmark, type MethodName } from '../engine/index.js';
-import { ProbnesClient, ProbnesError, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
+import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, methodFacts, MULTI_BENCHMARKS, multiBenchmarkNames, registeredMethods, type Benchmark, type MethodName, type MultiBenchmark } from '../engine/index.js';
+import { ProbnesClient, ProbnesError, type FrontPage, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
 import type { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { intOption, parse, UsageError, type CliIo } from './common.js';
-import { DemoProgress } from './progress.js';
+import { DemoProgress, FrontProgress } from './progress.js';
 
 export const DEMO_USAGE = `usage: probnes demo [options]
 
@@ -22,8 +27,10 @@ Starts a server on 127.0.0.1, optimises a test function through its HTTP API wit
 bar (on stderr), then prints the best point, its regret and the dashboard URL (on stdout).
 
 options:
-  --method NAME       ${registeredMethods().join(', ')} (default ${DEFAULT_METHOD})
+  --method NAME       ${registeredMethods().join(', ')} (default ${DEFAULT_METHOD}; for several
+                      objectives, the first method that searches them)
   --function NAME     ${benchmarkNames().join(', ')} (default branin)
+                      or, with several objectives: ${multiBenchmarkNames().join(', ')}
   --dim N             dimension, for functions defined in any dimension (default: the function's)
   --budget N          evaluations (default 60)
   --batch N           points per generation (default 3; cmaes, xnes and snes need >= 2)
@@ -37,6 +44,8 @@ examples:
   probnes demo
   probnes demo --method cmaes --function rastrigin --dim 2 --budget 120
   probnes demo --keep-running --port 8090     # then open the printed dashboard URL
+  probnes demo --function zdt1 --dim 4 --budget 60   # two objectives: the front and its hypervolume
+  probnes demo --function truss2d --budget 60        # two objectives and a constraint
 `;
 
 const OPTIONS = {
@@ -54,6 +63,8 @@ const OPTIONS = {
 interface DemoArgs {
   method: MethodName;
   bench: Benchmark;
+  /** A multi-objective function: the study has its objectives and constraints; `bench` is unused then. */
+  multi: MultiBenchmark | null;
   budget: number;
   batch: number;
   seed: number;
@@ -65,19 +76,37 @@ interface DemoArgs {
 function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
   const { values } = parse(argv, OPTIONS, 0);
   if (values.help) return 'help';
-  const method = typeof values.method === 'string' ? values.method : DEFAULT_METHOD;
-  if (!isMethodName(method)) throw new UsageError(`--method: unknown method ${JSON.stringify(method)}; one of ${registeredMethods().join(', ')}`);
   const fn = typeof values.function === 'string' ? values.function : 'branin';
   const def = BENCHMARKS[fn];
-  if (!def) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${benchmarkNames().join(', ')}`);
-  const dim = intOption(values, 'dim', 1, 100, def.defaultDim);
-  if (def.dim !== 'any' && dim !== def.dim) throw new UsageError(`--dim: ${fn} is defined only in ${def.dim} dimensions (got ${dim})`);
+  const multiDef = MULTI_BENCHMARKS[fn];
+  if (!def && !multiDef) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${[...benchmarkNames(), ...multiBenchmarkNames()].join(', ')}`);
+  const given = typeof values.method === 'string' ? values.method : null;
+  if (given !== null && !isMethodName(given)) throw new UsageError(`--method: unknown method ${JSON.stringify(given)}; one of ${registeredMethods().join(', ')}`);
+  let multi: MultiBenchmark | null = null;
+  let bench = BENCHMARKS.branin!.make(2);
+  if (def) {
+    const dim = intOption(values, 'dim', 1, 100, def.defaultDim);
+    if (def.dim !== 'any' && dim !== def.dim) throw new UsageError(`--dim: ${fn} is defined only in ${def.dim} dimensions (got ${dim})`);
+    bench = def.make(dim);
+  } else {
+    const dim = intOption(values, 'dim', multiDef!.minDim, 100, multiDef!.defaultDim);
+    multi = multiDef!.make(dim);
+  }
+  let method: MethodName;
+  if (multi) {
+    const able = multiMethods(multi);
+    if (given !== null && !able.includes(given)) throw new UsageError(`--method: ${given} does not search ${multi.name} (${multi.objectives} objectives${multi.constraints > 0 ? ' with constraints' : ''}); one of ${able.join(', ')}`);
+    method = given ?? (able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0]!);
+  } else {
+    method = given ?? DEFAULT_METHOD;
+  }
   const batch = intOption(values, 'batch', 1, 100, 3);
   const minBatch = getStrategy(method).minBatch;
   if (batch < minBatch) throw new UsageError(`--batch: ${method} ranks a generation's points and needs at least ${minBatch} (got ${batch})`);
   return {
     method,
-    bench: def.make(dim),
+    bench,
+    multi,
     budget: intOption(values, 'budget', 1, 100_000, 60),
     batch,
     seed: intOption(values, 'seed', 0, 2 ** 31 - 1, 7),
@@ -94,6 +123,7 @@ function describeError(err: ProbnesError): string {
 
 /** The study body: x1…xd over the function's customary box; its own prior if the task has one. */
 function studyBody(a: DemoArgs): StudySpec {
+  if (a.multi) return multiStudyBody(a.multi, a);
   const b = a.bench;
   return {
     name: `demo ${b.name} ${b.dim}-D (${a.method})`,
@@ -111,6 +141,78 @@ function studyBody(a: DemoArgs): StudySpec {
     })),
     metadata: { source: 'probnes demo', function: b.name, f_star_source: b.source },
   };
+}
+
+/**
+ * A study of the task's objectives f1…fM (all minimised, as the tasks define them) and constraints c1…cK,
+ * with the reference point the task's true-front hypervolume is stated for, so the two compare.
+ */
+function multiStudyBody(b: MultiBenchmark, a: DemoArgs): StudySpec {
+  return {
+    name: `demo ${b.name} ${b.dim}-D (${a.method})`,
+    method: a.method,
+    batch_size: a.batch,
+    seed: a.seed,
+    max_trials: a.budget,
+    parameters: Array.from({ length: b.dim }, (_, i) => ({ name: `x${i + 1}`, type: 'float' as const, bounds: [b.bounds.lower[i], b.bounds.upper[i]] })),
+    objectives: Array.from({ length: b.objectives }, (_, i) => ({ name: `f${i + 1}`, direction: 'minimize' as const })),
+    ...(b.constraints > 0 ? { constraints: Array.from({ length: b.constraints }, (_, i) => ({ name: `c${i + 1}` })) } : {}),
+    reference_point: [...b.referencePoint],
+    metadata: { source: 'probnes demo', function: b.name, true_front_hypervolume: b.frontHypervolume(), source_of_front: b.source },
+  };
+}
+
+/** The methods that search a task's objectives and constraints (the facts the server's 400 at /method is decided by). */
+function multiMethods(b: MultiBenchmark): MethodName[] {
+  return registeredMethods().filter((m) => methodFacts(m).multiObjective && (b.constraints === 0 || methodFacts(m).constraints));
+}
+
+async function optimiseMulti(client: ProbnesClient, studyId: string, b: MultiBenchmark, a: DemoArgs, progress: FrontProgress): Promise<void> {
+  const names = Array.from({ length: b.dim }, (_, i) => `x${i + 1}`);
+  let completed = 0;
+  while (completed < a.budget) {
+    const s = await client.suggest(studyId, { count: Math.min(a.batch, a.budget - completed), clientId: 'demo' });
+    if (s.trials.length === 0) break;
+    const observations = s.trials.map((t) => {
+      const { f, c } = b.evaluate(names.map((n) => t.parameters[n] as number));
+      // A design the task cannot evaluate (the truss with a bar of section 0 has infinite stress) is reported
+      // infeasible: the server keeps it without a value and its methods move away from it.
+      if (![...f, ...c].every(Number.isFinite)) return { trial_id: t.trial_id, infeasible: true as const };
+      return b.constraints > 0 ? { trial_id: t.trial_id, values: f, constraints: c } : { trial_id: t.trial_id, values: f };
+    });
+    await client.observe(studyId, observations);
+    completed += observations.length;
+    // The front's size and hypervolume as the server has them (GET /best of a study of several objectives).
+    const best = await client.best(studyId);
+    progress.observe(observations.length, best.front?.size ?? 0, best.front?.hypervolume ?? 0);
+  }
+  progress.finish();
+}
+
+function formatValues(names: readonly string[], values: readonly number[]): string {
+  return values.map((v, i) => `${names[i]}=${Number(v.toPrecision(6))}`).join(' ');
+}
+
+/** The front as the server answers it (its trials in the first objective's order), the hypervolume beside the true front's, feasibility. */
+function printFront(io: CliIo, b: MultiBenchmark, front: FrontPage): void {
+  const fNames = Array.from({ length: b.objectives }, (_, i) => `f${i + 1}`);
+  const evaluated = front.evaluation_count;
+  const feasibility = b.constraints > 0 || front.feasible_count < evaluated ? `, ${front.feasible_count} of them feasible` : '';
+  io.out(`front: ${front.trials.length} trial${front.trials.length === 1 ? '' : 's'} of ${evaluated} evaluations${feasibility}, by f1:
+`);
+  const shown = front.trials.slice(0, 12);
+  for (const t of shown) {
+    io.out(`  trial ${t.trial_id}: ${formatValues(fNames, t.values ?? [])}  at ${formatPoint(t.parameters)}
+`);
+  }
+  if (front.trials.length > shown.length) io.out(`  … and ${front.trials.length - shown.length} more (GET /v1/studies/{id}/front)
+`);
+  // The declared reference point (the task's); null only while nothing feasible was found.
+  const r = front.reference_point?.value ?? [...b.referencePoint];
+  const trueHv = b.frontHypervolume(r);
+  const share = trueHv > 0 ? ` (${((100 * front.hypervolume) / trueHv).toFixed(1)} %)` : '';
+  io.out(`hypervolume: ${front.hypervolume.toPrecision(8)} against r = (${r.join(', ')})${front.reference_point?.derived ? ' (derived)' : ''}; the true front's ${trueHv.toPrecision(8)}${share}
+`);
 }
 
 async function optimise(client: ProbnesClient, studyId: string, a: DemoArgs, progress: DemoProgress): Promise<void> {
@@ -226,6 +328,25 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
     }
     const dashboard = `${base}/ui/studies/${study.id}`;
     io.err(`server on ${base}, database ${args.db ?? '(temporary)'}\n`);
+    if (args.multi) {
+      const m = args.multi;
+      const what = `${m.objectives} objectives${m.constraints > 0 ? `, ${m.constraints} constraint${m.constraints === 1 ? '' : 's'}` : ''}`;
+      io.err(`study ${study.id}: ${study.method} on ${m.name} (${m.dim}-D, ${what}), ${args.budget} evaluations, batches of ${args.batch}\n`);
+      if (args.keepRunning) io.err(`dashboard (live): ${dashboard}\n`);
+      await optimiseMulti(client, study.id, m, args, new FrontProgress(args.budget, m.frontHypervolume(), io));
+      const front = await client.front(study.id);
+      if (front.evaluation_count === 0) {
+        io.err('probnes demo: no evaluation completed\n');
+        return 1;
+      }
+      printFront(io, m, front);
+      io.out(`dashboard: ${dashboard}${args.keepRunning ? '' : '  (the server has stopped; rerun with --keep-running to browse it)'}\n`);
+      if (args.keepRunning) {
+        io.err('keeping the server up; Ctrl-C stops it\n');
+        await untilSignal();
+      }
+      return 0;
+    }
     io.err(`study ${study.id}: ${study.method} on ${args.bench.name} (${args.bench.dim}-D, f* = ${args.bench.optimum}), ${args.budget} evaluations, batches of ${args.batch}\n`);
     if (args.keepRunning) io.err(`dashboard (live): ${dashboard}\n`);
 

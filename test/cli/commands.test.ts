@@ -73,7 +73,9 @@ describe('bad usage exits 2 and names the problem', () => {
     [['demo', '--budget', '2.5'], /--budget must be an integer/],
     [['demo', '--budget'], /--budget.*argument missing/],
     [['demo', '--method', 'sgd'], /--method: unknown method "sgd"; one of .*prob-cmaes/],
-    [['demo', '--function', 'nope'], /--function: unknown function "nope"; one of .*branin/],
+    [['demo', '--function', 'nope'], /--function: unknown function "nope"; one of .*branin.*zdt1, zdt2, zdt3, dtlz2, truss2d/],
+    [['demo', '--function', 'zdt1', '--dim', '1'], /--dim must be an integer from 2 to 100 \(got "1"\)/],
+    [['demo', '--function', 'truss2d', '--method', 'cmaes'], /--method: cmaes does not search truss2d \(2 objectives with constraints\); one of .*prob-cmaes/],
     [['demo', '--dim', '3'], /--dim: branin is defined only in 2 dimensions \(got 3\)/],
     [['demo', '--method', 'cmaes', '--batch', '1'], /--batch: cmaes .* needs at least 2/],
     [['demo', '--port', '70000'], /--port must be an integer from 0 to 65535/],
@@ -156,6 +158,57 @@ describe('probnes demo', () => {
     } finally {
       conn.close();
     }
+  }, 120_000);
+});
+
+describe('probnes demo with several objectives', () => {
+  /** The front's lines: trial id, objective values and the point, as the demo prints them. */
+  function frontLines(out: string): { trial: number; f: number[]; x: number[] }[] {
+    return [...out.matchAll(/^ {2}trial (\d+): ((?:f\d+=\S+ ?)+) {2}at ((?:x\d+=\S+ ?)+)$/gm)].map((m) => ({
+      trial: Number(m[1]),
+      f: m[2]!.trim().split(' ').map((kv) => Number(kv.split('=')[1])),
+      x: m[3]!.trim().split(' ').map((kv) => Number(kv.split('=')[1])),
+    }));
+  }
+
+  it('zdt1: prints the server\'s front (ZDT1 values of its points, none dominating another) and its hypervolume beside the true front\'s', async () => {
+    const r = await cli(['demo', '--function', 'zdt1', '--dim', '4', '--budget', '30'], { ENGINE_WORKERS: '0' });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/on zdt1 \(4-D, 2 objectives\), 30 evaluations/);
+    expect(r.err.split('\n').filter((l) => l.startsWith('[')).at(-1)).toMatch(/^\[#{30}\] 30\/30 {2}front \d+ {2}hypervolume \S+ \(\S+ % of the true front's\)/);
+    const head = /^front: (\d+) trials? of 30 evaluations, by f1:$/m.exec(r.out);
+    expect(head, r.out).not.toBeNull();
+    const front = frontLines(r.out);
+    expect(front).toHaveLength(Math.min(12, Number(head![1])));
+    for (const p of front) {
+      // ZDT1 (Zitzler, Deb & Thiele 2000): f1 = x1, g = 1 + 9/(d−1)·Σ_{i≥2} x_i, f2 = g·(1 − √(f1/g)); printed to 6 digits.
+      const g = 1 + (9 / 3) * (p.x[1]! + p.x[2]! + p.x[3]!);
+      expect(p.f[0]).toBeCloseTo(p.x[0]!, 4);
+      expect(p.f[1]! / (g * (1 - Math.sqrt(p.x[0]! / g)))).toBeCloseTo(1, 4);
+    }
+    // The server's front: no printed point is at least as good in both objectives and better in one than another.
+    for (const p of front) for (const q of front) if (p !== q) expect(q.f[0]! <= p.f[0]! && q.f[1]! <= p.f[1]! && (q.f[0]! < p.f[0]! || q.f[1]! < p.f[1]!)).toBe(false);
+    expect(front.map((p) => p.f[0])).toEqual([...front.map((p) => p.f[0])].sort((a, b) => a! - b!));
+    // The true front dominates every point, so no hypervolume against r = (1.1, 1.1) exceeds its 1.1² − 1/3 (zdt.ts).
+    const hv = /^hypervolume: (\S+) against r = \(1\.1, 1\.1\); the true front's (\S+) \((\S+) %\)$/m.exec(r.out);
+    expect(hv, r.out).not.toBeNull();
+    expect(Number(hv![2])).toBeCloseTo(1.1 * 1.1 - 1 / 3, 7);
+    expect(Number(hv![1])).toBeGreaterThanOrEqual(0);
+    expect(Number(hv![1])).toBeLessThanOrEqual(Number(hv![2]));
+    expect(r.out).toMatch(/^dashboard: http:\/\/127\.0\.0\.1:\d+\/ui\/studies\/\S+ /m);
+  }, 120_000);
+
+  it('truss2d: a constrained task says how many evaluations were feasible, and its front meets the constraint', async () => {
+    const r = await cli(['demo', '--function', 'truss2d', '--budget', '24'], { ENGINE_WORKERS: '0' });
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/on truss2d \(3-D, 2 objectives, 1 constraint\)/);
+    const head = /^front: (\d+) trials? of (\d+) evaluations, (\d+) of them feasible, by f1:$/m.exec(r.out);
+    expect(head, r.out).not.toBeNull();
+    expect(Number(head![2])).toBe(24);
+    expect(Number(head![3])).toBeLessThanOrEqual(24);
+    // Feasible: the stress f2 at most 10⁵ kPa (src/engine/benchmarks/truss.ts: c1 = S − 10⁵ ≤ 0).
+    for (const p of frontLines(r.out)) expect(p.f[1]).toBeLessThanOrEqual(1e5);
+    if (Number(head![1]) > 0) expect(r.out).toMatch(/^hypervolume: \S+ against r = \(/m);
   }, 120_000);
 });
 

@@ -34,6 +34,7 @@ __all__ = [
     "Client", "ProbNESError", "ConnectionFailed", "BadRequestError", "UnauthorizedError", "ForbiddenError",
     "NotFoundError", "ConflictError", "PayloadTooLargeError", "RateLimitedError", "ServerError",
     "UnavailableError", "OptimizeResult", "Progress", "prior_from_points", "prior_from_study", "ParamValue", "TrialHandle",
+    "observation",
 ]
 
 Json = Dict[str, Any]
@@ -288,14 +289,16 @@ class Client:
         """Atomic batch: [{'trial_id': 12, 'value': 0.7}, {'parameters': {...}, 'value': 0.9}]."""
         return self.request("POST", f"/v1/studies/{_q(study_id)}/observations", body={"observations": observations})
 
-    def observe_one(self, study_id: str, trial_id: int, value: float, stderr: Optional[float] = None, stopped: bool = False) -> Json:
-        """One result; stopped=True: the evaluation was stopped early and `value` is its last intermediate value."""
-        obs: Json = {"trial_id": trial_id, "value": value}
-        if stderr is not None:
-            obs["stderr"] = stderr
-        if stopped:
-            obs["stopped"] = True
-        return self.observe(study_id, [obs])
+    def observe_one(self, study_id: str, trial_id: int, value: Optional[float] = None, stderr: Optional[float] = None,
+                    stopped: bool = False, *, values: Optional[Sequence[float]] = None,
+                    constraints: Optional[Sequence[float]] = None, infeasible: bool = False) -> Json:
+        """One result: `value` (one objective), or `values` (one per objective, in the study's order), with
+        `constraints` (one per declared constraint; feasible when every one is <= 0) when the study declares
+        them; or infeasible=True: the point could not be evaluated (no value). stopped=True: the evaluation
+        was stopped early and `value` is its last intermediate value. The server checks the counts and
+        answers a 400 naming the field (BadRequestError)."""
+        return self.observe(study_id, [observation(trial_id, value, values=values, constraints=constraints,
+                                                   infeasible=infeasible, stderr=stderr, stopped=stopped)])
 
     # -- early stopping --
 
@@ -364,7 +367,75 @@ class Client:
     # -- results --
 
     def best(self, study_id: str) -> Json:
+        """The best feasible trial (`observed`); for several objectives there is none (`observed` is None) and
+        `front` gives the front's size and hypervolume ({"size", "hypervolume"}; front() has its trials)."""
         return self.request("GET", f"/v1/studies/{_q(study_id)}/best")
+
+    # -- several objectives: the front --
+
+    def front_page(self, study_id: str, page_size: Optional[int] = None, page_token: Optional[str] = None) -> Json:
+        """One page of the Pareto front of the feasible COMPLETED trials, ordered by the first objective's loss,
+        with the reference point ({"value", "derived"}), the front's hypervolume against it, evaluation_count
+        and feasible_count. For one objective the front is the best trial."""
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/front", _opt(page_size=page_size, page_token=page_token))
+
+    def iter_front(self, study_id: str, page_size: int = 500) -> Iterator[Json]:
+        """The front's trials, following every page."""
+        token: Optional[str] = None
+        while True:
+            page = self.front_page(study_id, page_size, token)
+            yield from page["trials"]
+            token = page.get("next_page_token")
+            if not token:
+                return
+
+    def front(self, study_id: str, page_size: int = 500) -> Json:
+        """The whole front: the first page's answer with the trials of every page (next_page_token None).
+        Which trials are on it is the server's decision, from their losses: the client never compares values."""
+        merged: Optional[Json] = None
+        token: Optional[str] = None
+        while True:
+            page = self.front_page(study_id, page_size, token)
+            if merged is None:
+                merged = page
+            else:
+                merged["trials"].extend(page["trials"])
+            token = page.get("next_page_token")
+            if not token:
+                merged["next_page_token"] = None
+                return merged
+
+    def front_history_page(self, study_id: str, page_size: Optional[int] = None, page_token: Optional[str] = None) -> Json:
+        """One page of the front's history: after each COMPLETED trial in completion order, the hypervolume of the
+        front so far against one reference point, and the front's size:
+        {"reference_point": {...}, "points": [{"index", "trial_id", "hypervolume", "front_size"}], "next_page_token"}
+        (index: results so far, from 1)."""
+        return self.request("GET", f"/v1/studies/{_q(study_id)}/front/history", _opt(page_size=page_size, page_token=page_token))
+
+    def iter_front_history(self, study_id: str, page_size: int = 1000) -> Iterator[Json]:
+        """The history's points, following every page."""
+        token: Optional[str] = None
+        while True:
+            page = self.front_history_page(study_id, page_size, token)
+            yield from page["points"]
+            token = page.get("next_page_token")
+            if not token:
+                return
+
+    def front_history(self, study_id: str, page_size: int = 1000) -> Json:
+        """The whole history of the front: the first page's answer with the points of every page."""
+        merged: Optional[Json] = None
+        token: Optional[str] = None
+        while True:
+            page = self.front_history_page(study_id, page_size, token)
+            if merged is None:
+                merged = page
+            else:
+                merged["points"].extend(page["points"])
+            token = page.get("next_page_token")
+            if not token:
+                merged["next_page_token"] = None
+                return merged
 
     def history(self, study_id: str, stride: Optional[int] = None) -> Json:
         """The whole history: the server answers it in pages, followed and merged here; `stride`
@@ -417,7 +488,7 @@ class Client:
         except NotFoundError:
             return []
 
-    def optimize(self, objective: Callable[[Dict[str, ParamValue]], float], study: Union[str, Mapping[str, Any]], budget: int,
+    def optimize(self, objective: Callable[[Dict[str, ParamValue]], Any], study: Union[str, Mapping[str, Any]], budget: int,
                  workers: int = 4, client_prefix: str = "worker", heartbeat_seconds: Optional[float] = None,
                  progress: Any = None) -> "OptimizeResult":
         """Evaluate up to `budget` points with `workers` threads, each with its own client id.
@@ -426,6 +497,11 @@ class Client:
         (`ranks_generation` in GET /v1/methods) without a batch_size it gets batch_size = workers when that
         is above the default (batch_for_workers). A study of such a method whose batch_size is below
         `workers` gets one BatchSizeWarning (warnings.warn) naming both.
+
+        The objective returns a number (one objective), a list or tuple of numbers (several objectives, in the
+        study's order), or a dict of the observation's fields: {"values": [...], "constraints": [...]} or
+        {"infeasible": True} for a point that cannot be evaluated. For several objectives Progress.best stays
+        None (there is no single best: the result's `best` gives the front's size and hypervolume, front() its trials).
 
         Each worker: suggest (one point) → objective(parameters) → observe. An objective that raises,
         or returns a non-finite value, marks the trial FAILED with the reason (it still uses budget,
@@ -476,8 +552,14 @@ class TrialHandle:
         self.last = self.client.report(self.study_id, self.trial_id, step, value)
         return bool(self.last["should_stop"])
 
-    def complete(self, value: float, stderr: Optional[float] = None) -> Json:
-        return self.client.observe_one(self.study_id, self.trial_id, value, stderr)
+    def complete(self, value: Optional[float] = None, stderr: Optional[float] = None, *,
+                 values: Optional[Sequence[float]] = None, constraints: Optional[Sequence[float]] = None) -> Json:
+        """The result: `value` (one objective) or `values` (several), with `constraints` when the study declares them."""
+        return self.client.observe_one(self.study_id, self.trial_id, value, stderr, values=values, constraints=constraints)
+
+    def infeasible(self) -> Json:
+        """The point cannot be evaluated (diverged, out of memory): COMPLETED with no value; the methods move away from it."""
+        return self.client.observe_one(self.study_id, self.trial_id, infeasible=True)
 
     def stop(self, value: float) -> Json:
         """Report the trial stopped early with its last value (COMPLETED, counted as an observation of it)."""
@@ -485,6 +567,31 @@ class TrialHandle:
 
     def fail(self, reason: str) -> Json:
         return self.client.fail_trial(self.study_id, self.trial_id, reason, self.client_id)
+
+
+def observation(trial_id: Optional[int] = None, value: Optional[float] = None, *, values: Optional[Sequence[float]] = None,
+                constraints: Optional[Sequence[float]] = None, infeasible: bool = False, stderr: Optional[float] = None,
+                stopped: bool = False, parameters: Optional[Mapping[str, ParamValue]] = None) -> Json:
+    """One entry of observe()'s batch: for a handed-out trial (trial_id) or a point evaluated elsewhere
+    (parameters), with `value` (one objective) or `values` (several, in the study's order), `constraints`
+    when the study declares them, or infeasible=True (no value: the point could not be evaluated).
+    Only the fields given are sent; the server checks their counts against the study."""
+    if (trial_id is None) == (parameters is None):
+        raise ValueError("give trial_id or parameters")
+    obs: Json = {"trial_id": trial_id} if trial_id is not None else {"parameters": dict(parameters or {})}
+    if value is not None:
+        obs["value"] = value
+    if values is not None:
+        obs["values"] = [float(v) for v in values]
+    if constraints is not None:
+        obs["constraints"] = [float(c) for c in constraints]
+    if infeasible:
+        obs["infeasible"] = True
+    if stderr is not None:
+        obs["stderr"] = stderr
+    if stopped:
+        obs["stopped"] = True
+    return obs
 
 
 def _q(s: str) -> str:
@@ -503,9 +610,11 @@ class Progress:
     budget: int
     client_id: str
     trial_id: int
-    value: Optional[float]  # None when the evaluation failed
-    best: Optional[float]  # best value reported in this run so far (by the server's loss: lower is better)
+    value: Optional[float]  # None when the evaluation failed, was infeasible, or has several objectives
+    best: Optional[float]  # best feasible value reported in this run so far (by the server's loss: lower is better)
     elapsed: float
+    values: Optional[List[float]] = None  # the objectives' values (several objectives; [value] for one)
+    infeasible: bool = False  # the objective reported the point infeasible (no value)
 
 
 @dataclass
@@ -592,36 +701,87 @@ class _Optimizer:
     def _evaluate(self, client_id: str, trial: Json) -> None:
         tid = trial["trial_id"]
         beat = _Heartbeat(self.c, self.study_id, tid, client_id, self.heartbeat_seconds)
-        value: Optional[float] = None
+        result: Optional[Json] = None
         reason: Optional[str] = None
         try:
-            value = float(self.objective(dict(trial["parameters"])))
-            if not math.isfinite(value):
-                reason, value = f"objective returned {value}", None
+            result, reason = _result_fields(self.objective(dict(trial["parameters"])))
         except Exception as e:  # the objective's failure is the trial's, not the run's
             reason = f"{type(e).__name__}: {e}"[:2000]
         finally:
             beat.cancel()
-        if value is None:
+        value: Optional[float] = None
+        values: Optional[List[float]] = None
+        if result is None:
             self.c.fail_trial(self.study_id, tid, reason or "failed", client_id)
             state, loss = None, None
         else:
-            answer = self.c.observe_one(self.study_id, tid, value)
-            state, loss = answer.get("study_state"), answer["trials"][0]["loss"]
+            answer = self.c.observe(self.study_id, [dict(result, trial_id=tid)])
+            told = answer["trials"][0]
+            state, loss = answer.get("study_state"), told.get("loss")
+            value, values = result.get("value"), told.get("values") or result.get("values")
+            if told.get("feasible") is False:
+                loss = None  # the best counts feasible trials only (the server's word, from the constraints)
         with self.lock:
-            if value is None:
+            if result is None:
                 self.failed += 1
             else:
                 self.completed += 1
-                if self.best_loss is None or loss < self.best_loss:
+                # loss is None for several objectives (no single best: the server's front) and infeasible points.
+                if loss is not None and (self.best_loss is None or loss < self.best_loss):
                     self.best, self.best_loss = value, loss
             self.by_client[client_id] = self.by_client.get(client_id, 0) + 1
-            event = Progress(self.completed + self.failed, self.budget, client_id, tid, value, self.best, time.monotonic() - self.t0)
+            event = Progress(self.completed + self.failed, self.budget, client_id, tid, value, self.best, time.monotonic() - self.t0,
+                             values, bool(result and result.get("infeasible")))
             if state == "COMPLETED":
                 self.stopped_reason = self.stopped_reason or "study_completed"
                 self.stop.set()
         if self.progress:
             self.progress(event)
+
+
+def _finite_number(v: Any) -> bool:
+    """A finite number (numpy's scalars included; not a bool, not a string)."""
+    if isinstance(v, (bool, str, bytes)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+def _result_fields(result: Any) -> "tuple[Optional[Json], Optional[str]]":
+    """An objective's return value as an observation's fields, or None and why it cannot be one.
+
+    A number is `value`; a list or tuple of numbers is `values` (several objectives, in the study's order); a
+    mapping passes its `value`, `values`, `constraints`, `infeasible` and `stderr` on as they are (the server
+    checks them against the study). A non-finite number fails the trial, as a crash does."""
+    if isinstance(result, Mapping):
+        fields = {k: result[k] for k in ("value", "values", "constraints", "infeasible", "stderr") if k in result and result[k] is not None}
+        unknown = sorted(set(result) - {"value", "values", "constraints", "infeasible", "stderr"})
+        if unknown:
+            return None, f"objective returned unknown fields {unknown}"
+        if fields.get("infeasible") is True:
+            return {"infeasible": True}, None
+        fields.pop("infeasible", None)
+    elif isinstance(result, (list, tuple)):
+        fields = {"values": list(result)}
+    else:
+        try:
+            fields = {"value": float(result)}
+        except (TypeError, ValueError):
+            return None, f"objective returned {type(result).__name__}"
+    for key in ("value", "stderr"):
+        if key in fields:
+            if not _finite_number(fields[key]):
+                return None, f"objective returned {fields[key]}" if key == "value" else f"objective returned stderr {fields[key]}"
+            fields[key] = float(fields[key])
+    for key in ("values", "constraints"):
+        if key in fields:
+            seq = fields[key]
+            if not isinstance(seq, (list, tuple)) or not all(_finite_number(v) for v in seq):
+                return None, f"objective returned {key} {seq}"
+            fields[key] = [float(v) for v in seq]
+    return fields, None
 
 
 class _Heartbeat:
@@ -648,7 +808,14 @@ _print_lock = threading.Lock()
 
 
 def _printer(p: Progress) -> None:
-    v = "FAILED" if p.value is None else f"{p.value:.6g}"
+    if p.value is not None:
+        v = f"{p.value:.6g}"
+    elif p.values is not None:
+        v = "(" + ", ".join(f"{x:.6g}" for x in p.values) + ")"
+    elif p.infeasible:
+        v = "infeasible"
+    else:
+        v = "FAILED"
     b = "–" if p.best is None else f"{p.best:.6g}"
     line = f"[{p.done}/{p.budget}] {p.client_id} trial {p.trial_id}: {v}  best {b}  ({p.elapsed:.1f}s)\n"
     # One write of the whole line, under a lock: print() writes the text and the newline separately,

@@ -31,8 +31,17 @@ memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md 
   reported for the server trial the point came from, whose parameters the server keeps.
 - `sample_relative` asks the server for one point, leased to a client id of its own per Optuna trial
   (so n_jobs threads never share a lease), and records the server's trial id on the Optuna trial.
-- `after_trial` reports the outcome: COMPLETE as an observation of its value; PRUNED as an
-  observation of its last intermediate value with "stopped": true; FAIL as a failed trial whose
+- Several objectives (optuna.create_study(directions=[...])) become the server study's `objectives`
+  (named by Optuna's metric_names when set, else value_0, value_1, ...), and `constraints_func` (Optuna's
+  samplers' convention: a function of the FrozenTrial returning floats, feasible when <= 0) its
+  `constraints`. The number of constraints is read off the first finished trial's values, which Optuna has
+  the sampler compute (after_trial) before it marks the trial finished: the server study is created only
+  once it is known, never in the wrong shape.
+- The trials sampled before the server study exists, and any later one the server did not hand out, are
+  told to it by their parameters when they have every parameter of its space, so the server's front and
+  best hold every result.
+- `after_trial` reports the outcome: COMPLETE as an observation of its value (`values` for several
+  objectives, with `constraints`); PRUNED as an observation of its last intermediate value with "stopped": true; FAIL as a failed trial whose
   reason is the exception's type and message. A trial whose values are not the ones the server
   handed out (enqueued or fixed values) is reported by its parameters instead, as an external
   observation, and the handed-out trial is abandoned.
@@ -68,7 +77,9 @@ _RESERVED = frozenset(["__proto__", "prototype", "constructor", "hasOwnProperty"
                        "toLocaleString", "toString", "valueOf", "__defineGetter__", "__defineSetter__", "__lookupGetter__",
                        "__lookupSetter__"])
 _TRIAL_ATTR = "probnes:trial"  # {"study": server study id, "trial_id": n, "client_id": ..., "parameters": {...}, "names": {...}}
-_STUDY_ATTR = "probnes:study"  # {"id": server study id, "space": {name: distribution json}, "names": {server: optuna}}
+_STUDY_ATTR = "probnes:study"  # {"id", "space": {name: distribution json}, "names": {server: optuna}, "objectives": M, "constraints": K}
+_DEFAULT_METHOD = "prob-cmaes"
+_CONSTRAINTS_KEY = "constraints"  # where Optuna's samplers keep constraints_func's values (optuna.samplers._base)
 # The server keeps a failure reason of up to 2,000 characters; 500 keep the exception readable in lists.
 FAILURE_REASON_CHARS = 500
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -141,8 +152,11 @@ def _optuna_failure(trial: FrozenTrial) -> Tuple[Optional[BaseException], Option
 class ProbnesSampler(BaseSampler):
     """Optuna sampler backed by a ProbNES Server study (see the module's docstring and docs/optuna.md).
 
-    url, api_key: the server. method, batch_size, options, seed: the server study's (its defaults when
-    None). priors: per-parameter priors by Optuna parameter name, as the server takes them ({"mean",
+    url, api_key: the server. method: the server study's; None: prob-cmaes, or for several objectives or
+    constraints the first of the server's methods that handles them. batch_size, options, seed: the server
+    study's (its defaults when None). constraints_func: Optuna's (feasible when every value is <= 0), kept in
+    the trial's "constraints" system attribute and reported. reference_point: the server study's, for
+    several objectives (in their units and directions). priors: per-parameter priors by Optuna parameter name, as the server takes them ({"mean",
     "std"} in the parameter's scale, ln for log ones; {"probabilities"} for a categorical one).
     stopping: the server study's stopping rule ({"rule": "median", "min_steps": …, "warmup_trials": …};
     docs/early-stopping.md), used by ProbnesPruner; None: no rule. lease_seconds: how long a handed-out
@@ -157,14 +171,16 @@ class ProbnesSampler(BaseSampler):
     values to the server after it ends (one request per value).
     """
 
-    def __init__(self, url: Optional[str] = None, method: str = "prob-cmaes", *, api_key: Optional[str] = None,
+    def __init__(self, url: Optional[str] = None, method: Optional[str] = None, *, api_key: Optional[str] = None,
                  batch_size: Optional[int] = None, options: Optional[Mapping[str, Any]] = None, seed: Optional[int] = None,
                  priors: Optional[Mapping[str, Mapping[str, Any]]] = None, lease_seconds: int = 86400,
                  allow_repeats: bool = False, independent_sampler: Optional[BaseSampler] = None,
                  study_name: str = "optuna", client: Optional[Client] = None, copy_intermediate: bool = True,
                  stopping: Optional[Mapping[str, Any]] = None, startup_trials: int = 1,
                  on_server_error: str = "fail", retry_seconds: float = 30.0, timeout: float = 10.0,
-                 recheck_seconds: float = 30.0):
+                 recheck_seconds: float = 30.0,
+                 constraints_func: Optional[Callable[[FrozenTrial], Sequence[float]]] = None,
+                 reference_point: Optional[Sequence[float]] = None):
         if client is None and url is None:
             raise ValueError("give the server's url (or a Client)")
         if on_server_error not in ("fail", "fallback"):
@@ -177,6 +193,8 @@ class ProbnesSampler(BaseSampler):
         # making a trial wait retry_seconds again.
         self._probe = Client(self.client.base_url, api_key=self.client.api_key, timeout=min(timeout, self.client.timeout), max_retries=0)
         self.method = method
+        self.constraints_func = constraints_func
+        self.reference_point = [float(v) for v in reference_point] if reference_point is not None else None
         self.batch_size = batch_size
         self.options = dict(options or {})
         self.seed = seed
@@ -213,7 +231,6 @@ class ProbnesSampler(BaseSampler):
         return self._startup_space(study)
 
     def sample_relative(self, study: "optuna.Study", trial: FrozenTrial, search_space: Dict[str, BaseDistribution]) -> Dict[str, Any]:
-        self._raise_error_if_multi_objective(study)
         if not search_space:
             return {}
         client_id = f"optuna-{study._study_id}-{trial.number}"
@@ -260,19 +277,24 @@ class ProbnesSampler(BaseSampler):
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
     def after_trial(self, study: "optuna.Study", trial: FrozenTrial, state: TrialState, values: Optional[Sequence[float]]) -> None:
+        constraints = self._constraints_after_trial(study, trial, state)
         self._independent.after_trial(study, trial, state, values)
         with self._lock:
             self._unavailable.pop(trial._trial_id, None)
-            fallback = trial._trial_id in self._fallback_trials
             self._fallback_trials.discard(trial._trial_id)
             told = self._told_steps.pop(trial._trial_id, set())
         info = trial.system_attrs.get(_TRIAL_ATTR)
         if not info:
-            if fallback:
-                self._tell_fallback(study, trial, state, values)
+            # Sampled without the server (a startup trial finishing after the study was made, a converged
+            # study, an outage in fallback mode): told by its parameters, so the server's front and model have it.
+            entry = self._entry(study)
+            if entry is not None:
+                self._tell_by_parameters(entry, trial, state, values, constraints)
             return
         sid, tid, client_id = info["study"], info["trial_id"], info["client_id"]
         handed: Dict[str, Any] = info["parameters"]
+        entry = self._entry(study)
+        shape = _shape(entry, study)
         # A parameter the trial never asked for (a branch of a define-by-run objective not taken) left
         # the server's value unused: it stands, and the result is the handed-out trial's.
         same = all(trial.params[k] == v for k, v in handed.items() if k in trial.params)
@@ -280,39 +302,66 @@ class ProbnesSampler(BaseSampler):
         if not same:
             # Enqueued or fixed values replaced the server's point: abandon it, report what ran.
             sends.append((sid, lambda c: c.abandon_trial(sid, tid, client_id)))
-            if state == TrialState.COMPLETE and values and _finite(values[0]):
-                entry = self._entry(study)
+            fields, _ = _result(shape, values, constraints, trial.number) if state == TrialState.COMPLETE else (None, None)
+            if fields is not None:
                 if entry is not None and entry.get("conditions"):
                     # The parameters active at the values that ran (an enqueued parent may switch branches).
                     named = _active_named(entry, {**handed, **trial.params})
                 else:
                     named = {info["names"][k]: trial.params.get(k, v) for k, v in handed.items()}
-                value = float(values[0])
                 if named is not None:
-                    sends.append((sid, lambda c: c.observe(sid, [{"parameters": named, "value": value}])))
+                    sends.append((sid, lambda c: c.observe(sid, [dict(fields, parameters=named)])))
         else:
             if self.copy_intermediate and state in (TrialState.COMPLETE, TrialState.PRUNED):
                 for step, v in sorted(trial.intermediate_values.items()):
                     if _finite(v) and step not in told:  # ProbnesPruner already sent those it asked about
                         sends.append((sid, lambda c, s=int(step), x=float(v): c.report(sid, tid, s, x)))
-            if state == TrialState.COMPLETE and values and _finite(values[0]):
-                value = float(values[0])
-                sends.append((sid, lambda c: c.observe(sid, [{"trial_id": tid, "value": value}])))
+            reason: Optional[str] = None
+            if state == TrialState.COMPLETE:
+                fields, reason = _result(shape, values, constraints, trial.number)
+                if fields is not None:
+                    sends.append((sid, lambda c: c.observe(sid, [dict(fields, trial_id=tid)])))
             elif state == TrialState.PRUNED and trial.intermediate_values:
                 last = trial.intermediate_values[max(trial.intermediate_values)]
-                if _finite(last):
-                    sends.append((sid, lambda c: c.observe(sid, [{"trial_id": tid, "value": float(last), "stopped": True}])))
-                else:
-                    sends.append((sid, lambda c: c.fail_trial(sid, tid, f"pruned at a non-finite value {last}", client_id)))
+                fields, reason = _result(shape, [last], constraints, trial.number)
+                if fields is not None:
+                    sends.append((sid, lambda c: c.observe(sid, [dict(fields, trial_id=tid, stopped=True)])))
+                elif not _finite(last):
+                    reason = f"pruned at a non-finite value {last}"
+            elif state == TrialState.PRUNED:
+                reason = "pruned before any intermediate value"
             else:
-                if state == TrialState.PRUNED:
-                    reason = "pruned before any intermediate value"
-                elif state == TrialState.COMPLETE:
-                    reason = f"Optuna trial {trial.number} returned {values[0] if values else None}"
-                else:
-                    reason = failure_reason(trial.number, *_optuna_failure(trial))
+                reason = failure_reason(trial.number, *_optuna_failure(trial))
+            if reason is not None:
                 sends.append((sid, lambda c: c.fail_trial(sid, tid, reason, client_id)))
         self._deliver(sends)
+
+    def _constraints_after_trial(self, study: "optuna.Study", trial: FrozenTrial, state: TrialState) -> Optional[List[float]]:
+        """constraints_func's values for a COMPLETE or PRUNED trial, kept where Optuna's own samplers keep them
+        (the trial's system attribute "constraints", a tuple; None when the function raised), as Optuna's
+        _process_constraints_after_trial does, so Optuna's tools read them as they read NSGA-II's."""
+        if self.constraints_func is None or state not in (TrialState.COMPLETE, TrialState.PRUNED):
+            return None
+        stored: Optional[Tuple[float, ...]] = None
+        try:
+            got = self.constraints_func(trial)
+            if not isinstance(got, (tuple, list)):
+                warnings.warn(f"Constraints should be a sequence of floats but got {type(got).__name__}.")
+            stored = tuple(float(c) for c in got)
+            if any(c != c for c in stored):
+                stored = None
+                raise ValueError("Constraint values cannot be NaN.")
+        except BaseException as err:
+            # The exception ends study.optimize, as with Optuna's samplers; the server trial must not stay ACTIVE.
+            info = trial.system_attrs.get(_TRIAL_ATTR)
+            if info:
+                sid, tid, cid = info["study"], info["trial_id"], info["client_id"]
+                why = failure_reason(trial.number, err)
+                self._deliver([(sid, lambda c: c.fail_trial(sid, tid, f"constraints_func: {why}", cid))])
+            raise
+        finally:
+            study._storage.set_trial_system_attr(trial._trial_id, _CONSTRAINTS_KEY, stored)
+        return list(stored)
 
     # -- the server study --
 
@@ -359,7 +408,13 @@ class ProbnesSampler(BaseSampler):
             entry = self._entry(study)
             if entry is not None:
                 return entry
-            entry = self._create(study, space, self._server_names(space), _infer_conditions(study, space))
+            # The trials finished so far, taken before the study exists: each finished its after_trial with no
+            # server study to tell, and a trial finishing from here on is told by its own after_trial.
+            finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+            constraints = self._constraint_count(finished)
+            if constraints is None:
+                return None  # constraints_func has not given a value yet: the study's shape is not known
+            entry = self._create(study, space, self._server_names(space), _infer_conditions(study, space), constraints)
             if entry is None:
                 return None
             # Processes sharing an Optuna storage may race here (the storage has no compare-and-set):
@@ -371,8 +426,40 @@ class ProbnesSampler(BaseSampler):
                 entry = _entry_from_json(stored)
             else:
                 study._storage.set_study_system_attr(study._study_id, _STUDY_ATTR, _entry_to_json(entry))
+                # Tell the server what was evaluated before it had a study, so its front and model hold every result.
+                for t in finished:
+                    if _TRIAL_ATTR not in t.system_attrs:
+                        self._tell_by_parameters(entry, t, t.state, t.values, t.system_attrs.get(_CONSTRAINTS_KEY))
             self._entries[self._key(study)] = entry
             return entry
+
+    def _method_for(self, objectives: int, constraints: int) -> str:
+        """The sampler's method; by default prob-cmaes, or, for several objectives or constraints, the first of the
+        server's methods (GET /v1/methods, default first) that handles them, prob-cmaes when it does."""
+        if self.method is not None:
+            return self.method
+        if objectives == 1 and constraints == 0:
+            return _DEFAULT_METHOD
+        try:
+            methods = self._call(lambda c: c.list_methods())["methods"]
+        except ProbNESError:
+            return _DEFAULT_METHOD  # the creation's answer will say what is wrong
+        able = [m["name"] for m in methods
+                if (objectives == 1 or m.get("multi_objective")) and (constraints == 0 or m.get("constraints"))]
+        return _DEFAULT_METHOD if not able or _DEFAULT_METHOD in able else able[0]
+
+    def _constraint_count(self, finished: Sequence[FrozenTrial]) -> Optional[int]:
+        """How many constraints the server study declares: 0 without constraints_func; else the number of
+        values constraints_func gave for the first finished trial that has them (Optuna keeps them in its
+        system attribute "constraints"), None while no trial has them (the study waits: a study created
+        with the wrong number of constraints would refuse every result)."""
+        if self.constraints_func is None:
+            return 0
+        for t in finished:
+            got = t.system_attrs.get(_CONSTRAINTS_KEY)
+            if got is not None:
+                return len(got)
+        return None
 
     def _close_duplicate(self, sid: str, kept: str) -> None:
         try:
@@ -427,22 +514,32 @@ class ProbnesSampler(BaseSampler):
                           f"{type(self._independent).__name__} until the server answers again.", ServerFallbackWarning, stacklevel=3)
         return {}
 
-    def _tell_fallback(self, study: "optuna.Study", trial: FrozenTrial, state: TrialState, values: Optional[Sequence[float]]) -> None:
-        """A trial sampled during an outage is told to the server study by its parameters, when it has them all."""
-        entry = self._entry(study)
-        if entry is None or state != TrialState.COMPLETE or not values or not _finite(values[0]):
+    def _tell_by_parameters(self, entry: Mapping[str, Any], trial: FrozenTrial, state: TrialState,
+                            values: Optional[Sequence[float]], constraints: Optional[Sequence[float]]) -> None:
+        """A COMPLETE trial the server did not hand out is told to the server study by its parameters, when it
+        has every (active) parameter of the study's space with the same distribution."""
+        if state != TrialState.COMPLETE:
             return
+        named = self._named_params(entry, trial)
+        fields, _ = _result(_shape(entry, None), values, constraints, trial.number)
+        if named is None or fields is None:
+            return
+        sid = entry["id"]
+        obs = dict(fields, parameters=named)
+        self._deliver([(sid, lambda c: c.observe(sid, [obs]))])
+
+    @staticmethod
+    def _named_params(entry: Mapping[str, Any], trial: FrozenTrial) -> Optional[Dict[str, Any]]:
+        """Server name → value of the trial's parameters in the study's space, or None when the trial lacks
+        one (an active one, under conditions) or used another distribution for it."""
         if entry.get("conditions"):
             named = _active_named(entry, trial.params)
             if named is None or any(trial.distributions[name] != entry["space"][name] for name in (entry["names"][k] for k in named)):
-                return
-        elif any(name not in trial.params or trial.distributions[name] != d for name, d in entry["space"].items()):
-            return
-        else:
-            named = {server: trial.params[name] for server, name in entry["names"].items()}
-        sid = entry["id"]
-        obs = {"parameters": named, "value": float(values[0])}
-        self._deliver([(sid, lambda c: c.observe(sid, [obs]))])
+                return None
+            return named
+        if any(name not in trial.params or trial.distributions[name] != d for name, d in entry["space"].items()):
+            return None
+        return {server: trial.params[name] for server, name in entry["names"].items()}
 
     def _deliver(self, sends: List[Tuple[str, Callable[[Client], Any]]]) -> None:
         """Send reports in order; those the server cannot take now wait in the outbox for its return."""
@@ -521,7 +618,7 @@ class ProbnesSampler(BaseSampler):
         return out
 
     def _create(self, study: "optuna.Study", space: Dict[str, BaseDistribution], names: Dict[str, str],
-                conditions: Optional[Dict[str, Dict[str, Any]]] = None) -> Optional[Dict[str, Any]]:
+                conditions: Optional[Dict[str, Dict[str, Any]]] = None, constraints: int = 0) -> Optional[Dict[str, Any]]:
         # Only conditions whose parent is searched here (the categorical ones may have been left out).
         conditions = {x: c for x, c in (conditions or {}).items() if x in space and c["parent"] in space}
         server_of = {name: server for server, name in names.items()}
@@ -544,13 +641,23 @@ class ProbnesSampler(BaseSampler):
             if name in conditions:
                 p["condition"] = {"parent": server_of[conditions[name]["parent"]], "values": list(conditions[name]["values"])}
             params.append(p)
+        directions = ["maximize" if d == StudyDirection.MAXIMIZE else "minimize" for d in study.directions]
+        objective_names = _objective_names(study)
         spec: Dict[str, Any] = {
             "name": f"{self.study_name}-{study.study_name}"[:200],
-            "direction": "maximize" if study.direction == StudyDirection.MAXIMIZE else "minimize",
-            "parameters": params, "method": self.method, "options": self.options,
+            "parameters": params, "method": self._method_for(len(directions), constraints), "options": self.options,
             "lease_seconds": self.lease_seconds, "allow_repeats": self.allow_repeats,
             "metadata": {"optuna_study": study.study_name, "optuna_parameters": names},
         }
+        if len(directions) == 1 and objective_names is None:
+            spec["direction"] = directions[0]  # what every server version takes
+        else:
+            names_ = objective_names or [f"value_{i}" for i in range(len(directions))]
+            spec["objectives"] = [{"name": n, "direction": d} for n, d in zip(names_, directions)]
+        if constraints > 0:
+            spec["constraints"] = [{"name": f"constraint_{i}"} for i in range(constraints)]
+        if self.reference_point is not None:
+            spec["reference_point"] = list(self.reference_point)
         if self.batch_size is not None:
             spec["batch_size"] = self.batch_size
         if self.seed is not None:
@@ -564,11 +671,12 @@ class ProbnesSampler(BaseSampler):
                 # The server (or this method) does not take categorical parameters: search the others.
                 self._categorical_ok = False
                 rest = {k: d for k, d in space.items() if not isinstance(d, CategoricalDistribution)}
-                return self._create(study, rest, self._server_names(rest)) if len(rest) > 0 else None
+                return self._create(study, rest, self._server_names(rest), None, constraints) if len(rest) > 0 else None
             raise
         if any(isinstance(space[n], CategoricalDistribution) for n in names.values()):
             self._categorical_ok = True
-        entry: Dict[str, Any] = {"id": created["id"], "names": names, "space": {n: space[n] for n in names.values()}}
+        entry: Dict[str, Any] = {"id": created["id"], "names": names, "space": {n: space[n] for n in names.values()},
+                                 "objectives": len(directions), "constraints": constraints}
         if conditions:
             entry["conditions"] = conditions
         return entry
@@ -620,7 +728,8 @@ class ProbnesPruner(optuna.pruners.BasePruner):
 
 def _entry_to_json(entry: Mapping[str, Any]) -> Dict[str, Any]:
     out = {"id": entry["id"], "names": dict(entry["names"]),
-           "space": {k: optuna.distributions.distribution_to_json(d) for k, d in entry["space"].items()}}
+           "space": {k: optuna.distributions.distribution_to_json(d) for k, d in entry["space"].items()},
+           "objectives": entry.get("objectives", 1), "constraints": entry.get("constraints", 0)}
     if entry.get("conditions"):
         out["conditions"] = {k: {"parent": c["parent"], "values": list(c["values"])} for k, c in entry["conditions"].items()}
     return out
@@ -628,7 +737,9 @@ def _entry_to_json(entry: Mapping[str, Any]) -> Dict[str, Any]:
 
 def _entry_from_json(stored: Mapping[str, Any]) -> Dict[str, Any]:
     entry = {"id": stored["id"], "names": dict(stored["names"]),
-             "space": {k: optuna.distributions.json_to_distribution(d) for k, d in stored["space"].items()}}
+             "space": {k: optuna.distributions.json_to_distribution(d) for k, d in stored["space"].items()},
+             # Absent from the entries of earlier versions, which made single-objective studies without constraints.
+             "objectives": int(stored.get("objectives", 1)), "constraints": int(stored.get("constraints", 0))}
     if stored.get("conditions"):  # absent from the entries of earlier versions: no conditions
         entry["conditions"] = {k: {"parent": c["parent"], "values": list(c["values"])} for k, c in stored["conditions"].items()}
     return entry
@@ -709,3 +820,50 @@ def _finite(v: Any) -> bool:
     except (TypeError, ValueError):
         return False
     return f == f and f not in (float("inf"), float("-inf"))
+
+
+def _shape(entry: Optional[Mapping[str, Any]], study: Optional["optuna.Study"]) -> Dict[str, int]:
+    """How many objectives and constraints the server study declares (entries written before the bridge
+    knew several objectives have one objective and no constraint)."""
+    if entry is not None:
+        objectives = entry.get("objectives", 1)
+    else:
+        objectives = len(study.directions) if study is not None else 1
+    return {"objectives": int(objectives), "constraints": int((entry or {}).get("constraints") or 0)}
+
+
+def _result(shape: Mapping[str, int], values: Optional[Sequence[float]],
+            constraints: Optional[Sequence[float]], number: int) -> Tuple[Optional[Dict[str, Any]], Optional[str]]:
+    """An Optuna trial's outcome as an observation's fields for the server study's shape, or None and the
+    reason the server trial fails instead: `value` for one objective (what every server version takes),
+    `values` for several, `constraints` when the study declares them."""
+    m, k = shape["objectives"], shape["constraints"]
+    if not values or len(values) != m or not all(_finite(v) for v in values):
+        shown = values[0] if values and len(values) == 1 else (list(values) if values else None)
+        return None, f"Optuna trial {number} returned {shown}"
+    fields: Dict[str, Any] = {"value": float(values[0])} if m == 1 else {"values": [float(v) for v in values]}
+    if k > 0 or constraints is not None:
+        if constraints is None:
+            return None, f"Optuna trial {number} has no constraint values (constraints_func gave none) and the server study declares {k}"
+        if len(constraints) != k:
+            return None, (f"constraints_func returned {len(constraints)} value(s) for Optuna trial {number}; "
+                          f"the server study declares {k} constraint(s)")
+        if not all(_finite(c) for c in constraints):
+            return None, f"constraints_func returned {list(constraints)} for Optuna trial {number} (the server takes finite numbers)"
+        fields["constraints"] = [float(c) for c in constraints]
+    return fields, None
+
+
+def _objective_names(study: "optuna.Study") -> Optional[List[str]]:
+    """The objectives' names on the server: Optuna's metric_names (Optuna >= 3.4, study.set_metric_names) when
+    set and every one is a name the server takes, unique; else None (value_0, value_1, …)."""
+    try:
+        names = getattr(study, "metric_names", None)
+    except Exception:  # a storage without them
+        names = None
+    if not names or len(names) != len(study.directions):
+        return None
+    names = [str(n) for n in names]
+    if len(set(names)) != len(names) or not all(_NAME.match(n) and n not in _RESERVED for n in names):
+        return None
+    return names

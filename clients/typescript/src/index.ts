@@ -63,6 +63,15 @@ export type SuggestionBudget = NonNullable<Suggestions['budget']>;
 export type Observation = JsonBody<'/v1/studies/{study_id}/observations', 'post'>['observations'][number];
 export type ObservationResult = JsonOk<'/v1/studies/{study_id}/observations', 'post'>;
 export type Best = JsonOk<'/v1/studies/{study_id}/best', 'get'>;
+/** One page of the Pareto front of the feasible COMPLETED trials, with its reference point and hypervolume. */
+export type FrontPage = JsonOk<'/v1/studies/{study_id}/front', 'get'>;
+/** One page of the front's history: the hypervolume and the front's size after each COMPLETED trial. */
+export type FrontHistoryPage = JsonOk<'/v1/studies/{study_id}/front/history', 'get'>;
+export type FrontHistoryPoint = FrontHistoryPage['points'][number];
+/** An objective of a study: its name and direction. */
+export type ObjectiveSpec = NonNullable<StudySpec['objectives']>[number];
+/** A constraint of a study, by name: a point is feasible when every constraint's value is ≤ 0. */
+export type ConstraintSpec = NonNullable<StudySpec['constraints']>[number];
 export type History = JsonOk<'/v1/studies/{study_id}/history', 'get'>;
 export type Distribution = JsonOk<'/v1/studies/{study_id}/distribution', 'get'>;
 export type Health = JsonOk<'/healthz', 'get'>;
@@ -201,6 +210,16 @@ export class TrialHandle {
 
   complete(value: number, stderr?: number): Promise<ObservationResult> {
     return this.client.observeOne(this.studyId, this.trialId, value, stderr);
+  }
+
+  /** The result of a study of several objectives (`values` in the study's order), with `constraints` when it declares them. */
+  completeValues(values: readonly number[], constraints?: readonly number[]): Promise<ObservationResult> {
+    return this.client.observeValues(this.studyId, this.trialId, values, constraints);
+  }
+
+  /** The point cannot be evaluated (diverged, out of memory): COMPLETED with no value; the methods move away from it. */
+  infeasible(): Promise<ObservationResult> {
+    return this.client.observeInfeasible(this.studyId, this.trialId);
   }
 
   fail(reason: string): Promise<Trial> {
@@ -400,6 +419,21 @@ export class ProbnesClient {
     return this.observe(studyId, [stderr === undefined ? { trial_id: trialId, value } : { trial_id: trialId, value, stderr }], signal);
   }
 
+  /**
+   * One result of a study of several objectives: `values`, one per objective in the study's order (a
+   * one-element `values` for one objective), and `constraints`, one per declared constraint (feasible when
+   * every one is ≤ 0). The server checks the counts and answers a 400 at the field's JSON pointer.
+   */
+  observeValues(studyId: string, trialId: number, values: readonly number[], constraints?: readonly number[], signal?: AbortSignal): Promise<ObservationResult> {
+    const obs: Observation = constraints === undefined ? { trial_id: trialId, values: [...values] } : { trial_id: trialId, values: [...values], constraints: [...constraints] };
+    return this.observe(studyId, [obs], signal);
+  }
+
+  /** The point cannot be evaluated (training diverged, out of memory): COMPLETED with `infeasible: true` and no value. */
+  observeInfeasible(studyId: string, trialId: number, signal?: AbortSignal): Promise<ObservationResult> {
+    return this.observe(studyId, [{ trial_id: trialId, infeasible: true }], signal);
+  }
+
   // -- early stopping --
 
   /**
@@ -509,6 +543,77 @@ export class ProbnesClient {
     return { ...merged, next_page_token: null };
   }
 
+  // -- several objectives: the front --
+
+  /**
+   * One page of the Pareto front of the feasible COMPLETED trials (no other feasible trial is at least as
+   * good in every objective and better in one), ordered by the first objective's loss, with the reference
+   * point (`reference_point.value`, `.derived`), the front's `hypervolume` against it, `evaluation_count`
+   * and `feasible_count`. For one objective the front is the best trial.
+   */
+  frontPage(studyId: string, q: { pageSize?: number; pageToken?: string } = {}, signal?: AbortSignal): Promise<FrontPage> {
+    const query: Query<'/v1/studies/{study_id}/front', 'get'> = { page_size: q.pageSize, page_token: q.pageToken };
+    return this.request('GET', `/v1/studies/${seg(studyId)}/front`, { query, signal });
+  }
+
+  /** The front's trials, following every page. */
+  async *iterFront(studyId: string, pageSize = 500): AsyncGenerator<Trial> {
+    let pageToken: string | undefined;
+    do {
+      const page = await this.frontPage(studyId, { pageSize, pageToken });
+      yield* page.trials;
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+  }
+
+  /**
+   * The whole front: the first page's answer with the trials of every page. Which trials are on it is the
+   * server's decision, from their losses; the client never compares values or reads directions.
+   */
+  async front(studyId: string, opts: { pageSize?: number; signal?: AbortSignal } = {}): Promise<FrontPage> {
+    let merged: FrontPage | null = null;
+    let pageToken: string | undefined;
+    do {
+      const page: FrontPage = await this.frontPage(studyId, { pageSize: opts.pageSize ?? 500, pageToken }, opts.signal);
+      if (!merged) merged = page;
+      else merged.trials.push(...page.trials);
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+    return { ...merged, next_page_token: null };
+  }
+
+  /**
+   * One page of the front's history: after each COMPLETED trial in completion order, the hypervolume of the
+   * front of the feasible trials so far against one reference point (so the curve never falls), and its size.
+   */
+  frontHistoryPage(studyId: string, q: { pageSize?: number; pageToken?: string } = {}, signal?: AbortSignal): Promise<FrontHistoryPage> {
+    const query: Query<'/v1/studies/{study_id}/front/history', 'get'> = { page_size: q.pageSize, page_token: q.pageToken };
+    return this.request('GET', `/v1/studies/${seg(studyId)}/front/history`, { query, signal });
+  }
+
+  /** The history's points, following every page. */
+  async *iterFrontHistory(studyId: string, pageSize = 1000): AsyncGenerator<FrontHistoryPoint> {
+    let pageToken: string | undefined;
+    do {
+      const page = await this.frontHistoryPage(studyId, { pageSize, pageToken });
+      yield* page.points;
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+  }
+
+  /** The whole history of the front: the first page's answer with the points of every page. */
+  async frontHistory(studyId: string, opts: { pageSize?: number; signal?: AbortSignal } = {}): Promise<FrontHistoryPage> {
+    let merged: FrontHistoryPage | null = null;
+    let pageToken: string | undefined;
+    do {
+      const page: FrontHistoryPage = await this.frontHistoryPage(studyId, { pageSize: opts.pageSize ?? 1000, pageToken }, opts.signal);
+      if (!merged) merged = page;
+      else merged.points.push(...page.points);
+      pageToken = page.next_page_token ?? undefined;
+    } while (pageToken);
+    return { ...merged, next_page_token: null };
+  }
+
   distribution(studyId: string): Promise<Distribution> {
     return this.request('GET', `/v1/studies/${seg(studyId)}/distribution`);
   }
@@ -566,11 +671,48 @@ export interface EvaluationContext {
 }
 
 /**
- * Returns the value to report (finite); may be async. `P` lets the objective take its own
+ * What an objective returns: a number (one objective), an array of numbers (several objectives, in the
+ * study's order), or the observation's fields: `{ values, constraints }`, `{ value, constraints }`, or
+ * `{ infeasible: true }` for a point that cannot be evaluated (no value). Every number must be finite.
+ */
+export type ObjectiveResult =
+  | number
+  | readonly number[]
+  | { value?: number; values?: readonly number[]; constraints?: readonly number[]; stderr?: number; infeasible?: boolean };
+
+/**
+ * Returns the result to report (ObjectiveResult); may be async. `P` lets the objective take its own
  * parameter type (`optimize<MyParams>(…)`); the server hands out exactly the study's parameter
  * names, so it is the caller's word that `P` matches them.
  */
-export type Objective<P = Parameters> = (parameters: P, context: EvaluationContext) => Awaitable<number>;
+export type Objective<P = Parameters> = (parameters: P, context: EvaluationContext) => Awaitable<ObjectiveResult>;
+
+type ResultFields = Omit<Observation, 'trial_id' | 'parameters'>;
+
+/** An objective's result as an observation's fields, or why it cannot be one (the trial then fails). */
+export function resultFields(r: unknown): { fields: ResultFields } | { reason: string } {
+  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+  const list = (v: unknown): v is number[] => Array.isArray(v) && v.every(finite);
+  if (typeof r === 'number') return finite(r) ? { fields: { value: r } } : { reason: `objective returned ${String(r)}` };
+  if (Array.isArray(r)) return list(r) ? { fields: { values: [...r] } } : { reason: `objective returned values [${r.map(String).join(', ')}]` };
+  if (r === null || typeof r !== 'object') return { reason: `objective returned ${r === null ? 'null' : typeof r}` };
+  const o = r as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !['value', 'values', 'constraints', 'stderr', 'infeasible'].includes(k));
+  if (unknown.length > 0) return { reason: `objective returned unknown fields ${unknown.join(', ')}` };
+  if (o.infeasible === true) return { fields: { infeasible: true } };
+  const fields: Record<string, unknown> = {};
+  for (const k of ['value', 'stderr'] as const) {
+    if (o[k] === undefined) continue;
+    if (!finite(o[k])) return { reason: `objective returned ${k} ${String(o[k])}` };
+    fields[k] = o[k];
+  }
+  for (const k of ['values', 'constraints'] as const) {
+    if (o[k] === undefined) continue;
+    if (!list(o[k])) return { reason: `objective returned ${k} ${JSON.stringify(o[k])}` };
+    fields[k] = [...(o[k] as number[])];
+  }
+  return { fields: fields as ResultFields };
+}
 
 export interface Progress {
   /** Results reported (completed + failed) so far in this run. */
@@ -579,10 +721,17 @@ export interface Progress {
   clientId: string;
   trialId: number;
   parameters: Parameters;
-  /** null when the evaluation failed (see failureReason). */
+  /** null when the evaluation failed (see failureReason), was infeasible, or has several objectives. */
   value: number | null;
+  /** The objectives' values as the server keeps them (several objectives; [value] for one); null without a result. */
+  values: number[] | null;
+  /** The objective reported the point infeasible (no value). */
+  infeasible: boolean;
   failureReason: string | null;
-  /** Best value reported in this run so far (by the server's loss: lower is better). */
+  /**
+   * Best feasible value reported in this run so far (by the server's loss: lower is better); null for several
+   * objectives, which have no single best (the result's `best` gives the front's size and hypervolume).
+   */
   best: number | null;
   elapsedMs: number;
 }
@@ -788,15 +937,16 @@ class Optimizer {
           this.c.heartbeat(studyId, id, clientId).catch(() => undefined);
         }, heartbeatSeconds * 1000)
       : undefined;
-    let value: number | null = null;
+    let fields: ResultFields | null = null;
     let reason: string | null = null;
     try {
       const v = await abortable(
         Promise.resolve().then(() => this.objective({ ...trial.parameters }, { trial, clientId, signal: this.abort.signal })),
         this.abort.signal,
       );
-      if (typeof v === 'number' && Number.isFinite(v)) value = v;
-      else reason = `objective returned ${typeof v === 'number' ? String(v) : typeof v}`;
+      const r = resultFields(v);
+      if ('fields' in r) fields = r.fields;
+      else reason = r.reason;
     } catch (err) {
       if (this.abort.signal.aborted) {
         clearInterval(beat);
@@ -809,13 +959,17 @@ class Optimizer {
       clearInterval(beat);
     }
     let studyState: string | null = null;
-    let loss: number | null = null;
-    if (value === null) await this.c.failTrial(studyId, id, reason ?? 'failed', clientId);
-    else ({ study_state: studyState, trials: [{ loss }] } = await this.c.observeOne(studyId, id, value));
-    if (value === null) this.failed++;
+    let told: Trial | null = null;
+    if (fields === null) await this.c.failTrial(studyId, id, reason ?? 'failed', clientId);
+    else ({ study_state: studyState, trials: [told] } = await this.c.observe(studyId, [{ ...fields, trial_id: id }]));
+    const value = fields?.value ?? null;
+    if (fields === null) this.failed++;
     else {
       this.completed++;
-      if (this.bestLoss === null || (loss !== null && loss < this.bestLoss)) [this.bestValue, this.bestLoss] = [value, loss];
+      // loss is null for several objectives (no single best: the server's front) and for infeasible points;
+      // the best counts feasible trials only, as the server says (feasible is false when a constraint fails).
+      const loss = told?.feasible === false ? null : (told?.loss ?? null);
+      if (loss !== null && (this.bestLoss === null || loss < this.bestLoss)) [this.bestValue, this.bestLoss] = [value, loss];
     }
     this.byClient[clientId] = (this.byClient[clientId] ?? 0) + 1;
     if (studyState === 'COMPLETED') this.stop('study_completed');
@@ -826,6 +980,8 @@ class Optimizer {
       trialId: id,
       parameters: trial.parameters,
       value,
+      values: told?.values ?? (fields?.values ? [...fields.values] : null),
+      infeasible: fields?.infeasible === true,
       failureReason: reason,
       best: this.bestValue,
       elapsedMs: performance.now() - this.t0,
@@ -848,7 +1004,14 @@ function abortable<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** A progress printer: one line per result on stderr. */
 export function printProgress(p: Progress): void {
-  const v = p.value === null ? `FAILED (${p.failureReason})` : p.value.toPrecision(6);
+  const v =
+    p.value !== null
+      ? p.value.toPrecision(6)
+      : p.values !== null
+        ? `(${p.values.map((x) => x.toPrecision(6)).join(', ')})`
+        : p.infeasible
+          ? 'infeasible'
+          : `FAILED (${p.failureReason})`;
   const b = p.best === null ? '–' : p.best.toPrecision(6);
   process.stderr.write(`[${p.done}/${p.budget}] ${p.clientId} trial ${p.trialId}: ${v}  best ${b}  (${(p.elapsedMs / 1000).toFixed(1)}s)\n`);
 }
