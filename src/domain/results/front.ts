@@ -32,18 +32,17 @@ export interface Front<T extends FrontTrial> {
   feasibleCount: number;
 }
 
-const sameLosses = (a: readonly number[], b: readonly number[]) => a.every((v, i) => v === b[i]);
-
 /**
- * The non-dominated set of a sequence, maintained point by point: a point dominated by, or equal to,
- * one kept is dropped (the first of equal points stays); a kept point it dominates goes.
+ * The non-dominated set of a sequence, maintained point by point: a point dominated by one kept is
+ * dropped; a kept point it dominates goes. Equal points do not dominate one another, so trials of
+ * equal values are all on the front (as Optuna's best_trials keeps them); a copy adds no hypervolume.
  */
 class Staircase<T> {
   readonly kept: { loss: number[]; item: T }[] = [];
 
   /** Adds the point; false when it does not join the front. */
   add(loss: number[], item: T): boolean {
-    for (const k of this.kept) if (dominates(k.loss, loss) || sameLosses(k.loss, loss)) return false;
+    for (const k of this.kept) if (dominates(k.loss, loss)) return false;
     for (let i = this.kept.length - 1; i >= 0; i--) if (dominates(loss, this.kept[i]!.loss)) this.kept.splice(i, 1);
     this.kept.push({ loss, item });
     return true;
