@@ -82,7 +82,7 @@ export async function frontHistory(studyId) {
 export const objectivesOf = (study) => (study.objectives?.length ? study.objectives : [{ name: 'value', direction: study.direction ?? 'minimize' }]);
 
 /** An objective's axis or column label: its name and direction (which way is better is the user's to read; the dashboard ranks by losses). */
-export const objectiveLabel = (o) => `${o.name} (${o.direction === 'maximize' ? 'maximize' : 'minimize'})`;
+export const objectiveLabel = (o) => `${o.name} (${o.direction})`;
 
 export function fmt(v) {
   if (v === null || v === undefined) return '–';

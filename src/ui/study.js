@@ -1,4 +1,5 @@
-// /ui/studies/{id}: one study. Summary and notes, value and regret curves, the trials' intermediate
+// /ui/studies/{id}: one study. Summary and notes, value and regret curves (for several objectives the
+// Pareto front and the hypervolume per result instead: front.js), the trials' intermediate
 // values (when any were reported), the search distribution
 // over generations, parallel coordinates and slice plots, the model's parameter importance and
 // contour (any generation), and the trial table. Refreshes every 3 s (longer when a load is slow) while the study is ACTIVE,
@@ -201,6 +202,7 @@ function setupFront(view) {
   );
   $('#front-section').hidden = false;
   $('#progress-section').hidden = true;
+  $('#parameters-note').textContent = '(completed trials with values: the front\'s bright, other feasible ones dark, those that violate a constraint grey)';
 }
 
 function renderFront(view) {
