@@ -48,6 +48,42 @@ export async function history(studyId) {
   return out;
 }
 
+/**
+ * The Pareto front (GET …/front, every page): its trials, reference point, hypervolume and counts.
+ * The front is the server's (feasible, non-dominated on the losses): the dashboard never works out
+ * from directions which trial is better.
+ */
+export async function front(studyId) {
+  let out = null;
+  let token = null;
+  do {
+    const page = await api(`/v1/studies/${encodeURIComponent(studyId)}/front?page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    if (out) out.trials.push(...page.trials);
+    else out = { ...page, trials: [...page.trials] };
+    token = page.next_page_token ?? null;
+  } while (token);
+  return out;
+}
+
+/** The hypervolume after each result (GET …/front/history, every page), against one reference point. */
+export async function frontHistory(studyId) {
+  const out = { reference_point: null, points: [] };
+  let token = null;
+  do {
+    const page = await api(`/v1/studies/${encodeURIComponent(studyId)}/front/history?page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
+    out.reference_point = page.reference_point;
+    out.points.push(...page.points);
+    token = page.next_page_token ?? null;
+  } while (token);
+  return out;
+}
+
+/** The study's objectives: its `objectives`, or for a study resource from before them, one named "value" in `direction`. */
+export const objectivesOf = (study) => (study.objectives?.length ? study.objectives : [{ name: 'value', direction: study.direction ?? 'minimize' }]);
+
+/** An objective's axis or column label: its name and direction (which way is better is the user's to read; the dashboard ranks by losses). */
+export const objectiveLabel = (o) => `${o.name} (${o.direction})`;
+
 export function fmt(v) {
   if (v === null || v === undefined) return '–';
   if (typeof v !== 'number') return String(v);

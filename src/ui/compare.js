@@ -7,10 +7,15 @@ export async function comparePage() {
   const params = new URLSearchParams(location.search);
   let ids = (params.get('ids') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   let scale = 'linear';
-  let data = [];
+  /** Every study asked for, with its history. */
+  let loaded = [];
 
   const draw = () => {
     const root = $('#plot-compare');
+    // A study of several objectives has no best so far (its /history lists no evaluations): it is named, not drawn.
+    const several = loaded.filter((d) => (d.study.objectives?.length ?? 1) > 1);
+    $('#compare-note').textContent = several.length ? `Several objectives, no single best so far, not drawn: ${several.map((d) => d.study.name).join(', ')} (each study's page has its hypervolume).` : '';
+    const data = loaded.filter((d) => !several.includes(d));
     if (data.length === 0) {
       root.__chart?.destroy();
       root.__chart = null;
@@ -63,9 +68,9 @@ export async function comparePage() {
         });
         return h('label', { class: 'pick' }, box, ` ${s.name} `, h('small', {}, s.method));
       }));
-      data = await Promise.all(ids.map(async (id) => ({ study: await api(`/v1/studies/${encodeURIComponent(id)}`), hist: await history(id) })));
+      loaded = await Promise.all(ids.map(async (id) => ({ study: await api(`/v1/studies/${encodeURIComponent(id)}`), hist: await history(id) })));
       draw();
-      status(`${data.length} stud${data.length === 1 ? 'y' : 'ies'} compared`);
+      status(`${loaded.length} stud${loaded.length === 1 ? 'y' : 'ies'} compared`);
       document.body.dataset.loaded = 'true';
     } catch (err) {
       showError(err);

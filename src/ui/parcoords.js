@@ -1,8 +1,10 @@
 // Parallel coordinates on a canvas: one vertical axis per parameter (log axes for log-scaled ones,
-// evenly spaced choices for categorical ones) and one for the value; each completed trial is a
-// polyline coloured by its rank (best bright, worst dark), the best drawn last so they stay on top.
-// Hovering near an axis highlights the nearest trial's line and shows it.
-import { fmt, h } from './api.js';
+// evenly spaced choices for categorical ones) and one per objective; each completed trial with values
+// is a polyline. One objective: coloured by its rank among feasible trials (by loss: best bright,
+// worst dark). Several: the front's trials (the server's /front) bright, other feasible ones dark. A
+// trial that violates a constraint is grey. The best are drawn last so they stay on top. Hovering near
+// an axis highlights the nearest trial's line and shows it.
+import { fmt, h, objectivesOf } from './api.js';
 import { ramp, rankPositions } from './charts.js';
 
 const M = { left: 40, right: 60, top: 28, bottom: 26 };
@@ -22,18 +24,31 @@ function axisOf(p, trials) {
   return { name: log ? `${p.name} (log)` : p.name, kind: 'num', pos, labels: [[0, fmt(log ? 10 ** lo : lo)], [1, fmt(log ? 10 ** hi : hi)]] };
 }
 
-export function parallelCoordinates(root, study, trials) {
+/** A trial's objective values: `values`, or `[value]` from a resource without them; null without a result. */
+const valuesOf = (t) => (Array.isArray(t.values) ? t.values : t.value !== null && t.value !== undefined ? [t.value] : null);
+const GREY = 'rgba(102,112,133,0.8)';
+
+export function parallelCoordinates(root, study, trials, front = null) {
   root.replaceChildren();
-  const done = trials.filter((t) => t.state === 'COMPLETED' && t.value !== null);
+  const objectives = objectivesOf(study);
+  const multi = objectives.length > 1;
+  const done = trials.filter((t) => t.state === 'COMPLETED' && valuesOf(t) !== null);
   root.dataset.lines = String(done.length);
   if (done.length === 0) {
     root.append(h('p', { class: 'empty' }, 'no completed trials yet'));
     return;
   }
-  const vAxis = axisOf({ name: 'value', type: 'float', scale: 'linear', bounds: null }, done.map((t) => ({ parameters: { value: t.value } })));
-  const axes = [...study.parameters.map((p) => axisOf(p, done)), { ...vAxis, name: 'value' }];
-  const getters = [...study.parameters.map((p) => (t) => t.parameters[p.name]), (t) => t.value];
-  const rank = rankPositions(done.map((t) => t.loss));
+  const objAxes = objectives.map((o, i) => ({ ...axisOf({ name: o.name, type: 'float', scale: 'linear', bounds: null }, done.map((t) => ({ parameters: { [o.name]: valuesOf(t)[i] } }))), name: multi ? o.name : 'value' }));
+  const axes = [...study.parameters.map((p) => axisOf(p, done)), ...objAxes];
+  const getters = [...study.parameters.map((p) => (t) => t.parameters[p.name]), ...objectives.map((_, i) => (t) => valuesOf(t)[i])];
+  // Colour position (0 = best): by loss among the feasible trials for one objective; the front first for several.
+  const feasible = done.filter((t) => t.feasible !== false);
+  const onFront = new Set((front?.trials ?? []).map((t) => t.trial_id));
+  const pos = new Map();
+  if (multi) for (const t of feasible) pos.set(t, onFront.has(t.trial_id) ? 0 : 0.8);
+  else rankPositions(feasible.map((t) => t.loss)).forEach((r, j) => pos.set(feasible[j], r));
+  const rank = done.map((t) => pos.get(t) ?? null);
+  root.dataset.violating = String(done.length - feasible.length);
 
   const W = Math.max(root.clientWidth || 800, 320), H = 320;
   const dpr = globalThis.devicePixelRatio || 1;
@@ -50,7 +65,8 @@ export function parallelCoordinates(root, study, trials) {
   // An inactive parameter of a conditional study (absent from the trial) is no point on its axis: the
   // line breaks there (null) and resumes at the next axis the trial has a value for.
   const at = (g, i, t) => (g(t) === undefined ? null : [xs[i], y(axes[i].pos(g(t)))]);
-  const lines = done.map((t, j) => ({ t, pts: getters.map((g, i) => at(g, i, t)), r: rank[j] })).sort((a, b) => b.r - a.r);
+  // Grey (constraint-violating) lines first, then from worst to best.
+  const lines = done.map((t, j) => ({ t, pts: getters.map((g, i) => at(g, i, t)), r: rank[j] })).sort((a, b) => (b.r ?? 2) - (a.r ?? 2));
   const trace = (pts) => {
     let open = false;
     for (const p of pts) {
@@ -68,7 +84,7 @@ export function parallelCoordinates(root, study, trials) {
     ctx.globalAlpha = lines.length > 1000 ? 0.35 : 0.7;
     ctx.lineWidth = 1;
     for (const l of lines) {
-      ctx.strokeStyle = ramp(1 - l.r);
+      ctx.strokeStyle = l.r === null ? GREY : ramp(1 - l.r);
       ctx.beginPath();
       trace(l.pts);
       ctx.stroke();
@@ -112,7 +128,9 @@ export function parallelCoordinates(root, study, trials) {
     draw(best);
     tip.hidden = !best;
     if (best) {
-      tip.replaceChildren(h('div', { class: 'u-tip-head' }, `trial ${best.t.trial_id}: ${fmt(best.t.value)}`), ...study.parameters.map((p) => h('div', {}, `${p.name} = ${fmt(best.t.parameters[p.name])}`)));
+      const v = valuesOf(best.t);
+      const head = `trial ${best.t.trial_id}: ${multi ? objectives.map((o, i) => `${o.name} ${fmt(v[i])}`).join(', ') : fmt(v[0])}${best.t.feasible === false ? ' (violates a constraint)' : ''}`;
+      tip.replaceChildren(h('div', { class: 'u-tip-head' }, head), ...study.parameters.map((p) => h('div', {}, `${p.name} = ${fmt(best.t.parameters[p.name])}`)));
       tip.style.left = `${Math.min(mx + 12, W - 180)}px`;
       tip.style.top = `${Math.max(my - 10, 0)}px`;
     }

@@ -1,11 +1,13 @@
-// /ui/studies/{id}: one study. Summary and notes, value and regret curves, the trials' intermediate
+// /ui/studies/{id}: one study. Summary and notes, value and regret curves (for several objectives the
+// Pareto front and the hypervolume per result instead: front.js), the trials' intermediate
 // values (when any were reported), the search distribution
 // over generations, parallel coordinates and slice plots, the model's parameter importance and
 // contour (any generation), and the trial table. Refreshes every 3 s (longer when a load is slow) while the study is ACTIVE,
 // except when it has been idle (no max_trials and no activity for the configured minutes).
-import { $, all, api, duration, fmt, h, history, idleFor, idleMinutes, parameterText, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
+import { $, all, api, duration, fmt, front as readFront, frontHistory, h, history, idleFor, idleMinutes, objectiveLabel, objectivesOf, parameterText, paramsText, saveIdleMinutes, setupKeyForm, showError, status } from './api.js';
 import { chart, lineSeries, pointsSeries, scaleOpts, scaleToggle, stepSeries, xAxis, yAxis } from './charts.js';
 import { contourChart, contourLegend } from './contour.js';
+import { frontChart, hypervolumeChart } from './front.js';
 import { loadCurves, renderCurves } from './curves.js';
 import { parallelCoordinates } from './parcoords.js';
 import { downloadCsv, TrialTable } from './table.js';
@@ -25,25 +27,58 @@ const SCALE_KEY = 'probnes_value_scale';
 /** 'log' when every value is positive, else 'asinh' (symmetric log); the linear/log toggle picks between it and linear. */
 const logKind = (values) => (values.every((v) => v > 0) ? 'log' : 'asinh');
 
-function renderSummary(study, best, idle) {
+/** More than one objective: the front replaces the best value (docs/multi-objective.md). */
+export const isMulti = (study) => objectivesOf(study).length > 1;
+
+/** Feasible results of results: a count of the server's `feasible` flags, shown when constraints or infeasible reports make it differ. */
+function feasibleCounts(trials) {
+  const results = trials.filter((t) => t.state === 'COMPLETED' && t.feasible !== null && t.feasible !== undefined);
+  return { results: results.length, feasible: results.filter((t) => t.feasible === true).length };
+}
+
+function renderSummary(study, best, idle, trials, front) {
   document.title = `${study.name} · ProbNES`;
   $('#study-name').textContent = study.name;
   const badge = $('#study-state');
   badge.textContent = idle ? 'IDLE' : study.state;
   badge.className = `badge ${idle ? 'IDLE' : study.state}`;
   badge.title = idle ? `ACTIVE, but no activity for ${duration(idle)}` : '';
-  $('#best-observed').textContent = best.observed ? fmt(best.observed.value) : '–';
-  $('#best-observed-params').textContent = best.observed ? `trial ${best.observed.trial_id}: ${paramsText(best.observed.parameters)}` : 'no completed trials yet';
+  const objectives = objectivesOf(study);
+  const counts = feasibleCounts(trials);
+  const constrained = (study.constraints ?? []).length > 0 || counts.feasible < counts.results;
+  if (isMulti(study)) {
+    // No single best: the front's size and hypervolume (GET …/best's `front`, the same as GET …/front).
+    $('#best-title').textContent = 'Pareto front';
+    const size = best.front?.size ?? front?.front_size ?? 0;
+    $('#best-observed').textContent = `${size} trial${size === 1 ? '' : 's'}`;
+    const ref = front?.reference_point;
+    $('#best-observed-params').textContent = ref
+      ? `hypervolume ${fmt(best.front?.hypervolume ?? front.hypervolume)} against (${objectives.map((o, i) => `${o.name} ${fmt(ref.value[i])}`).join(', ')})${ref.derived ? ', a reference point derived from the front' : ''} · ${counts.feasible} feasible of ${counts.results} results`
+      : 'no feasible result yet';
+    $('#best-observed').dataset.frontSize = String(size);
+  } else {
+    $('#best-title').textContent = 'Best observed';
+    $('#best-observed').textContent = best.observed ? fmt(best.observed.value) : '–';
+    $('#best-observed-params').textContent = best.observed
+      ? `trial ${best.observed.trial_id}: ${paramsText(best.observed.parameters)}${constrained ? ` · feasible trials only (${counts.feasible} of ${counts.results} results)` : ''}`
+      : constrained && counts.results ? `no feasible result yet (${counts.results} results)` : 'no completed trials yet';
+  }
   const e = best.estimated;
-  $('#best-estimated').textContent = e.predicted_value === null ? 'no model prediction' : `${fmt(e.predicted_value)} ± ${fmt(e.predicted_std)}`;
+  // With several objectives the method's model is of a scalarisation of them (ALGORITHM.md §32.2), not of one objective: its prediction is not shown as a value.
+  $('#estimate-title').textContent = isMulti(study) ? 'Search distribution mean' : 'Model estimate (distribution mean)';
+  $('#best-estimated').textContent = isMulti(study) ? '' : e.predicted_value === null ? 'no model prediction' : `${fmt(e.predicted_value)} ± ${fmt(e.predicted_std)}`;
   $('#best-estimated-params').textContent = paramsText(e.parameters);
   const facts = {
     method: study.method,
-    direction: study.direction,
+    ...(isMulti(study)
+      ? { objectives: objectives.map(objectiveLabel).join(', '), 'reference point': study.reference_point ? study.reference_point.map(fmt).join(', ') : 'derived from the front' }
+      : { direction: study.direction }),
+    ...((study.constraints ?? []).length ? { constraints: `${study.constraints.map((c) => c.name).join(', ')} (feasible when every value ≤ 0)` } : {}),
     batch: study.batch_size,
     parameters: study.parameters.map(parameterText).join('; '),
     generation: study.generation,
     trials: Object.entries(study.trial_counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ') || 'none',
+    ...(constrained ? { feasible: `${counts.feasible} of ${counts.results} results` } : {}),
     'max trials': study.max_trials ?? '–',
     'known optimum': study.known_optimum ?? '–',
     updated: new Date(study.updated_at).toLocaleString(),
@@ -89,6 +124,11 @@ function renderProgress(view, hist, trialsById, scale) {
     const t = trialsById.get(e.trial_id);
     return [`evaluation ${e.index} · trial ${e.trial_id}`, `value ${fmt(e.value)} (best so far ${fmt(e.best_so_far)})`, ...(t ? Object.entries(t.parameters).map(([k, v]) => `${k} = ${fmt(v)}`) : [])];
   };
+  // /history lists feasible results only (docs/multi-objective.md): with constraints or infeasible reports the caption says so.
+  const counts = feasibleCounts(view.latest.trials);
+  $('#best-caption').textContent = (view.study.constraints ?? []).length || counts.feasible < counts.results
+    ? `Objective value per feasible evaluation (${counts.feasible} of ${counts.results} results) and best so far`
+    : 'Objective value per evaluation and best so far';
   $('#value-scale').replaceChildren(scaleToggle('value-scale', ['linear', 'log'], scale, view.setScale));
   $('#plot-best').dataset.scale = kind;
   chart($('#plot-best'), {
@@ -132,6 +172,65 @@ function renderProgress(view, hist, trialsById, scale) {
   reg.dataset.scale = rScale;
 }
 
+// ---- several objectives: the Pareto front over two chosen objectives, and the hypervolume per result ----
+const FRONT_VIOLATING_KEY = 'probnes_front_violating';
+
+/** The axis selects (the first two objectives by default), the toggle for constraint-violating trials, and the pinned trial. */
+function setupFront(view) {
+  const objectives = objectivesOf(view.study);
+  const opt = (o, i, sel) => h('option', { value: String(i), selected: sel }, objectiveLabel(o));
+  const xs = h('select', { id: 'front-x', 'aria-label': 'x objective' }, ...objectives.map((o, i) => opt(o, i, i === 0)));
+  const ys = h('select', { id: 'front-y', 'aria-label': 'y objective' }, ...objectives.map((o, i) => opt(o, i, i === 1)));
+  const violating = h('input', { type: 'checkbox', id: 'front-violating', checked: localStorage.getItem(FRONT_VIOLATING_KEY) !== 'hide' });
+  for (const c of [xs, ys]) c.addEventListener('change', () => view.paint());
+  violating.addEventListener('change', () => {
+    localStorage.setItem(FRONT_VIOLATING_KEY, violating.checked ? 'show' : 'hide');
+    view.paint();
+  });
+  const pinned = $('#front-selected');
+  view.selected = {
+    trialId: null,
+    show: (lines, trialId) => {
+      pinned.dataset.trial = trialId === null ? '' : String(trialId);
+      pinned.replaceChildren(...(lines ?? []).map((l, i) => h('div', { class: i === 0 ? 'u-tip-head' : '' }, l)));
+    },
+  };
+  $('#front-controls').replaceChildren(
+    h('label', {}, 'x ', xs),
+    h('label', {}, ' y ', ys),
+    h('label', { class: 'toggle' }, violating, ' trials that violate a constraint'),
+  );
+  $('#front-section').hidden = false;
+  $('#progress-section').hidden = true;
+  $('#parameters-note').textContent = '(completed trials with values: the front\'s bright, other feasible ones dark, those that violate a constraint grey)';
+}
+
+function renderFront(view) {
+  const { trials, front, frontHist } = view.latest;
+  const root = $('#plot-front');
+  const xi = Number($('#front-x').value), yi = Number($('#front-y').value);
+  const note = $('#front-note');
+  const reported = trials.filter((t) => t.infeasible === true).length;
+  root.dataset.infeasible = String(reported);
+  if (xi === yi) {
+    root.__chart?.destroy();
+    root.__chart = null;
+    root.replaceChildren(h('p', { class: 'empty' }, 'choose two different objectives'));
+    root.dataset.points = '0';
+    root.dataset.front = '0';
+    note.replaceChildren();
+  } else {
+    frontChart(root, { study: view.study, trials, front, xi, yi, showViolating: $('#front-violating').checked, selected: view.selected });
+    const many = objectivesOf(view.study).length > 2;
+    note.replaceChildren(
+      h('span', { class: 'legend' }, h('span', { class: 'key-front' }, '●'), ' on the front (the server\'s: feasible, not dominated) · ', h('span', { class: 'key-feasible' }, '●'), ' feasible · ', h('span', { class: 'key-violating' }, '×'), ' violates a constraint · ', h('span', { class: 'key-ref' }, '+'), ` reference point${front.reference_point?.derived ? ' (derived)' : ''}`),
+      h('div', { class: 'note' }, `${front.front_size} trial${front.front_size === 1 ? '' : 's'} on the front of ${front.feasible_count} feasible of ${front.evaluation_count} results.${reported ? ` ${reported} reported infeasible (no values: not drawn).` : ''}${many ? ' With more than two objectives, front points can be dominated in these two: the staircase joins those that are not.' : ''}`),
+    );
+  }
+  const caption = hypervolumeChart($('#plot-hypervolume'), view.study, frontHist);
+  $('#hv-caption').textContent = caption;
+}
+
 // ---- the search distribution: mean ± std per parameter over generations ----
 function renderDistribution(study, hist) {
   const box = $('#dist-plots');
@@ -153,28 +252,38 @@ function renderDistribution(study, hist) {
   });
 }
 
-// ---- slices: value against each parameter ----
-function renderSlices(study, trials, scale) {
-  const done = trials.filter((t) => t.state === 'COMPLETED' && t.value !== null);
+// ---- slices: an objective's value against each parameter ----
+/**
+ * One point per trial with a value of objective `oi` (the one objective, or the one picked for the front
+ * plot's y axis): feasible trials blue, trials that violate a constraint grey (a second series).
+ */
+function renderSlices(study, trials, scale, oi) {
+  const objective = objectivesOf(study)[oi];
+  const valueOf = (t) => (Array.isArray(t.values) ? t.values[oi] : oi === 0 ? t.value : null) ?? null;
+  const done = trials.filter((t) => t.state === 'COMPLETED' && valueOf(t) !== null);
+  const label = objectivesOf(study).length > 1 ? objectiveLabel(objective) : 'value';
   const box = $('#slice-plots');
-  box.replaceChildren(...study.parameters.map((p) => h('figure', {}, h('figcaption', {}, `value vs ${p.name}`), h('div', { class: 'chart small', 'data-slice': p.name }))));
-  const kind = scale === 'linear' ? 'linear' : logKind(done.map((t) => t.value));
+  box.replaceChildren(...study.parameters.map((p) => h('figure', {}, h('figcaption', {}, `${label} vs ${p.name}`), h('div', { class: 'chart small', 'data-slice': p.name }))));
+  const kind = scale === 'linear' ? 'linear' : logKind(done.map(valueOf));
+  const violates = (t) => t.feasible === false;
   for (const p of study.parameters) {
     const cat = p.type === 'categorical';
     // A trial where the parameter was inactive (a conditional study) has no value: it is not on this slice.
     const xOf = (t) => (!(p.name in t.parameters) ? NaN : cat ? p.choices.indexOf(t.parameters[p.name]) : t.parameters[p.name]);
-    const pts = done.map((t) => [xOf(t), t.value, t]).filter(([x]) => Number.isFinite(x)).sort((a, b) => a[0] - b[0]);
+    const pts = done.map((t) => [xOf(t), valueOf(t), t]).filter(([x]) => Number.isFinite(x)).sort((a, b) => a[0] - b[0]);
     const el = box.querySelector(`[data-slice="${CSS.escape(p.name)}"]`);
     const xLog = !cat && p.scale === 'log';
+    const anyViolating = pts.some((q) => violates(q[2]));
     chart(el, {
       height: 200,
-      data: [pts.map((q) => q[0]), pts.map((q) => q[1])],
-      series: [pointsSeries(p.name, 'rgba(37,99,235,0.6)', 5)],
+      data: [pts.map((q) => q[0]), pts.map((q) => (violates(q[2]) ? null : q[1])), ...(anyViolating ? [pts.map((q) => (violates(q[2]) ? q[1] : null))] : [])],
+      series: [pointsSeries(p.name, 'rgba(37,99,235,0.6)', 5), ...(anyViolating ? [{ ...pointsSeries('violates a constraint', '#667085', 6), points: { show: true, size: 6, width: 1.5, stroke: '#667085', fill: '#fff' } }] : [])],
       scales: { x: { ...(xLog ? { distr: 3, log: 10 } : {}), ...(cat ? { range: [-0.5, p.choices.length - 0.5] } : {}) }, y: scaleOpts(kind, pts.map((q) => q[1])) },
-      axes: [cat ? { ...xAxis(p.name), splits: () => p.choices.map((_, i) => i), values: (_u, v) => v.map((i) => String(p.choices[i] ?? '')) } : xAxis(p.name, xLog ? 'log' : 'linear'), yAxis(kind, 'value')],
-      tooltip: (i) => (pts[i] ? [`trial ${pts[i][2].trial_id}`, `${p.name} = ${fmt(pts[i][2].parameters[p.name])}`, `value ${fmt(pts[i][1])}`] : null),
+      axes: [cat ? { ...xAxis(p.name), splits: () => p.choices.map((_, i) => i), values: (_u, v) => v.map((i) => String(p.choices[i] ?? '')) } : xAxis(p.name, xLog ? 'log' : 'linear'), yAxis(kind, label)],
+      tooltip: (i) => (pts[i] ? [`trial ${pts[i][2].trial_id}${violates(pts[i][2]) ? ' · violates a constraint' : ''}`, `${p.name} = ${fmt(pts[i][2].parameters[p.name])}`, `${label} ${fmt(pts[i][1])}`] : null),
       points: pts.length,
     });
+    el.dataset.violating = String(pts.filter((q) => violates(q[2])).length);
   }
 }
 
@@ -252,6 +361,15 @@ function setupModel(view) {
   section.hidden = false;
 }
 
+/** The model section of a study without model views: why, instead of a 409 per view. */
+function noModel(study) {
+  $('#contour-controls').replaceChildren(h('p', { class: 'note', id: 'no-model' }, `With several objectives the model views show a method's own model, and ${study.method} fits none.`));
+  $('#importance').replaceChildren();
+  $('#importance').dataset.source = 'none';
+  $('#plot-contour').dataset.generation = 'none';
+  $('#model-section').hidden = false;
+}
+
 async function drawModel(view) {
   const id = view.study.id;
   const slider = $('#generation');
@@ -288,7 +406,9 @@ async function drawModel(view) {
     const free = view.study.parameters.some((p) => p.condition) ? ' (most probable where the axes apply)' : ' (most probable)';
     const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? free : ''}`).join(', ');
     const choicesNote = categoricalNames.length ? ' Hollow points are trials with other categorical choices.' : '';
-    $('#contour-note').replaceChildren(contourLegend(g), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${noDistribution} Drag to zoom, double-click to reset.`));
+    // The model views are of one number: with several objectives, what the method's GP was fitted to (ALGORITHM.md §32.2: a scalarisation of the objectives that changes every generation).
+    const multiNote = isMulti(view.study) ? ' With several objectives the GP models the number the method searched with in that generation (a scalarisation of the objectives), not one objective; the evaluated points are not drawn.' : '';
+    $('#contour-note').replaceChildren(contourLegend(g), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${multiNote}${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {
     root.__chart?.destroy();
     root.__chart = null;
@@ -309,6 +429,8 @@ export async function studyPage() {
     curveScale: null,
     table: null,
     modelReady: false,
+    /** Several objectives: the trial pinned on the front plot (set up with it). */
+    selected: null,
     setScale: (k) => {
       view.scale = k;
       localStorage.setItem(SCALE_KEY, k);
@@ -327,7 +449,10 @@ export async function studyPage() {
   const paint = () => {
     const { hist, trials, curves, curvesComplete, best } = view.latest;
     const byId = new Map(trials.map((t) => [t.trial_id, t]));
-    renderProgress(view, hist, byId, view.scale);
+    const multi = isMulti(view.study);
+    // Several objectives: no value to follow, so the front and the hypervolume take the place of the value and regret curves.
+    if (multi) renderFront(view);
+    else renderProgress(view, hist, byId, view.scale);
     renderCurves($('#intermediate-section'), $('#plot-intermediate'), $('#curve-scale'), $('#intermediate-note'), {
       curves,
       trials,
@@ -337,8 +462,10 @@ export async function studyPage() {
       setScale: view.setCurveScale,
       complete: curvesComplete,
     });
-    renderSlices(view.study, trials, view.scale);
+    // The slices show the front plot's y objective (the one objective otherwise).
+    renderSlices(view.study, trials, view.scale, multi ? Number($('#front-y').value) : 0);
   };
+  view.paint = () => view.latest && paint();
 
   let every = REFRESH_MS;
   const load = async () => {
@@ -347,24 +474,41 @@ export async function studyPage() {
     try {
       const base = `/v1/studies/${encodeURIComponent(id)}`;
       const curvePage = (size, token) => api(`${base}/intermediate_values?page_size=${size}${token ? `&page_token=${encodeURIComponent(token)}` : ''}`);
-      const [study, hist, best, trials, intermediate] = await Promise.all([api(base), history(id), api(`${base}/best`), all(`${base}/trials`, 'trials'), loadCurves(curvePage)]);
+      // Whether the study has several objectives decides what else to read: known after the first load
+      // (a study's objectives never change), so only the first load reads the study on its own first.
+      const multi = isMulti(view.study ?? (await api(base)));
+      const [study, hist, best, trials, intermediate, front, frontHist] = await Promise.all([
+        api(base),
+        history(id),
+        api(`${base}/best`),
+        all(`${base}/trials`, 'trials'),
+        loadCurves(curvePage),
+        multi ? readFront(id) : null,
+        multi ? frontHistory(id) : null,
+      ]);
       const idle = idleFor(study);
       const newGeneration = view.study && view.study.generation !== study.generation;
       view.study = study;
-      view.latest = { hist, trials, curves: intermediate.curves, curvesComplete: intermediate.complete, best };
-      renderSummary(study, best, idle);
+      view.latest = { hist, trials, curves: intermediate.curves, curvesComplete: intermediate.complete, best, front, frontHist };
+      renderSummary(study, best, idle, trials, front);
       renderMetadata(study, document.activeElement === $('#notes'));
+      if (multi && !view.selected) setupFront(view);
       paint();
       renderDistribution(study, hist);
-      parallelCoordinates($('#plot-parallel'), study, trials);
+      parallelCoordinates($('#plot-parallel'), study, trials, front);
       if (!view.table) view.table = new TrialTable($('#trials-box'), study);
       view.table.setTrials(trials);
       // The model's views come from the engine (a GP fit for methods without one): drawn when they
       // arrive, without holding up the rest of the page.
       if (!view.modelReady) {
-        setupModel(view);
         view.modelReady = true;
-        void view.drawModel();
+        // A GP fitted for the view learns from one value per trial, which a trial of several objectives
+        // does not have: such a study has model views only from a method that fits its own model.
+        if (multi && !(await methodInfo(study.method))?.has_model) noModel(study);
+        else {
+          setupModel(view);
+          void view.drawModel();
+        }
       } else if (newGeneration && $('#generation')) {
         // Follow the newest generation only when the slider was on the newest one.
         const s = $('#generation');

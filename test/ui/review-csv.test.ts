@@ -82,6 +82,30 @@ describe('csvCell and csv', () => {
   });
 });
 
+describe('csv of a study with several objectives and constraints', () => {
+  it('has a column per objective and per constraint, then feasible and infeasible; negative values stay numbers, text is neutralised', () => {
+    const study = { parameters: [{ name: 'x' }], objectives: [{ name: 'error', direction: 'minimize' }, { name: 'accuracy', direction: 'maximize' }], constraints: [{ name: 'mem' }] };
+    const base = { state: 'COMPLETED', generation: 0, source: 'external', value: null, stderr: null, failure_reason: null, created_at: '2025-01-01T00:00:00Z', completed_at: '2025-01-01T00:00:01Z' };
+    const trials = [
+      { ...base, trial_id: 1, client_id: '=evil', parameters: { x: 0.5 }, values: [0.1, -0.3], constraints: [-2], feasible: true, infeasible: false },
+      { ...base, trial_id: 2, client_id: null, parameters: { x: -1 }, values: [0.2, -0.1], constraints: [0.5], feasible: false, infeasible: false },
+      { ...base, trial_id: 3, client_id: null, parameters: { x: 0 }, values: null, constraints: null, feasible: false, infeasible: true },
+      { ...base, trial_id: 4, state: 'ACTIVE', client_id: null, parameters: { x: 0 }, values: null, constraints: null, feasible: null, infeasible: false, completed_at: null },
+    ];
+    const text = csv(study, trials) as string;
+    expect(formulas(text)).toEqual([]);
+    const rows = parseCsv(text);
+    expect(rows[0]).toEqual(['trial_id', 'state', 'generation', 'client_id', 'source', 'value', 'stderr', 'x', 'value:error', 'value:accuracy', 'constraint:mem', 'feasible', 'infeasible', 'failure_reason', 'created_at', 'completed_at']);
+    expect(rows.slice(1).map((r) => r.slice(8, 13))).toEqual([
+      ['0.1', '-0.3', '-2', 'true', 'false'],
+      ['0.2', '-0.1', '0.5', 'false', 'false'],
+      ['', '', '', 'false', 'true'],
+      ['', '', '', '', ''],
+    ]);
+    expect(rows[1]![3]).toBe("'=evil");
+  });
+});
+
 const hasChromium = chromiumPresent();
 
 describe.skipIf(!hasChromium)('Download CSV in the dashboard', () => {
