@@ -562,8 +562,7 @@ def value_multiset(rows):
 
 
 def value_set(rows):
-    """Distinct objective vectors. Optuna's best_trials keeps every one of several trials with equal values;
-    the server's front keeps the first of them (src/domain/results/front.ts), so fronts compare as sets."""
+    """Distinct objective vectors (for fronts one of which, Optuna 3.1's best_trials, ignores constraints)."""
     return sorted(set(tuple(float(v) for v in r) for r in rows))
 
 
