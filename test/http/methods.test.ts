@@ -32,6 +32,8 @@ describe('GET /v1/methods', () => {
         search_distribution: facts.searchDistribution,
         min_batch_size: getStrategy(name).minBatch,
         categorical: getStrategy(name).categorical === true,
+        multi_objective: facts.multiObjective,
+        constraints: facts.constraints,
       });
     }
   });

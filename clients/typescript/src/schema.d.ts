@@ -826,7 +826,9 @@ export interface paths {
                          *           "ranks_generation": false,
                          *           "search_distribution": true,
                          *           "min_batch_size": 1,
-                         *           "categorical": true
+                         *           "categorical": true,
+                         *           "multi_objective": true,
+                         *           "constraints": true
                          *         },
                          *         {
                          *           "name": "cmaes",
@@ -836,7 +838,9 @@ export interface paths {
                          *           "ranks_generation": true,
                          *           "search_distribution": true,
                          *           "min_batch_size": 2,
-                         *           "categorical": true
+                         *           "categorical": true,
+                         *           "multi_objective": false,
+                         *           "constraints": false
                          *         }
                          *       ]
                          *     }
@@ -863,6 +867,10 @@ export interface paths {
                                 min_batch_size: number;
                                 /** @description Searches categorical parameters. */
                                 categorical: boolean;
+                                /** @description Searches for the Pareto front of several objectives; a study of several objectives needs such a method. */
+                                multi_objective: boolean;
+                                /** @description Learns from constraint values and infeasible points; a study with constraints needs such a method. */
+                                constraints: boolean;
                             }[];
                         };
                     };

@@ -19,22 +19,35 @@ import { pibo } from './pibo.js';
 import { probCmaes } from './prob-cmaes.js';
 import { probXnes } from './prob-xnes.js';
 import { probSnes } from './prob-snes.js';
+import { withOutcomes } from './outcomes.js';
 
 export { METHOD_NAMES, DEFAULT_METHOD, type MethodName };
 
+/**
+ * Every method is wrapped by outcomes.ts: a study with several objectives, constraints or infeasible
+ * points gets its values scalarised per generation (ALGORITHM.md §32); any other call reaches the
+ * method untouched. METHOD_FACTS says which methods the API lets search several objectives.
+ */
 export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> = {
-  'prob-cmaes': probCmaes,
-  'prob-xnes': probXnes,
-  'prob-snes': probSnes,
-  cmaes,
-  'lq-cmaes': lqCmaes,
-  xnes,
-  snes,
-  bo,
-  pibo,
-  random,
+  'prob-cmaes': withOutcomes(probCmaes),
+  'prob-xnes': withOutcomes(probXnes),
+  'prob-snes': withOutcomes(probSnes),
+  cmaes: withOutcomes(cmaes),
+  'lq-cmaes': withOutcomes(lqCmaes),
+  xnes: withOutcomes(xnes),
+  snes: withOutcomes(snes),
+  bo: withOutcomes(bo),
+  pibo: withOutcomes(pibo),
+  random: withOutcomes(random),
 };
 
+// multiObjective / constraints (ALGORITHM.md §32): the methods that read the history can normalise and
+// rank a generation's scalarisation against everything evaluated (the ProbNES methods; BO, which is then
+// ParEGO, Knowles 2006; πBO, the same with its prior). CMA-ES, xNES and SNES get no history from the
+// server, and their rank-based update from one generation's normalisation re-draws the trade-off every
+// few points while their single distribution can only narrow onto one point of the front; lq-CMA-ES's
+// surrogate keeps values across generations that a new scalarisation invalidates: they say no.
+// Random search ignores every value, so it searches any study (the baseline).
 const PROBNES: MethodFacts = { family: 'probnes', hasModel: true, ranksGeneration: false, searchDistribution: true, readsHistory: true, multiObjective: true, constraints: true };
 const BO: MethodFacts = { family: 'bo', hasModel: true, ranksGeneration: false, searchDistribution: false, readsHistory: true, multiObjective: true, constraints: true };
 const ES: MethodFacts = { family: 'evolution-strategy', hasModel: false, ranksGeneration: true, searchDistribution: true, readsHistory: false, multiObjective: false, constraints: false };

@@ -49,8 +49,10 @@ export interface InitSpec {
    */
   budget?: number | null;
   /**
-   * The study's objectives and constraints, when it has several objectives or any constraint
-   * (ALGORITHM.md §32): the engine then reads each observation's `f`/`c`; absent: one objective.
+   * Several objectives and/or constraints (ALGORITHM.md §32): M objectives (≥ 1) and K constraints
+   * (≥ 0). With M > 1 or K > 0 the state records it (BaseState.outcomes) and every method scalarises
+   * the observations' `f`, `c` and `infeasible` (strategies/outcomes.ts); absent, or M = 1 and K = 0,
+   * changes nothing.
    */
   outcomes?: { objectives: number; constraints: number };
 }
@@ -65,14 +67,15 @@ export interface Observation {
    */
   stderr?: number | null;
   /**
-   * Several objectives: their values as the engine minimises them (the domain negated maximised
-   * ones), one per objective. With `c` or `infeasible`, `y` is a placeholder the engine recomputes
-   * per generation (ALGORITHM.md §32).
+   * Several objectives (ALGORITHM.md §32): the objective values as minimised (the domain negated the
+   * maximised ones), one per objective. With `f`, `c` or `infeasible`, `y` is a placeholder (the first
+   * objective's value, 0 for an infeasible point) and the strategy wrapper (strategies/outcomes.ts)
+   * replaces it by the generation's scalarised value before the method reads it.
    */
   f?: number[];
-  /** Constraint values, feasible when every one is ≤ 0. */
+  /** Constraint values, one per constraint: the point is feasible when every one is ≤ 0. */
   c?: number[];
-  /** The point could not be evaluated: no f, no c (ALGORITHM.md §32.4). */
+  /** The point could not be evaluated (no `f`, no `c`): the methods learn to avoid it (ALGORITHM.md §32.4). */
   infeasible?: true;
 }
 
@@ -135,6 +138,19 @@ export interface BaseState {
    * while its surrogate does not yet rank them well.
    */
   generationSize?: number;
+  /**
+   * A study with several objectives or constraints (InitSpec.outcomes with M > 1 or K > 0): their
+   * counts and the seed of the per-generation scalarisation weights (strategies/outcomes.ts). Absent:
+   * one objective, no constraint.
+   */
+  outcomes?: OutcomesState;
+}
+
+/** BaseState.outcomes: M, K and the seed the weights of generation t derive from (with t). */
+export interface OutcomesState {
+  objectives: number;
+  constraints: number;
+  seed: number;
 }
 
 /** Results the current generation's update (tell) waits for: batchSize unless the state says otherwise. */
@@ -245,9 +261,13 @@ export interface MethodFacts {
    * sends them no history at all (test/engine/method-facts.test.ts checks that theirs changes nothing).
    */
   readonly readsHistory: boolean;
-  /** Searches several objectives (a study declaring them may use it; ALGORITHM.md §32). */
+  /**
+   * Searches for a Pareto front of several objectives (ALGORITHM.md §32.2: a random scalarisation per
+   * generation, strategies/outcomes.ts). The API refuses a study of several objectives with a method
+   * without it.
+   */
   readonly multiObjective: boolean;
-  /** Takes constraints and infeasible points into account (ALGORITHM.md §32.3–32.4). */
+  /** Learns from constraint values and infeasible points (ALGORITHM.md §32.3–§32.4). */
   readonly constraints: boolean;
 }
 

@@ -22,6 +22,8 @@ const MethodSchema = z.object({
     .describe('Keeps a search distribution it updates (GET …/distribution, the dashboard\'s ellipses); without one, the distribution reported is the prior\'s spread around the method\'s current centre.'),
   min_batch_size: z.int().describe('The smallest batch_size a study of the method accepts.'),
   categorical: z.boolean().describe('Searches categorical parameters.'),
+  multi_objective: z.boolean().describe('Searches for the Pareto front of several objectives; a study of several objectives needs such a method.'),
+  constraints: z.boolean().describe('Learns from constraint values and infeasible points; a study with constraints needs such a method.'),
 });
 
 const MethodListSchema = z
@@ -30,8 +32,8 @@ const MethodListSchema = z
     examples: [
       {
         methods: [
-          { name: 'prob-cmaes', default: true, family: 'probnes', has_model: true, ranks_generation: false, search_distribution: true, min_batch_size: 1, categorical: true },
-          { name: 'cmaes', default: false, family: 'evolution-strategy', has_model: false, ranks_generation: true, search_distribution: true, min_batch_size: 2, categorical: true },
+          { name: 'prob-cmaes', default: true, family: 'probnes', has_model: true, ranks_generation: false, search_distribution: true, min_batch_size: 1, categorical: true, multi_objective: true, constraints: true },
+          { name: 'cmaes', default: false, family: 'evolution-strategy', has_model: false, ranks_generation: true, search_distribution: true, min_batch_size: 2, categorical: true, multi_objective: false, constraints: false },
         ],
       },
     ],
@@ -52,6 +54,8 @@ export function toMethodResource(name: MethodName): MethodResource {
     search_distribution: facts.searchDistribution,
     min_batch_size: strategy.minBatch,
     categorical: strategy.categorical === true,
+    multi_objective: facts.multiObjective,
+    constraints: facts.constraints,
   };
 }
 

@@ -1,0 +1,230 @@
+/**
+ * The strategy wrapper for several objectives, constraints and infeasible points
+ * (src/engine/strategies/outcomes.ts, ALGORITHM.md §32): what the wrapped method is handed, that a
+ * single-objective study is untouched, determinism, the method facts, and that prob-cmaes finds a
+ * better front than random search on ZDT1.
+ */
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../src/engine/errors.js';
+import { getMultiBenchmark } from '../../../src/engine/benchmarks/multi.js';
+import { scalarTargets } from '../../../src/engine/multi/targets.js';
+import { Rng } from '../../../src/engine/random/index.js';
+import { generationWeights, withOutcomes } from '../../../src/engine/strategies/outcomes.js';
+import { probCmaes } from '../../../src/engine/strategies/prob-cmaes.js';
+import { bo } from '../../../src/engine/strategies/bo.js';
+import { METHOD_NAMES, getStrategy, methodFacts, resolveOptions, type MethodName } from '../../../src/engine/strategies/registry.js';
+import type { AskContext, BaseState, Observation, StrategyDescriptor, TellContext } from '../../../src/engine/strategies/types.js';
+import { runMulti } from '../../../bench/multi-engine.js';
+
+/** A method that records what it is handed and changes nothing but the generation. */
+function recorder(): { inner: StrategyDescriptor<BaseState>; seen: { op: string; ctx: AskContext | TellContext | Observation[] }[] } {
+  const seen: { op: string; ctx: AskContext | TellContext | Observation[] }[] = [];
+  const base = getStrategy('random');
+  const inner: StrategyDescriptor<BaseState> = {
+    ...base,
+    ask: (state, ctx, count) => {
+      seen.push({ op: 'ask', ctx });
+      return { points: Array.from({ length: count }, () => [0, 0]), state };
+    },
+    tell: (state, ctx) => {
+      seen.push({ op: 'tell', ctx });
+      return { ...state, generation: state.generation + 1 };
+    },
+    estimate: (_state, history) => {
+      seen.push({ op: 'estimate', ctx: history });
+      return { predicted: 1, predicted_std: 0.5 };
+    },
+  };
+  return { inner, seen };
+}
+
+const spec = (outcomes?: { objectives: number; constraints: number }) => ({ dim: 2, batchSize: 3, options: {}, ...(outcomes ? { outcomes } : {}) });
+const ys = (obs: readonly Observation[]) => obs.map((o) => o.y);
+
+/** Three generations of `method` on a quadratic from seed 5: every asked point and the final state, as JSON. */
+function trace(strategy: StrategyDescriptor<BaseState>, method: MethodName, outcomes?: { objectives: number; constraints: number }): string {
+  const q = Math.max(strategy.minBatch, 3);
+  const options = { ...resolveOptions(method, 2), ...(method === 'bo' ? { candidates: 100, mc_samples: 32 } : {}) };
+  let state = strategy.init({ dim: 2, batchSize: q, options, ...(outcomes ? { outcomes } : {}) }, Rng.fromSeed(5));
+  const history: Observation[] = [];
+  const asked: number[][][] = [];
+  for (let g = 0; g < 3; g++) {
+    const a = strategy.ask(state, { history: [...history], pending: [] }, q);
+    asked.push(a.points);
+    const batch = a.points.map((x) => ({ x, y: (x[0] - 0.3) ** 2 + 2 * (x[1] + 0.1) ** 2 }));
+    history.push(...batch);
+    state = strategy.tell(a.state, { batch, history: [...history] });
+  }
+  return JSON.stringify({ asked, state });
+}
+
+describe('a single-objective study passes through untouched', () => {
+  it.each([
+    ['prob-cmaes', probCmaes],
+    ['bo', bo],
+  ] as const)('%s: the registry\'s wrapped method draws exactly what the method itself draws', (method, raw) => {
+    const own = trace(raw as unknown as StrategyDescriptor<BaseState>, method);
+    expect(trace(getStrategy(method), method)).toBe(own);
+    // M = 1, K = 0 declared: nothing recorded either.
+    expect(trace(getStrategy(method), method, { objectives: 1, constraints: 0 })).toBe(own);
+  });
+
+  it('hands the method the very contexts it was given (packed included)', () => {
+    const { inner, seen } = recorder();
+    const s = withOutcomes(inner);
+    const state = s.init(spec(), Rng.fromSeed(1));
+    expect(state.outcomes).toBeUndefined();
+    const history = [{ x: [0, 0], y: 1 }];
+    const ask = { history, pending: [] };
+    s.ask(state, ask, 1);
+    const tell = { batch: history, history, packed: { x: new Float64Array(2), y: new Float64Array([1]) } };
+    s.tell(state, tell);
+    expect(seen[0].ctx).toBe(ask);
+    expect(seen[1].ctx).toBe(tell);
+  });
+});
+
+describe('scalarised calls', () => {
+  const history: Observation[] = [
+    { x: [0, 0], y: 0, f: [0, 1] },
+    { x: [1, 0], y: 1, f: [1, 0] },
+    { x: [0, 1], y: 0.5, f: [0.5, 0.25] },
+    { x: [1, 1], y: 0, infeasible: true },
+  ];
+
+  it('records M, K and a seed at init without disturbing the method\'s own generator', () => {
+    const s = getStrategy('prob-cmaes');
+    const plain = s.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2) }, Rng.fromSeed(9));
+    const multi = s.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2), outcomes: { objectives: 2, constraints: 1 } }, Rng.fromSeed(9));
+    const { outcomes, ...rest } = multi;
+    expect(rest).toEqual(plain);
+    expect(outcomes).toMatchObject({ objectives: 2, constraints: 1 });
+    expect(Number.isInteger(outcomes!.seed)).toBe(true);
+  });
+
+  it('ask and tell of one generation score the history alike, with that generation\'s weights', () => {
+    const { inner, seen } = recorder();
+    const s = withOutcomes(inner);
+    const state = s.init(spec({ objectives: 2, constraints: 0 }), Rng.fromSeed(1));
+    s.ask(state, { history, pending: [] }, 1);
+    s.ask(state, { history, pending: [] }, 1);
+    s.tell(state, { batch: history.slice(2), history, packed: { x: new Float64Array(8), y: new Float64Array(4) } });
+    const expected = scalarTargets(history, { objectives: 2, weights: generationWeights(state.outcomes!, 0) });
+    const [a1, a2, t] = seen.map((e) => e.ctx as TellContext);
+    expect(ys(a1.history)).toEqual(expected);
+    expect(ys(a2.history)).toEqual(expected);
+    expect(ys(t.history)).toEqual(expected);
+    expect(ys(t.batch)).toEqual(expected.slice(2));
+    // The method reads the rescored history, not a packed copy of the placeholders, and no outcome fields.
+    expect(t.packed).toBeUndefined();
+    expect(t.history.every((o) => o.f === undefined && o.infeasible === undefined)).toBe(true);
+    // The infeasible point is the worst.
+    expect(expected[3]).toBeGreaterThan(Math.max(...expected.slice(0, 3)));
+  });
+
+  it('draws new weights each generation from (seed, t) alone', () => {
+    const o = { objectives: 3, constraints: 0, seed: 42 };
+    const w0 = generationWeights(o, 0);
+    expect(generationWeights(o, 0)).toEqual(w0);
+    expect(generationWeights(o, 1)).not.toEqual(w0);
+    expect(generationWeights({ ...o, seed: 43 }, 0)).not.toEqual(w0);
+    expect(w0.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 14);
+  });
+
+  it('rescores an infeasible point of a single-objective study, which declares nothing', () => {
+    const { inner, seen } = recorder();
+    const s = withOutcomes(inner);
+    const state = s.init(spec(), Rng.fromSeed(1));
+    s.ask(state, { history: [{ x: [0, 0], y: 2 }, { x: [1, 1], y: 0, infeasible: true }, { x: [0, 1], y: 4 }], pending: [] }, 1);
+    // 4 + 0.1·(4 − 2)
+    expect(ys((seen[0].ctx as AskContext).history)).toEqual([2, 4.2, 4]);
+  });
+
+  it('estimates nothing for several objectives; the method\'s own estimate on rescored values for one', () => {
+    const { inner, seen } = recorder();
+    const s = withOutcomes(inner);
+    const multi = s.init(spec({ objectives: 2, constraints: 0 }), Rng.fromSeed(1));
+    expect(s.estimate!(multi, history)).toEqual({ predicted: null, predicted_std: null });
+    const single = s.init(spec({ objectives: 1, constraints: 1 }), Rng.fromSeed(1));
+    expect(single.outcomes).toMatchObject({ objectives: 1, constraints: 1 });
+    expect(s.estimate!(single, [{ x: [0, 0], y: 3, f: [3], c: [-1] }, { x: [0, 1], y: 1, f: [1], c: [1] }])).toEqual({ predicted: 1, predicted_std: 0.5 });
+    // ŷ = 3, range 0 → scale 1: max(1, 3) + 1/1 = 4.
+    expect(ys(seen[0].ctx as Observation[])).toEqual([3, 4]);
+  });
+
+  it('migrate keeps the outcomes of a stored state and refuses malformed ones', () => {
+    const s = getStrategy('prob-cmaes');
+    const state = s.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2), outcomes: { objectives: 2, constraints: 0 } }, Rng.fromSeed(2));
+    const stored = JSON.parse(JSON.stringify(state));
+    expect(s.migrate(stored).outcomes).toEqual(state.outcomes);
+    expect(() => s.migrate({ ...stored, outcomes: { objectives: 0, constraints: 0, seed: 1 } })).toThrow(InvalidInputError);
+    expect(() => s.init({ dim: 2, batchSize: 3, options: resolveOptions('prob-cmaes', 2), outcomes: { objectives: 2, constraints: -1 } }, Rng.fromSeed(2))).toThrow(InvalidInputError);
+  });
+});
+
+describe('methods on a study of several objectives', () => {
+  const zdt = getMultiBenchmark('zdt1', 3);
+  const evaluate = (u: number[]): Observation => {
+    const x = u.map((v) => Math.min(1, Math.max(0, 0.5 + v / 4)));
+    const { f } = zdt.evaluate(x);
+    return { x: u, y: f[0], f };
+  };
+
+  function generations(method: MethodName, n: number, categories?: number[][]): { state: BaseState; history: Observation[] } {
+    const s = getStrategy(method);
+    const dim = 3 + (categories?.length ?? 0);
+    const options = { ...resolveOptions(method, dim), ...(method === 'bo' ? { candidates: 100, mc_samples: 32 } : {}) };
+    let state = s.init({ dim, batchSize: Math.max(3, s.minBatch), options, box: { lower: Array(dim).fill(-2), upper: Array(dim).fill(2) }, outcomes: { objectives: 2, constraints: 0 }, ...(categories ? { categories } : {}) }, Rng.fromSeed(4));
+    const history: Observation[] = [];
+    for (let g = 0; g < n; g++) {
+      const a = s.ask(state, { history: [...history], pending: [] }, generationSizeOf(state));
+      const batch = a.points.map((u) => {
+        const o = evaluate(u.slice(0, 3));
+        return { ...o, x: u, f: categories ? [o.f![0], o.f![1] + u[3]] : o.f };
+      });
+      history.push(...batch);
+      state = s.tell(a.state, { batch, history: [...history] });
+    }
+    return { state, history };
+  }
+  const generationSizeOf = (state: BaseState) => state.generationSize ?? state.batchSize;
+
+  it.each(['prob-cmaes', 'bo'] as const)('%s: asking twice from the same state gives the same points', (method) => {
+    const { state, history } = generations(method, 4);
+    const s = getStrategy(method);
+    const a = s.ask(state, { history, pending: [] }, 3);
+    const b = s.ask(JSON.parse(JSON.stringify(state)), { history: structuredClone(history), pending: [] }, 3);
+    expect(a.points).toEqual(b.points);
+    expect(a.points.every((p) => p.every(Number.isFinite))).toBe(true);
+  });
+
+  it('the ProbNES methods, BO and random are able; a method that is not still runs at engine level', () => {
+    for (const m of ['prob-cmaes', 'prob-xnes', 'prob-snes', 'bo', 'random'] as const) {
+      expect(methodFacts(m)).toMatchObject({ multiObjective: true, constraints: true });
+    }
+    expect(METHOD_NAMES.filter((m) => !methodFacts(m).multiObjective)).toEqual(['cmaes', 'lq-cmaes', 'xnes', 'snes']);
+    const { state, history } = generations('cmaes', 3);
+    expect(state.generation).toBe(3);
+    expect(history.length).toBe(3 * state.batchSize);
+  });
+
+  it('prob-cmaes with a categorical parameter searches the mixed space', () => {
+    const { state, history } = generations('prob-cmaes', 4, [[0.5, 0.5]]);
+    expect(state.generation).toBe(4);
+    expect(history.every((o) => o.x[3] === 0 || o.x[3] === 1)).toBe(true);
+  });
+});
+
+describe('the front prob-cmaes finds', () => {
+  // ZDT1 at d = 4, 50·d = 200 evaluations, batch 3, reference point (11, 11) (bench/multi-engine.ts, as
+  // the service runs it). Measured with that lab over seeds 0–7: prob-cmaes 111.2–116.1, random 102.6–112.1
+  // (ALGORITHM.md §32.5). Five seeds here: prob-cmaes ahead on at least four.
+  it('beats random search on ZDT1 at 50·d evaluations on most seeds', () => {
+    let wins = 0;
+    for (let seed = 0; seed < 5; seed++) {
+      const run = (method: MethodName) => runMulti({ method, problem: 'zdt1', dim: 4, seed, batch: 3, checkpoints: [200], options: {} }).hv[0];
+      if (run('prob-cmaes') > run('random')) wins++;
+    }
+    expect(wins).toBeGreaterThanOrEqual(4);
+  }, 60_000);
+});

@@ -1,0 +1,70 @@
+/**
+ * The scalar targets of ALGORITHM.md §32.2–§32.4 (src/engine/multi/targets.ts). Evidence: every
+ * expected value is worked by hand from the formulas of §32 (augmented Chebyshev with ρ = 0.05 after
+ * normalising by the feasible range; Deb's order y = max(s, ŷ) + scale·CV/v̄; infeasible
+ * y = max y + 0.1·(max y − min y)); the arithmetic is written out beside each case.
+ */
+import { describe, expect, it } from 'vitest';
+import { InvalidInputError } from '../../../src/engine/errors.js';
+import { scalarTargets, targetContext, targetOf, violation, type Outcome } from '../../../src/engine/multi/targets.js';
+
+describe('scalar targets', () => {
+  // Weights (0.25, 0.75), K = 1. Feasible: A (0, 1), B (1, 0), E (0.5, 0.25): range [0, 1] in both.
+  // Violators: C (0.5, 0.5) with c = 2, D (2, 2) with c = 4 (outside the feasible range). G infeasible.
+  const outcomes: Outcome[] = [
+    { y: 0, f: [0, 1], c: [-1] }, // A
+    { y: 1, f: [1, 0], c: [0] }, // B: c = 0 is feasible (c ≤ 0)
+    { y: 0.5, f: [0.5, 0.25], c: [-3] }, // E
+    { y: 0.5, f: [0.5, 0.5], c: [2] }, // C
+    { y: 2, f: [2, 2], c: [4] }, // D
+    { y: 0, infeasible: true }, // G
+  ];
+  const y = scalarTargets(outcomes, { objectives: 2, weights: [0.25, 0.75] });
+
+  it('feasible points get the augmented Chebyshev value over the feasible range', () => {
+    // A: max(0, 0.75) + 0.05·0.75 = 0.7875; B: max(0.25, 0) + 0.05·0.25 = 0.2625;
+    // E: max(0.125, 0.1875) + 0.05·0.3125 = 0.203125.
+    expect(y[0]).toBeCloseTo(0.7875, 12);
+    expect(y[1]).toBeCloseTo(0.2625, 12);
+    expect(y[2]).toBeCloseTo(0.203125, 12);
+  });
+
+  it('violators follow Deb\'s order: behind every feasible point, then by violation', () => {
+    // ŷ = 0.7875 (A), v̄ = median(2, 4) = 3. C: s = max(0.125, 0.375) + 0.05·0.5 = 0.4 → max(0.4, ŷ) + 2/3;
+    // D: s = max(0.5, 1.5) + 0.05·2 = 1.6 → 1.6 + 4/3.
+    expect(y[3]).toBeCloseTo(0.7875 + 2 / 3, 12);
+    expect(y[4]).toBeCloseTo(1.6 + 4 / 3, 12);
+    expect(Math.min(y[3], y[4])).toBeGreaterThan(Math.max(y[0], y[1], y[2]));
+  });
+
+  it('an infeasible point is the worst value plus a tenth of the span', () => {
+    // max = 2.9333…, min = 0.203125: 2.9333… + 0.1·(2.9333… − 0.203125).
+    const hi = 1.6 + 4 / 3;
+    expect(y[5]).toBeCloseTo(hi + 0.1 * (hi - 0.203125), 12);
+  });
+
+  it('one objective: the raw value, the violation scaled by the feasible range', () => {
+    // Feasible 3 and 1: range 2, ŷ = 3; the violator (f = 0, c = 1, v̄ = 1): max(0, 3) + 2·1/1 = 5;
+    // infeasible: 5 + 0.1·(5 − 1) = 5.4.
+    const t = scalarTargets([{ y: 3 }, { y: 1, f: [1], c: [-1] }, { y: 0, f: [0], c: [1] }, { y: 0, infeasible: true }], { objectives: 1, weights: null });
+    expect(t).toEqual([3, 1, 5, 5.4]);
+  });
+
+  it('nothing feasible: the violators rank by violation alone; nothing evaluated: all 0', () => {
+    const t = scalarTargets([{ y: 0, f: [0, 0], c: [3] }, { y: 0, f: [1, 1], c: [1] }], { objectives: 2, weights: [0.5, 0.5] });
+    expect(t[1]).toBeLessThan(t[0]);
+    expect(scalarTargets([{ y: 0, infeasible: true }, { y: 0, infeasible: true }], { objectives: 2, weights: [0.5, 0.5] })).toEqual([0, 0]);
+  });
+
+  it('a batch scored against the history\'s context gets the values it has in the history', () => {
+    const ctx = targetContext(outcomes, { objectives: 2, weights: [0.25, 0.75] });
+    outcomes.forEach((o, j) => expect(targetOf(ctx, o, j)).toBe(y[j]));
+  });
+
+  it('refuses a wrong number of objective values, a non-finite one, and missing weights', () => {
+    expect(() => scalarTargets([{ y: 0, f: [1] }], { objectives: 2, weights: [0.5, 0.5] })).toThrow(InvalidInputError);
+    expect(() => scalarTargets([{ y: 0, f: [1, Number.NaN] }], { objectives: 2, weights: [0.5, 0.5] })).toThrow(/non-finite/);
+    expect(() => scalarTargets([{ y: 0, f: [1, 2] }], { objectives: 2, weights: null })).toThrow(/weights/);
+    expect(violation([-1, 2, 0.5])).toBe(2.5);
+  });
+});
