@@ -12,14 +12,19 @@
  * machine's load falls on all alike: how a change to the commit path is compared with the code
  * before it. `--sync off` leaves out the fsync (synchronous=OFF) to show the CPU alone better.
  *
+ * `--out DIR` also writes what it printed to DIR/results.md (with the commit, the command and the load
+ * average) and one record per round and checkout, with that checkout's commit, to DIR/runs.jsonl.gz.
+ *
  * Usage: npx tsx bench/sqlite-commit.ts [--roots .] [--studies 20] [--generations 300] [--group 8]
- *        [--rounds 5] [--sync full|off]
+ *        [--rounds 5] [--sync full|off] [--out DIR]
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { currentProvenance, writePublished } from './lib/provenance.js';
 
 const { values: v } = parseArgs({
   options: {
@@ -29,6 +34,7 @@ const { values: v } = parseArgs({
     group: { type: 'string', default: '8' },
     rounds: { type: 'string', default: '5' },
     sync: { type: 'string', default: 'full' },
+    out: { type: 'string' },
   },
 });
 const roots = v.roots.split(',').map((r) => path.resolve(r));
@@ -170,24 +176,48 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
+/** The commit a checkout is at (null: not a git checkout). */
+function commitOf(root: string): string | null {
+  try {
+    return execFileSync('git', ['-C', root, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+const started = new Date();
+const loadStart = os.loadavg();
+const printed: string[] = [];
+const say = (line: string) => {
+  console.log(line);
+  printed.push(line);
+};
+const records: object[] = [];
 const variants = await Promise.all(roots.map(load));
+const commits = new Map(roots.map((r) => [r, commitOf(r)]));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-commit-'));
-console.log(`# bench sqlite-commit — ${STUDIES} studies × ${GENERATIONS} generations (${GENERATIONS * 2 * BATCH} commits each), groups of ${GROUP}, synchronous ${v.sync}, ${ROUNDS} rounds`);
-console.log(`# ${os.cpus().length} cores, node ${process.version}, load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+say(`# bench sqlite-commit — ${STUDIES} studies × ${GENERATIONS} generations (${GENERATIONS * 2 * BATCH} commits each), groups of ${GROUP}, synchronous ${v.sync}, ${ROUNDS} rounds`);
+say(`# ${os.cpus().length} cores, node ${process.version}, load average at start ${loadStart.map((x) => x.toFixed(2)).join(' ')}`);
+for (const root of roots) say(`# ${root}: commit ${commits.get(root) ?? 'unknown'}`);
 const per = new Map<string, number[]>(roots.map((r) => [r, []]));
 for (let r = 1; r <= ROUNDS; r++) {
   for (const variant of variants) {
     const res = await round(variant, dir);
     const us = res.cpuUs / res.commits;
     per.get(variant.root)!.push(us);
-    console.log(`round ${r} ${variant.root}: ${res.commits} commits, CPU ${us.toFixed(1)} µs/commit, wall ${((res.wallMs * 1000) / res.commits).toFixed(1)} µs/commit`);
+    records.push({ round: r, root: variant.root, commit: commits.get(variant.root), studies: STUDIES, generations: GENERATIONS, group: GROUP, sync: v.sync, ...res, cpuUsPerCommit: us, load: os.loadavg() });
+    say(`round ${r} ${variant.root}: ${res.commits} commits, CPU ${us.toFixed(1)} µs/commit, wall ${((res.wallMs * 1000) / res.commits).toFixed(1)} µs/commit`);
   }
 }
-console.log('');
-for (const [root, xs] of per) console.log(`${root}: CPU µs/commit median ${median(xs).toFixed(1)} (rounds ${xs.map((x) => x.toFixed(1)).join(' / ')})`);
+say('');
+for (const [root, xs] of per) say(`${root}: CPU µs/commit median ${median(xs).toFixed(1)} (rounds ${xs.map((x) => x.toFixed(1)).join(' / ')})`);
 if (roots.length > 1) {
   const base = median(per.get(roots[0]!)!);
-  for (const root of roots.slice(1)) console.log(`${root} / ${roots[0]}: ${(median(per.get(root)!) / base).toFixed(3)}`);
+  for (const root of roots.slice(1)) say(`${root} / ${roots[0]}: ${(median(per.get(root)!) / base).toFixed(3)}`);
 }
-console.log(`# load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+say(`# load average at end ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 fs.rmSync(dir, { recursive: true, force: true });
+if (v.out) {
+  const provenance = currentProvenance(`npx tsx bench/sqlite-commit.ts ${process.argv.slice(2).join(' ')}`);
+  for (const f of writePublished(v.out, { title: 'bench sqlite-commit', provenance, started, loadStart, printed, records })) console.log(`wrote ${f}`);
+}
