@@ -9,8 +9,9 @@
  *     ids follow the study's next id, which only the database knows), the evaluation rows, the
  *     study's new generation and state.
  *
- * SQLite reads the guarded values in its write transaction and calls `verdict` (trials-repo.ts);
- * PostgreSQL compares them in the statement that takes the study's row lock, in the same order
+ * SQLite reads the study's guarded values in its write transaction and calls `studyVerdict`, then
+ * lets its guarded updates check the trials' states, rolling the commit back when one changes no
+ * row (trials-repo.ts); PostgreSQL compares them in the statement that takes the study's row lock, in the same order
  * (postgres/commit.ts). Either writes the rows as given, from the column list of trial-columns.ts.
  * Nothing here or there decides anything about results: the evaluation rows are the service's
  * (src/domain/results).
@@ -57,10 +58,22 @@ export function commitGuards(c: GenerationCommit): CommitGuards {
 }
 
 export function verdict(g: CommitGuards, base: CommitBase | null): Verdict {
+  const study = studyVerdict(g, base);
+  if (study !== 'committed') return study;
+  for (const t of g.trials) if (base!.trialStates.get(t.trialId) !== t.expectedState) return 'trial_conflict';
+  return 'committed';
+}
+
+/**
+ * The verdict of the study's guards alone (it exists, its commit count, its revision), which come
+ * first: 'committed' when they hold and only the trials' states remain to check. SQLite checks
+ * those by its guarded updates themselves (trials-repo.ts), an update that changes no row being
+ * a trial_conflict.
+ */
+export function studyVerdict(g: CommitGuards, base: Omit<CommitBase, 'trialStates'> | null): Verdict {
   if (!base) return 'study_not_found';
   if (g.commitSeq !== undefined && g.commitSeq !== base.commitSeq) return 'revision_conflict';
   if (base.revision !== g.revision) return 'revision_conflict';
-  for (const t of g.trials) if (base.trialStates.get(t.trialId) !== t.expectedState) return 'trial_conflict';
   return 'committed';
 }
 

@@ -3,7 +3,7 @@ import type { SqliteDatabase } from './connection.js';
 import type { CommitResult, EngineStateRecord, GenerationCommit, InitialEngineState, Page, PageRequest, TrialRecord, TrialState } from '../storage.js';
 import { toEngineState, toTrial, type EngineStateRow, type TrialRow } from './rows.js';
 import { stateFilter } from '../rows.js';
-import { commitGuards, commitWrites, verdict, type CommitWrites } from '../commit-plan.js';
+import { commitGuards, commitWrites, studyVerdict, type CommitWrites } from '../commit-plan.js';
 import type { QueuedCommit, Settled } from '../group-commit.js';
 import { SQLITE_INSERT_TRIAL, SQLITE_UPDATE_TRIAL, sqliteTrial, sqliteTrialUpdate } from '../trial-columns.js';
 import { evaluationWriter } from './summaries-repo.js';
@@ -14,11 +14,10 @@ export class TrialsRepo {
   private readonly trialStmt;
   private readonly insertTrialStmt;
   private readonly updateTrialStmt;
-  private readonly trialStatesStmt;
-  private readonly commitTx;
+  private readonly attemptTx;
   private readonly commitManyTx;
   private readonly headStmt;
-  private readonly nextIdStmt;
+  private readonly studyGuardStmt;
   private readonly advanceStudyStmt;
   private readonly studyStateStmt;
   private readonly insertStateStmt;
@@ -34,17 +33,15 @@ export class TrialsRepo {
     this.trialStmt = db.prepare<[string, number], TrialRow>('SELECT * FROM trials WHERE study_id = ? AND trial_id = ?');
     this.insertTrialStmt = db.prepare(SQLITE_INSERT_TRIAL);
     this.updateTrialStmt = db.prepare(SQLITE_UPDATE_TRIAL);
-    this.trialStatesStmt = db.prepare<[string, string], { trial_id: number; state: TrialState }>(
-      'SELECT trial_id, state FROM trials WHERE study_id = ? AND trial_id IN (SELECT value FROM json_each(?))',
-    );
     this.writeEvaluations = evaluationWriter(db);
-    // IMMEDIATE takes the write lock up front, so the checks and the writes cannot interleave
-    // with another connection's commit.
-    this.commitTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.commitInTx(studyId, c));
+    // A transaction of its own (commit) or a savepoint inside the caller's (commitMany): thrown
+    // out of, it writes nothing. IMMEDIATE takes the write lock up front, so the checks and the
+    // writes cannot interleave with another connection's commit.
+    this.attemptTx = db.transaction((studyId: string, c: GenerationCommit): CommitResult => this.attempt(studyId, c));
     this.commitManyTx = db.transaction((list: readonly QueuedCommit[]): Exclude<Settled, { retry: true }>[] =>
       list.map(({ studyId, commit }) => {
         try {
-          return { ok: true as const, result: this.commit(studyId, commit) };
+          return { ok: true as const, result: this.settle(() => this.attemptTx(studyId, commit)) };
         } catch (error) {
           return { ok: false as const, error };
         }
@@ -53,7 +50,11 @@ export class TrialsRepo {
     this.headStmt = db.prepare<[string], { generation: number; revision: number }>(
       'SELECT generation, revision FROM engine_states WHERE study_id = ? ORDER BY revision DESC LIMIT 1',
     );
-    this.nextIdStmt = db.prepare<[string], { next_trial_id: number; commit_seq: number }>('SELECT next_trial_id, commit_seq FROM studies WHERE id = ?');
+    // The study's guarded values in one statement: its commit count, its next trial id, and the
+    // latest engine state's revision (by engine_states_revision; the state itself is not read).
+    this.studyGuardStmt = db.prepare<[string], { next_trial_id: number; commit_seq: number; revision: number | null }>(
+      'SELECT next_trial_id, commit_seq, (SELECT revision FROM engine_states WHERE study_id = studies.id ORDER BY revision DESC LIMIT 1) AS revision FROM studies WHERE id = ?',
+    );
     this.advanceStudyStmt = db.prepare<[number, number, string, string]>(
       'UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ?, commit_seq = commit_seq + 1 WHERE id = ?',
     );
@@ -111,11 +112,11 @@ export class TrialsRepo {
   }
 
   /**
-   * One commit in an IMMEDIATE transaction of its own, or, inside a caller's transaction (commitMany),
-   * in a savepoint: better-sqlite3 runs a nested transaction function as a savepoint.
+   * One commit in an IMMEDIATE transaction of its own, or, inside a caller's transaction, in a
+   * savepoint: better-sqlite3 runs a nested transaction function as a savepoint.
    */
   commit(studyId: string, c: GenerationCommit): CommitResult {
-    return this.commitTx.immediate(studyId, c);
+    return this.settle(() => this.attemptTx.immediate(studyId, c));
   }
 
   /**
@@ -149,22 +150,28 @@ export class TrialsRepo {
     return { items, next: more ? String(items[items.length - 1]!.trialId) : null };
   }
 
-  /** The guards and the writes of commit-plan.ts, against the study as this transaction reads it. */
-  private commitInTx(studyId: string, c: GenerationCommit): CommitResult {
-    const study = this.nextIdStmt.get(studyId);
-    const guards = commitGuards(c);
-    const ids = guards.trials.map((t) => t.trialId);
-    const outcome = verdict(
-      guards,
-      study
-        ? {
-            commitSeq: study.commit_seq,
-            // Revision only: the state itself (possibly large) is not read back.
-            revision: this.headStmt.get(studyId)?.revision ?? null,
-            trialStates: new Map(ids.length === 0 ? [] : this.trialStatesStmt.all(studyId, JSON.stringify(ids)).map((r) => [r.trial_id, r.state])),
-          }
-        : null,
-    );
+  /** A commit's outcome: a trial conflict (thrown out of its transaction or savepoint, which wrote nothing) is one of them. */
+  private settle(run: () => CommitResult): CommitResult {
+    try {
+      return run();
+    } catch (err) {
+      if (err instanceof TrialConflict) return { committed: false, reason: 'trial_conflict' };
+      throw err;
+    }
+  }
+
+  /**
+   * The guards and the writes of commit-plan.ts, against the study as this transaction reads it.
+   * The study's guards are read and checked first; the trials' are the guarded updates' own
+   * WHERE state = expected, run before any other write: one that changes no row (the trial in
+   * another state, or absent) throws TrialConflict, and the commit's transaction or savepoint is
+   * rolled back with whatever the updates before it wrote. So the outcome is the one `verdict`
+   * gives (study, then revision, then trials) without reading the trials' states beforehand: that
+   * read, through json_each, walked all of the study's trials (trials_study_state_id) at every commit.
+   */
+  private attempt(studyId: string, c: GenerationCommit): CommitResult {
+    const study = this.studyGuardStmt.get(studyId);
+    const outcome = studyVerdict(commitGuards(c), study ? { commitSeq: study.commit_seq, revision: study.revision } : null);
     if (outcome !== 'committed') return { committed: false, reason: outcome };
     const w = commitWrites(studyId, c, study!.next_trial_id);
     this.write(studyId, w);
@@ -172,11 +179,12 @@ export class TrialsRepo {
   }
 
   private write(studyId: string, w: CommitWrites): void {
-    if (w.engineState) this.insertState(studyId, w.engineState.generation, w.engineState.revision, w.engineState, w.engineState.createdAt);
+    // First, before the new trials exist: an update naming a new trial's id must find no row, as
+    // it would have before the commit.
     for (const u of w.trialUpdates) {
-      // Checked above under this transaction's lock; a miss here is a bug, and rolls the commit back.
-      if (this.updateTrialStmt.run(sqliteTrialUpdate(studyId, u.trialId, u.expectedState, u.change)).changes !== 1) throw new Error(`trial ${u.trialId} of study ${studyId} changed under the write lock`);
+      if (this.updateTrialStmt.run(sqliteTrialUpdate(studyId, u.trialId, u.expectedState, u.change)).changes !== 1) throw new TrialConflict();
     }
+    if (w.engineState) this.insertState(studyId, w.engineState.generation, w.engineState.revision, w.engineState, w.engineState.createdAt);
     for (const t of w.newTrials) this.insertTrialStmt.run(sqliteTrial(t));
     if (w.evaluations.length > 0) this.writeEvaluations(studyId, w.evaluations);
     this.advanceStudyStmt.run(w.study.generation, w.study.nextTrialId, w.study.updatedAt, studyId);
@@ -190,5 +198,12 @@ export class TrialsRepo {
 
   private insertState(studyId: string, generation: number, revision: number, s: InitialEngineState, now: string): void {
     this.insertStateStmt.run(studyId, generation, revision, s.version, JSON.stringify(s.state), now);
+  }
+}
+
+/** A guarded trial update changed no row: thrown to roll the commit back, answered as trial_conflict. */
+class TrialConflict extends Error {
+  constructor() {
+    super('trial_conflict');
   }
 }
