@@ -22,6 +22,7 @@
  *    of 0 counts as max(|max y|, 1)); 0 for all when no evaluation has an F.
  */
 import { InvalidInputError } from '../errors.js';
+import { nonDominated } from './pareto.js';
 import { augmentedChebyshev, PAREGO_RHO } from './scalarize.js';
 
 /** What the targets read of an observation (strategies/types.ts Observation has these fields). */
@@ -37,6 +38,14 @@ export interface TargetSpec {
   objectives: number;
   weights: readonly number[] | null;
   rho?: number;
+  /**
+   * What normalises the objectives (M > 1): the range over the feasible evaluations ('feasible', the
+   * default), or the range of their non-dominated subset, ideal to nadir ('front'; an objective whose
+   * front range is 0 keeps the feasible range).
+   */
+  normalise?: 'feasible' | 'front';
+  /** Violators: Deb's order max(s, ŷ) + scale·CV/v̄ ('deb', the default) or the smooth s + scale·CV/v̄ ('additive'). */
+  penalty?: 'deb' | 'additive';
 }
 
 /** The fraction of the span of the evaluated targets an infeasible point is placed beyond the worst (§32.4). */
@@ -81,6 +90,8 @@ export interface TargetContext {
   scale: number;
   /** The value of an infeasible point. */
   infeasible: number;
+  /** TargetSpec.penalty. */
+  additive?: boolean;
 }
 
 /** Steps 1–3's shared quantities over `outcomes` (the study's evaluations). */
@@ -106,9 +117,15 @@ export function targetContext(outcomes: readonly Outcome[], spec: TargetSpec): T
       if (F[k][i] > upper[i]) upper[i] = F[k][i];
     }
   }
+  if (m > 1 && spec.normalise === 'front') {
+    const basis = F.filter((_, k) => inBasis(k));
+    const hiFront = new Array<number>(m).fill(-Infinity);
+    for (const k of nonDominated(basis)) for (let i = 0; i < m; i++) hiFront[i] = Math.max(hiFront[i], basis[k][i]);
+    for (let i = 0; i < m; i++) if (hiFront[i] > lower[i]) upper[i] = hiFront[i];
+  }
   const scal = m > 1 ? { weights: [...spec.weights!], lower, upper, rho: spec.rho ?? PAREGO_RHO } : null;
   const range = upper[0] - lower[0];
-  const ctx: TargetContext = { objectives: m, scal, yHat: -Infinity, vBar: 1, scale: m > 1 ? 1 : range > 0 ? range : 1, infeasible: 0 };
+  const ctx: TargetContext = { objectives: m, scal, yHat: -Infinity, vBar: 1, scale: m > 1 ? 1 : range > 0 ? range : 1, infeasible: 0, ...(spec.penalty === 'additive' ? { additive: true } : {}) };
   if (F.length === 0) return ctx;
   const s = F.map((f) => scalarised(ctx, f));
   for (let k = 0; k < F.length; k++) if (inBasis(k)) ctx.yHat = Math.max(ctx.yHat, s[k]);
@@ -131,7 +148,8 @@ function scalarised(ctx: TargetContext, f: readonly number[]): number {
 }
 
 function penalised(ctx: TargetContext, s: number, cv: number): number {
-  return cv > 0 ? Math.max(s, ctx.yHat) + (ctx.scale * cv) / ctx.vBar : s;
+  if (!(cv > 0)) return s;
+  return (ctx.additive ? s : Math.max(s, ctx.yHat)) + (ctx.scale * cv) / ctx.vBar;
 }
 
 /** The value to minimise for one outcome under a generation's context (step 2 or 3). */

@@ -24,26 +24,41 @@ import { simplexWeights } from '../multi/scalarize.js';
 import { targetContext, targetOf, type TargetContext } from '../multi/targets.js';
 import { Rng } from '../random/index.js';
 import type { AskContext, BaseState, InitSpec, Observation, OutcomesState, StoredState, StrategyDescriptor, TellContext } from './types.js';
+import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 
 /** The most objectives and constraints a state may declare (the API's limits are lower). */
 const MAX_OBJECTIVES = 32;
 const MAX_CONSTRAINTS = 256;
+
+/** Bench-only switches of the decomposition (§32.5's experiments); the API accepts none of them. */
+export const OUTCOME_BENCH_OPTIONS: OptionSpecs = {
+  mo_members: { kind: 'number', min: 1, max: 16, integer: true, description: 'P search distributions, each with weights around its own anchor (1: one, weights uniform on the simplex).' },
+  mo_alpha: { kind: 'number', min: 0, max: 1e4, description: 'α of the members\' Dirichlet(1 + α·a_p) weights.' },
+  mo_penalty: { kind: 'enum', values: ['deb', 'additive'], description: 'Violators: Deb\'s order (max(s, ŷ) + CV/v̄) or the smooth s + CV/v̄.' },
+  mo_norm: { kind: 'enum', values: ['feasible', 'front'], description: 'The objectives\' normalisation: the feasible range or the front\'s.' },
+};
+const MO_KEYS = Object.keys(OUTCOME_BENCH_OPTIONS);
+/** P and α of the decomposition by default (§32.5). */
+export const DEFAULT_MEMBERS = 8;
+export const DEFAULT_ALPHA = 20;
 
 function checkCount(what: string, v: unknown, min: number, max: number): number {
   if (!(typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max)) throw new InvalidInputError(`${what} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
   return v;
 }
 
+function mix(h: number, w: number): number {
+  h = Math.imul(h ^ (w | 0), 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0;
+}
+
 /** A 32-bit seed from the method's initial generator state (murmur3's finaliser over its words). */
 function seedOf(state: BaseState): number {
   let h = 0x2545f491;
-  for (const w of state.rng.words) {
-    h = Math.imul(h ^ (w | 0), 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 16;
-  }
-  return h | 0;
+  for (const w of state.rng.words) h = mix(h, w);
+  return h;
 }
 
 /** The outcomes a state declares, or null for one objective and no constraint. */
@@ -51,10 +66,46 @@ export function outcomesOf(state: BaseState): OutcomesState | null {
   return state.outcomes ?? null;
 }
 
-/** The weights of generation t: uniform on the simplex (§32.2), from a generator of (seed, t) alone. */
-export function generationWeights(o: OutcomesState, t: number): number[] {
-  const rng = Rng.fromSeed((o.seed ^ Math.imul(t + 1, 0x9e3779b1)) | 0);
-  return simplexWeights(rng, o.objectives);
+/** Gamma(k, 1) for k ≥ 1 (Marsaglia & Tsang 2000, "A simple method for generating gamma variables"). */
+function gamma(rng: Rng, k: number): number {
+  const d = k - 1 / 3;
+  const c = 1 / Math.sqrt(9 * d);
+  for (;;) {
+    const z = rng.normal();
+    const v = (1 + c * z) ** 3;
+    if (v <= 0) continue;
+    const u = rng.uniformOpen();
+    if (Math.log(u) < 0.5 * z * z + d - d * v + d * Math.log(v)) return d * v;
+  }
+}
+
+/**
+ * The weights of generation t for member p: uniform on the simplex (§32.2) with one member, else
+ * Dirichlet(1 + α·a_p) around the member's anchor; from a generator of (seed, t, p) alone.
+ */
+export function generationWeights(o: OutcomesState, t: number, p = 0): number[] {
+  const rng = Rng.fromSeed(p === 0 ? (o.seed ^ Math.imul(t + 1, 0x9e3779b1)) | 0 : mix(mix(o.seed, t + 1), p));
+  const anchors = o.anchors;
+  if (!anchors) return simplexWeights(rng, o.objectives);
+  const g = anchors[p].map((a) => gamma(rng, 1 + (o.alpha ?? 0) * a));
+  const total = g.reduce((a, b) => a + b, 0);
+  return g.map((v) => v / total);
+}
+
+/**
+ * P anchors spread over the simplex: for M = 2 evenly from (1, 0) to (0, 1); for M > 2 the M vertices,
+ * the centre, the M points with weight 1/2 on one objective and the rest shared equally, then the edges'
+ * midpoints (a lattice of Das & Dennis 1998 is too coarse or too large for a handful of members), then
+ * these again.
+ */
+export function anchorsFor(m: number, P: number): number[][] {
+  if (m === 2) return Array.from({ length: P }, (_, p) => (P === 1 ? [0.5, 0.5] : [1 - p / (P - 1), p / (P - 1)]));
+  const unit = (i: number): number[] => Array.from({ length: m }, (_, j) => (j === i ? 1 : 0));
+  const centre = Array<number>(m).fill(1 / m);
+  const candidates: number[][] = [...Array.from({ length: m }, (_, i) => unit(i)), centre];
+  for (let i = 0; i < m; i++) candidates.push(Array.from({ length: m }, (_, j) => (j === i ? 0.5 : 0.5 / (m - 1))));
+  for (let i = 0; i < m; i++) for (let k = i + 1; k < m; k++) candidates.push(Array.from({ length: m }, (_, j) => (j === i || j === k ? 0.5 : 0)));
+  return Array.from({ length: P }, (_, p) => candidates[p % candidates.length]);
 }
 
 function hasInfeasible(obs: readonly Observation[]): boolean {
@@ -67,11 +118,11 @@ function scalarises(state: BaseState, ...lists: (readonly Observation[])[]): boo
   return state.outcomes !== undefined || lists.some(hasInfeasible);
 }
 
-/** Generation t's target context over the evaluations (the history, or the batch when none is sent). */
-export function generationContext(state: BaseState, evaluations: readonly Observation[]): TargetContext {
+/** Generation t's target context over the evaluations (the history, or the batch when none is sent), for member p. */
+export function generationContext(state: BaseState, evaluations: readonly Observation[], p = 0): TargetContext {
   const o = outcomesOf(state);
   const m = o?.objectives ?? 1;
-  return targetContext(evaluations, { objectives: m, weights: m > 1 ? generationWeights(o!, state.generation) : null });
+  return targetContext(evaluations, { objectives: m, weights: m > 1 ? generationWeights(o!, state.generation, p) : null, normalise: o?.norm ?? 'feasible', penalty: o?.penalty ?? 'deb' });
 }
 
 function rescore(ctx: TargetContext, obs: readonly Observation[]): Observation[] {
@@ -85,34 +136,80 @@ function checkOutcomes(raw: unknown): OutcomesState {
   if (!raw || typeof raw !== 'object') throw new InvalidInputError('the stored state\'s outcomes must be an object');
   const o = raw as Record<string, unknown>;
   return {
+    ...(o as unknown as OutcomesState),
     objectives: checkCount('outcomes.objectives', o.objectives, 1, MAX_OBJECTIVES),
     constraints: checkCount('outcomes.constraints', o.constraints, 0, MAX_CONSTRAINTS),
     seed: checkCount('outcomes.seed', o.seed, -(2 ** 31), 2 ** 31 - 1),
   };
 }
 
-/** `inner` with several objectives, constraints and infeasible points scalarised per generation. */
-export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>): StrategyDescriptor<S> {
+/** The member whose distribution hands out generation t's points. */
+function memberOf(o: OutcomesState, t: number): number {
+  return o.members ? t % (o.members.length + 1) : 0;
+}
+
+/**
+ * `inner` with several objectives, constraints and infeasible points scalarised per generation.
+ * `decompose`: the method keeps a search distribution, so that P members (bench option mo_members)
+ * can each follow their own part of the front (§32.2's decomposition).
+ */
+export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, decompose = false): StrategyDescriptor<S> {
+  const benchOptions = decompose ? { ...inner.benchOptions, ...OUTCOME_BENCH_OPTIONS } : { ...inner.benchOptions, mo_norm: OUTCOME_BENCH_OPTIONS.mo_norm };
+  const own = (options: Options): Options => Object.fromEntries(Object.entries(options).filter(([k]) => !MO_KEYS.includes(k)));
   return {
     ...inner,
+    benchOptions,
     init(spec: InitSpec, rng: Rng): S {
-      const state = inner.init(spec, rng);
-      if (!spec.outcomes) return state;
-      const objectives = checkCount('outcomes.objectives', spec.outcomes.objectives, 1, MAX_OBJECTIVES);
-      const constraints = checkCount('outcomes.constraints', spec.outcomes.constraints, 0, MAX_CONSTRAINTS);
+      const mo = Object.fromEntries(Object.entries(spec.options).filter(([k]) => MO_KEYS.includes(k)));
+      checkedOptions(inner.name, benchOptions, mo);
+      // The defaults of §32.5's measurements: P = 8 members, α = 20, the front's normalisation.
+      const P = decompose ? Number(mo.mo_members ?? DEFAULT_MEMBERS) : 1;
+      const norm = (mo.mo_norm ?? (decompose ? 'front' : undefined)) as OutcomesState['norm'] | undefined;
+      const objectives = spec.outcomes ? checkCount('outcomes.objectives', spec.outcomes.objectives, 1, MAX_OBJECTIVES) : 1;
+      const constraints = spec.outcomes ? checkCount('outcomes.constraints', spec.outcomes.constraints, 0, MAX_CONSTRAINTS) : 0;
+      const several = objectives > 1 && P > 1;
+      // Members start without the start phase (§29): its Powell model keeps values a new scalarisation invalidates.
+      const innerSpec = { ...spec, options: several ? { ...own(spec.options), start_phase: 'off' } : own(spec.options) };
+      const state = inner.init(innerSpec, rng);
       if (objectives === 1 && constraints === 0) return state;
-      return { ...state, outcomes: { objectives, constraints, seed: seedOf(state) } };
+      const seed = seedOf(state);
+      const o: OutcomesState = { objectives, constraints, seed, ...(norm && objectives > 1 ? { norm } : {}), ...(mo.mo_penalty === 'additive' ? { penalty: 'additive' as const } : {}) };
+      if (several) {
+        o.anchors = anchorsFor(objectives, P);
+        o.alpha = Number(mo.mo_alpha ?? DEFAULT_ALPHA);
+        // The other members: their own generators; the prior mean is handed out once, by member 0.
+        o.members = Array.from({ length: P - 1 }, (_, k) => ({ ...inner.init(innerSpec, Rng.fromSeed(mix(seed, 1000 + k))), meanAsked: true }) as BaseState);
+      }
+      return { ...state, outcomes: o };
     },
     ask(state: S, ctx: AskContext, count: number) {
       if (!scalarises(state, ctx.history)) return inner.ask(state, ctx, count);
-      const g = generationContext(state, ctx.history);
-      return inner.ask(state, { ...ctx, history: rescore(g, ctx.history) }, count);
+      const o = state.outcomes;
+      if (!o?.members) return inner.ask(state, { ...ctx, history: rescore(generationContext(state, ctx.history), ctx.history) }, count);
+      // Generation t's points come from member t mod P (member 0 is the state itself).
+      const p = memberOf(o, state.generation);
+      const history = rescore(generationContext(state, ctx.history, p), ctx.history);
+      if (p === 0) {
+        const asked = inner.ask(state, { ...ctx, history }, count);
+        return { points: asked.points, state: asked.state };
+      }
+      const asked = inner.ask({ ...(o.members[p - 1] as S), generation: state.generation }, { ...ctx, history }, count);
+      const members = o.members.map((m, k) => (k === p - 1 ? asked.state : m));
+      return { points: asked.points, state: { ...state, outcomes: { ...o, members } } };
     },
     tell(state: S, ctx: TellContext): S {
       if (!scalarises(state, ctx.history, ctx.batch)) return inner.tell(state, ctx);
-      const g = generationContext(state, ctx.history.length > 0 ? ctx.history : ctx.batch);
+      const evaluations = ctx.history.length > 0 ? ctx.history : ctx.batch;
       const { packed: _packed, ...rest } = ctx;
-      return inner.tell(state, { ...rest, batch: rescore(g, ctx.batch), history: rescore(g, ctx.history) });
+      const tellMember = <T extends BaseState>(s: T, p: number): T => {
+        const g = generationContext(state, evaluations, p);
+        return inner.tell(s as unknown as S, { ...rest, batch: rescore(g, ctx.batch), history: rescore(g, ctx.history) }) as unknown as T;
+      };
+      const o = state.outcomes;
+      const told = tellMember(state, 0);
+      if (!o?.members) return told;
+      const members = o.members.map((m, k) => tellMember({ ...m, generation: state.generation }, k + 1));
+      return { ...told, outcomes: { ...o, members } };
     },
     ...(inner.estimate
       ? {

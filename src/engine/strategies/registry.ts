@@ -29,9 +29,9 @@ export { METHOD_NAMES, DEFAULT_METHOD, type MethodName };
  * method untouched. METHOD_FACTS says which methods the API lets search several objectives.
  */
 export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> = {
-  'prob-cmaes': withOutcomes(probCmaes),
-  'prob-xnes': withOutcomes(probXnes),
-  'prob-snes': withOutcomes(probSnes),
+  'prob-cmaes': withOutcomes(probCmaes, true),
+  'prob-xnes': withOutcomes(probXnes, true),
+  'prob-snes': withOutcomes(probSnes, true),
   cmaes: withOutcomes(cmaes),
   'lq-cmaes': withOutcomes(lqCmaes),
   xnes: withOutcomes(xnes),

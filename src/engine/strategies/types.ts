@@ -151,6 +151,16 @@ export interface OutcomesState {
   objectives: number;
   constraints: number;
   seed: number;
+  /** The objectives' normalisation (absent: the feasible range). */
+  norm?: 'feasible' | 'front';
+  /** Violators' targets (absent: Deb's order, §32.3). */
+  penalty?: 'additive';
+  /** Decomposition (§32.2): every member's anchor on the simplex, member 0 first. */
+  anchors?: number[][];
+  /** α of the members' Dirichlet(1 + α·a_p) weights. */
+  alpha?: number;
+  /** The states of members 1 … P − 1 (member 0 is the state itself). */
+  members?: BaseState[];
 }
 
 /** Results the current generation's update (tell) waits for: batchSize unless the state says otherwise. */

@@ -56,6 +56,23 @@ describe('scalar targets', () => {
     expect(scalarTargets([{ y: 0, infeasible: true }, { y: 0, infeasible: true }], { objectives: 2, weights: [0.5, 0.5] })).toEqual([0, 0]);
   });
 
+  it('normalises by the front\'s range when asked (ideal to nadir of the non-dominated feasible points)', () => {
+    // A (0, 1), B (1, 0) on the front, C (2, 2) dominated; w = (0.5, 0.5). Front range [0, 1]²: s(A) = max(0, 0.5) + 0.05·0.5;
+    // feasible range [0, 2]²: f̄(A) = (0, 0.5), s(A) = max(0, 0.25) + 0.05·0.25.
+    const pts: Outcome[] = [{ y: 0, f: [0, 1] }, { y: 1, f: [1, 0] }, { y: 2, f: [2, 2] }];
+    expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5], normalise: 'front' })[0]).toBeCloseTo(0.525, 12);
+    expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5] })[0]).toBeCloseTo(0.2625, 12);
+    // C: max(1, 1) + 0.05·2 = 1.1 against the front's range.
+    expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5], normalise: 'front' })[2]).toBeCloseTo(1.1, 12);
+  });
+
+  it('the additive penalty gives up Deb\'s order: s + CV/v̄', () => {
+    // C of the first case: s = 0.4, v̄ = 3: 0.4 + 2/3, below A's 0.7875.
+    const t = scalarTargets(outcomes, { objectives: 2, weights: [0.25, 0.75], penalty: 'additive' });
+    expect(t[3]).toBeCloseTo(0.4 + 2 / 3, 12);
+    expect(t[0]).toBeCloseTo(0.7875, 12);
+  });
+
   it('a batch scored against the history\'s context gets the values it has in the history', () => {
     const ctx = targetContext(outcomes, { objectives: 2, weights: [0.25, 0.75] });
     outcomes.forEach((o, j) => expect(targetOf(ctx, o, j)).toBe(y[j]));
