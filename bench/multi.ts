@@ -5,7 +5,7 @@
  *   npm run bench:multi -- [--problems zdt1,zdt2,zdt3,dtlz2,truss2d,rf-breast-cancer] [--dims 4,8]
  *        [--methods prob-cmaes,bo,random,optuna-nsga2,optuna-tpe] [--seeds 10 | --seeds 0-4]
  *        [--budgets 20,50,100] [--lanes 2] [--shard i/n] [--max-minutes M] [--out DIR]
- *        [--flat FILE] [--report-from DIR|FILE]
+ *        [--flat FILE] [--report-from DIR|FILE] [--reuse DIR|FILE --reuse-methods m,…] [--cap method@problem=k,…]
  *
  * Problems: ZDT1–3 (M = 2) and DTLZ2 (M = 3) at each of --dims, x ∈ [0, 1]^d, the reference points of
  * BoTorch's test problems (botorch/test_functions/multi_objective.py: ZDT `_ref_point = [11, 11]`,
@@ -30,7 +30,13 @@
  * evaluations, by src/engine/multi/hypervolume.ts for every method. Runs go to DIR/runs.jsonl.gz (each
  * with its objective vectors and constraint values) and the table of medians to DIR/results.md;
  * `--flat FILE` appends one line per (run, budget) with self-describing fields. `--shard i/n` runs the
- * jobs whose index is i mod n (0 ≤ i < n), so n invocations split the work.
+ * jobs whose index is i mod n (0 ≤ i < n), so n invocations split the work. `--reuse DIR --reuse-methods
+ * m,…` does not run those methods but takes their runs (same problems, d, seeds and budgets) from DIR's,
+ * each with the provenance it was run with: for the peers, whose code does not change with the service.
+ * `--cap optuna-tpe@dtlz2=50` stops that method's runs on that problem at 50·d evaluations: its larger
+ * budgets are not scored (null), and the table leaves those cells out (Optuna 3.1's multi-objective TPE
+ * selects its "below" set by a greedy hypervolume subset selection in pure Python, whose cost grows with
+ * the first front, and at M = 3 that front is large: 1.4 s per trial at 200 trials on this machine).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
@@ -62,9 +68,13 @@ export interface Args {
   out: string;
   flat: string | null;
   reportFrom: string | null;
+  /** `--cap method@problem=k`: that method's runs on that problem stop at k·d evaluations. */
+  caps: { method: string; problem: string; multiple: number }[];
+  /** Methods whose runs are read from earlier runs (`--reuse DIR|FILE --reuse-methods m,…`) instead of run. */
+  reuse: { from: string; methods: string[] } | null;
 }
 
-const USAGE = 'usage: npm run bench:multi -- [--problems a,b] [--dims 4,8] [--methods m,…] [--seeds 10|0-4|1,3] [--budgets 20,50,100] [--lanes 2] [--shard i/n] [--max-minutes M] [--out DIR] [--flat FILE] [--report-from DIR|FILE]';
+const USAGE = 'usage: npm run bench:multi -- [--problems a,b] [--dims 4,8] [--methods m,…] [--seeds 10|0-4|1,3] [--budgets 20,50,100] [--lanes 2] [--shard i/n] [--max-minutes M] [--out DIR] [--flat FILE] [--report-from DIR|FILE] [--reuse DIR|FILE --reuse-methods m,…] [--cap method@problem=k,…]';
 
 /** `10` → seeds 0…9; `3-5` → 3, 4, 5; `1,4` → 1 and 4. */
 export function parseSeeds(s: string): number[] {
@@ -95,6 +105,12 @@ export function parseArgs(argv: string[]): Args {
     out: get('out', `bench-results/multi/${new Date().toISOString().slice(0, 10)}`),
     flat: argv.includes('--flat') ? get('flat', '') : null,
     reportFrom: argv.includes('--report-from') ? get('report-from', '') : null,
+    caps: get('cap', '').split(',').filter(Boolean).map((c) => {
+      const m = /^([\w-]+)@([\w-]+)=(\d+)$/.exec(c);
+      if (!m) throw new Error(`--cap ${c}: expected method@problem=k (k·d evaluations)\n${USAGE}`);
+      return { method: m[1]!, problem: m[2]!, multiple: Number(m[3]) };
+    }),
+    reuse: argv.includes('--reuse') ? { from: get('reuse', ''), methods: get('reuse-methods', '').split(',').filter(Boolean) } : null,
   };
   for (const p of args.problems) if (!PROBLEMS[p]) throw new Error(`unknown problem ${p}; known: ${Object.keys(PROBLEMS).join(', ')}`);
   for (const m of args.methods) if (![...SERVICE_METHODS, ...PEERS].includes(m)) throw new Error(`unknown method ${m}; known: ${[...SERVICE_METHODS, ...PEERS].join(', ')}`);
@@ -233,7 +249,8 @@ export interface MultiRun {
   max_hypervolume: number | null;
   /** Evaluation counts scored (budget multiples × d) and the hypervolume at each. */
   budgets: number[];
-  hypervolume: number[];
+  /** null at a budget the run did not reach (`--cap`). */
+  hypervolume: (number | null)[];
   evaluations: number;
   feasible: number;
   /** Every evaluation in order: objectives, constraint values (empty without constraints), infeasible. */
@@ -332,7 +349,7 @@ function score(p: Problem, method: string, seed: number, budgets: number[], t: T
     problem: p.name, d: p.d, M: p.M, C: p.C, method, seed,
     reference_point: p.reference, max_hypervolume: p.maxHypervolume,
     budgets: counts,
-    hypervolume: counts.map((n) => feasibleHypervolume(t.f, t.c, inf, n, p.reference)),
+    hypervolume: counts.map((n) => (t.f.length >= n ? feasibleHypervolume(t.f, t.c, inf, n, p.reference) : null)),
     evaluations: t.f.length, feasible,
     f: t.f, c: p.C > 0 ? t.c : [], infeasible: t.infeasible,
     seconds, ...t.extra,
@@ -347,24 +364,34 @@ export function jobsOf(args: Pick<Args, 'problems' | 'dims' | 'methods' | 'seeds
 
 /** The flat lines of a run: one per budget, self-describing. */
 export function flatLines(r: MultiRun): object[] {
-  return r.budgets.map((b, i) => ({
+  return r.budgets.flatMap((b, i) => (r.hypervolume[i] === null ? [] : [{
     problem: r.problem, d: r.d, M: r.M, constraints: r.C, sampler: r.method, seed: r.seed, budget: b,
     hypervolume: r.hypervolume[i], reference_point: r.reference_point, max_hypervolume: r.max_hypervolume,
     feasible: r.f.slice(0, b).filter((_, j) => !r.infeasible.includes(j) && (r.c[j] ?? []).every((v) => v <= 0)).length,
-  }));
+  }]));
+}
+
+/** The runs of `--reuse` that this invocation would otherwise run (the same jobs and budgets). */
+function reusedRuns(args: Args): MultiRun[] {
+  if (!args.reuse) return [];
+  const wanted = new Set(jobsOf({ ...args, methods: args.reuse.methods }).map((j) => `${j.problem}/${j.d}/${j.method}/${j.seed}`));
+  const runs = readRuns(args.reuse.from).filter((r) => r.budgets.join() === args.budgets.map((b) => b * r.d).join() && wanted.delete(`${r.problem}/${r.d}/${r.method}/${r.seed}`));
+  if (wanted.size > 0) throw new Error(`--reuse ${args.reuse.from} lacks ${wanted.size} runs, e.g. ${[...wanted][0]} (at budgets ${args.budgets.join(', ')} × d)`);
+  return runs;
 }
 
 async function runAll(args: Args, partial: string): Promise<{ runs: MultiRun[]; versions: Record<string, unknown> }> {
-  const jobs = jobsOf(args);
+  const reused = reusedRuns(args);
+  const jobs = jobsOf(args).filter((j) => !args.reuse?.methods.includes(j.method));
   const needServer = jobs.some((j) => SERVICE_METHODS.includes(j.method));
   const server = needServer ? await startBenchServer('probnes-multi-') : null;
   const helpers = Array.from({ length: Math.max(1, Math.min(args.lanes, jobs.length)) }, () => new Helper());
   const versions = await helpers[0]!.ready;
   await Promise.all(helpers.map((h) => h.ready));
-  const runs: MultiRun[] = [];
+  const runs: MultiRun[] = [...reused];
   const deadline = Date.now() + args.maxMinutes * 60_000;
   let next = 0;
-  console.log(`${jobs.length} runs, ${helpers.length} lanes`);
+  console.log(`${jobs.length} runs, ${helpers.length} lanes${reused.length ? `, ${reused.length} runs reused from ${args.reuse!.from}` : ''}`);
   try {
     await Promise.all(helpers.map(async (helper) => {
       for (;;) {
@@ -372,14 +399,15 @@ async function runAll(args: Args, partial: string): Promise<{ runs: MultiRun[]; 
         if (!job || Date.now() > deadline) return;
         next++;
         const p = PROBLEMS[job.problem]!.make(job.d);
-        const budget = args.budgets[args.budgets.length - 1]! * p.d;
+        const cap = args.caps.find((c) => c.method === job.method && c.problem === job.problem);
+        const budget = Math.min(args.budgets[args.budgets.length - 1]!, cap?.multiple ?? Infinity) * p.d;
         const t0 = performance.now();
         const trace = job.method.startsWith('optuna-') ? await runPeer(helper, p, job.method, job.seed, budget) : await runService(server!.base, helper, p, job.method, job.seed, budget);
         const run = score(p, job.method, job.seed, args.budgets, trace, (performance.now() - t0) / 1000);
         runs.push(run);
         appendFileSync(partial, `${JSON.stringify(run)}\n`);
         if (args.flat) appendFileSync(args.flat, flatLines(run).map((l) => JSON.stringify(l)).join('\n') + '\n');
-        console.log(`${run.problem} d=${run.d} ${run.method} seed ${run.seed}: HV ${run.hypervolume.map((h) => h.toPrecision(6)).join(' / ')} (${run.seconds.toFixed(1)} s${run.reason ? `, stopped: ${run.reason}` : ''})`);
+        console.log(`${run.problem} d=${run.d} ${run.method} seed ${run.seed}: HV ${run.hypervolume.map((h) => (h === null ? '–' : h.toPrecision(6))).join(' / ')} (${run.seconds.toFixed(1)} s${run.reason ? `, stopped: ${run.reason}` : ''})`);
       }
     }));
   } finally {
@@ -416,18 +444,25 @@ export function report(runs: readonly MultiRun[], methods: readonly string[]): s
     if (seeds.length === 0) continue;
     const first = mine[0]!;
     first.budgets.forEach((n, bi) => {
-      const medians = methods.map((m) => median(seeds.map((s) => mine.find((r) => r.method === m && r.seed === s)!.hypervolume[bi]!)));
-      const ranks = ranksDesc(medians);
-      methods.forEach((m, i) => rankSums.set(m, rankSums.get(m)! + ranks[i]!));
-      cells++;
-      const best = Math.max(...medians);
+      // A method whose runs stopped before n (--cap) has no median there and is not ranked in the cell.
+      const medians = methods.map((m) => {
+        const hv = seeds.map((s) => mine.find((r) => r.method === m && r.seed === s)!.hypervolume[bi] ?? null);
+        return hv.includes(null) ? NaN : median(hv as number[]);
+      });
+      const ranks = ranksDesc(medians.filter(Number.isFinite));
+      const rankOf = (i: number) => (Number.isFinite(medians[i]) ? ranks[medians.slice(0, i).filter(Number.isFinite).length]! : NaN);
+      if (medians.every(Number.isFinite)) {
+        methods.forEach((m, i) => rankSums.set(m, rankSums.get(m)! + rankOf(i)));
+        cells++;
+      }
+      const best = Math.max(...medians.filter(Number.isFinite));
       const label = bi === 0 ? `${problem} (${first.d}, ${first.M}; (${first.reference_point.join(', ')}); ${first.max_hypervolume === null ? '–' : fmtHv(first.max_hypervolume)})` : '';
-      const defaultRank = methods.includes(DEFAULT_METHOD) ? String(ranks[methods.indexOf(DEFAULT_METHOD)]) : '–';
+      const defaultRank = methods.includes(DEFAULT_METHOD) && Number.isFinite(rankOf(methods.indexOf(DEFAULT_METHOD))) ? `${rankOf(methods.indexOf(DEFAULT_METHOD))}/${ranks.length}` : '–';
       lines.push(`| ${label} | ${n} | ${seeds.length} | ${medians.map((v) => (v === best ? `**${fmtHv(v)}**` : fmtHv(v))).join(' | ')} | ${defaultRank} |`);
     });
   }
   if (cells > 0) {
-    lines.push('', `Mean rank of the medians over the ${cells} (problem, d, n) cells: ${methods.map((m) => `${m} ${(rankSums.get(m)! / cells).toFixed(2)}`).join(', ')}.`);
+    lines.push('', `Mean rank of the medians over the ${cells} (problem, d, n) cells where every method has one: ${methods.map((m) => `${m} ${(rankSums.get(m)! / cells).toFixed(2)}`).join(', ')}.`);
   }
   return lines;
 }
@@ -453,6 +488,7 @@ async function main(): Promise<void> {
   const { runs, versions } = await runAll(args, partial);
   const printed = [
     `Problems: ${args.problems.join(', ')} (d ∈ {${args.dims.join(', ')}} for ZDT and DTLZ2); methods: ${args.methods.join(', ')} (${DEFAULT_METHOD} = the service's default, no \`method\` given); seeds ${args.seeds[0]}–${args.seeds[args.seeds.length - 1]}; budgets ${args.budgets.join(', ')} × d (one run of ${args.budgets[args.budgets.length - 1]}·d per problem, d, method and seed, scored at its prefixes)${args.shard[1] > 1 ? `; shard ${args.shard[0]}/${args.shard[1]}` : ''}; Optuna ${String(versions.optuna)}, scikit-learn ${String(versions.sklearn)}.`,
+    ...(args.reuse ? ['', `Runs of ${args.reuse.methods.join(', ')} not run here: read from ${args.reuse.from} (each run's provenance in runs.jsonl.gz says where it was run).`] : []),
     '',
     ...report(runs, args.methods),
   ];
