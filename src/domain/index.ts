@@ -2,7 +2,7 @@ export * from './common/errors.js';
 export * from './studies/study-spec.js';
 export { CreateStudyRequest, PatchStudyRequest, PriorSourceSchema, ParameterValueSchema, ChoiceValue, LIMITS, PARAMETER_NAME, MAX_SEED, type CreateStudyInput, type ParameterInput, type ParamValue, type Choice, type PriorInput, type PriorSource, type StudyPatchInput } from './studies/study-request.js';
 export { StudyService, type Study, type StudyServiceDeps } from './studies/studies.js';
-export { ReportsService, regretHistory, type ReportsServiceDeps, type BestReport, type DistributionReport, type Evaluation, type GenerationReport, type HistoryPage } from './studies/reports.js';
+export { ReportsService, regretHistory, FRONT_LIMITS, type FrontPage, type FrontHistoryPage, type ReportsServiceDeps, type BestReport, type DistributionReport, type Evaluation, type GenerationReport, type HistoryPage } from './studies/reports.js';
 export { HISTORY_LIMITS } from './studies/history-pages.js';
 export { EngineBusyError, fairnessLimits, type EngineCaller, type FairnessLimits } from './pool/fair-runner.js';
 export { checkStudyCost, studyCost } from './studies/study-cost.js';
@@ -18,7 +18,7 @@ export { createEngineRunner, InlineEngineRunner, WorkerEngineRunner, type Engine
 export { Operations, StorageUnavailableError, type PoolStats, STUDY_STATES, TRIAL_STATES, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from './operations/operations.js';
 export { Timestamp, wellFormed, boundedJsonObject, boundedRecord, nestsDeeperThan, MAX_JSON_DEPTH, MAX_ERRORS } from './common/schemas.js';
 export { trialFields, type TrialFields } from './transfer/trial-fields.js';
-export type { ReportedTrial } from './results/index.js';
+export { valuesOf, outcomesOf, type ReportedTrial, type StudyOutcomes } from './results/index.js';
 export { AllowRepeatsSchema, StoppingRuleSchema, type LoopSettings, type StoppingRule } from './studies/loop-settings.js';
 export { IntermediateService, IntermediateConflictError, INTERMEDIATE_LIMITS, type IntermediatePage, type IntermediateReport, type IntermediateServiceDeps } from './trials/intermediate.js';
 export { IntermediateRequest, MAX_STEP, type IntermediateInput } from './trials/intermediate-request.js';

@@ -35,6 +35,8 @@ export interface StudyRow<J> {
   updated_at: string;
   /** Added by migration 007 (SQLite) / 006 (PostgreSQL). */
   loop_settings?: J | null;
+  /** Added by migration 010 (both databases). */
+  outcomes?: J | null;
 }
 
 /** `counts`: trials by state as the study_trial_counts table keeps them (a state without trials may be absent). */
@@ -62,6 +64,7 @@ export function studyFromRow<J>(r: StudyRow<J>, counts: Partial<Record<TrialStat
     updatedAt: r.updated_at,
     trialCounts,
     loopSettings: r.loop_settings === undefined || r.loop_settings === null ? {} : (c.json(r.loop_settings) as JsonObject),
+    outcomes: r.outcomes === undefined || r.outcomes === null ? null : (c.json(r.outcomes) as JsonObject),
   };
 }
 

@@ -40,6 +40,11 @@ export interface NewStudyRecord {
   createdAt: string;
   /** How the loop treats repeats and early stopping (the service's JSON; absent: `{}`, the defaults). */
   loopSettings?: JsonObject;
+  /**
+   * The study's objectives, constraints and reference point (the service's JSON, src/domain/results);
+   * absent or null: one objective in `direction`, no constraints.
+   */
+  outcomes?: JsonObject | null;
 }
 
 export interface StudyRecord extends NewStudyRecord {
@@ -85,6 +90,12 @@ export interface TrialRecord {
   point: number[] | null;
   value: number | null;
   stderr: number | null;
+  /** Several objectives: the objectives' values in the study's order (`value` is null then); absent or null otherwise. */
+  values?: number[] | null;
+  /** The constraint values reported with the result, when the study declares constraints. */
+  constraints?: number[] | null;
+  /** Reported infeasible: the point could not be evaluated (no value); absent or null otherwise. */
+  infeasible?: boolean | null;
   failureReason: string | null;
   /** The result came after the service gave the trial up (superseded, study completed); see observations.ts. */
   late: boolean;
@@ -105,6 +116,9 @@ export interface NewTrial {
   leaseExpiresAt?: string | null;
   value?: number | null;
   stderr?: number | null;
+  values?: number[] | null;
+  constraints?: number[] | null;
+  infeasible?: boolean | null;
   completedAt?: string | null;
 }
 
@@ -127,6 +141,10 @@ export function newTrialRecord(studyId: string, trialId: number, t: NewTrial, no
     createdAt: now,
     completedAt: t.completedAt ?? null,
     updatedAt: now,
+    // Only when set, as a record read back has them (trial-columns.ts).
+    ...(t.values ? { values: t.values } : {}),
+    ...(t.constraints ? { constraints: t.constraints } : {}),
+    ...(t.infeasible ? { infeasible: true } : {}),
   };
 }
 
@@ -207,6 +225,9 @@ export interface TrialUpdate {
   leaseExpiresAt: string | null;
   value: number | null;
   stderr: number | null;
+  values?: number[] | null;
+  constraints?: number[] | null;
+  infeasible?: boolean | null;
   failureReason: string | null;
   late: boolean;
   completedAt: string | null;

@@ -40,7 +40,12 @@ interface Column<R> {
  * The fields of a trial's outcome, stored together in the JSON column `outcome` (only those that
  * are not null; NULL when all are): what the user reported for the trial.
  */
-export const OUTCOME_FIELDS = ['value', 'stderr'] as const satisfies readonly (keyof TrialRecord)[];
+export const OUTCOME_FIELDS = ['value', 'stderr', 'values', 'constraints', 'infeasible'] as const satisfies readonly (keyof TrialRecord)[];
+/**
+ * The outcome fields of several objectives and constraints, optional in the record: a record read
+ * back has them only when they are set, so that a trial of a study without them reads as it always did.
+ */
+const OPTIONAL_FIELDS: ReadonlySet<string> = new Set(['values', 'constraints', 'infeasible']);
 type OutcomeField = (typeof OUTCOME_FIELDS)[number];
 
 function outcomeOf(r: Pick<TrialRecord, OutcomeField>): JsonValue {
@@ -110,14 +115,20 @@ export const TRIAL_COLUMNS: readonly Column<TrialRecord>[] = [
 const readRow = (() => {
   const lines: string[] = [];
   const fields: string[] = [];
+  const optional: string[] = [];
   TRIAL_COLUMNS.forEach((c, i) => {
     const raw = `r[${JSON.stringify(c.name)}]`;
     const decoded = c.kind === 'json' ? `json(${raw})` : c.kind === 'boolean' ? `bool(${raw})` : raw;
     lines.push(`const v${i} = ${raw} === null || ${raw} === undefined ? null : ${decoded};`);
-    if (c.object) for (const f of c.fields) fields.push(`${f}: v${i} === null ? null : (v${i}[${JSON.stringify(f)}] ?? null)`);
-    else fields.push(`${c.fields[0]}: v${i}`);
+    if (c.object) {
+      for (const f of c.fields) {
+        const member = `v${i}[${JSON.stringify(f)}]`;
+        if (OPTIONAL_FIELDS.has(f)) optional.push(`if (v${i} !== null && ${member} !== undefined && ${member} !== null) t.${f} = ${member};`);
+        else fields.push(`${f}: v${i} === null ? null : (${member} ?? null)`);
+      }
+    } else fields.push(`${c.fields[0]}: v${i}`);
   });
-  return new Function('r', 'json', 'bool', `${lines.join('\n')}\nreturn { ${fields.join(', ')} };`) as (r: object, json: (v: unknown) => JsonValue, bool: (v: unknown) => boolean) => TrialRecord;
+  return new Function('r', 'json', 'bool', `${lines.join('\n')}\nconst t = { ${fields.join(', ')} };\n${optional.join('\n')}\nreturn t;`) as (r: object, json: (v: unknown) => JsonValue, bool: (v: unknown) => boolean) => TrialRecord;
 })();
 
 /** A trials row as a driver returns it (SELECT *, or a row inside json_agg), to the record. */

@@ -16,11 +16,14 @@ import { Rng } from '../../src/engine/random/index.js';
 import { getStrategy, resolveOptions, type MethodName } from '../../src/engine/strategies/registry.js';
 import type { Observation } from '../../src/engine/strategies/types.js';
 
+/** A trial of one objective: it has a value. */
+type Valued = ModelTrial & { value: number };
+
 const MIN = objectiveOf({ direction: 'minimize' });
 const MAX = objectiveOf({ direction: 'maximize' });
 
 /** The definition: engine value y (−value when maximising); a stopped one max(y, median of the earlier unstopped y). */
-function byDefinition(trials: ModelTrial[], maximise: boolean): number[] {
+function byDefinition(trials: Valued[], maximise: boolean): number[] {
   const earlier: number[] = [];
   return trials.map((t) => {
     const y = maximise ? -t.value : t.value;
@@ -46,7 +49,7 @@ describe('ModelHistory', () => {
   it('gives each trial the value of the definition, in both directions (random sequences, ties included)', () => {
     for (let seed = 1; seed <= 40; seed++) {
       const rnd = lcg(seed);
-      const trials: ModelTrial[] = Array.from({ length: 1 + Math.floor(rnd() * 60) }, (_, i) => ({
+      const trials: Valued[] = Array.from({ length: 1 + Math.floor(rnd() * 60) }, (_, i) => ({
         point: rnd() < 0.1 ? null : [i],
         // Coarse values: ties between results, and between a stopped value and the median.
         value: Math.floor(rnd() * 12) - 4,

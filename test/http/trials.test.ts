@@ -54,6 +54,11 @@ describe('GET /v1/studies/{id}/trials', () => {
       completed_at: expect.any(String),
       stopped: false,
       loss: 3.5,
+      values: [3.5],
+      constraints: null,
+      infeasible: false,
+      feasible: true,
+      losses: [3.5],
     });
     expect(body.trials[1]).toMatchObject({ state: 'ACTIVE', client_id: 'w2', lease_expires_at: '2025-01-02T01:00:00.000Z', value: null, completed_at: null });
     // The internal point is not part of the public resource (it is in the export).

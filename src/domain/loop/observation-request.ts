@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { cappedRecord, hasMoreKeys, keysMessage, MAX_ERRORS } from '../common/schemas.js';
 import { ValidationError } from '../common/errors.js';
 import { ChoiceValue, LIMITS, PARAMETER_NAME } from '../studies/study-request.js';
+import { MAX_CONSTRAINTS, MAX_OBJECTIVES } from '../results/outcomes.js';
 
 /** Largest observation batch: big enough for any evaluation farm, small enough to validate at once. */
 export const MAX_OBSERVATIONS = 1000;
@@ -23,16 +24,45 @@ const Stopped = z
   .optional()
   .describe('The worker stopped the evaluation early (told so by POST …/intermediate, or on its own): `value` is its last intermediate value. The trial is COMPLETED with failure_reason stopped_early and keeps that value; the methods read it as the worse of the value and the median of the results completed before it, not as a finished result (docs/ALGORITHM.md §31).');
 
-const ByTrial = z.strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value, stderr: Stderr, stopped: Stopped });
+const Values = z
+  .array(z.number())
+  .min(1)
+  .max(MAX_OBJECTIVES)
+  .describe('A study of several objectives: one finite value per objective, in the order the study declares them (docs/multi-objective.md).');
+const Constraints = z
+  .array(z.number())
+  .max(MAX_CONSTRAINTS)
+  .optional()
+  .describe('A study with constraints: one value per constraint, in the order declared; the point is feasible when every value is ≤ 0.');
+const Infeasible = z
+  .boolean()
+  .optional()
+  .describe('true: the point cannot be evaluated (training diverged, out of memory). No value goes with it; the trial is COMPLETED and infeasible, and the methods learn to avoid the region (docs/ALGORITHM.md §32.4). A crash to ignore is a FAILED trial instead.');
+
+/** One result: a value, values, or infeasible, exactly one of them. */
+function oneResult(o: { value?: number; values?: number[]; infeasible?: boolean; stderr?: number | null; constraints?: number[] }, ctx: z.RefinementCtx): void {
+  const given = [o.value !== undefined, o.values !== undefined, o.infeasible === true].filter(Boolean).length;
+  if (given === 0) ctx.addIssue({ code: 'custom', path: ['value'], message: 'missing: give `value` (one objective), `values` (several) or `infeasible: true`' });
+  else if (given > 1) ctx.addIssue({ code: 'custom', path: [o.infeasible === true ? 'infeasible' : 'values'], message: o.infeasible === true ? 'an infeasible point has no value: leave out `value` and `values`' : 'give `value` or `values`, not both' });
+  if (o.infeasible === true && o.constraints !== undefined) ctx.addIssue({ code: 'custom', path: ['constraints'], message: 'an infeasible point has no constraint values' });
+  if (o.infeasible === true && o.stderr !== undefined && o.stderr !== null) ctx.addIssue({ code: 'custom', path: ['stderr'], message: 'an infeasible point has no value, so no standard error' });
+}
+
+const ByTrial = z
+  .strictObject({ trial_id: z.int().min(1).max(Number.MAX_SAFE_INTEGER), value: Value.optional(), values: Values.optional(), constraints: Constraints, infeasible: Infeasible, stderr: Stderr, stopped: Stopped })
+  .superRefine(oneResult);
 const ByParameters = z.strictObject({
   // The key count is also checked first, before any value, by countParameterKeys (the route's
   // preValidation): a refinement runs after the values, and a preprocess step would cost the
   // OpenAPI document this body's example (zod omits examples of schemas that transform their input).
   parameters: cappedRecord(z.string().regex(PARAMETER_NAME), ChoiceValue, LIMITS.parameters)
     .describe('Every parameter of the study, in user units, inside its bounds; int parameters integral; a categorical parameter one of its choices.'),
-  value: Value,
+  value: Value.optional(),
+  values: Values.optional(),
+  constraints: Constraints,
+  infeasible: Infeasible,
   stderr: Stderr,
-});
+}).superRefine(oneResult);
 
 export const ObservationsRequest = z.strictObject({
   observations: z

@@ -24,6 +24,7 @@ import { activeParameters, choiceIndex, complete, onGrid, toInternal, vectorFrom
 import { isCategorical } from '../studies/study-spec.js';
 import type { ParamValue } from '../studies/study-request.js';
 import type { ObservationInput } from './observation-request.js';
+import { outcomesOf, type StudyOutcomes } from '../results/index.js';
 
 export type { ObservationInput } from './observation-request.js';
 
@@ -72,11 +73,53 @@ function whenActive(space: SearchSpace, i: number): string {
   return `${space.parameters[i]!.name} applies only when ${c.parent} is one of ${JSON.stringify(c.values)}`;
 }
 
+/**
+ * A result as stored: one objective's `value`, or several `values`, constraint values, infeasibility
+ * (the last three only when set, as a trial read back has them).
+ */
+interface Result {
+  value: number | null;
+  stderr: number | null;
+  values?: number[];
+  constraints?: number[];
+  infeasible?: true;
+}
+
+/** The result an observation reports, as the study stores it (checked by checkResult first). */
+function resultOf(outcomes: StudyOutcomes, o: ObservationInput): Result {
+  if (o.infeasible === true) return { value: null, stderr: null, infeasible: true };
+  const several = outcomes.objectives.length > 1;
+  return {
+    value: several ? null : (o.value ?? o.values![0]!),
+    stderr: o.stderr ?? null,
+    ...(several ? { values: o.values! } : {}),
+    ...(outcomes.constraints.length > 0 ? { constraints: o.constraints! } : {}),
+  };
+}
+
+/** The result's shape against the study's objectives and constraints (docs/multi-objective.md). */
+function checkResult(outcomes: StudyOutcomes, o: ObservationInput, at: (field: string) => string, errors: FieldError[]): void {
+  const m = outcomes.objectives.length;
+  const k = outcomes.constraints.length;
+  if (m > 1) {
+    if (o.value !== undefined) errors.push({ path: at('value'), message: `this study has ${m} objectives (${outcomes.objectives.map((x) => x.name).join(', ')}): report \`values\`, one per objective` });
+    if (o.stderr !== undefined && o.stderr !== null) errors.push({ path: at('stderr'), message: 'a standard error goes with one objective\'s value; this study has several' });
+    if ('stopped' in o && o.stopped) errors.push({ path: at('stopped'), message: 'early stopping reads one objective; this study has several' });
+  }
+  if (o.values !== undefined && o.values.length !== m) errors.push({ path: at('values'), message: `needs one value per objective: ${m} (${outcomes.objectives.map((x) => x.name).join(', ')}), got ${o.values.length}` });
+  if (o.infeasible === true) return;
+  if (k === 0 && o.constraints !== undefined) errors.push({ path: at('constraints'), message: 'this study declares no constraints' });
+  else if (k > 0 && o.constraints === undefined) errors.push({ path: at('constraints'), message: `missing: this study declares ${k} constraint${k > 1 ? 's' : ''} (${outcomes.constraints.map((c) => c.name).join(', ')}), one value each` });
+  else if (k > 0 && o.constraints!.length !== k) errors.push({ path: at('constraints'), message: `needs one value per constraint: ${k} (${outcomes.constraints.map((c) => c.name).join(', ')}), got ${o.constraints!.length}` });
+}
+
 /** Every problem of the batch, or nothing: throws before any change. */
 function validate(snap: StudySnapshot, inputs: readonly ObservationInput[]): void {
   const errors: FieldError[] = [];
   const seen = new Map<number, number>();
+  const outcomes = outcomesOf(snap.study);
   inputs.forEach((o, i) => {
+    checkResult(outcomes, o, (field) => pointer(['observations', i, field]), errors);
     if (byTrial(o)) {
       const first = seen.get(o.trial_id);
       if (first !== undefined) errors.push({ path: pointer(['observations', i, 'trial_id']), message: `duplicates observation ${first}: one result per trial and batch` });
@@ -94,12 +137,20 @@ function validate(snap: StudySnapshot, inputs: readonly ObservationInput[]): voi
     const t = snap.trial(o.trial_id)!;
     if (t.state === 'FAILED') throw new TrialNotActiveError(t.trialId, t.state, 'its evaluation was reported as failed, so it takes no result');
     if (t.state === 'ABANDONED' && !givenUp(t)) throw new TrialNotActiveError(t.trialId, t.state, `it was abandoned (${t.failureReason ?? 'no reason'}), so it takes no result`);
-    if (t.state === 'COMPLETED' && !sameResult(t, o)) throw new TrialAlreadyCompletedError(t.trialId, `with value ${t.value}${t.stderr === null ? '' : ` ± ${t.stderr}`}${isStopped(t) ? ' (stopped early)' : ''}`);
+    if (t.state === 'COMPLETED' && !sameResult(t, resultOf(outcomes, o), o.stopped ?? false)) throw new TrialAlreadyCompletedError(t.trialId, describeResult(t));
   }
 }
 
-const sameResult = (t: TrialRecord, o: { value: number; stderr?: number | null; stopped?: boolean }) =>
-  t.value === o.value && t.stderr === (o.stderr ?? null) && isStopped(t) === (o.stopped ?? false);
+const sameList = (a: readonly number[] | null | undefined, b: readonly number[] | undefined) => (a ?? undefined) === undefined ? b === undefined : b !== undefined && a!.length === b.length && a!.every((v, i) => v === b[i]);
+
+const sameResult = (t: TrialRecord, r: Result, stopped: boolean) =>
+  t.value === r.value && t.stderr === r.stderr && sameList(t.values, r.values) && sameList(t.constraints, r.constraints) && (t.infeasible ?? false) === (r.infeasible ?? false) && isStopped(t) === stopped;
+
+function describeResult(t: TrialRecord): string {
+  if (t.infeasible) return 'as infeasible';
+  const what = t.values ? `with values ${JSON.stringify(t.values)}` : `with value ${t.value}${t.stderr === null ? '' : ` ± ${t.stderr}`}`;
+  return `${what}${t.constraints ? ` and constraints ${JSON.stringify(t.constraints)}` : ''}${isStopped(t) ? ' (stopped early)' : ''}`;
+}
 
 /**
  * Validate, then apply in memory: trials to COMPLETED (identical repeats are no-ops), external
@@ -108,16 +159,17 @@ const sameResult = (t: TrialRecord, o: { value: number; stderr?: number | null; 
 export function applyObservations(snap: StudySnapshot, inputs: readonly ObservationInput[], now: Date): TrialRecord[] {
   validate(snap, inputs);
   const nowIso = now.toISOString();
+  const outcomes = outcomesOf(snap.study);
   return inputs.map((o) => {
-    const stderr = o.stderr ?? null;
+    const result = resultOf(outcomes, o);
     if (byTrial(o)) {
       const t = snap.trial(o.trial_id)!;
       if (t.state === 'COMPLETED') return t; // identical repeat
       // A late result for an expired lease (back in REQUESTED) is as good as any: same point.
       // A stopped trial keeps why in failure_reason: its value is where its evaluation was cut short.
       const failureReason = o.stopped ? STOPPED_EARLY : null;
-      if (!givenUp(t)) return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason });
-      return snap.change(t.trialId, { state: 'COMPLETED', value: o.value, stderr, completedAt: nowIso, leaseExpiresAt: null, failureReason, late: true });
+      if (!givenUp(t)) return snap.change(t.trialId, { state: 'COMPLETED', ...result, completedAt: nowIso, leaseExpiresAt: null, failureReason });
+      return snap.change(t.trialId, { state: 'COMPLETED', ...result, completedAt: nowIso, leaseExpiresAt: null, failureReason, late: true });
     }
     // A stepped value as its grid value (validate accepted it: within float noise of one).
     const x = vectorFromNamed(snap.space, o.parameters).map((v, i) => (typeof v === 'number' ? (onGrid(snap.space, i, v) ?? v) : v));
@@ -125,7 +177,7 @@ export function applyObservations(snap: StudySnapshot, inputs: readonly Observat
     // every coordinate, the inactive ones at their neutral values (transforms.ts complete).
     const parameters = Object.fromEntries(snap.space.parameters.flatMap((p, i) => (x[i] === undefined ? [] : [[p.name, x[i]]])));
     return snap.add(
-      { state: 'COMPLETED', generation: snap.generation, parameters, point: toInternal(snap.space, complete(snap.space, x)), source: 'external', value: o.value, stderr, completedAt: nowIso },
+      { state: 'COMPLETED', generation: snap.generation, parameters, point: toInternal(snap.space, complete(snap.space, x)), source: 'external', ...result, completedAt: nowIso },
       nowIso,
     );
   });

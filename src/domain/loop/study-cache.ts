@@ -78,9 +78,14 @@ export interface CompletedPoint {
   trialId: number;
   completedAt: string;
   point: number[] | null;
-  value: number;
+  /** Null for a study of several objectives (`values`) and for an infeasible point. */
+  value: number | null;
   /** The standard error reported with the value, or null (the ProbNES methods use it: ALGORITHM.md §28). */
   stderr: number | null;
+  /** Several objectives' values, constraint values, infeasibility (results/outcomes.ts), when reported. */
+  values?: number[] | null;
+  constraints?: number[] | null;
+  infeasible?: boolean | null;
   /** As handed out, in user units (what no-repeat.ts compares). */
   parameters: Readonly<Record<string, ParameterValue>>;
   /** Stopped early (failure_reason stopped_early): the model reads its value as results/stopped.ts says. */

@@ -10,7 +10,7 @@ import { generationSize, methodFacts, type BaseState, type Observation } from '.
 import { newTrialRecord, type KeyedEvaluation, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
 import { readEngineState, readStudy } from '../studies/codec.js';
-import { completionOf, completionRows, ModelHistory, objectiveOf, type Completion } from '../results/index.js';
+import { completionOf, completionRows, ModelHistory, modelOutcomes, objectiveOf, type Completion } from '../results/index.js';
 import { isStopped } from '../studies/stopping-rule.js';
 import { completionOrder, mergeCompleted, type CompletedPoint, type StudyCache, type WarmSnapshot } from './study-cache.js';
 import { plainHistory, type HistoryLog, type LoopHistory } from './engine-history.js';
@@ -20,12 +20,19 @@ import type { Study } from '../studies/studies.js';
 import { searchSpace, type SearchSpace } from '../studies/transforms.js';
 
 /** The fields of a trial that a request may change. */
-export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'failureReason' | 'late' | 'completedAt'>>;
+export type TrialChange = Partial<Pick<TrialUpdate, 'state' | 'clientId' | 'leaseExpiresAt' | 'value' | 'stderr' | 'values' | 'constraints' | 'infeasible' | 'failureReason' | 'late' | 'completedAt'>>;
 
 /** Storage changed between the request's reads (another writer): reload and recompute. */
 export class StaleSnapshotError extends Error {}
 
-const toPoint = (t: TrialRecord): CompletedPoint => ({ trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value!, stderr: t.stderr, parameters: t.parameters, stopped: isStopped(t) });
+const toPoint = (t: TrialRecord): CompletedPoint => {
+  const p: CompletedPoint = { trialId: t.trialId, completedAt: t.completedAt!, point: t.point, value: t.value, stderr: t.stderr, parameters: t.parameters, stopped: isStopped(t) };
+  // Only when set: a single-objective study's points stay as small as they were (the cache holds every one).
+  if (t.values) p.values = t.values;
+  if (t.constraints) p.constraints = t.constraints;
+  if (t.infeasible) p.infeasible = true;
+  return p;
+};
 
 /**
  * The study's `count` COMPLETED trials in completion order: from the cache when it has exactly
@@ -225,7 +232,8 @@ export class StudySnapshot {
     return [...this.added].map((id) => {
       const t = this.byId.get(id)!;
       const { state, generation, parameters, point, source, clientId, leaseExpiresAt, value, stderr, completedAt } = t;
-      return { state, generation, parameters, point, source, clientId, leaseExpiresAt, value, stderr, completedAt };
+      const optional = { ...(t.values ? { values: t.values } : {}), ...(t.constraints ? { constraints: t.constraints } : {}), ...(t.infeasible ? { infeasible: true } : {}) };
+      return { state, generation, parameters, point, source, clientId, leaseExpiresAt, value, stderr, completedAt, ...optional };
     });
   }
 
@@ -252,6 +260,9 @@ export class StudySnapshot {
         leaseExpiresAt: t.leaseExpiresAt,
         value: t.value,
         stderr: t.stderr,
+        ...(t.values ? { values: t.values } : {}),
+        ...(t.constraints ? { constraints: t.constraints } : {}),
+        ...(t.infeasible ? { infeasible: true } : {}),
         failureReason: t.failureReason,
         late: t.late,
         completedAt: t.completedAt,
@@ -320,7 +331,7 @@ export class StudySnapshot {
 
   /** A reader of this study's completed trials as the engine sees them (results/stopped.ts). */
   private modelHistory(): ModelHistory {
-    return new ModelHistory(objectiveOf(this.study));
+    return new ModelHistory(objectiveOf(this.study), modelOutcomes(this.study));
   }
 
   /**

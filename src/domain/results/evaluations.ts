@@ -22,9 +22,13 @@ export function completionKeyOrder(a: { completedAt: string; trialId: number }, 
   return a.completedAt < b.completedAt ? -1 : a.completedAt > b.completedAt ? 1 : a.trialId - b.trialId;
 }
 
-/** A trial record's completion, if it is one: COMPLETED with a value. */
-export function completionOf(t: { state: string; completedAt: string | null; trialId: number; value: number | null }): Completion | null {
-  return t.state === 'COMPLETED' && t.value !== null ? { completedAt: t.completedAt ?? '', trialId: t.trialId, value: t.value } : null;
+/**
+ * A trial record's completion, if it is one: COMPLETED with a value and feasible (a point that
+ * violates a constraint is never the best; outcomes.ts). A study of several objectives has no
+ * `value` and no evaluations: its results are read by front.ts.
+ */
+export function completionOf(t: { state: string; completedAt: string | null; trialId: number; value: number | null; constraints?: number[] | null }): Completion | null {
+  return t.state === 'COMPLETED' && t.value !== null && (t.constraints ?? []).every((c) => c <= 0) ? { completedAt: t.completedAt ?? '', trialId: t.trialId, value: t.value } : null;
 }
 
 /**
@@ -72,7 +76,7 @@ export function evaluationsOf(o: Objective, completions: readonly Completion[]):
 }
 
 /** The evaluation rows of a study written whole (an import, a warm start's copied trials): of its COMPLETED trials with a value. */
-export function importedEvaluations(study: { direction: Direction }, trials: readonly { state: string; completedAt: string | null; trialId: number; value: number | null }[]): KeyedEvaluation[] {
+export function importedEvaluations(study: { direction: Direction }, trials: readonly { state: string; completedAt: string | null; trialId: number; value: number | null; constraints?: number[] | null }[]): KeyedEvaluation[] {
   return evaluationsOf(objectiveOf(study), trials.flatMap((t) => completionOf(t) ?? []));
 }
 

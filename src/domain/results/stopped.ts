@@ -21,10 +21,20 @@
  */
 import type { Observation } from '../../engine/index.js';
 import { engineValue, type Objective, type Outcome } from './objective.js';
+import { lossesOf, severalObjectives, type StudyOutcomes } from './outcomes.js';
 
-/** A completed trial as the model reads it: its internal point (none for a trial stored without one) and outcome. */
-export interface ModelTrial extends Outcome {
+/**
+ * A completed trial as the model reads it: its internal point (none for a trial stored without one)
+ * and outcome: a value (null for several objectives or an infeasible point), or several, constraint
+ * values, infeasibility.
+ */
+export interface ModelTrial {
   point: number[] | null;
+  value: number | null;
+  stderr: number | null;
+  values?: number[] | null;
+  constraints?: number[] | null;
+  infeasible?: boolean | null;
   /** Completed with failure_reason stopped_early. */
   stopped: boolean;
 }
@@ -41,13 +51,32 @@ export class ModelHistory {
   /** The upper half, a min-heap. */
   private high: number[] = [];
 
-  constructor(readonly objective: Objective) {}
+  /**
+   * `outcomes`: the study's, when it has several objectives or constraints. The engine then gets each
+   * objective's value (`f`, as it minimises them) and the constraint values (`c`) beside `y`, which it
+   * recomputes per generation (ALGORITHM.md §32); a stopped trial is read as such only for one objective.
+   */
+  constructor(
+    readonly objective: Objective,
+    readonly outcomes: StudyOutcomes | null = null,
+  ) {}
 
   /** The engine's observation of the next completed trial in completion order (null: it has no point; its value is read all the same). */
   next(t: ModelTrial): Observation | null {
-    const y = this.value(t);
+    // An infeasible point has no value; the engine ranks it (ALGORITHM.md §32.4), so its y is only a placeholder.
+    if (t.infeasible === true) return t.point === null ? null : { x: t.point, y: 0, infeasible: true };
+    if (this.outcomes && severalObjectives(this.outcomes)) {
+      const f = lossesOf(this.outcomes, t);
+      if (t.point === null || f === null) return null;
+      const o: Observation = { x: t.point, y: f[0]!, f };
+      if (t.constraints) o.c = t.constraints;
+      return o;
+    }
+    const y = this.value({ value: t.value!, stderr: t.stderr, stopped: t.stopped });
     if (t.point === null) return null;
-    return t.stderr === null ? { x: t.point, y } : { x: t.point, y, stderr: t.stderr };
+    const o: Observation = t.stderr === null ? { x: t.point, y } : { x: t.point, y, stderr: t.stderr };
+    if (t.constraints) o.c = t.constraints;
+    return o;
   }
 
   /** The value the engine minimises for the next completed trial in completion order (the header's ỹ for a stopped one). */
@@ -73,7 +102,7 @@ export class ModelHistory {
 
   /** An independent copy: what it reads next does not change this one. */
   fork(): ModelHistory {
-    const f = new ModelHistory(this.objective);
+    const f = new ModelHistory(this.objective, this.outcomes);
     f.low = this.low.slice();
     f.high = this.high.slice();
     return f;

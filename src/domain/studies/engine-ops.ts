@@ -6,16 +6,18 @@
 import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../../engine/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError } from '../common/errors.js';
+import { needsOutcomeModel, type StudyOutcomes } from '../results/outcomes.js';
 import { activeNamed, categoryPriors, engineConditions, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
 /** `budget`: the study's max_trials (null: none), which sizes the ProbNES start phase (docs/ALGORITHM.md §29). */
-export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace, budget: number | null): InitSpec {
+export function initSpec(method: MethodName, batchSize: number, options: Options, space: SearchSpace, budget: number | null, outcomes: StudyOutcomes | null = null): InitSpec {
   // Methods that use a box get it (an unbounded parameter: ±box_std for BO/πBO, ±∞ for a method
   // without box_std); all get the bounds by projection (handOut).
   const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? Infinity)) : null;
   const categories = categoryPriors(space);
   const conditions = engineConditions(space);
-  return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}), ...(conditions.length > 0 ? { conditions } : {}) };
+  const several = outcomes && needsOutcomeModel(outcomes) ? { outcomes: { objectives: outcomes.objectives.length, constraints: outcomes.constraints.length } } : {};
+  return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}), ...(conditions.length > 0 ? { conditions } : {}), ...several };
 }
 
 export async function initialState(runner: EngineRunner, method: MethodName, spec: InitSpec, seed: number): Promise<BaseState> {

@@ -5,7 +5,7 @@
 import { EngineError, type Diagnostics } from '../../engine/index.js';
 import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
 import { readEngineState, readStudy, type Direction } from './codec.js';
-import { objectiveOf, objectiveValue, regretHistory as runningRegret, reportTrial, withRegret, type Evaluation, type ReportedTrial } from '../results/index.js';
+import { frontHistory, frontOf, objectiveOf, objectiveValue, outcomesOf, regretHistory as runningRegret, reportTrial, severalObjectives, withRegret, type Evaluation, type Front, type FrontHistoryPoint, type ReferencePoint, type ReportedTrial, type StudyOutcomes } from '../results/index.js';
 import type { Study } from './studies.js';
 import type { NumericParameterSpec } from './study-spec.js';
 import { centrePoint, internalDistribution, priorDistribution, userDistribution } from './distribution.js';
@@ -43,7 +43,33 @@ export interface HistoryPage {
 export interface BestReport {
   observed: { trialId: number; parameters: Record<string, ParamValue>; value: number } | null;
   estimated: { parameters: Record<string, ParamValue>; predictedValue: number | null; predictedStd: number | null };
+  /** Several objectives: no single best; the front's size and hypervolume (GET …/front lists it). Null for one objective. */
+  front: { size: number; hypervolume: number } | null;
 }
+
+/** One page of GET …/front. */
+export interface FrontPage {
+  objectives: StudyOutcomes['objectives'];
+  referencePoint: ReferencePoint | null;
+  hypervolume: number;
+  frontSize: number;
+  evaluationCount: number;
+  feasibleCount: number;
+  trials: ReportedTrial[];
+  nextPageToken: string | null;
+}
+
+/** One page of GET …/front/history. */
+export interface FrontHistoryPage {
+  referencePoint: ReferencePoint | null;
+  points: FrontHistoryPoint[];
+  nextPageToken: string | null;
+}
+
+/** Fronts kept (by study and its last change), so that a dashboard polling the front reads the study once per change. */
+const FRONT_CACHE_SIZE = 64;
+/** Largest page of the front and its history. */
+export const FRONT_LIMITS = { defaultPageSize: 100, maxPageSize: 1000 } as const;
 
 export type { Evaluation } from '../results/index.js';
 
@@ -74,6 +100,8 @@ export class ReportsService {
   private readonly now: () => Date;
   /** Predictions by study and engine-state revision (oldest first, bounded). */
   private readonly estimates = new Map<string, Prediction>();
+  /** The completed trials and front of a study as of its last change (oldest first, bounded). */
+  private readonly fronts = new Map<string, { completed: TrialRecord[]; front: Front<TrialRecord> }>();
 
   constructor(deps: ReportsServiceDeps) {
     this.storage = deps.storage;
@@ -115,7 +143,9 @@ export class ReportsService {
     const state = await this.storage.getEngineState(studyId);
     const dist = state ? internalDistribution(state.state, space) : priorDistribution(space);
     const predicted = state ? await this.estimate(study, state) : { predicted: null, predicted_std: null };
+    const several = severalObjectives(outcomesOf(study)) ? (await this.frontOf(study)).front : null;
     return {
+      front: several && { size: several.trials.length, hypervolume: several.hypervolume },
       observed: best && step ? { trialId: best.trialId, parameters: best.parameters, value: step.value } : null,
       // The point the method recommends as it would be handed out (rounded, inside the bounds): the
       // distribution's centre, or the engine's own point (BO's best-predicted evaluated configuration).
@@ -164,6 +194,57 @@ export class ReportsService {
       return { items: [], next: evals.more || moreGenerations ? encodeCursor(next) : null };
     });
     return { ...result!, nextPageToken: page.nextPageToken };
+  }
+
+  /**
+   * The Pareto front of the feasible results (results/front.ts), best first by the first objective,
+   * in pages. O(completed trials) once per change of the study, then O(page) while it does not change.
+   */
+  async front(tenantId: string, studyId: string, q: { pageSize?: number; pageToken?: string | null } = {}): Promise<FrontPage> {
+    const study = await this.study(tenantId, studyId);
+    const { front } = await this.frontOf(study);
+    const page = await this.offsetPage(`front:${studyId}`, q, front.trials);
+    return {
+      objectives: outcomesOf(study).objectives,
+      referencePoint: front.referencePoint,
+      hypervolume: front.hypervolume,
+      frontSize: front.trials.length,
+      evaluationCount: front.evaluationCount,
+      feasibleCount: front.feasibleCount,
+      trials: page.items.map((t) => reportTrial(study, t)),
+      nextPageToken: page.nextPageToken,
+    };
+  }
+
+  /** After each result in completion order, the front's hypervolume against one reference point (results/front.ts), in pages. */
+  async frontHistory(tenantId: string, studyId: string, q: { pageSize?: number; pageToken?: string | null } = {}): Promise<FrontHistoryPage> {
+    const study = await this.study(tenantId, studyId);
+    const { completed } = await this.frontOf(study);
+    const h = frontHistory(outcomesOf(study), completed);
+    const page = await this.offsetPage(`front-history:${studyId}`, q, h.points);
+    return { referencePoint: h.referencePoint, points: page.items, nextPageToken: page.nextPageToken };
+  }
+
+  private async frontOf(study: Study): Promise<{ completed: TrialRecord[]; front: Front<TrialRecord> }> {
+    const key = `${study.id}\u0000${study.createdAt}\u0000${study.updatedAt}\u0000${study.trialCounts.COMPLETED}`;
+    const cached = this.fronts.get(key);
+    if (cached) return cached;
+    const completed = await this.storage.listCompletedTrials(study.id);
+    const out = { completed, front: frontOf(outcomesOf(study), completed) };
+    if (this.fronts.size >= FRONT_CACHE_SIZE) this.fronts.delete(this.fronts.keys().next().value!);
+    this.fronts.set(key, out);
+    return out;
+  }
+
+  /** A page of a list computed in memory: the token holds the offset reached (signed, scoped like every page token). */
+  private offsetPage<T>(scope: string, q: { pageSize?: number; pageToken?: string | null }, all: readonly T[]): Promise<{ items: T[]; nextPageToken: string | null }> {
+    const size = q.pageSize ?? FRONT_LIMITS.defaultPageSize;
+    return this.pages.page(scope, q.pageToken, async (after) => {
+      const from = after === null ? 0 : Number(after);
+      if (!Number.isSafeInteger(from) || from < 0 || from > all.length) throw new InvalidPageTokenError();
+      const to = Math.min(all.length, from + size);
+      return { items: all.slice(from, to), next: to < all.length ? String(to) : null };
+    });
   }
 
   async distribution(tenantId: string, studyId: string): Promise<DistributionReport> {

@@ -2,13 +2,13 @@
  * The study service: create, read, list, update and delete studies. Routes call it; it owns the
  * rules (state transitions, defaults, the effective prior and options) and talks to Storage only.
  */
-import { importedEvaluations } from '../results/index.js';
+import { importedEvaluations, outcomesOf, writeOutcomes } from '../results/index.js';
 import { randomInt, randomUUID } from 'node:crypto';
-import { resolveOptions } from '../../engine/index.js';
+import { METHOD_NAMES, methodFacts, resolveOptions } from '../../engine/index.js';
 import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from './engine-ops.js';
-import { InvalidStateTransitionError, StudyNotFoundError } from '../common/errors.js';
+import { InvalidStateTransitionError, StudyNotFoundError, ValidationError, type FieldError } from '../common/errors.js';
 import { Paginator } from './page-token.js';
 import { alignToGrid, checkStudySpec, effectivePrior, type StudySpecInput } from './study-spec.js';
 import { resolveFromPoints, resolveFromStudy } from './prior-sources.js';
@@ -33,6 +33,21 @@ export interface StudyServiceDeps {
   engine?: EngineRunner;
   /** Largest study cost (dimension × batch × active set, study-cost.ts) accepted at creation. */
   maxStudyCost?: number;
+}
+
+/**
+ * Several objectives or constraints need a method that searches for them (MethodFacts); a warm start
+ * from an earlier study reads one objective's values, so it needs one objective too.
+ */
+function checkOutcomeMethod(request: CreateStudyInput): void {
+  const several = (request.objectives?.length ?? 1) > 1;
+  const constrained = (request.constraints?.length ?? 0) > 0;
+  const errors: FieldError[] = [];
+  const able = (fact: 'multiObjective' | 'constraints') => METHOD_NAMES.filter((m) => methodFacts(m)[fact]).join(', ');
+  if (several && !methodFacts(request.method).multiObjective) errors.push({ path: '/method', message: `${request.method} searches one objective; with several use one of: ${able('multiObjective')}` });
+  else if (constrained && !methodFacts(request.method).constraints) errors.push({ path: '/method', message: `${request.method} does not take constraints; use one of: ${able('constraints')}` });
+  if (several && request.prior?.from_study) errors.push({ path: '/prior/from_study', message: 'a warm start reads one objective: it is not available with several objectives' });
+  if (errors.length > 0) throw new ValidationError(errors);
 }
 
 /** Allowed PATCH transitions; COMPLETED is final (its trials and history stay readable). */
@@ -62,7 +77,11 @@ export class StudyService {
     this.pages = new Paginator(deps.storage);
   }
 
-  async create(tenantId: string, request: CreateStudyInput): Promise<Study> {
+  async create(tenantId: string, given: CreateStudyInput): Promise<Study> {
+    // The one direction a study has (the first objective's, with several): what every rule of one objective reads.
+    const request = { ...given, direction: given.direction ?? given.objectives?.[0]?.direction ?? 'minimize' };
+    const outcomes = writeOutcomes(request);
+    checkOutcomeMethod(request);
     // A high off a parameter's grid becomes its last grid value first, so the prior, its checks and
     // the stored bounds all see the range that is searched.
     const { input, source, observations } = await this.resolvePrior(tenantId, alignToGrid(request));
@@ -73,14 +92,14 @@ export class StudyService {
     const seed = input.seed ?? this.newSeed();
     // The engine starts before the study exists and is written with it: if init fails there is no study.
     const space = searchSpace(parameters, prior);
-    const spec = initSpec(input.method, input.batch_size, options, space, input.max_trials ?? null);
+    const spec = initSpec(input.method, input.batch_size, options, space, input.max_trials ?? null, outcomes ? outcomesOf({ direction: request.direction, outcomes }) : null);
     const engine = await initialState(this.engine, input.method, spec, seed);
     const createdAt = this.now().toISOString();
     const study = {
       id: this.newId(),
       tenantId,
       name: input.name,
-      direction: input.direction,
+      direction: request.direction,
       parameters: writeJson(parameters),
       prior: writeJson(source ? { ...prior, source } : prior),
       method: input.method,
@@ -92,6 +111,7 @@ export class StudyService {
       knownOptimum: input.known_optimum ?? null,
       metadata: writeJsonObject(input.metadata),
       loopSettings: writeLoopSettings({ allowRepeats: input.allow_repeats, stopping: input.stopping ?? null }),
+      outcomes,
       state: 'ACTIVE' as const,
       reason: null,
       createdAt,

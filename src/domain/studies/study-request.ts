@@ -10,6 +10,7 @@ import { STUDY_STATES } from '../operations/operations.js';
 import { boundedJsonObject, boundedRecord, wellFormed } from '../common/schemas.js';
 import { addOptionIssues, optionsDocumentation } from './method-options.js';
 import { AllowRepeatsSchema, StoppingRuleSchema } from './loop-settings.js';
+import { MAX_CONSTRAINTS, MAX_OBJECTIVES } from '../results/outcomes.js';
 
 /** Seeds are non-negative 31-bit integers, a range every RNG seeding routine accepts as is. */
 export const MAX_SEED = 2 ** 31 - 1;
@@ -164,10 +165,34 @@ const OptionsIn = boundedRecord(z.string(), z.union([z.number(), z.string(), z.b
   .default({})
   .describe(`Method options; defaults are filled in and echoed back. Unknown options are rejected. Per method:\n${optionsDocumentation()}`);
 
+const ObjectiveIn = z.strictObject({
+  name: ParameterName.describe('Unique among the objectives; the pattern of a parameter name.'),
+  direction: z.enum(['minimize', 'maximize']),
+});
+
+const ConstraintIn = z.strictObject({ name: ParameterName.describe('Unique among the constraints.') });
+
 export const CreateStudyRequest = z
   .strictObject({
     name: Name,
-    direction: z.enum(['minimize', 'maximize']).default('minimize'),
+    direction: z.enum(['minimize', 'maximize']).optional().describe('The one objective\'s direction (default minimize). A study of several objectives gives `objectives` instead.'),
+    objectives: z
+      .array(ObjectiveIn)
+      .min(1)
+      .max(MAX_OBJECTIVES)
+      .optional()
+      .describe(`1–${MAX_OBJECTIVES} objectives, each minimised or maximised (docs/multi-objective.md); observations then report \`values\`, one per objective in this order. Not with \`direction\`.`),
+    constraints: z
+      .array(ConstraintIn)
+      .max(MAX_CONSTRAINTS)
+      .optional()
+      .describe(`0–${MAX_CONSTRAINTS} constraints: observations report one value per constraint, in this order; a point is feasible when every value is ≤ 0. /best and the front count feasible points only.`),
+    reference_point: z
+      .array(z.number())
+      .min(2)
+      .max(MAX_OBJECTIVES)
+      .optional()
+      .describe('Several objectives: the hypervolume\'s reference point, one value per objective in its own units; derived from the front when absent.'),
     parameters: z.array(ParameterIn).min(1).max(LIMITS.parameters),
     prior: JointPrior.nullish(),
     method: z.enum(METHOD_NAMES).default(DEFAULT_METHOD),
@@ -181,7 +206,27 @@ export const CreateStudyRequest = z
     allow_repeats: AllowRepeatsSchema.default(false),
     stopping: StoppingRuleSchema.nullish(),
   })
-  .superRefine((body, ctx) => addOptionIssues(body.method, body.options, ctx));
+  .superRefine((body, ctx) => {
+    addOptionIssues(body.method, body.options, ctx);
+    addOutcomeIssues(body, ctx);
+  });
+
+/** The objectives, constraints and reference point, checked together (the methods that can take them: the study service). */
+function addOutcomeIssues(body: { direction?: string; objectives?: { name: string }[]; constraints?: { name: string }[]; reference_point?: number[] }, ctx: z.RefinementCtx): void {
+  if (body.objectives && body.direction !== undefined) ctx.addIssue({ code: 'custom', path: ['direction'], message: 'give `direction` or `objectives`, not both (each objective has its direction)' });
+  for (const [key, list] of [['objectives', body.objectives], ['constraints', body.constraints]] as const) {
+    const seen = new Set<string>();
+    list?.forEach((o, i) => {
+      if (seen.has(o.name)) ctx.addIssue({ code: 'custom', path: [key, i, 'name'], message: `${JSON.stringify(o.name)} is named twice` });
+      seen.add(o.name);
+    });
+  }
+  if (body.reference_point) {
+    const m = body.objectives?.length ?? 1;
+    if (m < 2) ctx.addIssue({ code: 'custom', path: ['reference_point'], message: 'a reference point is for several objectives' });
+    else if (body.reference_point.length !== m) ctx.addIssue({ code: 'custom', path: ['reference_point'], message: `needs one value per objective: ${m}, got ${body.reference_point.length}` });
+  }
+}
 
 export const PatchStudyRequest = z
   .strictObject({

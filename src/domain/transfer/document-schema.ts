@@ -13,6 +13,7 @@ import { addOptionIssues } from '../studies/method-options.js';
 import { ChoiceValue, ConditionIn, LIMITS, MAX_SEED, ParameterName, PriorSourceSchema } from '../studies/study-request.js';
 import { AllowRepeatsSchema, StoppingRuleSchema } from '../studies/loop-settings.js';
 import { MAX_STEP } from '../trials/intermediate-request.js';
+import { MAX_CONSTRAINTS, MAX_OBJECTIVES } from '../results/outcomes.js';
 
 export const DOCUMENT_FORMAT = 'probnes-study';
 export const DOCUMENT_VERSION = 1;
@@ -78,6 +79,14 @@ const StudyEntry = z
     updated_at: Timestamp,
     allow_repeats: AllowRepeatsSchema.default(false),
     stopping: StoppingRuleSchema.nullable().default(null),
+    objectives: z
+      .array(z.strictObject({ name: ParameterName, direction: z.enum(['minimize', 'maximize']) }))
+      .min(1)
+      .max(MAX_OBJECTIVES)
+      .optional()
+      .describe('Present when the study declares its objectives (docs/multi-objective.md); absent: one objective in `direction`.'),
+    constraints: z.array(z.strictObject({ name: ParameterName })).max(MAX_CONSTRAINTS).optional(),
+    reference_point: z.array(z.number()).min(2).max(MAX_OBJECTIVES).nullable().optional(),
   })
   // A document an earlier release exported may hold options this one reserves to benchmarks or retired.
   .superRefine((s, ctx) => addOptionIssues(s.method, s.options, ctx, 'stored'));
@@ -92,6 +101,9 @@ export const TrialEntry = z.strictObject({
   point: Vector.nullable().describe('Internal (whitened) coordinates of the point, as the engine saw it.'),
   value: z.number().nullable(),
   stderr: z.number().min(0).nullable(),
+  values: z.array(z.number()).min(1).max(MAX_OBJECTIVES).optional().describe('A study of several objectives: the objectives\' values (`value` is null).'),
+  constraints: z.array(z.number()).max(MAX_CONSTRAINTS).optional(),
+  infeasible: z.literal(true).optional().describe('Reported infeasible: COMPLETED without a value.'),
   failure_reason: Text.nullable(),
   late: z.boolean().default(false).describe('The result came after the service had given the trial up (see the Trial resource); absent in documents of older servers.'),
   source: z.enum(['suggested', 'external']),

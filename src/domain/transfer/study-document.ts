@@ -7,6 +7,7 @@
  */
 import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, JsonObject, TrialRecord } from '../../storage/index.js';
 import { writeLoopSettings } from '../studies/loop-settings.js';
+import { declaresOutcomes, outcomesOf, writeOutcomes } from '../results/outcomes.js';
 import { resolveOptions } from '../../engine/index.js';
 import type { Study } from '../studies/studies.js';
 import { writeJson, writeJsonObject } from '../studies/codec.js';
@@ -41,6 +42,8 @@ export function toDocument(study: Study, trials: TrialRecord[], states: EngineSt
       updated_at: study.updatedAt,
       allow_repeats: study.loop.allowRepeats,
       stopping: study.loop.stopping,
+      // Only when declared: a study of one objective without constraints exports exactly as before.
+      ...(declaresOutcomes(study) ? { objectives: outcomesOf(study).objectives, constraints: outcomesOf(study).constraints, reference_point: outcomesOf(study).referencePoint } : {}),
     },
     trials: trials.map(toDocumentTrial),
     engine_states: states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: e.state as JsonObject, created_at: e.createdAt })),
@@ -78,6 +81,7 @@ export function fromDocument(
       createdAt: copy.now,
       updatedAt: copy.now,
       loopSettings: writeLoopSettings({ allowRepeats: s.allow_repeats, stopping: s.stopping }),
+      outcomes: writeOutcomes({ direction: s.direction, objectives: s.objectives ?? null, constraints: s.constraints ?? null, reference_point: s.reference_point ?? null }),
     },
     trials: doc.trials.map(fromDocumentTrial),
     engineStates: doc.engine_states.map((e) => ({ generation: e.generation, revision: e.revision, version: e.version, state: writeJson(e.state), createdAt: e.created_at })),

@@ -17,7 +17,7 @@ import { fromRows, getStrategy, Rng, tryCholesky, type BaseState, type Observati
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { isNearlySymmetric } from '../studies/cholesky.js';
 import { userDistribution } from '../studies/distribution.js';
-import { ModelHistory, objectiveOf } from '../results/index.js';
+import { ModelHistory, modelOutcomes, objectiveOf, outcomesOf, writeOutcomes, type StudyOutcomes } from '../results/index.js';
 import { isStopped } from '../studies/stopping-rule.js';
 import { initSpec } from '../studies/engine-ops.js';
 
@@ -69,7 +69,24 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
   return true;
 }
 
+/** A trial's result has the study's shape: `values` for several objectives, one per objective; constraint values, one per constraint; nothing beside infeasible. */
+function checkResultShape(o: StudyOutcomes, t: StudyDocument['trials'][number], at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
+  const m = o.objectives.length;
+  const k = o.constraints.length;
+  if (t.infeasible === true) {
+    if (t.value !== null || t.values !== undefined || t.constraints !== undefined) errors.push({ path: at('infeasible'), message: 'an infeasible trial has no value, values or constraints' });
+    return;
+  }
+  if (m > 1 && t.value !== null) errors.push({ path: at('value'), message: `the study has ${m} objectives: a trial has \`values\`` });
+  if (t.values !== undefined && (m === 1 || t.values.length !== m)) errors.push({ path: at('values'), message: m === 1 ? 'the study has one objective: a trial has `value`' : `needs one value per objective (${m})` });
+  const valued = t.value !== null || t.values !== undefined;
+  if (t.constraints !== undefined && t.constraints.length !== k) errors.push({ path: at('constraints'), message: `needs one value per constraint (${k})` });
+  else if (valued && k > 0 && t.constraints === undefined) errors.push({ path: at('constraints'), message: `missing: the study declares ${k} constraint${k > 1 ? 's' : ''}` });
+}
+
 function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
+  const s0 = doc.study;
+  const outcomes = outcomesOf({ direction: s0.direction, outcomes: writeOutcomes({ direction: s0.direction, objectives: s0.objectives ?? null, constraints: s0.constraints ?? null, reference_point: s0.reference_point ?? null }) });
   const s = doc.study;
   const names = s.parameters.map((p) => p.name);
   const space = documentSpace(s);
@@ -110,7 +127,9 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
       }
     }
     const completed = t.state === 'COMPLETED';
-    if (completed !== (t.value !== null)) errors.push({ path: at('value'), message: completed ? 'a COMPLETED trial needs a value' : `a ${t.state} trial has no value` });
+    checkResultShape(outcomes, t, at, errors);
+    const hasResult = t.value !== null || t.values !== undefined || t.infeasible === true;
+    if (completed !== hasResult) errors.push({ path: at('value'), message: completed ? 'a COMPLETED trial needs a value (or values, or infeasible)' : `a ${t.state} trial has no value` });
     if (!completed && t.stderr !== null) errors.push({ path: at('stderr'), message: `a ${t.state} trial has no stderr` });
     if (completed && t.completed_at === null) errors.push({ path: at('completed_at'), message: 'a COMPLETED trial needs completed_at' });
     if (t.late && (!completed || t.source !== 'suggested')) errors.push({ path: at('late'), message: 'only a COMPLETED suggested trial can have a late result' });
@@ -326,11 +345,21 @@ async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: 
   // As the loop's engine calls will see them: in completion order (completion time, then trial id),
   // with each reported standard error and stopped trials as results/stopped.ts reads them (a trial
   // without a point is in the median the ones after it are read against, not in the history).
-  const history: Observation[] = new ModelHistory(objectiveOf(doc.study)).all(
+  const s0 = doc.study;
+  const outcomes = modelOutcomes({ direction: s0.direction, outcomes: writeOutcomes({ direction: s0.direction, objectives: s0.objectives ?? null, constraints: s0.constraints ?? null, reference_point: s0.reference_point ?? null }) });
+  const history: Observation[] = new ModelHistory(objectiveOf(doc.study), outcomes).all(
     doc.trials
-      .filter((t) => t.state === 'COMPLETED' && t.value !== null)
+      .filter((t) => t.state === 'COMPLETED' && (t.value !== null || t.values !== undefined || t.infeasible === true))
       .sort((a, b) => (a.completed_at! < b.completed_at! ? -1 : a.completed_at! > b.completed_at! ? 1 : a.trial_id - b.trial_id))
-      .map((t) => ({ point: t.point, value: t.value!, stderr: t.stderr ?? null, stopped: isStopped({ state: t.state, failureReason: t.failure_reason }) })),
+      .map((t) => ({
+        point: t.point,
+        value: t.value,
+        stderr: t.stderr ?? null,
+        values: t.values ?? null,
+        constraints: t.constraints ?? null,
+        infeasible: t.infeasible ?? null,
+        stopped: isStopped({ state: t.state, failureReason: t.failure_reason }),
+      })),
   );
   const method = doc.study.method;
   // As the loop will read it: through the strategy's migration (a state of an earlier release).

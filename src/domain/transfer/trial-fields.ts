@@ -28,7 +28,15 @@ export function trialFields(t: TrialRecord) {
 export type TrialFields = ReturnType<typeof trialFields>;
 
 export function toDocumentTrial(t: TrialRecord): DocumentTrial {
-  return { ...trialFields(t), point: t.point, updated_at: t.updatedAt };
+  // The fields of several objectives and constraints only when set: other trials export as before.
+  return {
+    ...trialFields(t),
+    ...(t.values ? { values: t.values } : {}),
+    ...(t.constraints ? { constraints: t.constraints } : {}),
+    ...(t.infeasible ? { infeasible: true as const } : {}),
+    point: t.point,
+    updated_at: t.updatedAt,
+  };
 }
 
 /** A checked document trial → the trial of the imported copy, as it was. */
@@ -43,6 +51,9 @@ export function fromDocumentTrial(t: DocumentTrial): ImportedTrial {
     point: t.point,
     value: t.value,
     stderr: t.stderr,
+    ...(t.values ? { values: t.values } : {}),
+    ...(t.constraints ? { constraints: t.constraints } : {}),
+    ...(t.infeasible ? { infeasible: true } : {}),
     failureReason: t.failure_reason,
     late: t.late,
     source: t.source,

@@ -35,9 +35,9 @@ export const STRATEGIES: Readonly<Record<MethodName, StrategyDescriptor<any>>> =
   random,
 };
 
-const PROBNES: MethodFacts = { family: 'probnes', hasModel: true, ranksGeneration: false, searchDistribution: true, readsHistory: true };
-const BO: MethodFacts = { family: 'bo', hasModel: true, ranksGeneration: false, searchDistribution: false, readsHistory: true };
-const ES: MethodFacts = { family: 'evolution-strategy', hasModel: false, ranksGeneration: true, searchDistribution: true, readsHistory: false };
+const PROBNES: MethodFacts = { family: 'probnes', hasModel: true, ranksGeneration: false, searchDistribution: true, readsHistory: true, multiObjective: true, constraints: true };
+const BO: MethodFacts = { family: 'bo', hasModel: true, ranksGeneration: false, searchDistribution: false, readsHistory: true, multiObjective: true, constraints: true };
+const ES: MethodFacts = { family: 'evolution-strategy', hasModel: false, ranksGeneration: true, searchDistribution: true, readsHistory: false, multiObjective: false, constraints: false };
 
 export const METHOD_FACTS: Readonly<Record<MethodName, MethodFacts>> = {
   'prob-cmaes': PROBNES,
@@ -50,7 +50,7 @@ export const METHOD_FACTS: Readonly<Record<MethodName, MethodFacts>> = {
   snes: ES,
   bo: BO,
   pibo: BO,
-  random: { family: 'random', hasModel: false, ranksGeneration: false, searchDistribution: false, readsHistory: false },
+  random: { family: 'random', hasModel: false, ranksGeneration: false, searchDistribution: false, readsHistory: false, multiObjective: true, constraints: true },
 };
 
 /** The facts of a method (METHOD_FACTS). */

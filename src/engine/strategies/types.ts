@@ -48,6 +48,11 @@ export interface InitSpec {
    * their start phase by it (docs/ALGORITHM.md §29); the other methods ignore it.
    */
   budget?: number | null;
+  /**
+   * The study's objectives and constraints, when it has several objectives or any constraint
+   * (ALGORITHM.md §32): the engine then reads each observation's `f`/`c`; absent: one objective.
+   */
+  outcomes?: { objectives: number; constraints: number };
 }
 
 /** One evaluated point: internal coordinates and the value to minimise. */
@@ -59,6 +64,16 @@ export interface Observation {
    * its square to the GP's noise at that point (ALGORITHM.md §28); the other methods ignore it.
    */
   stderr?: number | null;
+  /**
+   * Several objectives: their values as the engine minimises them (the domain negated maximised
+   * ones), one per objective. With `c` or `infeasible`, `y` is a placeholder the engine recomputes
+   * per generation (ALGORITHM.md §32).
+   */
+  f?: number[];
+  /** Constraint values, feasible when every one is ≤ 0. */
+  c?: number[];
+  /** The point could not be evaluated: no f, no c (ALGORITHM.md §32.4). */
+  infeasible?: true;
 }
 
 export interface AskContext {
@@ -230,6 +245,10 @@ export interface MethodFacts {
    * sends them no history at all (test/engine/method-facts.test.ts checks that theirs changes nothing).
    */
   readonly readsHistory: boolean;
+  /** Searches several objectives (a study declaring them may use it; ALGORITHM.md §32). */
+  readonly multiObjective: boolean;
+  /** Takes constraints and infeasible points into account (ALGORITHM.md §32.3–32.4). */
+  readonly constraints: boolean;
 }
 
 /** A state as read back from storage: plain JSON with its version. */

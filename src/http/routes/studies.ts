@@ -1,11 +1,12 @@
 /** /v1/studies: thin routes over the study service. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Study, StudyService } from '../../domain/index.js';
+import { outcomesOf, type Study, type StudyService } from '../../domain/index.js';
 import { PageQuery, problemResponse, StudyIdParams, studyNotFound as notFound } from '../schemas/common.js';
 import { CreateStudyBody, PatchStudyBody, StudyListSchema, StudySchema, type StudyResource } from '../schemas/study.js';
 
 export function toStudyResource(s: Study): StudyResource {
+  const outcomes = outcomesOf(s);
   return {
     id: s.id,
     name: s.name,
@@ -26,6 +27,9 @@ export function toStudyResource(s: Study): StudyResource {
     trial_counts: s.trialCounts,
     allow_repeats: s.loop.allowRepeats,
     stopping: s.loop.stopping,
+    objectives: outcomes.objectives,
+    constraints: outcomes.constraints,
+    reference_point: outcomes.referencePoint,
     created_at: s.createdAt,
     updated_at: s.updatedAt,
   };

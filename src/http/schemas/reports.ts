@@ -1,6 +1,7 @@
 /** Response schemas of /best, /history and /distribution (docs/API.md "Best and history"). */
 import { z } from 'zod';
-import { HISTORY_LIMITS } from '../../domain/index.js';
+import { FRONT_LIMITS, HISTORY_LIMITS } from '../../domain/index.js';
+import { TrialSchema } from './trial.js';
 import { ParameterValueSchema } from '../../domain/index.js';
 
 /** Values in user units by parameter name; a categorical parameter's is one of its choices. */
@@ -19,12 +20,17 @@ export const BestSchema = z
         predicted_std: z.number().nullable().describe('Standard deviation of that prediction (latent, without observation noise).'),
       })
       .describe('Where the search is heading.'),
+    front: z
+      .object({ size: z.int(), hypervolume: z.number() })
+      .nullable()
+      .describe('A study of several objectives has no single best (observed is null): its Pareto front\'s size and hypervolume; GET …/front lists it. Null for one objective.'),
   })
   .meta({
     examples: [
       {
         observed: { trial_id: 31, parameters: { log_lr: -3.1, width: 256 }, value: 0.412 },
         estimated: { parameters: { log_lr: -3.05, width: 241 }, predicted_value: 0.405, predicted_std: 0.021 },
+        front: null,
       },
     ],
   });
@@ -118,3 +124,69 @@ export const DistributionSchema = z
       },
     ],
   });
+
+/** GET …/front and …/front/history pages. */
+export const FrontQuery = z.object({
+  page_size: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(FRONT_LIMITS.maxPageSize)
+    .default(FRONT_LIMITS.defaultPageSize)
+    .describe(`Items per page (1–${FRONT_LIMITS.maxPageSize}, default ${FRONT_LIMITS.defaultPageSize}).`),
+  page_token: z.string().min(1).max(4096).optional().describe('The `next_page_token` of the previous page (valid for the same study and route).'),
+});
+
+const ReferencePointSchema = z
+  .object({
+    value: z.array(z.number()).describe('In the objectives\' own units, in their order.'),
+    derived: z.boolean().describe('Derived from the front (nadir + 0.1·(nadir − ideal)) because the study declares none; it moves as the front does.'),
+  })
+  .nullable()
+  .describe('The hypervolume\'s reference point; null while there is no feasible result and none is declared.');
+
+export const FrontSchema = z
+  .object({
+    objectives: z.array(z.object({ name: z.string(), direction: z.enum(['minimize', 'maximize']) })),
+    reference_point: ReferencePointSchema,
+    hypervolume: z.number().describe('Of the whole front (not only this page) against reference_point: the measure of the objective space it dominates up to that point.'),
+    front_size: z.int(),
+    evaluation_count: z.int().describe('COMPLETED trials with a result (infeasible ones included).'),
+    feasible_count: z.int(),
+    trials: z.array(TrialSchema).describe('The non-dominated feasible trials, sorted by the first objective\'s loss.'),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({
+    examples: [
+      {
+        objectives: [
+          { name: 'error', direction: 'minimize' },
+          { name: 'fit_seconds', direction: 'minimize' },
+        ],
+        reference_point: { value: [0.5, 30], derived: false },
+        hypervolume: 9.8,
+        front_size: 1,
+        evaluation_count: 40,
+        feasible_count: 37,
+        trials: [],
+        next_page_token: null,
+      },
+    ],
+  });
+
+export const FrontHistorySchema = z
+  .object({
+    reference_point: ReferencePointSchema,
+    points: z
+      .array(
+        z.object({
+          index: z.int().describe('1-based: results so far (infeasible ones included), in completion order.'),
+          trial_id: z.int(),
+          hypervolume: z.number().describe('Of the front of the feasible results so far, against reference_point (the same for every point, so the curve never falls).'),
+          front_size: z.int(),
+        }),
+      )
+      .describe('One point per COMPLETED trial with a result, in completion order.'),
+    next_page_token: z.string().nullable(),
+  })
+  .meta({ examples: [{ reference_point: { value: [0.5, 30], derived: false }, points: [{ index: 1, trial_id: 1, hypervolume: 2.1, front_size: 1 }], next_page_token: null }] });

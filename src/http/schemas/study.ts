@@ -116,6 +116,9 @@ const exampleStudy = {
   trial_counts: { REQUESTED: 0, ACTIVE: 0, COMPLETED: 0, FAILED: 0, ABANDONED: 0 },
   allow_repeats: false,
   stopping: { rule: 'median', min_steps: 5, warmup_trials: 5 },
+  objectives: [{ name: 'value', direction: 'minimize' }],
+  constraints: [],
+  reference_point: null,
   created_at: '2025-01-01T12:00:00.000Z',
   updated_at: '2025-01-01T12:00:00.000Z',
 };
@@ -143,6 +146,11 @@ export const StudySchema = z
     trial_counts: z.object(Object.fromEntries(TRIAL_STATES.map((s) => [s, z.int()])) as Record<(typeof TRIAL_STATES)[number], z.ZodInt>),
     allow_repeats: AllowRepeatsSchema,
     stopping: StoppingRuleSchema.nullable(),
+    objectives: z
+      .array(z.object({ name: z.string(), direction: z.enum(['minimize', 'maximize']) }))
+      .describe('The study\'s objectives in the order observations report them (docs/multi-objective.md); one named `value` for a study created with `direction` alone.'),
+    constraints: z.array(z.object({ name: z.string() })).describe('The declared constraints (feasible when every value is ≤ 0), in the order observations report them.'),
+    reference_point: z.array(z.number()).nullable().describe('The declared hypervolume reference point, in the objectives\' units; null: derived from the front (GET …/front says which).'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

@@ -1,7 +1,7 @@
 /** Trial resource and listing schemas (docs/API.md "Resources"). */
 import { z } from 'zod';
 import { ParameterValueSchema, Timestamp, trialFields, TRIAL_STATES, type ReportedTrial } from '../../domain/index.js';
-import { isStopped } from '../../domain/index.js';
+import { isStopped, valuesOf } from '../../domain/index.js';
 import { NextPageToken, PageQuery, StudyIdParams } from './common.js';
 
 const exampleTrial = {
@@ -20,6 +20,11 @@ const exampleTrial = {
   completed_at: '2025-01-01T12:03:10.000Z',
   stopped: false,
   loss: 0.731,
+  values: [0.731],
+  constraints: null,
+  infeasible: false,
+  feasible: true,
+  losses: [0.731],
 };
 
 export const TrialSchema = z
@@ -49,6 +54,11 @@ export const TrialSchema = z
       .number()
       .nullable()
       .describe('The value oriented so that lower is better: the value when the study minimises, its negation when it maximises (null without a value). Sort, rank or keep the best of trials by it without reading the direction.'),
+    values: z.array(z.number()).nullable().describe('The objectives\' values in the order the study declares them ([value] for one objective); null without a result (docs/multi-objective.md).'),
+    constraints: z.array(z.number()).nullable().describe('The constraint values reported with the result (feasible when every one is ≤ 0); null when the study declares none or without a result.'),
+    infeasible: z.boolean().describe('Reported infeasible: the point could not be evaluated, so it has no value (the methods learn to avoid it). A crash is FAILED instead.'),
+    feasible: z.boolean().nullable().describe('A result that was not reported infeasible and meets every constraint; false for one that does not; null without a result. /best and the front count feasible trials only.'),
+    losses: z.array(z.number()).nullable().describe('`values` oriented so that lower is better, objective by objective (maximised ones negated): rank and plot by these without reading the directions.'),
   })
   .meta({ id: 'Trial', examples: [exampleTrial] });
 
@@ -76,4 +86,13 @@ export const TrialParams = StudyIdParams.extend({
 export type TrialResource = z.output<typeof TrialSchema>;
 
 /** The domain's trial fields (src/domain/transfer/trial-fields.ts, shared with the study document), whether it was stopped early, and its loss. */
-export const toTrialResource = (t: ReportedTrial): TrialResource => ({ ...trialFields(t), stopped: isStopped(t), loss: t.loss });
+export const toTrialResource = (t: ReportedTrial): TrialResource => ({
+  ...trialFields(t),
+  stopped: isStopped(t),
+  loss: t.loss,
+  values: valuesOf(t),
+  constraints: t.constraints ?? null,
+  infeasible: t.infeasible === true,
+  feasible: t.feasible,
+  losses: t.losses,
+});

@@ -10,15 +10,23 @@ import {
 import type { PgDb } from './db.js';
 import { COUNTS_SQL, json, toStudy, type StudyRow } from './rows.js';
 
-export const INSERT_STUDY = `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
-    max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at, loop_settings)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+/**
+ * The insert of a study, and its parameters. `outcomes` (migration 010) is written only when the
+ * study has them: without, the statement is the one every release since 006 made (the migration
+ * tests create studies with it on the schemas of those releases).
+ */
+export function insertStudy(s: NewStudyRecord): string {
+  const withOutcomes = s.outcomes ? ', outcomes' : '';
+  return `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
+    max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at, loop_settings${withOutcomes})
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20${s.outcomes ? ', $21' : ''})
   RETURNING *, NULL::json AS counts`;
+}
 
 export function studyParams(s: NewStudyRecord, generation: number, updatedAt: string): unknown[] {
   return [
     s.id, s.tenantId, s.name, s.direction, json(s.parameters), json(s.prior), s.method, s.batchSize, json(s.options), s.seed, s.maxTrials, s.leaseSeconds,
-    s.knownOptimum, json(s.metadata), s.state, s.reason, generation, s.createdAt, updatedAt, json(s.loopSettings ?? {}),
+    s.knownOptimum, json(s.metadata), s.state, s.reason, generation, s.createdAt, updatedAt, json(s.loopSettings ?? {}), ...(s.outcomes ? [json(s.outcomes)] : []),
   ];
 }
 
@@ -31,7 +39,7 @@ export class StudiesRepo {
   createStudy(study: NewStudyRecord, initial?: InitialEngineState): Promise<StudyRecord> {
     // One transaction: a study is never visible without its generation-0 engine state.
     return this.db.tx('BEGIN', async (c) => {
-      const row = (await c.query<StudyRow>(INSERT_STUDY, studyParams(study, 0, study.createdAt))).rows[0]!;
+      const row = (await c.query<StudyRow>(insertStudy(study), studyParams(study, 0, study.createdAt))).rows[0]!;
       if (initial) await c.query(UPSERT_STATE, [study.id, 0, 1, initial.version, json(initial.state), study.createdAt]);
       return toStudy(row);
     });

@@ -5,17 +5,23 @@ import { toStudy, type StudyRow } from './rows.js';
 
 export class StudiesRepo {
   private readonly insertStmt;
+  private insertOutcomesStmt: ReturnType<SqliteDatabase['prepare']> | undefined;
+  private readonly insertWithOutcomes: () => ReturnType<SqliteDatabase['prepare']>;
   private readonly byIdStmt;
   private readonly countsStmt;
   private readonly pageStmt;
   private readonly deleteStmt;
 
   constructor(private readonly db: SqliteDatabase) {
-    this.insertStmt = db.prepare(`
+    // `outcomes` (migration 010) is written only when the study has them: without, the insert is the
+    // one every release since 007 made (the migration tests create studies with it on those schemas).
+    const insert = (outcomes: boolean) => `
       INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
-        max_trials, lease_seconds, known_optimum, metadata, state, reason, created_at, updated_at, loop_settings)
+        max_trials, lease_seconds, known_optimum, metadata, state, reason, created_at, updated_at, loop_settings${outcomes ? ', outcomes' : ''})
       VALUES (@id, @tenant_id, @name, @direction, @parameters, @prior, @method, @batch_size, @options, @seed,
-        @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at, @loop_settings)`);
+        @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at, @loop_settings${outcomes ? ', @outcomes' : ''})`;
+    this.insertStmt = db.prepare(insert(false));
+    this.insertWithOutcomes = () => (this.insertOutcomesStmt ??= db.prepare(insert(true)));
     this.byIdStmt = db.prepare<[string, string], StudyRow>('SELECT * FROM studies WHERE tenant_id = ? AND id = ?');
     // Kept by triggers (migration 003): a few rows, however many trials the study has.
     this.countsStmt = db.prepare<[string], { state: keyof TrialCounts; n: number }>('SELECT state, n FROM study_trial_counts WHERE study_id = ?');
@@ -26,7 +32,7 @@ export class StudiesRepo {
   }
 
   insert(s: NewStudyRecord): StudyRecord {
-    this.insertStmt.run({
+    (s.outcomes ? this.insertWithOutcomes() : this.insertStmt).run({
       id: s.id,
       tenant_id: s.tenantId,
       name: s.name,
@@ -45,6 +51,7 @@ export class StudiesRepo {
       reason: s.reason,
       created_at: s.createdAt,
       loop_settings: JSON.stringify(s.loopSettings ?? {}),
+      ...(s.outcomes ? { outcomes: JSON.stringify(s.outcomes) } : {}),
     });
     return this.get(s.tenantId, s.id)!;
   }
