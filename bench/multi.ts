@@ -6,6 +6,7 @@
  *        [--methods prob-cmaes,bo,random,optuna-nsga2,optuna-tpe] [--seeds 10 | --seeds 0-4]
  *        [--budgets 20,50,100] [--lanes 2] [--shard i/n] [--max-minutes M] [--out DIR]
  *        [--flat FILE] [--report-from DIR|FILE] [--reuse DIR|FILE --reuse-methods m,…] [--cap method@problem=k,…]
+ *        [--runs FILE]
  *
  * Problems: ZDT1–3 (M = 2) and DTLZ2 (M = 3) at each of --dims, x ∈ [0, 1]^d, the reference points of
  * BoTorch's test problems (botorch/test_functions/multi_objective.py: ZDT `_ref_point = [11, 11]`,
@@ -33,6 +34,8 @@
  * jobs whose index is i mod n (0 ≤ i < n), so n invocations split the work. `--reuse DIR --reuse-methods
  * m,…` does not run those methods but takes their runs (same problems, d, seeds and budgets) from DIR's,
  * each with the provenance it was run with: for the peers, whose code does not change with the service.
+ * `--runs FILE` appends each run (with its provenance) to FILE as it finishes and does not run again the
+ * jobs FILE already holds (at the same budgets), so an interrupted run resumes.
  * `--cap optuna-tpe@dtlz2=50` stops that method's runs on that problem at 50·d evaluations: its larger
  * budgets are not scored (null), and the table leaves those cells out (Optuna 3.1's multi-objective TPE
  * selects its "below" set by a greedy hypervolume subset selection in pure Python, whose cost grows with
@@ -47,7 +50,7 @@ import { gunzipSync } from 'node:zlib';
 import { getMultiBenchmark } from '../src/engine/benchmarks/multi.js';
 import { hypervolume } from '../src/engine/multi/hypervolume.js';
 import { median } from './lib/hpo-score.js';
-import { currentProvenance, writePublished } from './lib/provenance.js';
+import { currentProvenance, writePublished, type Provenance } from './lib/provenance.js';
 import { startBenchServer } from './lib/server-child.js';
 
 export const DEFAULT_METHOD = 'prob-cmaes';
@@ -68,13 +71,15 @@ export interface Args {
   out: string;
   flat: string | null;
   reportFrom: string | null;
-  /** `--cap method@problem=k`: that method's runs on that problem stop at k·d evaluations. */
+  /** `--runs FILE`: runs are appended here as they finish, and the runs already in it are not run again. */
+  runsFile: string | null;
+  /** `--cap method@problem=k`: that method's runs on that problem (`*`: every problem) stop at k·d evaluations. */
   caps: { method: string; problem: string; multiple: number }[];
   /** Methods whose runs are read from earlier runs (`--reuse DIR|FILE --reuse-methods m,…`) instead of run. */
   reuse: { from: string; methods: string[] } | null;
 }
 
-const USAGE = 'usage: npm run bench:multi -- [--problems a,b] [--dims 4,8] [--methods m,…] [--seeds 10|0-4|1,3] [--budgets 20,50,100] [--lanes 2] [--shard i/n] [--max-minutes M] [--out DIR] [--flat FILE] [--report-from DIR|FILE] [--reuse DIR|FILE --reuse-methods m,…] [--cap method@problem=k,…]';
+const USAGE = 'usage: npm run bench:multi -- [--problems a,b] [--dims 4,8] [--methods m,…] [--seeds 10|0-4|1,3] [--budgets 20,50,100] [--lanes 2] [--shard i/n] [--max-minutes M] [--out DIR] [--flat FILE] [--report-from DIR|FILE] [--reuse DIR|FILE --reuse-methods m,…] [--cap method@problem=k,…] [--runs FILE]';
 
 /** `10` → seeds 0…9; `3-5` → 3, 4, 5; `1,4` → 1 and 4. */
 export function parseSeeds(s: string): number[] {
@@ -105,8 +110,9 @@ export function parseArgs(argv: string[]): Args {
     out: get('out', `bench-results/multi/${new Date().toISOString().slice(0, 10)}`),
     flat: argv.includes('--flat') ? get('flat', '') : null,
     reportFrom: argv.includes('--report-from') ? get('report-from', '') : null,
+    runsFile: argv.includes('--runs') ? get('runs', '') : null,
     caps: get('cap', '').split(',').filter(Boolean).map((c) => {
-      const m = /^([\w-]+)@([\w-]+)=(\d+)$/.exec(c);
+      const m = /^([\w-]+)@([\w*-]+)=(\d+)$/.exec(c);
       if (!m) throw new Error(`--cap ${c}: expected method@problem=k (k·d evaluations)\n${USAGE}`);
       return { method: m[1]!, problem: m[2]!, multiple: Number(m[3]) };
     }),
@@ -380,9 +386,12 @@ function reusedRuns(args: Args): MultiRun[] {
   return runs;
 }
 
-async function runAll(args: Args, partial: string): Promise<{ runs: MultiRun[]; versions: Record<string, unknown> }> {
-  const reused = reusedRuns(args);
-  const jobs = jobsOf(args).filter((j) => !args.reuse?.methods.includes(j.method));
+async function runAll(args: Args, partial: string, provenance: Provenance): Promise<{ runs: MultiRun[]; versions: Record<string, unknown> }> {
+  const keyOf = (r: { problem: string; d: number; method: string; seed: number }) => `${r.problem}/${r.d}/${r.method}/${r.seed}`;
+  const todo = new Set(jobsOf(args).filter((j) => !args.reuse?.methods.includes(j.method)).map(keyOf));
+  const resumed = existsSync(partial) ? readRuns(partial).filter((r) => r.budgets.join() === args.budgets.map((b) => b * r.d).join() && todo.delete(keyOf(r))) : [];
+  const reused = [...reusedRuns(args), ...resumed];
+  const jobs = jobsOf(args).filter((j) => todo.has(keyOf(j)));
   const needServer = jobs.some((j) => SERVICE_METHODS.includes(j.method));
   const server = needServer ? await startBenchServer('probnes-multi-') : null;
   const helpers = Array.from({ length: Math.max(1, Math.min(args.lanes, jobs.length)) }, () => new Helper());
@@ -391,7 +400,7 @@ async function runAll(args: Args, partial: string): Promise<{ runs: MultiRun[]; 
   const runs: MultiRun[] = [...reused];
   const deadline = Date.now() + args.maxMinutes * 60_000;
   let next = 0;
-  console.log(`${jobs.length} runs, ${helpers.length} lanes${reused.length ? `, ${reused.length} runs reused from ${args.reuse!.from}` : ''}`);
+  console.log(`${jobs.length} runs, ${helpers.length} lanes${reused.length ? `, ${reused.length} runs read from ${[args.reuse?.from, resumed.length ? partial : null].filter(Boolean).join(' and ')}` : ''}`);
   try {
     await Promise.all(helpers.map(async (helper) => {
       for (;;) {
@@ -399,13 +408,13 @@ async function runAll(args: Args, partial: string): Promise<{ runs: MultiRun[]; 
         if (!job || Date.now() > deadline) return;
         next++;
         const p = PROBLEMS[job.problem]!.make(job.d);
-        const cap = args.caps.find((c) => c.method === job.method && c.problem === job.problem);
+        const cap = args.caps.find((c) => c.method === job.method && (c.problem === job.problem || c.problem === '*'));
         const budget = Math.min(args.budgets[args.budgets.length - 1]!, cap?.multiple ?? Infinity) * p.d;
         const t0 = performance.now();
         const trace = job.method.startsWith('optuna-') ? await runPeer(helper, p, job.method, job.seed, budget) : await runService(server!.base, helper, p, job.method, job.seed, budget);
         const run = score(p, job.method, job.seed, args.budgets, trace, (performance.now() - t0) / 1000);
         runs.push(run);
-        appendFileSync(partial, `${JSON.stringify(run)}\n`);
+        appendFileSync(partial, `${JSON.stringify({ ...run, provenance })}\n`);
         if (args.flat) appendFileSync(args.flat, flatLines(run).map((l) => JSON.stringify(l)).join('\n') + '\n');
         console.log(`${run.problem} d=${run.d} ${run.method} seed ${run.seed}: HV ${run.hypervolume.map((h) => (h === null ? '–' : h.toPrecision(6))).join(' / ')} (${run.seconds.toFixed(1)} s${run.reason ? `, stopped: ${run.reason}` : ''})`);
       }
@@ -483,9 +492,9 @@ async function main(): Promise<void> {
   const provenance = currentProvenance(`npm run bench:multi -- ${process.argv.slice(2).join(' ')}`.trim());
   const started = new Date();
   const loadStart = loadavg();
-  const partial = join(mkdtempSync(join(tmpdir(), 'probnes-multi-runs-')), 'runs.jsonl');
+  const partial = args.runsFile ?? join(mkdtempSync(join(tmpdir(), 'probnes-multi-runs-')), 'runs.jsonl');
   console.log(`runs as they finish: ${partial}`);
-  const { runs, versions } = await runAll(args, partial);
+  const { runs, versions } = await runAll(args, partial, provenance);
   const printed = [
     `Problems: ${args.problems.join(', ')} (d ∈ {${args.dims.join(', ')}} for ZDT and DTLZ2); methods: ${args.methods.join(', ')} (${DEFAULT_METHOD} = the service's default, no \`method\` given); seeds ${args.seeds[0]}–${args.seeds[args.seeds.length - 1]}; budgets ${args.budgets.join(', ')} × d (one run of ${args.budgets[args.budgets.length - 1]}·d per problem, d, method and seed, scored at its prefixes)${args.shard[1] > 1 ? `; shard ${args.shard[0]}/${args.shard[1]}` : ''}; Optuna ${String(versions.optuna)}, scikit-learn ${String(versions.sklearn)}.`,
     ...(args.reuse ? ['', `Runs of ${args.reuse.methods.join(', ')} not run here: read from ${args.reuse.from} (each run's provenance in runs.jsonl.gz says where it was run).`] : []),
