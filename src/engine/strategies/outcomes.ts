@@ -109,13 +109,15 @@ export function anchorsFor(m: number, P: number): number[][] {
   return Array.from({ length: P }, (_, p) => candidates[p % candidates.length]);
 }
 
-function hasInfeasible(obs: readonly Observation[]): boolean {
+function hasInfeasible(obs: readonly Observation[] | undefined): boolean {
+  // A context without the list (callers that build one by hand) has nothing infeasible in it.
+  if (!obs) return false;
   for (let j = 0; j < obs.length; j++) if (obs[j].infeasible) return true;
   return false;
 }
 
 /** Whether a call must rescore its observations (cheap: one pass over them without outcomes). */
-function scalarises(state: BaseState, ...lists: (readonly Observation[])[]): boolean {
+function scalarises(state: BaseState, ...lists: (readonly Observation[] | undefined)[]): boolean {
   return state.outcomes !== undefined || lists.some(hasInfeasible);
 }
 
