@@ -16,8 +16,9 @@
  *   point passes through untouched: same objects, same `packed`, byte for byte the method's own call.
  * - Scalarised calls drop `packed` (its y are the domain's placeholders): the method reads the
  *   rescored history.
- * - estimate: a prediction of a random scalarisation means nothing to a user, so for M > 1 it is null;
- *   for M = 1 (constraints or infeasible points) the method's own, on the penalised values.
+ * - estimate: a prediction of a random scalarisation means nothing to a user, so for M > 1 it is null
+ *   (and so are the diagnostics' integral_mean and integral_std); for M = 1 (constraints or infeasible
+ *   points) the method's own, on the penalised values.
  */
 import { InvalidInputError } from '../errors.js';
 import { simplexWeights } from '../multi/scalarize.js';
@@ -108,13 +109,15 @@ export function anchorsFor(m: number, P: number): number[][] {
   return Array.from({ length: P }, (_, p) => candidates[p % candidates.length]);
 }
 
-function hasInfeasible(obs: readonly Observation[]): boolean {
+function hasInfeasible(obs: readonly Observation[] | undefined): boolean {
+  // A context without the list (callers that build one by hand) has nothing infeasible in it.
+  if (!obs) return false;
   for (let j = 0; j < obs.length; j++) if (obs[j].infeasible) return true;
   return false;
 }
 
 /** Whether a call must rescore its observations (cheap: one pass over them without outcomes). */
-function scalarises(state: BaseState, ...lists: (readonly Observation[])[]): boolean {
+function scalarises(state: BaseState, ...lists: (readonly Observation[] | undefined)[]): boolean {
   return state.outcomes !== undefined || lists.some(hasInfeasible);
 }
 
@@ -206,7 +209,9 @@ export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, 
         return inner.tell(s as unknown as S, { ...rest, batch: rescore(g, ctx.batch), history: rescore(g, ctx.history) }) as unknown as T;
       };
       const o = state.outcomes;
-      const told = tellMember(state, 0);
+      const own = tellMember(state, 0);
+      // E_ν[y] of one random scalarisation means nothing to a user, as its prediction does not (estimate below).
+      const told = (o?.objectives ?? 1) > 1 ? { ...own, diagnostics: { ...own.diagnostics, integral_mean: null, integral_std: null } } : own;
       if (!o?.members) return told;
       const members = o.members.map((m, k) => tellMember({ ...m, generation: state.generation }, k + 1));
       return { ...told, outcomes: { ...o, members } };

@@ -281,6 +281,7 @@ describe('decomposition: several search distributions (ALGORITHM.md §32.2)', ()
       history.push(...batch);
       state = s.tell(a.state, { batch, history: [...history] });
       expect(state.outcomes!.members!.map((m) => m.generation)).toEqual([t + 1, t + 1]);
+      expect(state.diagnostics.integral_mean).toBeNull();
     }
   });
 });
