@@ -69,6 +69,10 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
   return true;
 }
 
+/** The document study's objectives and constraints as the study will store them. */
+const storedOutcomes = (s: StudyDocument['study']) => writeOutcomes({ direction: s.direction, objectives: s.objectives ?? null, constraints: s.constraints ?? null, reference_point: s.reference_point ?? null });
+const documentOutcomes = (s: StudyDocument['study']): StudyOutcomes => outcomesOf({ direction: s.direction, outcomes: storedOutcomes(s) });
+
 /** A trial's result has the study's shape: `values` for several objectives, one per objective; constraint values, one per constraint; nothing beside infeasible. */
 function checkResultShape(o: StudyOutcomes, t: StudyDocument['trials'][number], at: (...rest: (string | number)[]) => string, errors: FieldError[]): void {
   const m = o.objectives.length;
@@ -85,8 +89,7 @@ function checkResultShape(o: StudyOutcomes, t: StudyDocument['trials'][number], 
 }
 
 function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
-  const s0 = doc.study;
-  const outcomes = outcomesOf({ direction: s0.direction, outcomes: writeOutcomes({ direction: s0.direction, objectives: s0.objectives ?? null, constraints: s0.constraints ?? null, reference_point: s0.reference_point ?? null }) });
+  const outcomes = documentOutcomes(doc.study);
   const s = doc.study;
   const names = s.parameters.map((p) => p.name);
   const space = documentSpace(s);
@@ -248,7 +251,9 @@ function isRngState(v: unknown): boolean {
  */
 function resolvedParams(s: StudyDocument['study'], space: SearchSpace): unknown {
   try {
-    const state = getStrategy(s.method).init(initSpec(s.method, s.batch_size, s.options, space, s.max_trials), Rng.fromSeed(1));
+    // With the study's objectives and constraints: the methods resolve some parameters from them (§32).
+    const outcomes = documentOutcomes(s);
+    const state = getStrategy(s.method).init(initSpec(s.method, s.batch_size, s.options, space, s.max_trials, outcomes), Rng.fromSeed(1));
     return JSON.parse(JSON.stringify(state.params)) as unknown;
   } catch {
     return null;
@@ -345,8 +350,7 @@ async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: 
   // As the loop's engine calls will see them: in completion order (completion time, then trial id),
   // with each reported standard error and stopped trials as results/stopped.ts reads them (a trial
   // without a point is in the median the ones after it are read against, not in the history).
-  const s0 = doc.study;
-  const outcomes = modelOutcomes({ direction: s0.direction, outcomes: writeOutcomes({ direction: s0.direction, objectives: s0.objectives ?? null, constraints: s0.constraints ?? null, reference_point: s0.reference_point ?? null }) });
+  const outcomes = modelOutcomes({ direction: doc.study.direction, outcomes: storedOutcomes(doc.study) });
   const history: Observation[] = new ModelHistory(objectiveOf(doc.study), outcomes).all(
     doc.trials
       .filter((t) => t.state === 'COMPLETED' && (t.value !== null || t.values !== undefined || t.infeasible === true))
