@@ -108,3 +108,12 @@ export function commitWrites(studyId: string, c: GenerationCommit, nextTrialId: 
     study: { generation: c.generation, nextTrialId: nextTrialId + c.newTrials.length, updatedAt: c.now, state: c.studyState ?? null },
   };
 }
+
+/**
+ * The commit count an imported study starts at, on both databases: the time in microseconds, not 0,
+ * so that a study imported under the id of a deleted one never matches a count a reader cached for
+ * the deleted one (a replica's warm snapshot; the process's own study cache).
+ */
+export function importedCommitSeq(now: number = Date.now()): number {
+  return Math.round(now * 1000);
+}

@@ -232,6 +232,12 @@ export function reportsContract(storage: () => Storage): void {
         const strip = <T extends { studyId: string }>(xs: T[]) => xs.map(({ studyId: _, ...rest }) => rest);
         expect(strip(await s.listAllTrials('b'))).toEqual(strip(src.trials));
         expect(strip(await s.listEngineStates('b'))).toEqual(strip(src.engineStates));
+        // The commit count starts at the import's time in microseconds on both databases (commit-plan.ts
+        // importedCommitSeq): a count cached for a deleted study of the same id can never match it.
+        const before = Date.now() * 1000;
+        const seq = (await s.loadLoopState('default', 'b', { trialIds: [], knownRevision: null }))!.commitSeq;
+        expect(seq).toBeGreaterThan(before - 60e6);
+        expect(seq).toBeLessThanOrEqual(Date.now() * 1000 + 1000);
         const next = await s.commitGeneration('b', { expectedRevision: 1, generation: 2, engineState: null, newTrials: [trial(2, 0.5)], now: '2025-02-01T00:00:01.000Z' });
         expect(next.committed && next.trialIds).toEqual([3]);
       });

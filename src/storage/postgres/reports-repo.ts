@@ -1,4 +1,5 @@
 /** Whole studies on PostgreSQL (ReportsStore): every trial and engine state of a study, the recent completions, export (one snapshot) and import (one transaction). */
+import { importedCommitSeq } from '../commit-plan.js';
 import {
   type EngineStateRecord,
   type KeyedEvaluation,
@@ -79,12 +80,12 @@ export class ReportsRepo {
       if (evaluations.length > 0) await c.query(INSERT_EVALUATIONS, [s.id, ...evaluationColumns(evaluations)]);
       // Trial ids continue after the highest imported one, as they would have in the original.
       const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
-      // The commit count starts at the time in microseconds, not 0: a study imported under the id of
-      // a deleted one must not match a count that a replica cached for the deleted one (warm snapshots).
+      // The commit count an import starts at (commit-plan.ts importedCommitSeq), as on SQLite.
       const row = (
-        await c.query<StudyRow>(`UPDATE studies s SET next_trial_id = $2, commit_seq = (extract(epoch FROM clock_timestamp()) * 1000000)::bigint WHERE s.id = $1 RETURNING s.*, ${COUNTS_SQL}`, [
+        await c.query<StudyRow>(`UPDATE studies s SET next_trial_id = $2, commit_seq = $3 WHERE s.id = $1 RETURNING s.*, ${COUNTS_SQL}`, [
           s.id,
           nextTrialId,
+          importedCommitSeq(),
         ])
       ).rows[0]!;
       return toStudy(row);

@@ -2,6 +2,7 @@
  * SQL for the read side that needs a whole study at once (history, export) and for import, the
  * unit of work that writes a study, its trials and its engine states in one transaction.
  */
+import { importedCommitSeq } from '../commit-plan.js';
 import type { SqliteDatabase } from './connection.js';
 import type { EngineStateRecord, ImportedEngineState, ImportedStudy, ImportedTrial, IntermediateRecord, KeyedEvaluation, StudyRecord, TrialRecord } from '../storage.js';
 import { evaluationWriter } from './summaries-repo.js';
@@ -41,7 +42,7 @@ export class ReportsRepo {
     this.insertStateStmt = db.prepare(`
       INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
       VALUES (@study_id, @generation, @revision, @version, @state, @created_at)`);
-    this.finishStudyStmt = db.prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ? WHERE id = ?');
+    this.finishStudyStmt = db.prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ?, commit_seq = ? WHERE id = ?');
     // A read transaction, so that no commit lands between reading the study and its trials.
     this.exportTx = db.transaction((tenantId: string, studyId: string) => {
       const study = this.studies.get(tenantId, studyId);
@@ -87,7 +88,7 @@ export class ReportsRepo {
     this.intermediate.insertAll(s.id, intermediate);
     // Trial ids continue after the highest imported one, as they would have in the original.
     const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
-    this.finishStudyStmt.run(s.generation, nextTrialId, s.updatedAt, s.id);
+    this.finishStudyStmt.run(s.generation, nextTrialId, s.updatedAt, importedCommitSeq(), s.id);
     return this.studies.get(s.tenantId, s.id)!;
   }
 }
