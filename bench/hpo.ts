@@ -24,15 +24,14 @@
  * runs (same tasks, seeds and largest budget) from DIR's, each with its own provenance: for a change
  * that can only move the other methods (the peers' code, Optuna's, did not change).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
 import { getStrategy, methodFacts, type MethodName } from '../src/engine/index.js';
 import { bestAt, completeSeeds, mean, meanRanks, median, type HpoRun } from './lib/hpo-score.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
+import { PythonHelper } from './lib/python-helper.js';
 import { startBenchServer } from './lib/server-child.js';
 
 interface Args {
@@ -91,29 +90,9 @@ export const SPACES: Record<string, Param[]> = {
 const batchOf = (method: MethodName, D: number) => (getStrategy(method).minBatch > 1 ? 4 + Math.floor(3 * Math.log(D)) : methodFacts(method).family === 'probnes' ? 3 : 1);
 
 /** A long-lived hpo_sklearn.py process: one request at a time. */
-class Evaluator {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private waiting: ((msg: Record<string, unknown>) => void) | null = null;
-  readonly ready: Promise<Record<string, unknown>>;
+class Evaluator extends PythonHelper {
   constructor() {
-    this.child = spawn('/usr/bin/python3', ['bench/peers/hpo_sklearn.py'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' } });
-    this.child.stderr.on('data', (b: Buffer) => process.stderr.write(b));
-    this.ready = new Promise((resolve) => (this.waiting = resolve));
-    createInterface({ input: this.child.stdout }).on('line', (line) => {
-      const w = this.waiting;
-      this.waiting = null;
-      w?.(JSON.parse(line) as Record<string, unknown>);
-    });
-  }
-  async request(msg: object): Promise<Record<string, unknown>> {
-    const answer = new Promise<Record<string, unknown>>((resolve) => (this.waiting = resolve));
-    this.child.stdin.write(`${JSON.stringify(msg)}\n`);
-    const a = await answer;
-    if (typeof a.error === 'string') throw new Error(`hpo_sklearn.py: ${a.error}`);
-    return a;
-  }
-  close(): void {
-    this.child.stdin.end();
+    super('bench/peers/hpo_sklearn.py');
   }
 }
 

@@ -41,16 +41,15 @@
  * selects its "below" set by a greedy hypervolume subset selection in pure Python, whose cost grows with
  * the first front, and at M = 3 that front is large: 1.4 s per trial at 200 trials on this machine).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { gunzipSync } from 'node:zlib';
 import { getMultiBenchmark } from '../src/engine/benchmarks/multi.js';
 import { hypervolume } from '../src/engine/multi/hypervolume.js';
 import { median } from './lib/hpo-score.js';
 import { currentProvenance, writePublished, type Provenance } from './lib/provenance.js';
+import { PythonHelper } from './lib/python-helper.js';
 import { startBenchServer } from './lib/server-child.js';
 
 export const DEFAULT_METHOD = 'prob-cmaes';
@@ -201,29 +200,9 @@ export const PROBLEMS: Record<string, ProblemDef> = {
 };
 
 /** A long-lived multi_optuna.py process: one request at a time. */
-class Helper {
-  private readonly child: ChildProcessWithoutNullStreams;
-  private waiting: ((msg: Record<string, unknown>) => void) | null = null;
-  readonly ready: Promise<Record<string, unknown>>;
+class Helper extends PythonHelper {
   constructor() {
-    this.child = spawn('/usr/bin/python3', ['bench/peers/multi_optuna.py'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1' } });
-    this.child.stderr.on('data', (b: Buffer) => process.stderr.write(b));
-    this.ready = new Promise((resolve) => (this.waiting = resolve));
-    createInterface({ input: this.child.stdout }).on('line', (line) => {
-      const w = this.waiting;
-      this.waiting = null;
-      w?.(JSON.parse(line) as Record<string, unknown>);
-    });
-  }
-  async request(msg: object): Promise<Record<string, unknown>> {
-    const answer = new Promise<Record<string, unknown>>((resolve) => (this.waiting = resolve));
-    this.child.stdin.write(`${JSON.stringify(msg)}\n`);
-    const a = await answer;
-    if (typeof a.error === 'string') throw new Error(`multi_optuna.py: ${a.error}`);
-    return a;
-  }
-  close(): void {
-    this.child.stdin.end();
+    super('bench/peers/multi_optuna.py');
   }
 }
 
