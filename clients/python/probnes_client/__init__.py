@@ -381,29 +381,13 @@ class Client:
 
     def iter_front(self, study_id: str, page_size: int = 500) -> Iterator[Json]:
         """The front's trials, following every page."""
-        token: Optional[str] = None
-        while True:
-            page = self.front_page(study_id, page_size, token)
+        for page in _pages(lambda token: self.front_page(study_id, page_size, token)):
             yield from page["trials"]
-            token = page.get("next_page_token")
-            if not token:
-                return
 
     def front(self, study_id: str, page_size: int = 500) -> Json:
         """The whole front: the first page's answer with the trials of every page (next_page_token None).
         Which trials are on it is the server's decision, from their losses: the client never compares values."""
-        merged: Optional[Json] = None
-        token: Optional[str] = None
-        while True:
-            page = self.front_page(study_id, page_size, token)
-            if merged is None:
-                merged = page
-            else:
-                merged["trials"].extend(page["trials"])
-            token = page.get("next_page_token")
-            if not token:
-                merged["next_page_token"] = None
-                return merged
+        return _merged(lambda token: self.front_page(study_id, page_size, token), "trials")
 
     def front_history_page(self, study_id: str, page_size: Optional[int] = None, page_token: Optional[str] = None) -> Json:
         """One page of the front's history: after each COMPLETED trial in completion order, the hypervolume of the
@@ -414,45 +398,18 @@ class Client:
 
     def iter_front_history(self, study_id: str, page_size: int = 1000) -> Iterator[Json]:
         """The history's points, following every page."""
-        token: Optional[str] = None
-        while True:
-            page = self.front_history_page(study_id, page_size, token)
+        for page in _pages(lambda token: self.front_history_page(study_id, page_size, token)):
             yield from page["points"]
-            token = page.get("next_page_token")
-            if not token:
-                return
 
     def front_history(self, study_id: str, page_size: int = 1000) -> Json:
         """The whole history of the front: the first page's answer with the points of every page."""
-        merged: Optional[Json] = None
-        token: Optional[str] = None
-        while True:
-            page = self.front_history_page(study_id, page_size, token)
-            if merged is None:
-                merged = page
-            else:
-                merged["points"].extend(page["points"])
-            token = page.get("next_page_token")
-            if not token:
-                merged["next_page_token"] = None
-                return merged
+        return _merged(lambda token: self.front_history_page(study_id, page_size, token), "points")
 
     def history(self, study_id: str, stride: Optional[int] = None) -> Json:
         """The whole history: the server answers it in pages, followed and merged here; `stride`
         downsamples the evaluations, keeping every best-so-far step."""
-        merged: Optional[Json] = None
-        token: Optional[str] = None
-        while True:
-            page = self.request("GET", f"/v1/studies/{_q(study_id)}/history", query=_opt(page_size=10000, stride=stride, page_token=token))
-            if merged is None:
-                merged = page
-            else:
-                merged["evaluations"].extend(page["evaluations"])
-                merged["generations"].extend(page["generations"])
-            token = page.get("next_page_token")
-            if not token:
-                merged["next_page_token"] = None
-                return merged
+        return _merged(lambda token: self.request("GET", f"/v1/studies/{_q(study_id)}/history", query=_opt(page_size=10000, stride=stride, page_token=token)),
+                       "evaluations", "generations")
 
     def distribution(self, study_id: str) -> Json:
         return self.request("GET", f"/v1/studies/{_q(study_id)}/distribution")
@@ -600,6 +557,31 @@ def _q(s: str) -> str:
 
 def _opt(**kw: Any) -> Json:
     return {k: v for k, v in kw.items() if v is not None}
+
+
+def _pages(fetch: Callable[[Optional[str]], Json]) -> Iterator[Json]:
+    """Every page of a listing: fetch(None), then fetch(next_page_token) until it is null."""
+    token: Optional[str] = None
+    while True:
+        page = fetch(token)
+        yield page
+        token = page.get("next_page_token")
+        if not token:
+            return
+
+
+def _merged(fetch: Callable[[Optional[str]], Json], *keys: str) -> Json:
+    """The first page with the lists `keys` of every page appended (next_page_token None)."""
+    merged: Optional[Json] = None
+    for page in _pages(fetch):
+        if merged is None:
+            merged = page
+        else:
+            for k in keys:
+                merged[k].extend(page[k])
+    assert merged is not None
+    merged["next_page_token"] = None
+    return merged
 
 
 # ---- optimize() ---------------------------------------------------------------------------------
