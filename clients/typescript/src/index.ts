@@ -529,18 +529,7 @@ export class ProbnesClient {
    * merged here. `stride` downsamples the evaluations, keeping every best-so-far step.
    */
   async history(studyId: string, opts: { stride?: number } = {}): Promise<History> {
-    let merged: History | null = null;
-    let token: string | undefined;
-    do {
-      const page: History = await this.request('GET', `/v1/studies/${seg(studyId)}/history`, { query: { page_size: 10_000, stride: opts.stride, page_token: token } });
-      if (!merged) merged = page;
-      else {
-        merged.evaluations.push(...page.evaluations);
-        merged.generations.push(...page.generations);
-      }
-      token = page.next_page_token ?? undefined;
-    } while (token);
-    return { ...merged, next_page_token: null };
+    return merged<History>((token) => this.request('GET', `/v1/studies/${seg(studyId)}/history`, { query: { page_size: 10_000, stride: opts.stride, page_token: token } }), 'evaluations', 'generations');
   }
 
   // -- several objectives: the front --
@@ -558,12 +547,7 @@ export class ProbnesClient {
 
   /** The front's trials, following every page. */
   async *iterFront(studyId: string, pageSize = 500): AsyncGenerator<Trial> {
-    let pageToken: string | undefined;
-    do {
-      const page = await this.frontPage(studyId, { pageSize, pageToken });
-      yield* page.trials;
-      pageToken = page.next_page_token ?? undefined;
-    } while (pageToken);
+    for await (const page of pages((pageToken) => this.frontPage(studyId, { pageSize, pageToken }))) yield* page.trials;
   }
 
   /**
@@ -571,15 +555,7 @@ export class ProbnesClient {
    * server's decision, from their losses; the client never compares values or reads directions.
    */
   async front(studyId: string, opts: { pageSize?: number; signal?: AbortSignal } = {}): Promise<FrontPage> {
-    let merged: FrontPage | null = null;
-    let pageToken: string | undefined;
-    do {
-      const page: FrontPage = await this.frontPage(studyId, { pageSize: opts.pageSize ?? 500, pageToken }, opts.signal);
-      if (!merged) merged = page;
-      else merged.trials.push(...page.trials);
-      pageToken = page.next_page_token ?? undefined;
-    } while (pageToken);
-    return { ...merged, next_page_token: null };
+    return merged((pageToken) => this.frontPage(studyId, { pageSize: opts.pageSize ?? 500, pageToken }, opts.signal), 'trials');
   }
 
   /**
@@ -593,25 +569,12 @@ export class ProbnesClient {
 
   /** The history's points, following every page. */
   async *iterFrontHistory(studyId: string, pageSize = 1000): AsyncGenerator<FrontHistoryPoint> {
-    let pageToken: string | undefined;
-    do {
-      const page = await this.frontHistoryPage(studyId, { pageSize, pageToken });
-      yield* page.points;
-      pageToken = page.next_page_token ?? undefined;
-    } while (pageToken);
+    for await (const page of pages((pageToken) => this.frontHistoryPage(studyId, { pageSize, pageToken }))) yield* page.points;
   }
 
   /** The whole history of the front: the first page's answer with the points of every page. */
   async frontHistory(studyId: string, opts: { pageSize?: number; signal?: AbortSignal } = {}): Promise<FrontHistoryPage> {
-    let merged: FrontHistoryPage | null = null;
-    let pageToken: string | undefined;
-    do {
-      const page: FrontHistoryPage = await this.frontHistoryPage(studyId, { pageSize: opts.pageSize ?? 1000, pageToken }, opts.signal);
-      if (!merged) merged = page;
-      else merged.points.push(...page.points);
-      pageToken = page.next_page_token ?? undefined;
-    } while (pageToken);
-    return { ...merged, next_page_token: null };
+    return merged((pageToken) => this.frontHistoryPage(studyId, { pageSize: opts.pageSize ?? 1000, pageToken }, opts.signal), 'points');
   }
 
   distribution(studyId: string): Promise<Distribution> {
@@ -1014,4 +977,27 @@ export function printProgress(p: Progress): void {
           : `FAILED (${p.failureReason})`;
   const b = p.best === null ? '–' : p.best.toPrecision(6);
   process.stderr.write(`[${p.done}/${p.budget}] ${p.clientId} trial ${p.trialId}: ${v}  best ${b}  (${(p.elapsedMs / 1000).toFixed(1)}s)\n`);
+}
+
+/** A page of a listing: its next_page_token, null or absent on the last. */
+type Paged = { next_page_token?: string | null };
+
+/** Every page of a listing: fetch(undefined), then fetch(next_page_token) until it is null. */
+async function* pages<P extends Paged>(fetch: (token: string | undefined) => Promise<P>): AsyncGenerator<P> {
+  let token: string | undefined;
+  do {
+    const page = await fetch(token);
+    yield page;
+    token = page.next_page_token ?? undefined;
+  } while (token);
+}
+
+/** The first page with the lists `keys` of every page appended (next_page_token null). */
+async function merged<P extends Paged>(fetch: (token: string | undefined) => Promise<P>, ...keys: (keyof P)[]): Promise<P> {
+  let first: P | null = null;
+  for await (const page of pages(fetch)) {
+    if (!first) first = page;
+    else for (const k of keys) (first[k] as unknown[]).push(...(page[k] as unknown[]));
+  }
+  return { ...first!, next_page_token: null };
 }
