@@ -9,7 +9,7 @@
  * degenerate case: the front is the best trial, the hypervolume r − best loss.
  */
 import { deriveReferencePoint, dominates, hypervolume, hypervolumeImprovement } from '../../engine/index.js';
-import { feasibleOf, lossesOf, referenceLoss, referenceValue, type StudyOutcomes, type TrialResult } from './outcomes.js';
+import { feasibleOf, hasResult, lossesOf, referenceLoss, referenceValue, type StudyOutcomes, type TrialResult } from './outcomes.js';
 
 export interface FrontTrial extends TrialResult {
   trialId: number;
@@ -82,7 +82,7 @@ export function frontOf<T extends FrontTrial>(o: StudyOutcomes, trials: readonly
     trials: kept.map((k) => k.item),
     referencePoint: r && { value: referenceValue(o, r.loss), derived: r.derived },
     hypervolume: r === null || losses.length === 0 ? 0 : hypervolume(losses, r.loss),
-    evaluationCount: trials.filter((t) => t.state === 'COMPLETED' && (t.infeasible === true || t.value !== null || (t.values ?? null) !== null)).length,
+    evaluationCount: trials.filter(hasResult).length,
     feasibleCount: feasible.length,
   };
 }
@@ -102,7 +102,7 @@ export interface FrontHistoryPoint {
  * objectives; each step adds the new point's improvement (hypervolumeImprovement) to the last.
  */
 export function frontHistory(o: StudyOutcomes, completed: readonly FrontTrial[]): { referencePoint: ReferencePoint | null; points: FrontHistoryPoint[] } {
-  const withResult = completed.filter((t) => t.state === 'COMPLETED' && (t.infeasible === true || valuesOrValue(t)));
+  const withResult = completed.filter(hasResult);
   const feasible = new Map(feasibleLosses(o, withResult).map((f) => [f.trial, f.loss]));
   const final = new Staircase<null>();
   for (const loss of feasible.values()) final.add(loss, null);
@@ -120,4 +120,3 @@ export function frontHistory(o: StudyOutcomes, completed: readonly FrontTrial[])
   return { referencePoint: r && { value: referenceValue(o, r.loss), derived: r.derived }, points };
 }
 
-const valuesOrValue = (t: FrontTrial): boolean => t.value !== null || (t.values ?? null) !== null;

@@ -38,10 +38,16 @@ export interface OutcomeStudy {
 
 const read = new WeakMap<object, StudyOutcomes>();
 
+/** A study that declares nothing: one objective named `value` in its direction (shared, never changed). */
+const ONE_OBJECTIVE: Record<Direction, StudyOutcomes> = {
+  minimize: Object.freeze({ objectives: [Object.freeze({ name: DEFAULT_OBJECTIVE_NAME, direction: 'minimize' as const })], constraints: [], referencePoint: null }),
+  maximize: Object.freeze({ objectives: [Object.freeze({ name: DEFAULT_OBJECTIVE_NAME, direction: 'maximize' as const })], constraints: [], referencePoint: null }),
+};
+
 /** The study's outcomes, read once per stored JSON object. */
 export function outcomesOf(study: OutcomeStudy): StudyOutcomes {
   const stored = study.outcomes;
-  if (!stored) return { objectives: [{ name: DEFAULT_OBJECTIVE_NAME, direction: study.direction }], constraints: [], referencePoint: null };
+  if (!stored) return ONE_OBJECTIVE[study.direction];
   let o = read.get(stored);
   if (!o) {
     // The service wrote it (writeOutcomes) from a checked request or document.
@@ -106,7 +112,7 @@ export function feasibleOf(t: TrialResult): boolean | null {
 /** The values as the engine minimises them (maximised objectives negated): what /front ranks and the dashboard plots; null without values. */
 export function lossesOf(o: StudyOutcomes, t: Pick<TrialResult, 'value' | 'values'>): number[] | null {
   const v = valuesOf(t);
-  return v === null ? null : v.map((x, i) => engineValue(o.objectives[i] ?? o.objectives[0]!, x));
+  return v === null ? null : v.map((x, i) => engineValue(o.objectives[i]!, x));
 }
 
 /** The reference point in losses (the declared one negated where maximised), or null when none is declared. */

@@ -68,6 +68,12 @@ export interface FrontHistoryPage {
 
 /** Fronts kept (by study and its last change), so that a dashboard polling the front reads the study once per change. */
 const FRONT_CACHE_SIZE = 64;
+interface FrontEntry {
+  completed: TrialRecord[];
+  front: Front<TrialRecord>;
+  history?: ReturnType<typeof frontHistory>;
+}
+
 /** Largest page of the front and its history. */
 export const FRONT_LIMITS = { defaultPageSize: 100, maxPageSize: 1000 } as const;
 
@@ -100,8 +106,8 @@ export class ReportsService {
   private readonly now: () => Date;
   /** Predictions by study and engine-state revision (oldest first, bounded). */
   private readonly estimates = new Map<string, Prediction>();
-  /** The completed trials and front of a study as of its last change (oldest first, bounded). */
-  private readonly fronts = new Map<string, { completed: TrialRecord[]; front: Front<TrialRecord> }>();
+  /** The completed trials, front and (once asked for) front history of a study as of its last change (oldest first, bounded). */
+  private readonly fronts = new Map<string, FrontEntry>();
 
   constructor(deps: ReportsServiceDeps) {
     this.storage = deps.storage;
@@ -219,18 +225,19 @@ export class ReportsService {
   /** After each result in completion order, the front's hypervolume against one reference point (results/front.ts), in pages. */
   async frontHistory(tenantId: string, studyId: string, q: { pageSize?: number; pageToken?: string | null } = {}): Promise<FrontHistoryPage> {
     const study = await this.study(tenantId, studyId);
-    const { completed } = await this.frontOf(study);
-    const h = frontHistory(outcomesOf(study), completed);
+    const entry = await this.frontOf(study);
+    // Computed once per change of the study, like the front: every page reads the same one.
+    const h = (entry.history ??= frontHistory(outcomesOf(study), entry.completed));
     const page = await this.offsetPage(`front-history:${studyId}`, q, h.points);
     return { referencePoint: h.referencePoint, points: page.items, nextPageToken: page.nextPageToken };
   }
 
-  private async frontOf(study: Study): Promise<{ completed: TrialRecord[]; front: Front<TrialRecord> }> {
+  private async frontOf(study: Study): Promise<FrontEntry> {
     const key = `${study.id}\u0000${study.createdAt}\u0000${study.updatedAt}\u0000${study.trialCounts.COMPLETED}`;
     const cached = this.fronts.get(key);
     if (cached) return cached;
     const completed = await this.storage.listCompletedTrials(study.id);
-    const out = { completed, front: frontOf(outcomesOf(study), completed) };
+    const out: FrontEntry = { completed, front: frontOf(outcomesOf(study), completed) };
     if (this.fronts.size >= FRONT_CACHE_SIZE) this.fronts.delete(this.fronts.keys().next().value!);
     this.fronts.set(key, out);
     return out;
