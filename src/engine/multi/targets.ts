@@ -22,8 +22,8 @@
  *    of 0 counts as max(|max y|, 1)); 0 for all when no evaluation has an F.
  */
 import { InvalidInputError } from '../errors.js';
-import { nonDominated } from './pareto.js';
-import { augmentedChebyshev, PAREGO_RHO } from './scalarize.js';
+import { nonDominated, totalViolation } from './pareto.js';
+import { augmentedChebyshev, observedRange, PAREGO_RHO } from './scalarize.js';
 
 /** What the targets read of an observation (strategies/types.ts Observation has these fields). */
 export interface Outcome {
@@ -53,10 +53,7 @@ export const INFEASIBLE_MARGIN = 0.1;
 
 /** CV = Σ_k max(0, c_k) (0 without constraint values). */
 export function violation(c: readonly number[] | undefined): number {
-  if (!c) return 0;
-  let v = 0;
-  for (const ck of c) v += ck > 0 ? ck : 0;
-  return v;
+  return c ? totalViolation(c) : 0;
 }
 
 function median(values: number[]): number {
@@ -106,19 +103,11 @@ export function targetContext(outcomes: readonly Outcome[], spec: TargetSpec): T
     F.push(objectivesOf(o, m, j));
     cv.push(violation(o.c));
   });
-  const lower = new Array<number>(m).fill(Infinity);
-  const upper = new Array<number>(m).fill(-Infinity);
   const anyFeasible = cv.some((v) => v === 0);
   const inBasis = (k: number): boolean => !anyFeasible || cv[k] === 0;
-  for (let k = 0; k < F.length; k++) {
-    if (!inBasis(k)) continue;
-    for (let i = 0; i < m; i++) {
-      if (F[k][i] < lower[i]) lower[i] = F[k][i];
-      if (F[k][i] > upper[i]) upper[i] = F[k][i];
-    }
-  }
+  const basis = F.filter((_, k) => inBasis(k));
+  const { lower, upper } = basis.length > 0 ? observedRange(basis) : { lower: new Array<number>(m).fill(Infinity), upper: new Array<number>(m).fill(-Infinity) };
   if (m > 1 && spec.normalise === 'front') {
-    const basis = F.filter((_, k) => inBasis(k));
     const hiFront = new Array<number>(m).fill(-Infinity);
     for (const k of nonDominated(basis)) for (let i = 0; i < m; i++) hiFront[i] = Math.max(hiFront[i], basis[k][i]);
     for (let i = 0; i < m; i++) if (hiFront[i] > lower[i]) upper[i] = hiFront[i];
