@@ -21,6 +21,7 @@
  *   points) the method's own, on the penalised values.
  */
 import { InvalidInputError } from '../errors.js';
+import { dominates, isFeasible } from '../multi/pareto.js';
 import { simplexWeights } from '../multi/scalarize.js';
 import { targetContext, targetOf, type TargetContext } from '../multi/targets.js';
 import { Rng } from '../random/index.js';
@@ -37,11 +38,14 @@ export const OUTCOME_BENCH_OPTIONS: OptionSpecs = {
   mo_alpha: { kind: 'number', min: 0, max: 1e4, description: 'α of the members\' Dirichlet(1 + α·a_p) weights.' },
   mo_penalty: { kind: 'enum', values: ['deb', 'additive'], description: 'Violators: Deb\'s order (max(s, ŷ) + CV/v̄) or the smooth s + CV/v̄.' },
   mo_norm: { kind: 'enum', values: ['feasible', 'front'], description: 'The objectives\' normalisation: the feasible range or the front\'s.' },
+  mo_restart: { kind: 'number', min: 0, max: 1000, integer: true, description: 'A member restarts from the prior after this many of its generations without a point on the front (0: never).' },
 };
 const MO_KEYS = Object.keys(OUTCOME_BENCH_OPTIONS);
 /** P and α of the decomposition by default (§32.5). */
 export const DEFAULT_MEMBERS = 8;
 export const DEFAULT_ALPHA = 20;
+/** A member's generations without a point on the front after which it restarts, by default (§32.5). */
+export const DEFAULT_RESTART_AFTER = 3;
 
 function checkCount(what: string, v: unknown, min: number, max: number): number {
   if (!(typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max)) throw new InvalidInputError(`${what} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
@@ -152,6 +156,35 @@ function memberOf(o: OutcomesState, t: number): number {
 }
 
 /**
+ * Whether a generation's results put a point on the feasible front of the evaluations: a feasible
+ * result that no feasible evaluation dominates (equal points do not dominate each other).
+ */
+export function onFront(batch: readonly Observation[], evaluations: readonly Observation[]): boolean {
+  const feasible = (o: Observation): o is Observation & { f: number[] } => !o.infeasible && o.f !== undefined && (!o.c || isFeasible(o.c));
+  const front = evaluations.filter(feasible);
+  return batch.some((b) => feasible(b) && !front.some((e) => dominates(e.f, b.f)));
+}
+
+/**
+ * After the tell of a generation whose points member p asked: count p's generations without a point
+ * on the front, and after `restart.after` of them start p again from the method's state at init (the
+ * prior), its generator reseeded, its mean not asked again (it was evaluated at the start). Its GP
+ * sees every evaluation from its first tell on, so a restarted member is not the first start again:
+ * its natural gradient from the wide prior reads the whole landscape of its scalarisation.
+ */
+function restartStalled<S extends BaseState>(state: S, p: number, contributed: boolean): S {
+  const o = state.outcomes!;
+  const r = o.restart!;
+  const stalls = r.stalls.map((n, k) => (k !== p ? n : contributed ? 0 : n + 1));
+  if (stalls[p] < r.after) return { ...state, outcomes: { ...o, restart: { ...r, stalls } } };
+  stalls[p] = 0;
+  const fresh = { ...r.template, rng: Rng.fromSeed(mix(mix(o.seed, 5000), r.count)).state(), generation: state.generation, meanAsked: true } as BaseState;
+  const restart = { ...r, stalls, count: r.count + 1 };
+  if (p === 0) return { ...(fresh as S), outcomes: { ...o, restart } };
+  return { ...state, outcomes: { ...o, members: o.members!.map((m, k) => (k === p - 1 ? fresh : m)), restart } };
+}
+
+/**
  * `inner` with several objectives, constraints and infeasible points scalarised per generation.
  * `decompose`: the method keeps a search distribution, so that P members (bench option mo_members)
  * can each follow their own part of the front (§32.2's decomposition).
@@ -182,6 +215,8 @@ export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, 
         o.alpha = Number(mo.mo_alpha ?? DEFAULT_ALPHA);
         // The other members: their own generators; the prior mean is handed out once, by member 0.
         o.members = Array.from({ length: P - 1 }, (_, k) => ({ ...inner.init(innerSpec, Rng.fromSeed(mix(seed, 1000 + k))), meanAsked: true }) as BaseState);
+        const after = Number(mo.mo_restart ?? DEFAULT_RESTART_AFTER);
+        if (after > 0) o.restart = { after, template: state, stalls: new Array<number>(P).fill(0), count: 0 };
       }
       return { ...state, outcomes: o };
     },
@@ -214,7 +249,8 @@ export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, 
       const told = (o?.objectives ?? 1) > 1 ? { ...own, diagnostics: { ...own.diagnostics, integral_mean: null, integral_std: null } } : own;
       if (!o?.members) return told;
       const members = o.members.map((m, k) => tellMember({ ...m, generation: state.generation }, k + 1));
-      return { ...told, outcomes: { ...o, members } };
+      const next = { ...told, outcomes: { ...o, members } };
+      return o.restart ? restartStalled(next, memberOf(o, state.generation), onFront(ctx.batch, evaluations)) : next;
     },
     ...(inner.estimate
       ? {

@@ -161,6 +161,12 @@ export interface OutcomesState {
   alpha?: number;
   /** The states of members 1 … P − 1 (member 0 is the state itself). */
   members?: BaseState[];
+  /**
+   * Restarts of stalled members (§32.5): a member whose last `after` generations put no point on the
+   * feasible front starts again from `template` (the method's state at init, generator reseeded).
+   * Absent: members never restart (the states of before).
+   */
+  restart?: { after: number; template: BaseState; stalls: number[]; count: number };
 }
 
 /** Results the current generation's update (tell) waits for: batchSize unless the state says otherwise. */

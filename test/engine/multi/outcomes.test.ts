@@ -9,7 +9,7 @@ import { InvalidInputError } from '../../../src/engine/errors.js';
 import { getMultiBenchmark } from '../../../src/engine/benchmarks/multi.js';
 import { scalarTargets } from '../../../src/engine/multi/targets.js';
 import { Rng } from '../../../src/engine/random/index.js';
-import { anchorsFor, generationWeights, withOutcomes } from '../../../src/engine/strategies/outcomes.js';
+import { anchorsFor, DEFAULT_RESTART_AFTER, generationWeights, onFront, withOutcomes } from '../../../src/engine/strategies/outcomes.js';
 import { probCmaes } from '../../../src/engine/strategies/prob-cmaes.js';
 import { bo } from '../../../src/engine/strategies/bo.js';
 import { METHOD_NAMES, getStrategy, methodFacts, resolveOptions, type MethodName } from '../../../src/engine/strategies/registry.js';
@@ -283,5 +283,80 @@ describe('decomposition: several search distributions (ALGORITHM.md §32.2)', ()
       expect(state.outcomes!.members!.map((m) => m.generation)).toEqual([t + 1, t + 1]);
       expect(state.diagnostics.integral_mean).toBeNull();
     }
+  });
+});
+
+describe('restarts of stalled members (ALGORITHM.md §32.5)', () => {
+  const pt = (f: number[], extra: Partial<Observation> = {}): Observation => ({ x: [0, 0], y: 0, f, ...extra });
+
+  it('counts a generation as contributing when one of its feasible results is dominated by no feasible evaluation', () => {
+    const front = [pt([0, 2]), pt([2, 0])];
+    expect(onFront([pt([1, 1])], [...front, pt([1, 1])])).toBe(true);
+    expect(onFront([pt([1, 3])], [...front, pt([1, 3])])).toBe(false);
+    // Equal to a front point: both stay on the front.
+    expect(onFront([pt([0, 2])], [...front, pt([0, 2])])).toBe(true);
+    // A violator or an infeasible point never contributes; a dominating violator does not push a feasible point off.
+    expect(onFront([pt([1, 1], { c: [0.5] })], [...front, pt([1, 1], { c: [0.5] })])).toBe(false);
+    expect(onFront([{ x: [0, 0], y: 0, infeasible: true }], front)).toBe(false);
+    expect(onFront([pt([1, 1])], [pt([0, 0], { c: [1] }), pt([1, 1])])).toBe(true);
+  });
+
+  /** Generations of a 3-member prob-cmaes whose every result is dominated by one point evaluated first. */
+  function stalled(generations: number, options: Record<string, number> = {}) {
+    const s = getStrategy('prob-cmaes');
+    let state = s.init({ dim: 2, batchSize: 3, options: { ...resolveOptions('prob-cmaes', 2), mo_members: 3, ...options }, outcomes: { objectives: 2, constraints: 0 } }, Rng.fromSeed(3));
+    const template = JSON.parse(JSON.stringify(state.outcomes?.restart?.template ?? null));
+    const history: Observation[] = [{ x: [0, 0], y: -1, f: [-1, -1] }];
+    const states = [state];
+    for (let t = 0; t < generations; t++) {
+      const a = s.ask(state, { history: [...history], pending: [] }, 3);
+      const batch = a.points.map((x) => ({ x, y: 0, f: [x[0] ** 2 + x[1] ** 2, (x[0] - 1) ** 2 + x[1] ** 2] }));
+      history.push(...batch);
+      state = s.tell(a.state, { batch, history: [...history] });
+      states.push(state);
+    }
+    return { states, template };
+  }
+
+  it(`restarts a member from the prior after ${DEFAULT_RESTART_AFTER} of its generations without a point on the front`, () => {
+    const P = 3;
+    // Member 1 asks generations 1, 4, 7: its third stalled generation is 7, told into state 8.
+    const { states, template } = stalled(P * (DEFAULT_RESTART_AFTER - 1) + 2);
+    const before = states[P * (DEFAULT_RESTART_AFTER - 1) + 1].outcomes!;
+    const after = states[P * (DEFAULT_RESTART_AFTER - 1) + 2].outcomes!;
+    // Member 0 (generations 0, 3, 6) restarted at generation 6's tell; members 1 and 2 have stalled twice.
+    expect(before.restart!.stalls).toEqual([0, DEFAULT_RESTART_AFTER - 1, DEFAULT_RESTART_AFTER - 1]);
+    expect(before.restart!.count).toBe(1);
+    expect(after.restart!.count).toBe(2);
+    expect(after.restart!.stalls).toEqual([0, 0, DEFAULT_RESTART_AFTER - 1]);
+    const member = after.members![0];
+    // The prior again (the method's state at init), its generator new, in the study's generation.
+    expect(member.mean).toEqual(template.mean);
+    expect(member.cov).toEqual(template.cov);
+    expect(before.members![0].mean).not.toEqual(template.mean);
+    expect(member.rng).not.toEqual(template.rng);
+    expect(member.generation).toBe(P * (DEFAULT_RESTART_AFTER - 1) + 2);
+    // Member 0 (the state itself) restarted one generation earlier, keeping the outcomes.
+    const zero = states[P * (DEFAULT_RESTART_AFTER - 1) + 1];
+    expect(zero.mean).toEqual(template.mean);
+    expect(zero.generation).toBe(P * (DEFAULT_RESTART_AFTER - 1) + 1);
+  });
+
+  it('never restarts with mo_restart 0, nor a stored state without restarts', () => {
+    const { states } = stalled(8, { mo_restart: 0 });
+    expect(states[8].outcomes!.restart).toBeUndefined();
+    const s = getStrategy('prob-cmaes');
+    const init = s.init({ dim: 2, batchSize: 3, options: { ...resolveOptions('prob-cmaes', 2), mo_members: 3 }, outcomes: { objectives: 2, constraints: 0 } }, Rng.fromSeed(3));
+    const { restart: _r, ...old } = init.outcomes!;
+    const history: Observation[] = [{ x: [0, 0], y: -1, f: [-1, -1] }];
+    let state: BaseState = { ...init, outcomes: old };
+    for (let t = 0; t < 8; t++) {
+      const a = s.ask(state, { history: [...history], pending: [] }, 3);
+      const batch = a.points.map((x) => ({ x, y: 0, f: [x[0] ** 2 + x[1] ** 2, 1 + x[1] ** 2] }));
+      history.push(...batch);
+      state = s.tell(a.state, { batch, history: [...history] });
+    }
+    expect(state.outcomes!.restart).toBeUndefined();
+    expect(state.outcomes!.members![0].mean).not.toEqual(init.outcomes!.members![0].mean);
   });
 });
