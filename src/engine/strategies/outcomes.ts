@@ -45,7 +45,7 @@ const MO_KEYS = Object.keys(OUTCOME_BENCH_OPTIONS);
 export const DEFAULT_MEMBERS = 8;
 export const DEFAULT_ALPHA = 20;
 /** A member's generations without a point on the front after which it restarts, by default (§32.5). */
-export const DEFAULT_RESTART_AFTER = 3;
+export const DEFAULT_RESTART_AFTER = 2;
 
 function checkCount(what: string, v: unknown, min: number, max: number): number {
   if (!(typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max)) throw new InvalidInputError(`${what} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
