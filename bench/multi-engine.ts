@@ -85,7 +85,7 @@ export function runMulti(spec: MultiRunSpec): MultiRunRecord {
   const usesBox = strategy.usesBox;
   const box = usesBox ? { lower: lo.map((v, i) => (v - mid[i]) / sd[i]), upper: hi.map((v, i) => (v - mid[i]) / sd[i]) } : null;
   let state = strategy.init(
-    { dim: d, batchSize: spec.batch, options, box, budget, outcomes: { objectives: b.objectives, constraints: b.constraints } },
+    { dim: d, batchSize: spec.batch, options, box, budget, outcomes: { objectives: b.objectives, constraints: b.constraints, reference: r } },
     Rng.fromSeed(spec.seed),
   );
   const history: Observation[] = [];

@@ -102,6 +102,18 @@ describe('parameter transforms (property tests)', () => {
     expect(initSpec('cmaes', 2, resolveOptions('cmaes', 2), space, null).box).toBeNull();
   });
 
+  it('hands the engine the declared reference point as it minimises: a maximised objective\'s negated', () => {
+    const space = searchSpace(
+      [{ name: 'x', type: 'float', scale: 'linear', bounds: [0, 1], step: null, prior: { mean: 0.5, std: 0.25 } }],
+      { mean: [0.5], covariance: [[0.0625]], std: [0.25] },
+    );
+    const objectives = [{ name: 'accuracy', direction: 'maximize' as const }, { name: 'latency', direction: 'minimize' as const }];
+    const spec = (referencePoint: number[] | null) => initSpec('prob-cmaes', 3, resolveOptions('prob-cmaes', 1), space, null, { objectives, constraints: [], referencePoint });
+    expect(spec([0.5, 30]).outcomes).toEqual({ objectives: 2, constraints: 0, reference: [-0.5, 30] });
+    // None declared: the engine normalises by the front alone.
+    expect(spec(null).outcomes).toEqual({ objectives: 2, constraints: 0 });
+  });
+
   it('legalize clamps non-finite values into the bounds', () => {
     const space = searchSpace(
       [{ name: 'n', type: 'int', scale: 'log', bounds: [16, 1024], step: 1, prior: { mean: 4.85, std: 0.5 } }],

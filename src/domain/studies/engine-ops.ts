@@ -6,6 +6,7 @@
 import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../../engine/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError } from '../common/errors.js';
+import { engineValue } from '../results/objective.js';
 import { needsOutcomeModel, type StudyOutcomes } from '../results/outcomes.js';
 import { activeNamed, categoryPriors, engineConditions, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
@@ -16,7 +17,9 @@ export function initSpec(method: MethodName, batchSize: number, options: Options
   const box = getStrategy(method).usesBox ? internalBox(space, Number(options.box_std ?? Infinity)) : null;
   const categories = categoryPriors(space);
   const conditions = engineConditions(space);
-  const several = outcomes && needsOutcomeModel(outcomes) ? { outcomes: { objectives: outcomes.objectives.length, constraints: outcomes.constraints.length } } : {};
+  // The declared reference point as the engine minimises (engineValue per objective): the decomposition's normalisation.
+  const reference = outcomes?.referencePoint ? { reference: outcomes.referencePoint.map((r, i) => engineValue(outcomes.objectives[i], r)) } : {};
+  const several = outcomes && needsOutcomeModel(outcomes) ? { outcomes: { objectives: outcomes.objectives.length, constraints: outcomes.constraints.length, ...reference } } : {};
   return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}), ...(conditions.length > 0 ? { conditions } : {}), ...several };
 }
 

@@ -44,6 +44,13 @@ export interface TargetSpec {
    * front range is 0 keeps the feasible range).
    */
   normalise?: 'feasible' | 'front';
+  /**
+   * With 'front': the study's reference point, as minimised. Objective i's range then runs from its
+   * ideal to r_i (where r_i lies above the ideal): the hypervolume the study measures counts a gain in
+   * f_i in units of the box up to r, so the scalarisation weighs it so too, and a point beyond the
+   * current front's nadir but inside r is not penalised as if the front's span were the scale.
+   */
+  reference?: readonly number[] | null;
   /** Violators: Deb's order max(s, ŷ) + scale·CV/v̄ ('deb', the default) or the smooth s + scale·CV/v̄ ('additive'). */
   penalty?: 'deb' | 'additive';
 }
@@ -111,6 +118,8 @@ export function targetContext(outcomes: readonly Outcome[], spec: TargetSpec): T
     const hiFront = new Array<number>(m).fill(-Infinity);
     for (const k of nonDominated(basis)) for (let i = 0; i < m; i++) hiFront[i] = Math.max(hiFront[i], basis[k][i]);
     for (let i = 0; i < m; i++) if (hiFront[i] > lower[i]) upper[i] = hiFront[i];
+    const r = spec.reference;
+    if (r && r.length === m) for (let i = 0; i < m; i++) if (Number.isFinite(r[i]) && r[i] > lower[i]) upper[i] = r[i];
   }
   const scal = m > 1 ? { weights: [...spec.weights!], lower, upper, rho: spec.rho ?? PAREGO_RHO } : null;
   const range = upper[0] - lower[0];

@@ -38,6 +38,7 @@ export const OUTCOME_BENCH_OPTIONS: OptionSpecs = {
   mo_alpha: { kind: 'number', min: 0, max: 1e4, description: 'α of the members\' Dirichlet(1 + α·a_p) weights.' },
   mo_penalty: { kind: 'enum', values: ['deb', 'additive'], description: 'Violators: Deb\'s order (max(s, ŷ) + CV/v̄) or the smooth s + CV/v̄.' },
   mo_norm: { kind: 'enum', values: ['feasible', 'front'], description: 'The objectives\' normalisation: the feasible range or the front\'s.' },
+  mo_reference: { kind: 'enum', values: ['on', 'off'], description: 'With the front\'s normalisation, each objective\'s range up to the declared reference point (on) or the front\'s nadir (off).' },
   mo_restart: { kind: 'number', min: 0, max: 1000, integer: true, description: 'A member restarts from the prior after this many of its generations without a point on the front (0: never).' },
 };
 const MO_KEYS = Object.keys(OUTCOME_BENCH_OPTIONS);
@@ -50,6 +51,13 @@ export const DEFAULT_RESTART_AFTER = 2;
 function checkCount(what: string, v: unknown, min: number, max: number): number {
   if (!(typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max)) throw new InvalidInputError(`${what} must be an integer in [${min}, ${max}], got ${JSON.stringify(v)}`);
   return v;
+}
+
+/** A declared reference point of M finite numbers, or null (none declared). */
+function checkedReference(r: unknown, m: number): number[] | null {
+  if (r === undefined || r === null) return null;
+  if (!(Array.isArray(r) && r.length === m && r.every((v) => typeof v === 'number' && Number.isFinite(v)))) throw new InvalidInputError(`outcomes.reference must be ${m} finite numbers, got ${JSON.stringify(r)}`);
+  return [...r];
 }
 
 function mix(h: number, w: number): number {
@@ -129,7 +137,7 @@ function scalarises(state: BaseState, ...lists: (readonly Observation[] | undefi
 export function generationContext(state: BaseState, evaluations: readonly Observation[], p = 0): TargetContext {
   const o = outcomesOf(state);
   const m = o?.objectives ?? 1;
-  return targetContext(evaluations, { objectives: m, weights: m > 1 ? generationWeights(o!, state.generation, p) : null, normalise: o?.norm ?? 'feasible', penalty: o?.penalty ?? 'deb' });
+  return targetContext(evaluations, { objectives: m, weights: m > 1 ? generationWeights(o!, state.generation, p) : null, normalise: o?.norm ?? 'feasible', penalty: o?.penalty ?? 'deb', reference: o?.reference ?? null });
 }
 
 function rescore(ctx: TargetContext, obs: readonly Observation[]): Observation[] {
@@ -142,9 +150,12 @@ function rescore(ctx: TargetContext, obs: readonly Observation[]): Observation[]
 function checkOutcomes(raw: unknown): OutcomesState {
   if (!raw || typeof raw !== 'object') throw new InvalidInputError('the stored state\'s outcomes must be an object');
   const o = raw as Record<string, unknown>;
+  const objectives = checkCount('outcomes.objectives', o.objectives, 1, MAX_OBJECTIVES);
+  const reference = checkedReference(o.reference, objectives);
   return {
     ...(o as unknown as OutcomesState),
-    objectives: checkCount('outcomes.objectives', o.objectives, 1, MAX_OBJECTIVES),
+    ...(reference ? { reference } : {}),
+    objectives,
     constraints: checkCount('outcomes.constraints', o.constraints, 0, MAX_CONSTRAINTS),
     seed: checkCount('outcomes.seed', o.seed, -(2 ** 31), 2 ** 31 - 1),
   };
@@ -209,7 +220,8 @@ export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, 
       const state = inner.init(innerSpec, rng);
       if (objectives === 1 && constraints === 0) return state;
       const seed = seedOf(state);
-      const o: OutcomesState = { objectives, constraints, seed, ...(norm && objectives > 1 ? { norm } : {}), ...(mo.mo_penalty === 'additive' ? { penalty: 'additive' as const } : {}) };
+      const reference = norm === 'front' && mo.mo_reference !== 'off' ? checkedReference(spec.outcomes?.reference, objectives) : null;
+      const o: OutcomesState = { objectives, constraints, seed, ...(norm && objectives > 1 ? { norm } : {}), ...(reference ? { reference } : {}), ...(mo.mo_penalty === 'additive' ? { penalty: 'additive' as const } : {}) };
       if (several) {
         o.anchors = anchorsFor(objectives, P);
         o.alpha = Number(mo.mo_alpha ?? DEFAULT_ALPHA);

@@ -54,7 +54,16 @@ export interface InitSpec {
    * the observations' `f`, `c` and `infeasible` (strategies/outcomes.ts); absent, or M = 1 and K = 0,
    * changes nothing.
    */
-  outcomes?: { objectives: number; constraints: number };
+  outcomes?: {
+    objectives: number;
+    constraints: number;
+    /**
+     * The hypervolume reference point the study declares, as minimised (the domain negated the
+     * maximised objectives'): the decomposition normalises each objective from its ideal to it
+     * (ALGORITHM.md §32.5). Absent: the study lets the service derive one.
+     */
+    reference?: number[];
+  };
 }
 
 /** One evaluated point: internal coordinates and the value to minimise. */
@@ -153,6 +162,8 @@ export interface OutcomesState {
   seed: number;
   /** The objectives' normalisation (absent: the feasible range). */
   norm?: 'feasible' | 'front';
+  /** InitSpec.outcomes.reference: with norm 'front', each objective's range runs from its ideal to it. */
+  reference?: number[];
   /** Violators' targets (absent: Deb's order, §32.3). */
   penalty?: 'additive';
   /** Decomposition (§32.2): every member's anchor on the simplex, member 0 first. */

@@ -286,6 +286,38 @@ describe('decomposition: several search distributions (ALGORITHM.md §32.2)', ()
   });
 });
 
+describe('the declared reference point (ALGORITHM.md §32.5)', () => {
+  const s = getStrategy('prob-cmaes');
+  const init = (reference: number[] | undefined, options: Record<string, string> = {}) =>
+    s.init({ dim: 2, batchSize: 3, options: { ...resolveOptions('prob-cmaes', 2), ...options }, outcomes: { objectives: 2, constraints: 0, ...(reference ? { reference } : {}) } }, Rng.fromSeed(3));
+
+  it('is kept for the decomposition\'s normalisation and scores the history by it', () => {
+    const state = init([4, 2]);
+    expect(state.outcomes!.reference).toEqual([4, 2]);
+    expect(init(undefined).outcomes!.reference).toBeUndefined();
+    expect(init([4, 2], { mo_reference: 'off' }).outcomes!.reference).toBeUndefined();
+    expect(init([4, 2], { mo_norm: 'feasible' }).outcomes!.reference).toBeUndefined();
+    // Generation 0's targets: the front's normalisation up to r, as targets.ts computes with the same weights.
+    const history: Observation[] = [{ x: [0, 0], y: 0, f: [0, 1] }, { x: [1, 0], y: 1, f: [1, 0] }, { x: [0, 1], y: 2, f: [2, 2] }];
+    const weights = generationWeights(state.outcomes!, 0, 0);
+    const expected = scalarTargets(history, { objectives: 2, weights, normalise: 'front', reference: [4, 2] });
+    const withoutR = scalarTargets(history, { objectives: 2, weights, normalise: 'front' });
+    expect(expected).not.toEqual(withoutR);
+    const { inner, seen } = recorder();
+    const wrapped = withOutcomes(inner, true);
+    wrapped.ask({ ...state, method: 'random' } as BaseState, { history, pending: [] }, 1);
+    expect(ys((seen[0].ctx as AskContext).history)).toEqual(expected);
+  });
+
+  it('refuses a malformed one at init and in a stored state', () => {
+    expect(() => init([4])).toThrow(InvalidInputError);
+    expect(() => init([4, Number.NaN])).toThrow(InvalidInputError);
+    const state = init([4, 2]);
+    expect(() => s.migrate({ ...state, outcomes: { ...state.outcomes!, reference: [1, 'x'] } } as never)).toThrow(InvalidInputError);
+    expect(s.migrate(JSON.parse(JSON.stringify(state))).outcomes!.reference).toEqual([4, 2]);
+  });
+});
+
 describe('restarts of stalled members (ALGORITHM.md §32.5)', () => {
   const pt = (f: number[], extra: Partial<Observation> = {}): Observation => ({ x: [0, 0], y: 0, f, ...extra });
 

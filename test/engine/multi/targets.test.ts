@@ -66,6 +66,24 @@ describe('scalar targets', () => {
     expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5], normalise: 'front' })[2]).toBeCloseTo(1.1, 12);
   });
 
+  it('with a declared reference point, the front\'s normalisation runs from the ideal to it', () => {
+    // A (0, 1), B (1, 0), C (2, 2); r = (4, 2), w = (0.5, 0.5): ranges [0, 4] and [0, 2] (r above the ideal 0 in both).
+    // f̄(A) = (0, 0.5): s = max(0, 0.25) + 0.05·(0 + 0.25) = 0.2625; f̄(C) = (0.5, 1): s = 0.5 + 0.05·0.75 = 0.5375.
+    const pts: Outcome[] = [{ y: 0, f: [0, 1] }, { y: 1, f: [1, 0] }, { y: 2, f: [2, 2] }];
+    const spec = { objectives: 2, weights: [0.5, 0.5], normalise: 'front' as const, reference: [4, 2] };
+    const y = scalarTargets(pts, spec);
+    expect(y[0]).toBeCloseTo(0.2625, 12);
+    expect(y[2]).toBeCloseTo(0.5375, 12);
+    // An r_i at or below the ideal leaves objective i the front's range [0, 1]: f̄(A) = (0, 0.5) from r_2 = 2 alone,
+    // and with neither (r = (−1, 0)) f̄(A) = (0, 1), s = 0.5 + 0.05·0.5 = 0.525, the front's normalisation above.
+    expect(scalarTargets(pts, { ...spec, reference: [-1, 2] })[0]).toBeCloseTo(0.2625, 12);
+    expect(scalarTargets(pts, { ...spec, reference: [-1, 0] })[0]).toBeCloseTo(0.525, 12);
+    // The feasible normalisation ignores it: [0, 2]² as above.
+    expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5], reference: [4, 2] })[0]).toBeCloseTo(0.2625, 12);
+    // B (1, 0): f̄ = (0.5, 0), s = 0.25 + 0.05·0.25 (with r_1 = 40 it would be f̄_1 = 1/40).
+    expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5], reference: [40, 2] })[1]).toBeCloseTo(0.2625, 12);
+  });
+
   it('the additive penalty gives up Deb\'s order: s + CV/v̄', () => {
     // C of the first case: s = 0.4, v̄ = 3: 0.4 + 2/3, below A's 0.7875.
     const t = scalarTargets(outcomes, { objectives: 2, weights: [0.25, 0.75], penalty: 'additive' });
