@@ -163,6 +163,7 @@ describe.skipIf(backend === 'postgres' && !server)(backend, () => {
         [studyBody({ reference_point: [1, 2] }), '/reference_point', /several objectives/],
         [twoObjectives({ method: 'cmaes' }), '/method', /prob-cmaes/],
         [studyBody({ constraints: [{ name: 'c' }], method: 'xnes' }), '/method', /constraints/],
+        [twoObjectives({ method: 'prob-cmaes', options: { start_phase: 'powell' } }), '/options/start_phase', /one objective/],
         [studyBody({ objectives: [{ name: '__proto__', direction: 'minimize' }] }), '/objectives/0/name', /reserved/],
         [studyBody({ objectives: Array.from({ length: 6 }, (_, i) => ({ name: `o${i}`, direction: 'minimize' })) }), '/objectives', /5/],
       ];
@@ -175,6 +176,16 @@ describe.skipIf(backend === 'postgres' && !server)(backend, () => {
         expect(hit!.message).toMatch(message);
       }
       expect((await call('GET', '/v1/studies')).studies).toHaveLength(0);
+    });
+
+    it('shows the options the search runs with: no start phase for a ProbNES method with several objectives', async () => {
+      const multi = await call('POST', '/v1/studies', twoObjectives({ method: 'prob-cmaes' }));
+      expect(multi.options.start_phase).toBe('off');
+      // One objective keeps the default profile's Powell start; a constraint alone keeps it too (one objective to model).
+      expect((await call('POST', '/v1/studies', studyBody({ method: 'prob-cmaes' }))).options.start_phase).toBe('powell');
+      expect((await call('POST', '/v1/studies', studyBody({ method: 'prob-cmaes', constraints: [{ name: 'c' }] }))).options.start_phase).toBe('powell');
+      // Methods without a start phase show none.
+      expect((await call('POST', '/v1/studies', twoObjectives())).options.start_phase).toBeUndefined();
     });
   });
 

@@ -46,6 +46,8 @@ function checkOutcomeMethod(request: CreateStudyInput): void {
   const able = (fact: 'multiObjective' | 'constraints') => METHOD_NAMES.filter((m) => methodFacts(m)[fact]).join(', ');
   if (several && !methodFacts(request.method).multiObjective) errors.push({ path: '/method', message: `${request.method} searches one objective; with several use one of: ${able('multiObjective')}` });
   else if (constrained && !methodFacts(request.method).constraints) errors.push({ path: '/method', message: `${request.method} does not take constraints; use one of: ${able('constraints')}` });
+  // The decomposition's members start from the prior (ALGORITHM.md §32.5): Powell's model keeps values a new scalarisation contradicts.
+  if (several && request.options?.start_phase === 'powell') errors.push({ path: '/options/start_phase', message: 'Powell\'s start phase models one objective: with several objectives the search starts from the prior (start_phase off)' });
   if (several && request.prior?.from_study) errors.push({ path: '/prior/from_study', message: 'a warm start reads one objective: it is not available with several objectives' });
   if (errors.length > 0) throw new ValidationError(errors);
 }
@@ -87,7 +89,9 @@ export class StudyService {
     const { input, source, observations } = await this.resolvePrior(tenantId, alignToGrid(request));
     checkStudySpec(input);
     const { parameters, prior } = effectivePrior(input);
-    const options = resolveOptions(input.method, parameters.length, input.options);
+    const resolved = resolveOptions(input.method, parameters.length, input.options);
+    // What the engine does with several objectives (no start phase), so the study's options say it.
+    const options = (request.objectives?.length ?? 1) > 1 && 'start_phase' in resolved ? { ...resolved, start_phase: 'off' } : resolved;
     checkStudyCost(input.method, parameters.length, input.batch_size, options, input.max_trials ?? null, this.maxStudyCost);
     const seed = input.seed ?? this.newSeed();
     // The engine starts before the study exists and is written with it: if init fails there is no study.
