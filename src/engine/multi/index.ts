@@ -2,7 +2,8 @@
  * Several objectives and constraints, for minimisation (a caller negates objectives to maximise):
  * Pareto dominance, sorting and constraint-domination (pareto.ts), the exact hypervolume and its
  * derived reference point (hypervolume.ts), scalarisations for single-objective methods
- * (scalarize.ts). ALGORITHM.md §32 says how the ProbNES methods are to use them.
+ * (scalarize.ts), the probability of feasibility that filters the batch (feasibility.ts). ALGORITHM.md
+ * §32 says how the ProbNES methods use them.
  */
 export {
   checkPoints,
@@ -21,3 +22,4 @@ export {
 } from './pareto.js';
 export { deriveReferencePoint, hypervolume, hypervolume2d, hypervolumeContributions, hypervolumeImprovement, hypervolumeWfg } from './hypervolume.js';
 export { augmentedChebyshev, drawScalarization, hviLoss, normalise as normaliseObjectives, observedRange, PAREGO_RHO, simplexWeights, type Scalarization } from './scalarize.js';
+export { feasibilityModel, FEASIBILITY_POINTS, PF_MIN, type FeasibilityEvaluation, type FeasibilityModel } from './feasibility.js';

@@ -21,6 +21,7 @@
  *   points) the method's own, on the penalised values.
  */
 import { InvalidInputError } from '../errors.js';
+import { feasibilityModel, PF_MIN, type FeasibilityModel } from '../multi/feasibility.js';
 import { dominates, isFeasible } from '../multi/pareto.js';
 import { simplexWeights } from '../multi/scalarize.js';
 import { targetContext, targetOf, type TargetContext } from '../multi/targets.js';
@@ -40,6 +41,7 @@ export const OUTCOME_BENCH_OPTIONS: OptionSpecs = {
   mo_norm: { kind: 'enum', values: ['feasible', 'front'], description: 'The objectives\' normalisation: the feasible range or the front\'s.' },
   mo_reference: { kind: 'enum', values: ['on', 'off'], description: 'With the front\'s normalisation, each objective\'s range up to the declared reference point (on) or the front\'s nadir (off).' },
   mo_restart: { kind: 'number', min: 0, max: 1000, integer: true, description: 'A member restarts from the prior after this many of its generations without a point on the front (0: never).' },
+  mo_feasibility: { kind: 'enum', values: ['on', 'off'], description: 'The batch keeps the candidates with PF(u) ≥ 0.05 under the feasibility model (on) or every candidate (off, the default: on the truss it was ahead at 20·d and 50·d but 1.1 behind at 100·d, §32.5).' },
 };
 const MO_KEYS = Object.keys(OUTCOME_BENCH_OPTIONS);
 /** P and α of the decomposition by default (§32.5). */
@@ -133,6 +135,21 @@ function scalarises(state: BaseState, ...lists: (readonly Observation[] | undefi
   return state.outcomes !== undefined || lists.some(hasInfeasible);
 }
 
+/**
+ * The batch's filter of §32.3 for the member asking with distribution ν = N(asker.mean, asker.cov):
+ * PF(u) ≥ PF_MIN under the feasibility model of the history (multi/feasibility.ts), for a study with
+ * mo_feasibility on that declares constraints or has an infeasible evaluation; undefined otherwise.
+ * Off by default: on the truss it was not better at every budget (§32.5, "Feasibility model"). The model is fitted at
+ * the first call, so a method that never asks (all but the ProbNES default profile's pool) costs
+ * nothing; it is a function of the history and ν alone.
+ */
+function admissibleFor(state: BaseState, asker: BaseState, history: readonly Observation[]): AskContext['admissible'] {
+  const o = state.outcomes;
+  if (o?.feasibility !== 'on' || !(o.constraints > 0 || hasInfeasible(history))) return undefined;
+  let model: FeasibilityModel | null = null;
+  return (u) => (model ??= feasibilityModel(history, o.constraints, asker.mean, asker.cov)).pf(u) >= PF_MIN;
+}
+
 /** Generation t's target context over the evaluations (the history, or the batch when none is sent), for member p. */
 export function generationContext(state: BaseState, evaluations: readonly Observation[], p = 0): TargetContext {
   const o = outcomesOf(state);
@@ -218,10 +235,19 @@ export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, 
       // Members start without the start phase (§29): its Powell model keeps values a new scalarisation invalidates.
       const innerSpec = { ...spec, options: several ? { ...own(spec.options), start_phase: 'off' } : own(spec.options) };
       const state = inner.init(innerSpec, rng);
-      if (objectives === 1 && constraints === 0) return state;
+      // mo_feasibility on keeps outcomes even then: the filter needs them to be switched on (§32.4's channel).
+      if (objectives === 1 && constraints === 0 && mo.mo_feasibility !== 'on') return state;
       const seed = seedOf(state);
       const reference = norm === 'front' && mo.mo_reference !== 'off' ? checkedReference(spec.outcomes?.reference, objectives) : null;
-      const o: OutcomesState = { objectives, constraints, seed, ...(norm && objectives > 1 ? { norm } : {}), ...(reference ? { reference } : {}), ...(mo.mo_penalty === 'additive' ? { penalty: 'additive' as const } : {}) };
+      const o: OutcomesState = {
+        objectives,
+        constraints,
+        seed,
+        ...(norm && objectives > 1 ? { norm } : {}),
+        ...(reference ? { reference } : {}),
+        ...(mo.mo_penalty === 'additive' ? { penalty: 'additive' as const } : {}),
+        ...(mo.mo_feasibility === 'on' ? { feasibility: 'on' as const } : {}),
+      };
       if (several) {
         o.anchors = anchorsFor(objectives, P);
         o.alpha = Number(mo.mo_alpha ?? DEFAULT_ALPHA);
@@ -234,16 +260,22 @@ export function withOutcomes<S extends BaseState>(inner: StrategyDescriptor<S>, 
     },
     ask(state: S, ctx: AskContext, count: number) {
       if (!scalarises(state, ctx.history)) return inner.ask(state, ctx, count);
+      // The batch's filter (§32.3) when there is one; a context without constraints or infeasible points is the rescored one alone.
+      const filtered = (asker: BaseState, history: Observation[]): AskContext => {
+        const admissible = admissibleFor(state, asker, ctx.history);
+        return admissible ? { ...ctx, history, admissible } : { ...ctx, history };
+      };
       const o = state.outcomes;
-      if (!o?.members) return inner.ask(state, { ...ctx, history: rescore(generationContext(state, ctx.history), ctx.history) }, count);
+      if (!o?.members) return inner.ask(state, filtered(state, rescore(generationContext(state, ctx.history), ctx.history)), count);
       // Generation t's points come from member t mod P (member 0 is the state itself).
       const p = memberOf(o, state.generation);
       const history = rescore(generationContext(state, ctx.history, p), ctx.history);
       if (p === 0) {
-        const asked = inner.ask(state, { ...ctx, history }, count);
+        const asked = inner.ask(state, filtered(state, history), count);
         return { points: asked.points, state: asked.state };
       }
-      const asked = inner.ask({ ...(o.members[p - 1] as S), generation: state.generation }, { ...ctx, history }, count);
+      const member = { ...(o.members[p - 1] as S), generation: state.generation };
+      const asked = inner.ask(member, filtered(member, history), count);
       const members = o.members.map((m, k) => (k === p - 1 ? asked.state : m));
       return { points: asked.points, state: { ...state, outcomes: { ...o, members } } };
     },

@@ -197,6 +197,8 @@ export type PoolSelection = 'greedy' | 'random-batches';
  * are `pool.size` points drawn from ν, whose kernel rows and solves are paid once per point instead
  * of once per point of every batch; the batch is then either built greedily (batch.ts
  * `selectGreedy`) or the best of M random batches of distinct pool points (`random-batches`).
+ * `admissible` (AskContext, §32.3) thins the pool before either: only the admissible points are
+ * candidates, unless fewer than `size` of them are, when all are (the draws are the same either way).
  */
 export function selectBatch(
   model: GpModel,
@@ -207,11 +209,13 @@ export function selectBatch(
   m: number,
   rng: Rng,
   pool: { size: number; selection: PoolSelection } = { size: 0, selection: 'greedy' },
+  admissible?: (u: number[]) => boolean,
 ): number[][] {
   const d = mean.length;
   const row = (P: Mat, i: number) => Array.from(P.data.subarray(i * d, (i + 1) * d));
   if (pool.size > 0) {
-    const P = drawCandidateBatchesStacked(mean, cov, 1, Math.max(pool.size, size), rng);
+    const drawn = drawCandidateBatchesStacked(mean, cov, 1, Math.max(pool.size, size), rng);
+    const P = admissible ? admissiblePool(drawn, size, admissible) : drawn;
     const selector = prepareBatchSelection(model, mean, cov, pending);
     if (pool.selection === 'greedy') return selector.selectGreedy(P, size).rows.map((i) => row(P, i));
     const batches = poolBatches(P.rows, size, m, rng);
@@ -222,6 +226,17 @@ export function selectBatch(
   const sel = prepareBatchSelection(model, mean, cov, pending);
   const best = sel.selectBestStacked(P, size).index;
   return Array.from({ length: size }, (_, i) => row(P, best * size + i));
+}
+
+/** The rows of the pool P that are admissible, in order; P itself when fewer than `size` are. */
+function admissiblePool(P: Mat, size: number, admissible: (u: number[]) => boolean): Mat {
+  const d = P.cols;
+  const kept: number[] = [];
+  for (let i = 0; i < P.rows; i++) if (admissible(Array.from(P.data.subarray(i * d, (i + 1) * d)))) kept.push(i);
+  if (kept.length === P.rows || kept.length < size) return P;
+  const out = zeros(kept.length, d);
+  kept.forEach((i, r) => out.data.set(P.data.subarray(i * d, (i + 1) * d), r * d));
+  return out;
 }
 
 /** M batches of `size` distinct indices into a pool of `poolSize` points, uniformly at random. */

@@ -114,7 +114,7 @@ function ask(state: ProbnesState, ctx: AskContext, count: number): AskResult<Pro
   const asked = optimum && adaptsRadius(state.params) ? { optimumAsked: { x: optimum.slice(), bestBefore: ctx.history.reduce((m, o) => Math.min(m, o.y), Infinity) } } : {};
   // Batch BQ (pending points join U_A, no y needed; μ counts as pending when it is in this batch), or i.i.d.
   // draws from ν with acquisition "none" and in the initial design before any GP exists.
-  points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
+  points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng, ctx.admissible));
   return { points, state: { ...state, ...asked, ...(trail ? { trail } : {}), rng: rng.state(), meanAsked: state.meanAsked || includeMean } };
 }
 

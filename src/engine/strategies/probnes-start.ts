@@ -48,13 +48,14 @@ export function startGenerationSize(state: ProbnesState): number {
  * `n` points from ν given every pending point: the batch-BQ selection of §5 with the GP of the last
  * natural-gradient update, or i.i.d. draws before there is one (or with acquisition "none"). The
  * natural-gradient ask's own selection (probnes-core.ts), and the points that serve the model here.
+ * `admissible` (AskContext) thins the candidate pool of batch BQ (selectBatch); plain draws ignore it.
  */
-export function batchFromNu(state: ProbnesState, pending: number[][], n: number, rng: Rng): number[][] {
+export function batchFromNu(state: ProbnesState, pending: number[][], n: number, rng: Rng, admissible?: (u: number[]) => boolean): number[][] {
   if (n <= 0) return [];
   const p = state.params;
   if (p.acquisition === 'batch-bq' && state.gp !== null) {
     const model = rebuildModel(state.gp.hyper, state.gp.X, state.gp.negYTilde, null, state.gp.knownNoise ?? null);
-    return selectBatch(model, state.mean, state.cov, pending, n, p.candidates, rng, { size: p.candidatePool, selection: p.poolSelection });
+    return selectBatch(model, state.mean, state.cov, pending, n, p.candidates, rng, { size: p.candidatePool, selection: p.poolSelection }, admissible);
   }
   return sampleFrom(state.mean, state.cov, n, rng);
 }
@@ -83,7 +84,7 @@ export function askStart(state: ProbnesState, ctx: AskContext, count: number): A
   // if the pending ones had come back as predicted, when the phase is the main search; batch BQ from ν for
   // the rest (the stencil's extras, a model with no step left, or a phase that is a short prelude).
   if (state.generation > 0 && state.params.startPhaseExtras === 'model') points.push(...believedModelPoints(start.powell, [...ctx.pending, ...points], count - points.length, box));
-  points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng));
+  points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng, ctx.admissible));
   return { points, state: { ...state, rng: rng.state(), start } };
 }
 

@@ -93,6 +93,13 @@ export interface AskContext {
   history: Observation[];
   /** Points handed out and not yet observed (ProbNES conditions its batch on them). */
   pending: number[][];
+  /**
+   * Optional: whether an internal point is worth evaluating, for a study with constraints or
+   * infeasible points (ALGORITHM.md §32.3: PF(u) ≥ 0.05 under the feasibility model, set by
+   * strategies/outcomes.ts with the bench option mo_feasibility on). The ProbNES default profile keeps only the admissible candidates of its
+   * pool from ν (all of them when fewer than the batch needs are); every other method ignores it.
+   */
+  admissible?: (u: number[]) => boolean;
 }
 
 export interface TellContext {
@@ -166,6 +173,8 @@ export interface OutcomesState {
   reference?: number[];
   /** Violators' targets (absent: Deb's order, §32.3). */
   penalty?: 'additive';
+  /** 'on': the batch keeps the candidates with PF ≥ 0.05 (§32.3, bench option mo_feasibility; absent: every candidate). */
+  feasibility?: 'on';
   /** Decomposition (§32.2): every member's anchor on the simplex, member 0 first. */
   anchors?: number[][];
   /** α of the members' Dirichlet(1 + α·a_p) weights. */

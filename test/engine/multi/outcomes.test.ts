@@ -15,11 +15,13 @@ import { bo } from '../../../src/engine/strategies/bo.js';
 import { METHOD_NAMES, getStrategy, methodFacts, resolveOptions, type MethodName } from '../../../src/engine/strategies/registry.js';
 import type { AskContext, BaseState, Observation, StrategyDescriptor, TellContext } from '../../../src/engine/strategies/types.js';
 import { runMulti } from '../../../bench/multi-engine.js';
+import { feasibilityModel, PF_MIN } from '../../../src/engine/multi/feasibility.js';
+import { buildModel, toMat } from '../../../src/engine/gp/index.js';
+import { selectBatch } from '../../../src/engine/strategies/probnes-bq.js';
 
-/** A method that records what it is handed and changes nothing but the generation. */
-function recorder(): { inner: StrategyDescriptor<BaseState>; seen: { op: string; ctx: AskContext | TellContext | Observation[] }[] } {
+/** A method that records what it is handed and changes nothing but the generation (init: `base`'s). */
+function recorder(base: StrategyDescriptor<BaseState> = getStrategy('random')): { inner: StrategyDescriptor<BaseState>; seen: { op: string; ctx: AskContext | TellContext | Observation[] }[] } {
   const seen: { op: string; ctx: AskContext | TellContext | Observation[] }[] = [];
-  const base = getStrategy('random');
   const inner: StrategyDescriptor<BaseState> = {
     ...base,
     ask: (state, ctx, count) => {
@@ -390,5 +392,131 @@ describe('restarts of stalled members (ALGORITHM.md §32.5)', () => {
     }
     expect(state.outcomes!.restart).toBeUndefined();
     expect(state.outcomes!.members![0].mean).not.toEqual(init.outcomes!.members![0].mean);
+  });
+});
+
+describe('the batch\'s feasibility filter (ALGORITHM.md §32.3–§32.4)', () => {
+  /** A 7×7 grid over [−1.5, 1.5]² with `at` for each point. */
+  const grid = (at: (x: number[]) => Observation): Observation[] =>
+    Array.from({ length: 49 }, (_, k) => at([-1.5 + 0.5 * Math.floor(k / 7), -1.5 + 0.5 * (k % 7)]));
+
+  it('is handed to the method only with mo_feasibility on, for declared constraints or infeasible points', () => {
+    const ask = (outcomes: { objectives: number; constraints: number } | undefined, history: Observation[], options = {}) => {
+      const { inner, seen } = recorder();
+      const s = withOutcomes(inner, true);
+      s.ask(s.init({ ...spec(outcomes), options }, Rng.fromSeed(1)), { history, pending: [] }, 1);
+      return (seen[0].ctx as AskContext).admissible;
+    };
+    const plain = grid((x) => ({ x, y: x[0], f: [x[0]], c: [x[0] - 0.5] }));
+    expect(ask(undefined, plain.map(({ x, y }) => ({ x, y })))).toBeUndefined();
+    expect(ask(undefined, plain.map(({ x, y }) => ({ x, y })), { mo_feasibility: 'on' })).toBeUndefined();
+    expect(ask({ objectives: 2, constraints: 0 }, plain.map(({ c: _c, ...o }) => ({ ...o, f: [o.x[0], o.x[1]] })), { mo_members: 1, mo_feasibility: 'on' })).toBeUndefined();
+    // Off by default (§32.5), and when said so.
+    expect(ask({ objectives: 1, constraints: 1 }, plain)).toBeUndefined();
+    expect(ask({ objectives: 1, constraints: 1 }, plain, { mo_feasibility: 'off' })).toBeUndefined();
+    // One constraint, c = u_1 − 0.5, under the method's ν = N(0, I): sure of it on either side.
+    const admissible = ask({ objectives: 1, constraints: 1 }, plain, { mo_feasibility: 'on' })!;
+    expect(admissible([-1, 0])).toBe(true);
+    expect(admissible([1.5, 0])).toBe(false);
+  });
+
+  it('fits the model near the asking member\'s ν: the 200 evaluations nearest its mean', () => {
+    // Member 1 asks generation 1 from ν centred at (5, 0). 200 feasible evaluations lie around the
+    // origin, 50 violators around (5, 0): member 0's nearest 200 hold no violation, member 1's do.
+    const { inner, seen } = recorder(probCmaes as unknown as StrategyDescriptor<BaseState>);
+    const s = withOutcomes(inner, true);
+    const init = s.init({ ...spec({ objectives: 2, constraints: 1 }), options: { ...resolveOptions('prob-cmaes', 2), mo_members: 2, mo_feasibility: 'on' } }, Rng.fromSeed(1));
+    const o = init.outcomes!;
+    const state = { ...init, generation: 1, outcomes: { ...o, members: [{ ...o.members![0], mean: [5, 0] }] } };
+    const at = (x: number[], c: number): Observation => ({ x, y: 0, f: [x[0], x[1]], c: [c] });
+    const history = [
+      ...Array.from({ length: 200 }, (_, k) => at([0.1 * (k % 10) - 0.45, 0.1 * Math.floor(k / 10) - 1], -1)),
+      ...Array.from({ length: 50 }, (_, k) => at([5 + 0.2 * (k % 5) - 0.4, 0.2 * Math.floor(k / 5) - 1], 1)),
+    ];
+    s.ask(state, { history, pending: [] }, 1);
+    expect((seen[0].ctx as AskContext).admissible!([5, 0])).toBe(false);
+  });
+
+  it('makes a region of crashes inadmissible in a study that declares nothing (§32.4)', () => {
+    const { inner, seen } = recorder();
+    const s = withOutcomes(inner, true);
+    const history = grid((x) => (x[0] > 0.5 ? { x, y: 0, infeasible: true } : { x, y: x[1] }));
+    s.ask(s.init({ ...spec(), options: { mo_feasibility: 'on' } }, Rng.fromSeed(1)), { history, pending: [] }, 1);
+    const admissible = (seen[0].ctx as AskContext).admissible!;
+    for (const u2 of [-1, 0, 1]) {
+      expect(admissible([1.5, u2])).toBe(false);
+      expect(admissible([-1, u2])).toBe(true);
+    }
+  });
+
+  describe('the pool of batch BQ (probnes-bq.ts selectBatch)', () => {
+    // A GP on a few points of a quadratic, ν = N(0, I), a pool of 200 draws, batches of 5.
+    const X = [[0, 0], [1, 0], [0, 1], [-1, 0.5], [0.5, -1]];
+    const model = buildModel(toMat(X), X.map((x) => -(x[0] ** 2 + x[1] ** 2)), { lengthscales: [1, 1], outputscale: 1, noise: 1e-4, constant: 0 });
+    const select = (selection: 'greedy' | 'random-batches', admissible?: (u: number[]) => boolean) => {
+      const rng = Rng.fromSeed(11);
+      const points = selectBatch(model, [0, 0], [[1, 0], [0, 1]], [], 5, 50, rng, { size: 200, selection }, admissible);
+      return { points, rng: rng.state() };
+    };
+
+    it.each(['greedy', 'random-batches'] as const)('%s: keeps only admissible candidates; all of them when fewer than the batch remain', (selection) => {
+      const free = select(selection);
+      // Unfiltered, the batch has points with u_1 ≥ 0 (half of ν): the filter has something to drop.
+      expect(free.points.some((u) => u[0] >= 0)).toBe(true);
+      const left = select(selection, (u) => u[0] < 0);
+      expect(left.points).toHaveLength(5);
+      expect(left.points.every((u) => u[0] < 0)).toBe(true);
+      // None admissible, or fewer than 5 of 200 (P(u_1 > 2.6) ≈ 0.5 %): the pool is kept whole.
+      expect(select(selection, () => false)).toEqual(free);
+      let few = 0;
+      const rare = select(selection, (u) => (u[0] > 2.6 ? (few++, true) : false));
+      expect(few).toBeLessThan(5);
+      expect(rare).toEqual(free);
+    });
+
+    it('draws nothing more from the method\'s generator (greedy: the generator ends where it ends without)', () => {
+      expect(select('greedy', (u) => u[0] < 0).rng).toEqual(select('greedy').rng);
+    });
+  });
+
+  describe('prob-cmaes on a constrained study', () => {
+    // Two objectives whose optima lie at u_1 = 2, beyond the constraint c = u_1 − 0.5 ≤ 0; batches of 12.
+    const evaluate = (u: number[]): Observation => ({ x: u, y: 0, f: [(u[0] - 2) ** 2 + u[1] ** 2, (u[0] - 2) ** 2 + (u[1] - 1) ** 2], c: [u[0] - 0.5] });
+    const q = 12;
+
+    /** Two generations without the filter, then the asking member (generation 2: member 2) centred on the boundary with Σ = I. */
+    function straddling(): { state: BaseState; history: Observation[]; asker: BaseState } {
+      const s = getStrategy('prob-cmaes');
+      let state = s.init({ dim: 2, batchSize: q, options: resolveOptions('prob-cmaes', 2), outcomes: { objectives: 2, constraints: 1 } }, Rng.fromSeed(7));
+      const history: Observation[] = [];
+      for (let g = 0; g < 2; g++) {
+        const a = s.ask(state, { history: [...history], pending: [] }, q);
+        const batch = a.points.map(evaluate);
+        history.push(...batch);
+        state = s.tell(a.state, { batch, history: [...history] });
+      }
+      const asker = { ...state.outcomes!.members![1], mean: [0.5, 0], cov: [[1, 0], [0, 1]] };
+      const members = state.outcomes!.members!.map((m, k) => (k === 1 ? asker : m));
+      return { state: { ...state, outcomes: { ...state.outcomes!, members } }, history, asker };
+    }
+
+    it('asks only points the model does not rule out, where without the filter it asks violators', () => {
+      const { state, history, asker } = straddling();
+      const s = getStrategy('prob-cmaes');
+      expect(state.generation % 8).toBe(2);
+      const pf = feasibilityModel(history, 1, asker.mean, asker.cov);
+      // The batch: μ, the model's optimum (neither from the pool), then 10 points of the pool.
+      const pool = (points: number[][]) => points.slice(2).map((u) => pf.pf(u));
+      const on = { ...state.outcomes!, feasibility: 'on' as const };
+      const off = s.ask(state, { history, pending: [] }, q).points;
+      const filtered = s.ask({ ...state, outcomes: on }, { history, pending: [] }, q).points;
+      expect(off[0]).toEqual(asker.mean);
+      expect(filtered[0]).toEqual(asker.mean);
+      expect(pool(off).filter((p) => p < PF_MIN).length).toBeGreaterThanOrEqual(3);
+      expect(pool(filtered).every((p) => p >= PF_MIN)).toBe(true);
+      // The same state asked again, or its JSON copy: the same points.
+      const again = s.ask(JSON.parse(JSON.stringify({ ...state, outcomes: on })), { history: structuredClone(history), pending: [] }, q).points;
+      expect(again).toEqual(filtered);
+    });
   });
 });
