@@ -38,7 +38,9 @@
  * states (a method's GP is stored in its state with its own active set) and at most
  * MAX_VIEW_POINTS + MAX_DRAWN_POINTS trials (Storage.listRecentCompleted: one index range each),
  * never the study's whole trial list: the grid draws the points in the model and the
- * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those.
+ * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those. A study of
+ * several objectives has no such index (study_evaluations holds one value per trial): its view reads
+ * the study's COMPLETED trials, as /front does, and keeps the same points (recentCompletedOf).
  * Answers are cached per tenant (model-view-cache.ts) under what they depend on: the study, the
  * engine state's generation and revision, the view and its query, and a digest of the trials read;
  * a repeated request does the reads but no engine call, and identical requests in flight share one.
