@@ -237,7 +237,7 @@ describe(route('GET /v1/studies/{study_id}/model/importance'), () => {
     await fc.assert(
       fc.asyncProperty(importanceQuery, fc.boolean(), async (pairs, onFresh) => {
         const res = await hostile(f, { method: 'GET', url: url(onFresh ? fresh : fitted, pairs) }, { snap: false });
-        expectNamed(res, pairs, ['generation']);
+        expectNamed(res, pairs, ['generation', 'objective']);
         if (onFresh) expect(res.statusCode).not.toBe(200);
         if (res.statusCode === 200) expect((res.json() as { parameters: unknown[] }).parameters).toHaveLength(3);
       }),
