@@ -239,5 +239,30 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       expect(p.source).toBe('fitted');
       expect((await call(t.app, `/v1/studies/${ids.plain}/model/importance`)).objective).toBe('value');
     });
+
+    it('several objectives: the view reads one bounded range of trials, never the study\'s whole list', async () => {
+      const calls: { name: string; args: unknown[] }[] = [];
+      const storage = t.storage as unknown as Record<string, (...a: unknown[]) => unknown>;
+      const spied = ['listTrials', 'listCompletedTrials', 'listAllTrials', 'listRecentCompleted'] as const;
+      const originals = spied.map((name) => storage[name]!);
+      spied.forEach((name, k) => {
+        storage[name] = (...args: unknown[]) => {
+          calls.push({ name, args });
+          return originals[k]!.apply(t.storage, args);
+        };
+      });
+      try {
+        const g: Grid = await call(t.app, `/v1/studies/${ids.random}/model/grid?x=x&y=y&n=5&objective=acc`);
+        expect(g.n_points).toBe(reported[ids.random]!.withValues.size);
+        await call(t.app, `/v1/studies/${ids.random}/model/importance?objective=acc`);
+      } finally {
+        spied.forEach((name, k) => (storage[name] = originals[k]!));
+      }
+      expect(calls.filter((c) => c.name === 'listCompletedTrials' || c.name === 'listAllTrials')).toEqual([]);
+      const ranges = calls.filter((c) => c.name === 'listTrials');
+      expect(ranges.length).toBeGreaterThan(0);
+      // The COMPLETED trials among the last MULTI_VIEW_WINDOW = 1300 ids: the study's 24 trials are all inside it.
+      for (const c of ranges) expect(c.args[1]).toEqual({ state: 'COMPLETED', after: '0', limit: 1300 });
+    });
   });
 }

@@ -40,7 +40,8 @@
  * never the study's whole trial list: the grid draws the points in the model and the
  * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those. A study of
  * several objectives has no such index (study_evaluations holds one value per trial): its view reads
- * the study's COMPLETED trials, as /front does, and keeps the same points (recentCompletedOf).
+ * the COMPLETED trials among the study's last MULTI_VIEW_WINDOW trials by id, one index range too,
+ * and keeps the same points (recentCompletedOf).
  * Answers are cached per tenant (model-view-cache.ts) under what they depend on: the study, the
  * engine state's generation and revision, the view and its query, and a digest of the trials read;
  * a repeated request does the reads but no engine call, and identical requests in flight share one.
@@ -69,6 +70,8 @@ export const MAX_VIEW_POINTS = 300;
  * contour with more would be unreadable; it bounds the view's reads and its answer).
  */
 export const MAX_DRAWN_POINTS = 1000;
+/** The last trials by id a view of a study of several objectives reads (recentCompletedOf): its reads' bound. */
+export const MULTI_VIEW_WINDOW = MAX_VIEW_POINTS + MAX_DRAWN_POINTS;
 /**
  * Training points of a GP the view conditions on (fitted, or BO's) when φ is wider than a numeric
  * study can be (100 inputs): the MAP objective's gradient costs O(n²D), so n shrinks as 1/√D to
@@ -330,13 +333,17 @@ export class ModelViews {
    * Storage.listRecentCompleted for the view: the last `limit` COMPLETED trials with a value, in
    * completion order. It reads study_evaluations, which holds one-objective results only (and only
    * feasible ones: a result over a constraint is never a best, results/evaluations.ts), so for several
-   * objectives the same list is cut here from the study's COMPLETED trials (listCompletedTrials, in
-   * completion order, read once per request, as /front reads them): those with values, a trial over a
-   * constraint included.
+   * objectives the same list is cut here from the COMPLETED trials among the study's last
+   * MULTI_VIEW_WINDOW trials by id (one range of the (study, state, trial id) index, read once per
+   * request, so the read is bounded whatever the study's size): those with values, a trial over a
+   * constraint included, in completion order. An old generation of a large study may then find fewer
+   * points than it had (a 409 when fewer than two).
    */
-  private async recentCompletedOf(studyId: string, shown: ViewObjective): Promise<(q: { limit: number; completedBy: string | null }) => Promise<TrialRecord[]>> {
+  private async recentCompletedOf(studyId: string, trials: number, shown: ViewObjective): Promise<(q: { limit: number; completedBy: string | null }) => Promise<TrialRecord[]>> {
     if (!shown.several) return (q) => this.deps.storage.listRecentCompleted(studyId, q);
-    const withValues = (await this.deps.storage.listCompletedTrials(studyId)).filter((t) => shown.valueOf(t) !== null);
+    // Trial ids run 1 … trials (every state counted): the window is the last MULTI_VIEW_WINDOW of them.
+    const page = await this.deps.storage.listTrials(studyId, { state: 'COMPLETED', after: String(Math.max(0, trials - MULTI_VIEW_WINDOW)), limit: MULTI_VIEW_WINDOW });
+    const withValues = page.items.filter((t) => shown.valueOf(t) !== null).sort((a, b) => ((a.completedAt ?? '') < (b.completedAt ?? '') ? -1 : (a.completedAt ?? '') > (b.completedAt ?? '') ? 1 : a.trialId - b.trialId));
     return async ({ limit, completedBy }) => (completedBy === null ? withValues : withValues.filter((t) => (t.completedAt ?? '') <= completedBy)).slice(-limit);
   }
 
@@ -364,7 +371,7 @@ export class ModelViews {
     const completedBy = owns ? state.createdAt : (next?.createdAt ?? null);
     const valueOf = shown.valueOf;
     const usable = (ts: TrialRecord[]) => ts.filter((t) => valueOf(t) !== null && t.point !== null);
-    const recentCompleted = await this.recentCompletedOf(studyId, shown);
+    const recentCompleted = await this.recentCompletedOf(studyId, Object.values(record.trialCounts).reduce((a, b) => a + b, 0), shown);
     const latest = drawn ? await recentCompleted({ limit: MAX_DRAWN_POINTS, completedBy: null }) : [];
     const recent = usable(latest);
     // ProbNES's own GP holds its points in the state: the importance view needs no trial at all.
