@@ -183,6 +183,8 @@ function setupFront(view) {
   const ys = h('select', { id: 'front-y', 'aria-label': 'y objective' }, ...objectives.map((o, i) => opt(o, i, i === 1)));
   const violating = h('input', { type: 'checkbox', id: 'front-violating', checked: localStorage.getItem(FRONT_VIOLATING_KEY) !== 'hide' });
   for (const c of [xs, ys]) c.addEventListener('change', () => view.paint());
+  // The model views show the y objective too (the slices' one).
+  ys.addEventListener('change', () => view.drawModel());
   violating.addEventListener('change', () => {
     localStorage.setItem(FRONT_VIOLATING_KEY, violating.checked ? 'show' : 'hide');
     view.paint();
@@ -288,10 +290,19 @@ function renderSlices(study, trials, scale, oi) {
 }
 
 // ---- the model: importance and contour, any generation ----
-async function renderImportance(id, generation) {
+
+/** Several objectives: the objective the model views show, the front plot's y one (as the slices); null for one objective. */
+function modelObjective(study) {
+  if (!isMulti(study)) return null;
+  const ys = $('#front-y');
+  return objectivesOf(study)[ys ? Number(ys.value) : 0] ?? objectivesOf(study)[0];
+}
+
+async function renderImportance(id, generation, objective) {
   const box = $('#importance');
   try {
-    const v = await api(`/v1/studies/${encodeURIComponent(id)}/model/importance${generation === null ? '' : `?generation=${generation}`}`);
+    const query = [...(generation === null ? [] : [`generation=${generation}`]), ...(objective ? [`objective=${encodeURIComponent(objective.name)}`] : [])];
+    const v = await api(`/v1/studies/${encodeURIComponent(id)}/model/importance${query.length ? `?${query.join('&')}` : ''}`);
     const top = Math.max(...v.parameters.map((p) => p.relevance_interval?.[1] ?? p.relevance));
     const rows = [...v.parameters].sort((a, b) => b.relevance - a.relevance).map((p) => {
       const track = h('span', { class: 'imp-track' });
@@ -318,7 +329,8 @@ async function renderImportance(id, generation) {
     const categorical = v.parameters.some((p) => p.type === 'categorical')
       ? ' A categorical parameter\'s relevance is that of a numeric parameter the model varies with as much across its prior (read from the kernel\'s weights of its choices).'
       : '';
-    box.replaceChildren(...rows, h('p', { class: 'note' }, `Generation ${v.generation}: ${how}, ${v.n_points} points. Relevance = prior std / length scale (larger: the objective changes faster along the parameter); bars show the estimate, whiskers the 95% interval (${unc}).${categorical}`));
+    const of = objective ? ` Of ${objectiveLabel(objective)}, the front plot's y objective.` : '';
+    box.replaceChildren(...rows, h('p', { class: 'note' }, `Generation ${v.generation}: ${how}, ${v.n_points} points.${of} Relevance = prior std / length scale (larger: the objective changes faster along the parameter); bars show the estimate, whiskers the 95% interval (${unc}).${categorical}`));
     box.dataset.source = v.source;
   } catch (err) {
     box.replaceChildren(h('p', { class: 'empty' }, err.code === 'model_unavailable' ? err.message : `importance unavailable: ${err.message}`));
@@ -361,20 +373,12 @@ function setupModel(view) {
   section.hidden = false;
 }
 
-/** The model section of a study without model views: why, instead of a 409 per view. */
-function noModel(study) {
-  $('#contour-controls').replaceChildren(h('p', { class: 'note', id: 'no-model' }, `With several objectives the model views show a method's own model, and ${study.method} fits none.`));
-  $('#importance').replaceChildren();
-  $('#importance').dataset.source = 'none';
-  $('#plot-contour').dataset.generation = 'none';
-  $('#model-section').hidden = false;
-}
-
 async function drawModel(view) {
   const id = view.study.id;
   const slider = $('#generation');
   const generation = slider ? Number(slider.value) : null;
-  await renderImportance(id, generation);
+  const objective = modelObjective(view.study);
+  await renderImportance(id, generation, objective);
   const root = $('#plot-contour');
   const xs = $('#contour-x'), ys = $('#contour-y');
   if (!xs) return;
@@ -390,10 +394,11 @@ async function drawModel(view) {
   }
   const fixedQuery = Object.keys(chosen).length ? `&fixed=${encodeURIComponent(JSON.stringify(chosen))}` : '';
   try {
-    const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}${fixedQuery}`);
+    const g = await api(`/v1/studies/${encodeURIComponent(id)}/model/grid?x=${encodeURIComponent(xs.value)}&y=${encodeURIComponent(ys.value)}&n=40&generation=${generation}${fixedQuery}${objective ? `&objective=${encodeURIComponent(objective.name)}` : ''}`);
     contourChart(root, g, { generation: g.generation });
     if (!performance.getEntriesByName('probnes:model').length) performance.mark('probnes:model');
     root.dataset.generation = String(g.generation);
+    root.dataset.objective = g.objective;
     const categoricalNames = view.study.parameters.filter((p) => p.type === 'categorical').map((p) => p.name);
     root.dataset.choices = JSON.stringify(Object.fromEntries(categoricalNames.map((n) => [n, g.fixed[n]])));
     const fixed = Object.entries(g.fixed);
@@ -406,8 +411,8 @@ async function drawModel(view) {
     const free = view.study.parameters.some((p) => p.condition) ? ' (most probable where the axes apply)' : ' (most probable)';
     const held = fixed.map(([k, v]) => `${k}=${fmt(v)}${categoricalNames.includes(k) && !(k in chosen) ? free : ''}`).join(', ');
     const choicesNote = categoricalNames.length ? ' Hollow points are trials with other categorical choices.' : '';
-    // The model views are of one number: with several objectives, what the method's GP was fitted to (ALGORITHM.md §32.2: a scalarisation of the objectives that changes every generation).
-    const multiNote = isMulti(view.study) ? ' With several objectives the GP models the number the method searched with in that generation (a scalarisation of the objectives), not one objective; the evaluated points are not drawn.' : '';
+    // Several objectives: the model of one of them (the front plot's y), a GP fitted for the view (the method's models a scalarisation).
+    const multiNote = objective ? ` The model of ${objectiveLabel(objective)}, the front plot's y objective (choose another there); trials reported infeasible have no value and are not drawn.` : '';
     $('#contour-note').replaceChildren(contourLegend(g), h('div', { class: 'note' }, `${g.source === 'method' ? 'The method\'s GP' : 'A GP fitted for this view'} at generation ${g.generation} (${g.n_points} points)${fixed.length ? `; other parameters at: ${held}` : ''}.${choicesNote}${multiNote}${noDistribution} Drag to zoom, double-click to reset.`));
   } catch (err) {
     root.__chart?.destroy();
@@ -502,13 +507,9 @@ export async function studyPage() {
       // arrive, without holding up the rest of the page.
       if (!view.modelReady) {
         view.modelReady = true;
-        // A GP fitted for the view learns from one value per trial, which a trial of several objectives
-        // does not have: such a study has model views only from a method that fits its own model.
-        if (multi && !(await methodInfo(study.method))?.has_model) noModel(study);
-        else {
-          setupModel(view);
-          void view.drawModel();
-        }
+        // Several objectives: the views show one of them (the front plot's y), set up above.
+        setupModel(view);
+        void view.drawModel();
       } else if (newGeneration && $('#generation')) {
         // Follow the newest generation only when the slider was on the newest one.
         const s = $('#generation');

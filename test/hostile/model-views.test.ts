@@ -1,5 +1,5 @@
 /**
- * Hostile input on the model views: hostile study ids, and query strings with x, y, n, fixed and
+ * Hostile input on the model views: hostile study ids, and query strings with x, y, n, fixed, objective and
  * generation missing, not numbers, huge, negative, repeated, or next to unknown parameters, on a
  * prob-cmaes study with a few generations of observations (its own GP) and on a fresh one (no model).
  */
@@ -10,7 +10,7 @@ import { RAW_SEGMENTS, extraKey, hostileId, hostileQueryValue, numberAsString } 
 import { enc, fixture, hostile, jsonRequest, route, runs, studyA, type Fixture } from './harness.js';
 
 const RUNS = runs(20);
-const KNOWN = ['x', 'y', 'n', 'generation', 'fixed'];
+const KNOWN = ['x', 'y', 'n', 'generation', 'fixed', 'objective'];
 
 let f: Fixture;
 /** prob-cmaes, three generations of four observations: generations 0–3 exist, the latest has the method's GP. */
@@ -101,6 +101,13 @@ const fixedValue = fc.oneof(
   { weight: 1, arbitrary: hostileQueryValue },
 );
 
+/** objective: the study's one (`value`), near misses and prototype names, and hostile text. */
+const objectiveValue = fc.oneof(
+  { weight: 2, arbitrary: fc.constant('value') },
+  { weight: 1, arbitrary: fc.constantFrom('Value', 'value ', '', 'loss', '__proto__', 'constructor', 'toString') },
+  { weight: 1, arbitrary: hostileQueryValue },
+);
+
 /** Usually nothing, else one or two of `a`. */
 const sometimes = <T>(a: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.constant<T[]>([]) }, { weight: 1, arbitrary: fc.array(a, { minLength: 1, maxLength: 2 }) });
 
@@ -137,8 +144,8 @@ const someGeneration = fc.option(fc.constantFrom('0', '1', '2', '3'), { nil: und
 const validGrid = fc
   .tuple(fc.constantFrom(['x', 'lr'], ['lr', 'x'], ['x', 'n'], ['n', 'lr']), fc.option(fc.integer({ min: 2, max: 60 }).map(String), { nil: undefined }), someGeneration)
   .map(([[x, y], n, g]) => [['x', x], ['y', y], ...(n === undefined ? [] : [['n', n]]), ...(g === undefined ? [] : [['generation', g]])] as Pair[]);
-const gridQuery = fc.oneof(query({ x: axis, y: axis, n: nValue, generation: generationValue }), query({ x: axis, y: axis, fixed: fixedValue }), oneFault(validGrid, fc.oneof(axis, nValue, generationValue)));
-const importanceQuery = fc.oneof(query({ generation: generationValue }), oneFault(someGeneration.map((g) => (g === undefined ? [] : [['generation', g]]) as Pair[]), generationValue));
+const gridQuery = fc.oneof(query({ x: axis, y: axis, n: nValue, generation: generationValue }), query({ x: axis, y: axis, fixed: fixedValue }), query({ x: axis, y: axis, objective: objectiveValue }), oneFault(validGrid, fc.oneof(axis, nValue, generationValue)));
+const importanceQuery = fc.oneof(query({ generation: generationValue }), query({ objective: objectiveValue }), oneFault(someGeneration.map((g) => (g === undefined ? [] : [['generation', g]]) as Pair[]), generationValue));
 
 describe(route('GET /v1/studies/{study_id}/model/grid'), () => {
   const url = (id: string, pairs: Pair[]) => `/v1/studies/${id}/model/grid?${qs(pairs)}`;
@@ -193,7 +200,7 @@ describe(route('GET /v1/studies/{study_id}/model/grid'), () => {
     expect(max.json().mean).toHaveLength(maxN);
   }, 60_000);
 
-  it('missing axes, x = y, and a generation the study does not have are 400s naming the parameter', async () => {
+  it('missing axes, x = y, and a generation or objective the study does not have are 400s naming the parameter', async () => {
     const cases: [Pair[], string][] = [
       [[['y', 'lr']], '/x'],
       [[['x', 'x']], '/y'],
@@ -201,6 +208,8 @@ describe(route('GET /v1/studies/{study_id}/model/grid'), () => {
       [[['x', 'x'], ['y', 'lr'], ['generation', '4']], '/generation'],
       [[['x', 'x'], ['y', 'lr'], ['generation', '-1']], '/generation'],
       [[['x', 'x'], ['y', 'lr'], ['x', 'lr']], '/x'],
+      [[['x', 'x'], ['y', 'lr'], ['objective', '__proto__']], '/objective'],
+      [[['x', 'x'], ['y', 'lr'], ['objective', '']], '/objective'],
     ];
     for (const [pairs, path] of cases) {
       const res = await hostile(f, { method: 'GET', url: url(fitted, pairs) });
@@ -228,7 +237,7 @@ describe(route('GET /v1/studies/{study_id}/model/importance'), () => {
     await fc.assert(
       fc.asyncProperty(importanceQuery, fc.boolean(), async (pairs, onFresh) => {
         const res = await hostile(f, { method: 'GET', url: url(onFresh ? fresh : fitted, pairs) }, { snap: false });
-        expectNamed(res, pairs, ['generation']);
+        expectNamed(res, pairs, ['generation', 'objective']);
         if (onFresh) expect(res.statusCode).not.toBe(200);
         if (res.statusCode === 200) expect((res.json() as { parameters: unknown[] }).parameters).toHaveLength(3);
       }),

@@ -234,8 +234,19 @@ describe.skipIf(!hasChromium)('dashboard: several objectives, constraints, infea
 
     expect(await page.locator('#best-title').textContent()).toBe('Pareto front');
     expect(await attr(page, '#best-observed', 'data-front-size')).toBe(String(front.front_size));
-    // random fits no model, and a GP fitted for the view needs one value per trial: the section says so instead of asking.
-    expect(await page.locator('#no-model').textContent()).toContain('random fits none');
+    // The model views show the front plot's y objective (accuracy), a GP fitted for the view to its 17
+    // values (the 3 infeasible trials have none); choosing error as y redraws them for error.
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#plot-contour')?.dataset.objective === 'accuracy');
+    const grid = await call(t.app, 'GET', `/v1/studies/${id}/model/grid?x=x&y=y&n=40&objective=accuracy`);
+    expect(grid.n_points).toBe(17);
+    expect(await page.locator('#contour-note').textContent()).toContain(`A GP fitted for this view at generation ${grid.generation} (17 points)`);
+    expect(await page.locator('#contour-note').textContent()).toContain('The model of accuracy (maximize)');
+    expect(await attr(page, '#importance', 'data-source')).toBe('fitted');
+    await page.selectOption('#front-y', '0');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#plot-contour')?.dataset.objective === 'error');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#importance')?.textContent.includes('Of error (minimize)'));
+    await page.selectOption('#front-y', '1');
+    await page.waitForFunction(() => (globalThis as any).document.querySelector('#plot-contour')?.dataset.objective === 'accuracy');
     expect(await page.locator('#best-observed').textContent()).toBe(`${front.front_size} trials`);
     expect(await page.locator('#best-observed-params').textContent()).toContain(`hypervolume ${fmt(front.hypervolume)}`);
     expect(await page.locator('#study-facts').textContent()).toContain('error (minimize), accuracy (maximize)');
@@ -362,15 +373,25 @@ describe.skipIf(!hasChromium)('dashboard: several objectives, constraints, infea
     const C = 'mem "over" \'quoted\' <b>bold</b>';
     // The API's name pattern refuses such names; the study resource is rewritten on its way to the page,
     // so the dashboard is tested against names it might one day be given.
-    const { page, errors } = await studyPage(id, (p) =>
-      p.route((url) => url.pathname === `/v1/studies/${id}`, async (route) => {
+    const { page, errors } = await studyPage(id, async (p) => {
+      await p.route((url) => url.pathname === `/v1/studies/${id}`, async (route) => {
         const res = await route.fetch();
         const body = await res.json();
         body.objectives = [{ name: A, direction: 'minimize' }, { name: B, direction: 'maximize' }];
         body.constraints = [{ name: C }];
         await route.fulfill({ response: res, json: body });
-      }),
-    );
+      });
+      // The model views name their objective: the server knows them as a and b.
+      await p.route((url) => url.pathname.startsWith(`/v1/studies/${id}/model/`), async (route) => {
+        const url = new URL(route.request().url());
+        const o = url.searchParams.get('objective');
+        if (o !== null) url.searchParams.set('objective', o === A ? 'a' : o === B ? 'b' : o);
+        const res = await route.fetch({ url: url.toString() });
+        const body = await res.json();
+        body.objective = body.objective === 'a' ? A : body.objective === 'b' ? B : body.objective;
+        await route.fulfill({ response: res, json: body });
+      });
+    });
     expect(await page.locator('#study-name').textContent()).toBe('<img src=x onerror="document.body.dataset.pwned=1">');
     expect(await page.locator('#front-x option').allTextContents()).toEqual([`${A} (minimize)`, `${B} (maximize)`]);
     expect(await axisLabels(page)).toEqual([`${A} (minimize)`, `${B} (maximize)`]);
@@ -388,6 +409,9 @@ describe.skipIf(!hasChromium)('dashboard: several objectives, constraints, infea
     await page.mouse.move(pos.x, pos.y);
     await page.waitForSelector('#plot-front .u-tip:not([hidden])');
     expect(await page.locator('#plot-front .u-tip').textContent()).toContain(`${A} (minimize) = `);
+    // The model's note names the y objective as text.
+    await page.waitForFunction((name) => (globalThis as any).document.querySelector('#plot-contour')?.dataset.objective === name, B);
+    expect(await page.locator('#contour-note').textContent()).toContain(`The model of ${B} (maximize)`);
     // Nothing of it became an element, and nothing ran.
     expect(await page.locator('main img, main script, main b, header img').count()).toBe(0);
     expect(await page.locator('body').getAttribute('data-pwned')).toBeNull();

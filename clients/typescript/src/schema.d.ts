@@ -2136,7 +2136,7 @@ export interface paths {
         };
         /**
          * The model's prediction on a grid over two parameters
-         * @description Posterior mean and std of the objective on an n×n grid over numeric parameters x and y, the other numeric parameters at the search distribution's mean and each categorical one at the choice `fixed` names (else its most probable choice), one contour per choice; with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.
+         * @description Posterior mean and std of the objective on an n×n grid over numeric parameters x and y, the other numeric parameters at the search distribution's mean and each categorical one at the choice `fixed` names (else its most probable choice), one contour per choice; with that distribution's 1σ and 2σ ellipses and the evaluated points: the data of a contour plot. For methods without a GP of their own a GP is fitted for the view (source "fitted"). `objective` picks the objective of a study with several (default: the first): its view is always a GP fitted to that objective's values, its mean in that objective's units and direction. Computed in the engine pool; at most 300 training points (the most recently completed) and n ≤ 60. The evaluated points drawn are those in the model and the 1000 most recently completed (the axes cover them): a request reads at most 1300 trials, however many the study has.
          */
         get: {
             parameters: {
@@ -2149,6 +2149,8 @@ export interface paths {
                     n?: number;
                     /** @description The generation whose model is shown (default: the latest). Each generation has the search distribution and model it had then. */
                     generation?: number;
+                    /** @description The objective whose model is shown, by name (default: the first declared; `value` for a study that declares none). With several objectives the view fits a GP to that objective's values (source "fitted"). A name that is not one of the study's objectives is a 400 at /objective. */
+                    objective?: string;
                     /** @description A JSON object (URL-encoded) naming categorical parameters and the choice to hold each at: the grid is the model conditioned on those choices, e.g. {"kernel": "rbf"}. Choices match by value and JSON type ("1" and 1 differ). A categorical parameter it does not name is held at its most probable choice. An unknown parameter, a numeric one, or a value that is not a choice is a 400 at /fixed/<name>. */
                     fixed?: string;
                 };
@@ -2170,7 +2172,7 @@ export interface paths {
                         "application/json": components["schemas"]["ModelGrid"];
                     };
                 };
-                /** @description Invalid query: x or y is not a numeric parameter, x = y, n out of range, no such generation, or `fixed` not a JSON object of categorical parameters and their choices (at /fixed/<name>) (validation_failed). */
+                /** @description Invalid query: x or y is not a numeric parameter, x = y, n out of range, no such generation, an `objective` the study does not have (at /objective), or `fixed` not a JSON object of categorical parameters and their choices (at /fixed/<name>) (validation_failed). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2199,7 +2201,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description model_unavailable: fewer than two completed evaluations before that generation, so there is no model to show. */
+                /** @description model_unavailable: fewer than two completed evaluations (with a value of the objective shown) before that generation, so there is no model to show. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2249,13 +2251,15 @@ export interface paths {
         };
         /**
          * Parameter importance from the GP's length scales
-         * @description Every parameter's relevance, numeric or categorical, on one scale, with 95% intervals from the Laplace approximation of the hyperparameter posterior; for a numeric parameter also its fitted kernel length scale in its own scale (relevance = prior std / length scale; short length scale = the objective is sensitive to the parameter). A categorical parameter's relevance is read from the length scales of its one-hot inputs (the mixed kernel's weights per choice) as the numeric relevance with the same expected kernel correlation across the prior.
+         * @description Every parameter's relevance, numeric or categorical, on one scale, with 95% intervals from the Laplace approximation of the hyperparameter posterior; for a numeric parameter also its fitted kernel length scale in its own scale (relevance = prior std / length scale; short length scale = the objective is sensitive to the parameter). `objective` picks the objective of a study with several (default: the first), modelled by a GP fitted for the view. A categorical parameter's relevance is read from the length scales of its one-hot inputs (the mixed kernel's weights per choice) as the numeric relevance with the same expected kernel correlation across the prior.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description The generation whose model is shown (default: the latest). Each generation has the search distribution and model it had then. */
                     generation?: number;
+                    /** @description The objective whose model is shown, by name (default: the first declared; `value` for a study that declares none). With several objectives the view fits a GP to that objective's values (source "fitted"). A name that is not one of the study's objectives is a 400 at /objective. */
+                    objective?: string;
                 };
                 header?: never;
                 path: {
@@ -2275,7 +2279,7 @@ export interface paths {
                         "application/json": components["schemas"]["ModelImportance"];
                     };
                 };
-                /** @description Invalid query, or no such generation (validation_failed). */
+                /** @description Invalid query, no such generation, or an `objective` the study does not have (at /objective) (validation_failed). */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -2304,7 +2308,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description model_unavailable: fewer than two completed evaluations before that generation, so there is no model to show. */
+                /** @description model_unavailable: fewer than two completed evaluations (with a value of the objective shown) before that generation, so there is no model to show. */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3883,8 +3887,10 @@ export interface components {
         };
         ModelGrid: {
             generation: number;
+            /** @description The objective the model is of (the query's `objective`, else the study's first; `value` for a study that declares none). */
+            objective: string;
             /**
-             * @description "method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo); "fitted": a GP fitted for this view to the points completed by then (methods without a model, and generations before a method's first fit).
+             * @description "method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo; a study of one objective only); "fitted": a GP fitted for this view to the points completed by then (methods without a model, generations before a method's first fit, and every study of several objectives).
              * @enum {string}
              */
             source: "method" | "fitted";
@@ -3908,11 +3914,11 @@ export interface components {
                 /** @description Grid values in user units, evenly spaced in the parameter's scale (ln of the value for log-scaled parameters), spanning the search distribution's ±3σ and the evaluated points, within the bounds. */
                 values: number[];
             };
-            /** @description Posterior mean of the objective in the study's units, mean[iy][ix]. */
+            /** @description Posterior mean of the objective in its own units and direction (a maximised objective's mean is high where it is good), mean[iy][ix]. */
             mean: number[][];
             /** @description Posterior standard deviation of the objective (the GP's latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix]. */
             std: number[][];
-            /** @description The posterior mean oriented so that lower is better (mean when the study minimises, −mean when it maximises), loss[iy][ix]: the best region is where it is smallest, whatever the direction. */
+            /** @description The posterior mean oriented so that lower is better (mean when the objective is minimised, −mean when it is maximised), loss[iy][ix]: the best region is where it is smallest, whatever the direction. */
             loss: number[][];
             /** @description Where the other parameters are held: a numeric parameter at the search distribution's mean; a categorical one at the choice the query's `fixed` names, else its most probable choice under the search distribution. The grid is the model at these values. */
             fixed: {
@@ -3927,11 +3933,12 @@ export interface components {
                     points: number[][];
                 }[];
             };
-            /** @description Every COMPLETED trial. */
+            /** @description The COMPLETED trials with a value of the objective (not those reported infeasible) that are in the model or among the 1000 most recently completed. */
             points: {
                 trial_id: number;
                 x: number;
                 y: number;
+                /** @description The trial's value of the objective shown. */
                 value: number;
                 generation: number;
                 /** @description Whether the GP shown was conditioned on this point. */
@@ -3942,8 +3949,10 @@ export interface components {
         };
         ModelImportance: {
             generation: number;
+            /** @description The objective the model is of (the query's `objective`, else the study's first; `value` for a study that declares none). */
+            objective: string;
             /**
-             * @description "method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo); "fitted": a GP fitted for this view to the points completed by then (methods without a model, and generations before a method's first fit).
+             * @description "method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo; a study of one objective only); "fitted": a GP fitted for this view to the points completed by then (methods without a model, generations before a method's first fit, and every study of several objectives).
              * @enum {string}
              */
             source: "method" | "fitted";

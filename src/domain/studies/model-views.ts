@@ -10,6 +10,15 @@
  * one-hot block per categorical parameter, the encoding and kernel of the mixed methods
  * (gp/mixed-kernel.ts, ALGORITHM.md §27), so the model sees what the choices change.
  *
+ * Which objective: the one `objective` names (default: the first declared; a study that declares
+ * none has one, `value`), and the answer names it. A study of one objective is modelled as below. A
+ * study of several objectives is modelled one objective at a time, always by a GP fitted for the
+ * view (`source: "fitted"`): its methods' GPs model a random scalarisation of the objectives that
+ * changes every generation (ALGORITHM.md §32.2), not something to show. That GP learns the
+ * objective's values (as the engine minimises them: maximised objectives negated) of the completed
+ * trials that have values (a trial over a constraint has them; one reported infeasible has none),
+ * and the answer's means are back in the objective's own units and direction.
+ *
  * Which GP:
  * - prob-cmaes, prob-xnes, prob-snes: the GP the method stored in that generation's state, at its
  *   own MAP hyperparameters (nothing is refitted; `source: "method"`). On a mixed space the state's
@@ -29,7 +38,10 @@
  * states (a method's GP is stored in its state with its own active set) and at most
  * MAX_VIEW_POINTS + MAX_DRAWN_POINTS trials (Storage.listRecentCompleted: one index range each),
  * never the study's whole trial list: the grid draws the points in the model and the
- * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those.
+ * MAX_DRAWN_POINTS most recently completed ones, and its axes' range covers those. A study of
+ * several objectives has no such index (study_evaluations holds one value per trial): its view reads
+ * the COMPLETED trials among the study's last MULTI_VIEW_WINDOW trials by id, one index range too,
+ * and keeps the same points (recentCompletedOf).
  * Answers are cached per tenant (model-view-cache.ts) under what they depend on: the study, the
  * engine state's generation and revision, the view and its query, and a digest of the trials read;
  * a repeated request does the reads but no engine call, and identical requests in flight share one.
@@ -42,7 +54,7 @@ import type { EngineRunner } from '../pool/engine-pool.js';
 import type { GridAxesTask } from '../pool/engine-tasks.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
 import { readStudy, type Study } from './codec.js';
-import { ModelHistory, objectiveOf, objectiveValue } from '../results/index.js';
+import { engineValue, ModelHistory, objectiveOf, objectiveValue, outcomesOf, severalObjectives, type NamedObjective } from '../results/index.js';
 import { isStopped } from './stopping-rule.js';
 import { centrePoint, internalDistribution, type InternalDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
@@ -58,6 +70,8 @@ export const MAX_VIEW_POINTS = 300;
  * contour with more would be unreadable; it bounds the view's reads and its answer).
  */
 export const MAX_DRAWN_POINTS = 1000;
+/** The last trials by id a view of a study of several objectives reads (recentCompletedOf): its reads' bound. */
+export const MULTI_VIEW_WINDOW = MAX_VIEW_POINTS + MAX_DRAWN_POINTS;
 /**
  * Training points of a GP the view conditions on (fitted, or BO's) when φ is wider than a numeric
  * study can be (100 inputs): the MAP objective's gradient costs O(n²D), so n shrinks as 1/√D to
@@ -87,6 +101,14 @@ export interface GridQuery {
   generation?: number;
   /** JSON object: categorical parameter name → the choice to condition the grid on. */
   fixed?: string;
+  /** The objective's name (default: the study's first). */
+  objective?: string;
+}
+
+export interface ImportanceQuery {
+  generation?: number;
+  /** The objective's name (default: the study's first). */
+  objective?: string;
 }
 
 export interface Axis {
@@ -100,11 +122,13 @@ export interface Axis {
 
 export interface GridView {
   generation: number;
+  /** The objective modelled (its name; `value` for a study that declares none). */
+  objective: string;
   source: 'method' | 'fitted';
   nPoints: number;
   x: Axis;
   y: Axis;
-  /** Posterior mean and latent std of the objective, in the study's units: [iy][ix]. */
+  /** Posterior mean and latent std of the objective, in its own units: [iy][ix]. */
   mean: number[][];
   std: number[][];
   /** The posterior mean as the engine minimises it (results lossOf: lower is better whatever the direction): [iy][ix]. */
@@ -119,6 +143,7 @@ export interface GridView {
 
 export interface ImportanceView {
   generation: number;
+  objective: string;
   source: 'method' | 'fitted';
   nPoints: number;
   uncertainty: 'joint' | 'conditional' | null;
@@ -154,7 +179,7 @@ export class ModelViews {
   }
 
   async grid(tenantId: string, studyId: string, q: GridQuery): Promise<GridView> {
-    const ctx = await this.context(tenantId, studyId, q.generation, true);
+    const ctx = await this.context(tenantId, studyId, q.generation, q.objective, true);
     const ix = numericIndex(ctx.space, q.x, '/x');
     const iy = numericIndex(ctx.space, q.y, '/y');
     if (ix === iy) throw new ValidationError([{ path: '/y', message: `must name a parameter other than x (${JSON.stringify(q.x)})` }]);
@@ -169,7 +194,7 @@ export class ModelViews {
   }
 
   private async computeGrid(tenantId: string, studyId: string, ctx: ViewContext, ix: number, iy: number, n: number, internalDist: ReturnType<typeof internalDistribution>, choices: number[]): Promise<GridView> {
-    const { space, study } = ctx;
+    const { space } = ctx;
     // Only the (x, y) marginal is drawn: O(d²) on the event loop, where the whole distribution in
     // user units (userDistribution) is O(d³), 2·10⁶ products at d = 100 on every grid request.
     const marg = marginal2(space, internalDist, ix, iy);
@@ -215,11 +240,13 @@ export class ModelViews {
     const mid = marg.mean;
     return {
       generation: ctx.generation,
+      objective: ctx.objective.name,
       source: ctx.source,
       nPoints: ctx.nPoints,
       x: { name: px.name, scale: px.scale, step: stepOf(px), values: tx.map((t) => fromT(px, t)) },
       y: { name: py.name, scale: py.scale, step: stepOf(py), values: ty.map((t) => fromT(py, t)) },
-      mean: rows(result.mean, (v) => objectiveValue(objectiveOf(study), v)),
+      // In the objective's own units and direction (a maximised one's mean is high where it is good).
+      mean: rows(result.mean, (v) => objectiveValue(ctx.objective, v)),
       // The engine's mean is already the loss: the value it minimises.
       loss: rows(result.mean, (v) => v),
       std: rows(result.std, (v) => v),
@@ -233,7 +260,7 @@ export class ModelViews {
         trialId: t.trialId,
         x: t.parameters[px.name] as number,
         y: t.parameters[py.name] as number,
-        value: t.value!,
+        value: ctx.valueOf(t)!,
         generation: t.generation,
         inModel: ctx.inModel.has(t.trialId),
         sameChoices: sameChoices(t),
@@ -241,8 +268,8 @@ export class ModelViews {
     };
   }
 
-  async importance(tenantId: string, studyId: string, q: { generation?: number }): Promise<ImportanceView> {
-    const ctx = await this.context(tenantId, studyId, q.generation, false);
+  async importance(tenantId: string, studyId: string, q: ImportanceQuery): Promise<ImportanceView> {
+    const ctx = await this.context(tenantId, studyId, q.generation, q.objective, false);
     return this.cache.getOrCompute(tenantId, viewKey('importance', ctx, []), () => this.computeImportance(tenantId, studyId, ctx));
   }
 
@@ -262,6 +289,7 @@ export class ModelViews {
     };
     return {
       generation: ctx.generation,
+      objective: ctx.objective.name,
       source: ctx.source,
       nPoints: imp.n,
       uncertainty: imp.uncertainty,
@@ -302,14 +330,34 @@ export class ModelViews {
   }
 
   /**
-   * The study, the engine state of the generation asked for, the GP to view, and (`drawn`: for the
-   * grid) the evaluated points to draw: those in the model and the MAX_DRAWN_POINTS most recent.
+   * Storage.listRecentCompleted for the view: the last `limit` COMPLETED trials with a value, in
+   * completion order. It reads study_evaluations, which holds one-objective results only (and only
+   * feasible ones: a result over a constraint is never a best, results/evaluations.ts), so for several
+   * objectives the same list is cut here from the COMPLETED trials among the study's last
+   * MULTI_VIEW_WINDOW trials by id (one range of the (study, state, trial id) index, read once per
+   * request, so the read is bounded whatever the study's size): those with values, a trial over a
+   * constraint included, in completion order. An old generation of a large study may then find fewer
+   * points than it had (a 409 when fewer than two).
    */
-  private async context(tenantId: string, studyId: string, generation: number | undefined, drawn: boolean) {
+  private async recentCompletedOf(studyId: string, trials: number, shown: ViewObjective): Promise<(q: { limit: number; completedBy: string | null }) => Promise<TrialRecord[]>> {
+    if (!shown.several) return (q) => this.deps.storage.listRecentCompleted(studyId, q);
+    // Trial ids run 1 … trials (every state counted): the window is the last MULTI_VIEW_WINDOW of them.
+    const page = await this.deps.storage.listTrials(studyId, { state: 'COMPLETED', after: String(Math.max(0, trials - MULTI_VIEW_WINDOW)), limit: MULTI_VIEW_WINDOW });
+    const withValues = page.items.filter((t) => shown.valueOf(t) !== null).sort((a, b) => ((a.completedAt ?? '') < (b.completedAt ?? '') ? -1 : (a.completedAt ?? '') > (b.completedAt ?? '') ? 1 : a.trialId - b.trialId));
+    return async ({ limit, completedBy }) => (completedBy === null ? withValues : withValues.filter((t) => (t.completedAt ?? '') <= completedBy)).slice(-limit);
+  }
+
+  /**
+   * The study, the objective asked for, the engine state of the generation asked for, the GP to
+   * view, and (`drawn`: for the grid) the evaluated points to draw: those in the model and the
+   * MAX_DRAWN_POINTS most recent.
+   */
+  private async context(tenantId: string, studyId: string, generation: number | undefined, objectiveName: string | undefined, drawn: boolean) {
     const record = await this.deps.storage.getStudy(tenantId, studyId);
     if (!record) throw new StudyNotFoundError(studyId);
     const study = readStudy(record);
     const space = searchSpace(study.parameters, study.prior);
+    const shown = viewObjective(study, objectiveName);
     const state = await this.deps.storage.getEngineState(studyId, generation);
     if (!state) {
       throw new ValidationError([{ path: '/generation', message: `the study has no generation ${generation} (its latest is ${study.generation})` }]);
@@ -317,11 +365,14 @@ export class ModelViews {
     // A method's own GP was fitted to what was completed when its state was written; a GP fitted
     // for the view learns from what was completed while the generation was current (up to now,
     // for the latest one): the last MAX_VIEW_POINTS of those.
-    const owns = methodGp(study.method, state, space);
+    // With several objectives the method's GP models a scalarisation, never shown: a GP is fitted.
+    const owns = !shown.several && methodGp(study.method, state, space);
     const next = !owns && state.generation < study.generation ? await this.deps.storage.getEngineState(studyId, state.generation + 1) : null;
     const completedBy = owns ? state.createdAt : (next?.createdAt ?? null);
-    const usable = (ts: TrialRecord[]) => ts.filter((t) => t.value !== null && t.point !== null);
-    const latest = drawn ? await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_DRAWN_POINTS, completedBy: null }) : [];
+    const valueOf = shown.valueOf;
+    const usable = (ts: TrialRecord[]) => ts.filter((t) => valueOf(t) !== null && t.point !== null);
+    const recentCompleted = await this.recentCompletedOf(studyId, Object.values(record.trialCounts).reduce((a, b) => a + b, 0), shown);
+    const latest = drawn ? await recentCompleted({ limit: MAX_DRAWN_POINTS, completedBy: null }) : [];
     const recent = usable(latest);
     // ProbNES's own GP holds its points in the state: the importance view needs no trial at all.
     const needsData = drawn || !(owns && isProbnes(study.method));
@@ -330,7 +381,7 @@ export class ModelViews {
       // `latest` is a suffix of the completion order (all of it if shorter than asked for): when it
       // holds MAX_VIEW_POINTS completed by `completedBy`, or everything, those are the ones; else read them.
       const by = latest.filter((t) => completedBy === null || (t.completedAt ?? '') <= completedBy);
-      const last = drawn && (by.length >= MAX_VIEW_POINTS || latest.length < MAX_DRAWN_POINTS) ? by.slice(-MAX_VIEW_POINTS) : await this.deps.storage.listRecentCompleted(studyId, { limit: MAX_VIEW_POINTS, completedBy });
+      const last = drawn && (by.length >= MAX_VIEW_POINTS || latest.length < MAX_DRAWN_POINTS) ? by.slice(-MAX_VIEW_POINTS) : await recentCompleted({ limit: MAX_VIEW_POINTS, completedBy });
       // On a wide φ (many choices) fewer points, so that the fit costs no more than a numeric study's.
       data = owns && isProbnes(study.method) ? usable(last) : usable(last).slice(-viewPointCap(space));
     }
@@ -338,15 +389,43 @@ export class ModelViews {
     const byId = new Map<number, TrialRecord>();
     for (const t of [...data, ...recent]) byId.set(t.trialId, t);
     const completed = [...byId.values()].sort((a, b) => a.trialId - b.trialId);
-    const { model, source, nPoints } = viewModel(study, space, state, data);
-    // The same points (ids and values) give the same fit: the key names them all (by digest).
-    const dataDigest = digest(data.map((t) => `${t.trialId}:${t.value}`).join(','));
-    const fitKey = source === 'fitted' ? JSON.stringify(['fit', studyId, record.createdAt, state.generation, dataDigest]) : null;
-    // What an answer depends on besides the query: the state (generation, revision), the points in
-    // the model and, for the grid, the points drawn (ids, values; a trial's parameters never change).
-    const dependsOn = [studyId, record.createdAt, state.generation, state.revision, dataDigest, drawn ? digest(completed.map((t) => `${t.trialId}:${t.value}`).join(',')) : ''];
-    return { study, space, state, generation: state.generation, completed, model, source, nPoints, fitKey, dependsOn, inModel: new Set(data.map((t) => t.trialId)) };
+    const { model, source, nPoints } = viewModel(study, space, state, data, shown);
+    // The same points (ids and the objective's values, what the GP learns) give the same fit: the
+    // key names the objective and them all (by digest), so two objectives never share a fit.
+    const valuesDigest = (ts: TrialRecord[]) => digest(ts.map((t) => `${t.trialId}:${valueOf(t)}`).join(','));
+    const dataDigest = valuesDigest(data);
+    const fitKey = source === 'fitted' ? JSON.stringify(['fit', studyId, record.createdAt, state.generation, shown.objective.name, dataDigest]) : null;
+    // What an answer depends on besides the query: the objective, the state (generation, revision),
+    // the points in the model and, for the grid, the points drawn (ids, values; a trial's parameters
+    // never change).
+    const dependsOn = [studyId, record.createdAt, shown.objective.name, state.generation, state.revision, dataDigest, drawn ? valuesDigest(completed) : ''];
+    return { study, space, state, generation: state.generation, objective: shown.objective, valueOf, completed, model, source, nPoints, fitKey, dependsOn, inModel: new Set(data.map((t) => t.trialId)) };
   }
+}
+
+/** The objective a view models, and how it reads a trial's value of it. */
+interface ViewObjective {
+  objective: NamedObjective;
+  /** The study has several objectives: the view fits its own GP to this one's values. */
+  several: boolean;
+  /** The trial's value of the objective, in its own units; null without one (no result, or reported infeasible). */
+  valueOf: (t: TrialRecord) => number | null;
+}
+
+/**
+ * The objective `name` names among the study's (default: the first); an unknown name is a 400 at
+ * /objective naming the study's objectives. A study of one objective reads `value` as it always did.
+ */
+function viewObjective(study: Study, name: string | undefined): ViewObjective {
+  const { objectives } = outcomesOf(study);
+  const k = name === undefined ? 0 : objectives.findIndex((o) => o.name === name);
+  if (k < 0) {
+    const names = objectives.map((o) => JSON.stringify(o.name)).join(', ');
+    throw new ValidationError([{ path: '/objective', message: `no objective ${truncate(JSON.stringify(name))}: the study's objective${objectives.length === 1 ? ' is' : 's are'} ${names}` }]);
+  }
+  const objective = objectives[k]!;
+  if (!severalObjectives(outcomesOf(study))) return { objective, several: false, valueOf: (t) => t.value };
+  return { objective, several: true, valueOf: (t) => (t.infeasible === true ? null : (t.values?.[k] ?? null)) };
 }
 
 /** A view's cache key: the view, what its context depends on, and its query parameters (resolved). */
@@ -438,29 +517,33 @@ function activateAxes(space: SearchSpace, axes: number[], asked: Map<number, num
   return out;
 }
 
-/** The GP of the view (see the header): the method's own, or one to fit to `data`. */
-function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[]): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
+/** The GP of the view (see the header): the method's own (one objective only), or one to fit to `data`. */
+function viewModel(study: Study, space: SearchSpace, rec: EngineStateRecord, data: TrialRecord[], shown: ViewObjective): { model: ViewModelSpec; source: 'method' | 'fitted'; nPoints: number } {
   const { d: dim, K, D } = layout(space);
   const conditions = engineConditions(space);
   // A conditional space's views impute the inactive coordinates as its GP methods do (ALGORITHM.md §30).
   const categories = K.length > 0 ? { categories: K, ...(conditions.length > 0 ? { conditions } : {}) } : {};
   const identity = { inputShift: new Array<number>(D).fill(0), inputScale: new Array<number>(D).fill(1), ...categories };
   const s = rec.state as Record<string, unknown>;
-  if (methodGp(study.method, rec, space) && isProbnes(study.method) && isStoredProbnesGp(s.gp)) {
+  const owns = !shown.several && methodGp(study.method, rec, space);
+  if (owns && isProbnes(study.method) && isStoredProbnesGp(s.gp)) {
     const g = s.gp;
     const stored: StoredViewGp = { hyper: g.hyper, X: g.X, targets: g.negYTilde ?? g.z!, quad: g.quad ?? null };
     // The GP models −ỹ = −(y − yMean)/yStd (probnes-core.ts): y = yMean − yStd·f.
     const w = g.X[0]?.length ?? D;
     return { model: { inputShift: new Array<number>(w).fill(0), inputScale: new Array<number>(w).fill(1), ...categories, yOffset: g.yMean, yScale: -g.yStd, priors: 'probnes', stored }, source: 'method', nPoints: g.X.length };
   }
-  // As the methods see them (results/stopped.ts): `data` is in completion order, so a stopped trial
-  // is read against the results before it among these (all of them, up to MAX_VIEW_POINTS).
+  // One objective: as the methods see them (results/stopped.ts): `data` is in completion order, so a
+  // stopped trial is read against the results before it among these (all of them, up to
+  // MAX_VIEW_POINTS). Several: the objective's value as the engine minimises it (the methods read no
+  // trial as stopped there either).
   const reader = new ModelHistory(objectiveOf(study));
-  const y = data.map((t) => reader.next({ point: t.point, value: t.value!, stderr: t.stderr, stopped: isStopped(t) })!.y);
+  const y = shown.several ? data.map((t) => engineValue(shown.objective, shown.valueOf(t)!)) : data.map((t) => reader.next({ point: t.point, value: t.value!, stderr: t.stderr, stopped: isStopped(t) })!.y);
   if (data.length < 2) {
-    throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'} to learn from; a model needs at least two (choose a later generation)`);
+    const of = shown.several ? ` with a value of ${JSON.stringify(shown.objective.name)}` : '';
+    throw new ModelUnavailableError(`generation ${rec.generation} has ${data.length} completed evaluation${data.length === 1 ? '' : 's'}${of} to learn from; a model needs at least two (choose a later generation)`);
   }
-  if (methodGp(study.method, rec, space) && isBo(study.method) && isBoState(s)) {
+  if (owns && isBo(study.method) && isBoState(s)) {
     // BO's GP: numeric inputs in its box scaled to [0, 1], then the one-hot blocks as they are
     // (bo-mixed.ts), y standardised over the points (bo-core.ts).
     const lower = s.box.lower.slice(0, dim);

@@ -9,12 +9,20 @@ const Generation = z.coerce
   .optional()
   .describe('The generation whose model is shown (default: the latest). Each generation has the search distribution and model it had then.');
 
+const Objective = z
+  .string()
+  .min(1)
+  .max(128)
+  .optional()
+  .describe('The objective whose model is shown, by name (default: the first declared; `value` for a study that declares none). With several objectives the view fits a GP to that objective\'s values (source "fitted"). A name that is not one of the study\'s objectives is a 400 at /objective.');
+
 export const GridQuery = z
   .object({
     x: z.string().min(1).max(128).describe('Name of the numeric parameter on the horizontal axis.'),
     y: z.string().min(1).max(128).describe('Name of the numeric parameter on the vertical axis (not x).'),
     n: z.coerce.number().int().min(2).max(GRID_MAX_N).default(GRID_DEFAULT_N).describe(`Grid points per axis (at most ${GRID_MAX_N}: ${GRID_MAX_N ** 2} predictions).`),
     generation: Generation,
+    objective: Objective,
     fixed: z
       .string()
       .max(20000)
@@ -24,11 +32,13 @@ export const GridQuery = z
   })
   .strict();
 
-export const ImportanceQuery = z.object({ generation: Generation }).strict();
+export const ImportanceQuery = z.object({ generation: Generation, objective: Objective }).strict();
+
+const ObjectiveName = z.string().describe('The objective the model is of (the query\'s `objective`, else the study\'s first; `value` for a study that declares none).');
 
 const Source = z
   .enum(['method', 'fitted'])
-  .describe('"method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo); "fitted": a GP fitted for this view to the points completed by then (methods without a model, and generations before a method\'s first fit).');
+  .describe('"method": the GP the method itself fitted in that generation (prob-cmaes, prob-xnes, prob-snes; bo, pibo; a study of one objective only); "fitted": a GP fitted for this view to the points completed by then (methods without a model, generations before a method\'s first fit, and every study of several objectives).');
 
 const Axis = z.object({
   name: z.string(),
@@ -40,13 +50,14 @@ const Axis = z.object({
 export const GridSchema = z
   .object({
     generation: z.int(),
+    objective: ObjectiveName,
     source: Source,
     n_points: z.int().describe('Training points of the GP.'),
     x: Axis,
     y: Axis,
-    mean: z.array(z.array(z.number())).describe('Posterior mean of the objective in the study\'s units, mean[iy][ix].'),
+    mean: z.array(z.array(z.number())).describe('Posterior mean of the objective in its own units and direction (a maximised objective\'s mean is high where it is good), mean[iy][ix].'),
     std: z.array(z.array(z.number())).describe('Posterior standard deviation of the objective (the GP\'s latent std, without observation noise; for a GP with a quadratic mean, without the uncertainty of its coefficients), std[iy][ix].'),
-    loss: z.array(z.array(z.number())).describe('The posterior mean oriented so that lower is better (mean when the study minimises, −mean when it maximises), loss[iy][ix]: the best region is where it is smallest, whatever the direction.'),
+    loss: z.array(z.array(z.number())).describe('The posterior mean oriented so that lower is better (mean when the objective is minimised, −mean when it is maximised), loss[iy][ix]: the best region is where it is smallest, whatever the direction.'),
     fixed: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).describe('Where the other parameters are held: a numeric parameter at the search distribution\'s mean; a categorical one at the choice the query\'s `fixed` names, else its most probable choice under the search distribution. The grid is the model at these values.'),
     distribution: z.object({
       mean: z.array(z.number()).length(2).describe('The search distribution\'s mean of (x, y), user units.'),
@@ -60,19 +71,20 @@ export const GridSchema = z
           trial_id: z.int(),
           x: z.number(),
           y: z.number(),
-          value: z.number(),
+          value: z.number().describe('The trial\'s value of the objective shown.'),
           generation: z.int(),
           in_model: z.boolean().describe('Whether the GP shown was conditioned on this point.'),
           same_choices: z.boolean().describe('Whether the trial\'s categorical parameters have the values in `fixed` (always true without categorical parameters): the points the grid\'s slice passes through.'),
         }),
       )
-      .describe('Every COMPLETED trial.'),
+      .describe('The COMPLETED trials with a value of the objective (not those reported infeasible) that are in the model or among the 1000 most recently completed.'),
   })
   .meta({ id: 'ModelGrid' });
 
 export const ImportanceSchema = z
   .object({
     generation: z.int(),
+    objective: ObjectiveName,
     source: Source,
     n_points: z.int(),
     uncertainty: z
