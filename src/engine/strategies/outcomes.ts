@@ -196,7 +196,7 @@ export function onFront(batch: readonly Observation[], evaluations: readonly Obs
 /**
  * After the tell of a generation whose points member p asked: count p's generations without a point
  * on the front, and after `restart.after` of them start p again from the method's state at init (the
- * prior), its generator reseeded, its mean not asked again (it was evaluated at the start). Its GP
+ * prior), its generator reseeded. Its GP
  * sees every evaluation from its first tell on, so a restarted member is not the first start again:
  * its natural gradient from the wide prior reads the whole landscape of its scalarisation.
  */
@@ -206,7 +206,7 @@ function restartStalled<S extends BaseState>(state: S, p: number, contributed: b
   const stalls = r.stalls.map((n, k) => (k !== p ? n : contributed ? 0 : n + 1));
   if (stalls[p] < r.after) return { ...state, outcomes: { ...o, restart: { ...r, stalls } } };
   stalls[p] = 0;
-  const fresh = { ...r.template, rng: Rng.fromSeed(mix(mix(o.seed, 5000), r.count)).state(), generation: state.generation, meanAsked: true } as BaseState;
+  const fresh = { ...r.template, rng: Rng.fromSeed(mix(mix(o.seed, 5000), r.count)).state(), generation: state.generation } as BaseState;
   const restart = { ...r, stalls, count: r.count + 1 };
   if (p === 0) return { ...(fresh as S), outcomes: { ...o, restart } };
   return { ...state, outcomes: { ...o, members: o.members!.map((m, k) => (k === p - 1 ? fresh : m)), restart } };

@@ -376,6 +376,22 @@ describe('restarts of stalled members (ALGORITHM.md §32.5)', () => {
     expect(zero.generation).toBe(P * (DEFAULT_RESTART_AFTER - 1) + 1);
   });
 
+  it('a generation that puts a point on the front resets its member\'s count: no restart', () => {
+    const s = getStrategy('prob-cmaes');
+    let state = s.init({ dim: 2, batchSize: 3, options: { ...resolveOptions('prob-cmaes', 2), mo_members: 3 }, outcomes: { objectives: 2, constraints: 0 } }, Rng.fromSeed(3));
+    const history: Observation[] = [{ x: [0, 0], y: -1, f: [-1, -1] }];
+    for (let t = 0; t < 9; t++) {
+      const a = s.ask(state, { history: [...history], pending: [] }, 3);
+      // Member 1's generations (1, 4, 7) each bring a new best in the first objective: on the front every time.
+      const batch = a.points.map((x, i) => ({ x, y: 0, f: t % 3 === 1 && i === 0 ? [-2 - t, 5] : [x[0] ** 2 + 1, x[1] ** 2 + 1] }));
+      history.push(...batch);
+      state = s.tell(a.state, { batch, history: [...history] });
+    }
+    expect(state.outcomes!.restart!.stalls[1]).toBe(0);
+    // Members 0 and 2 restarted (generations 3 and 5), member 1 never.
+    expect(state.outcomes!.restart!.count).toBe(2);
+  });
+
   it('never restarts with mo_restart 0, nor a stored state without restarts', () => {
     const { states } = stalled(8, { mo_restart: 0 });
     expect(states[8].outcomes!.restart).toBeUndefined();

@@ -78,6 +78,11 @@ describe('scalar targets', () => {
     // and with neither (r = (−1, 0)) f̄(A) = (0, 1), s = 0.5 + 0.05·0.5 = 0.525, the front's normalisation above.
     expect(scalarTargets(pts, { ...spec, reference: [-1, 2] })[0]).toBeCloseTo(0.2625, 12);
     expect(scalarTargets(pts, { ...spec, reference: [-1, 0] })[0]).toBeCloseTo(0.525, 12);
+    // r_1 at the ideal exactly: objective 1 keeps the front's range, here [0, 2] with B' = (2, 0) (a range of 0
+    // would only shift it): f̄(B') = (1, 0), s = 0.5 + 0.05·0.5; f̄(A) = (0, 0.5) with r_2 = 2, s = 0.2625.
+    const wide: Outcome[] = [{ y: 0, f: [0, 1] }, { y: 1, f: [2, 0] }, { y: 2, f: [4, 4] }];
+    expect(scalarTargets(wide, { ...spec, reference: [0, 2] })[0]).toBeCloseTo(0.2625, 12);
+    expect(scalarTargets(wide, { ...spec, reference: [0, 2] })[1]).toBeCloseTo(0.5 + 0.05 * 0.5, 12);
     // The feasible normalisation ignores it: [0, 2]² as above.
     expect(scalarTargets(pts, { objectives: 2, weights: [0.5, 0.5], reference: [4, 2] })[0]).toBeCloseTo(0.2625, 12);
     // B (1, 0): f̄ = (0.5, 0), s = 0.25 + 0.05·0.25 (with r_1 = 40 it would be f̄_1 = 1/40).
