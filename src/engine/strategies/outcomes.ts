@@ -21,7 +21,7 @@
  *   points) the method's own, on the penalised values.
  */
 import { InvalidInputError } from '../errors.js';
-import { feasibilityModel, PF_MIN, type FeasibilityModel } from '../multi/feasibility.js';
+import { feasibilityModel, PF_MIN, type FeasibilityModel } from './feasibility.js';
 import { dominates, isFeasible } from '../multi/pareto.js';
 import { simplexWeights } from '../multi/scalarize.js';
 import { targetContext, targetOf, type TargetContext } from '../multi/targets.js';

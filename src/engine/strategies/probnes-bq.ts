@@ -190,6 +190,11 @@ export function drawCandidateBatchesStacked(mean: number[], cov: number[][], siz
 /** How a batch is formed from the candidate pool (default profile). */
 export type PoolSelection = 'greedy' | 'random-batches';
 
+/** Row i of a stacked pool of points (one point per row), as a point. */
+function poolRow(P: Mat, i: number): number[] {
+  return Array.from(P.data.subarray(i * P.cols, (i + 1) * P.cols));
+}
+
 /**
  * §5 batch BQ: among M candidate batches from ν, the one maximising a(B) = τᵀ K̄⁻¹ τ over
  * U_A ∪ pending ∪ B, i.e. minimising the posterior variance of the integral under ν. Pending
@@ -211,28 +216,26 @@ export function selectBatch(
   pool: { size: number; selection: PoolSelection } = { size: 0, selection: 'greedy' },
   admissible?: (u: number[]) => boolean,
 ): number[][] {
-  const d = mean.length;
-  const row = (P: Mat, i: number) => Array.from(P.data.subarray(i * d, (i + 1) * d));
   if (pool.size > 0) {
     const drawn = drawCandidateBatchesStacked(mean, cov, 1, Math.max(pool.size, size), rng);
     const P = admissible ? admissiblePool(drawn, size, admissible) : drawn;
     const selector = prepareBatchSelection(model, mean, cov, pending);
-    if (pool.selection === 'greedy') return selector.selectGreedy(P, size).rows.map((i) => row(P, i));
+    if (pool.selection === 'greedy') return selector.selectGreedy(P, size).rows.map((i) => poolRow(P, i));
     const batches = poolBatches(P.rows, size, m, rng);
     const best = selector.selectBestOfPool(P, size, batches).index;
-    return Array.from(batches.subarray(best * size, (best + 1) * size), (i) => row(P, i));
+    return Array.from(batches.subarray(best * size, (best + 1) * size), (i) => poolRow(P, i));
   }
   const P = drawCandidateBatchesStacked(mean, cov, size, m, rng);
   const sel = prepareBatchSelection(model, mean, cov, pending);
   const best = sel.selectBestStacked(P, size).index;
-  return Array.from({ length: size }, (_, i) => row(P, best * size + i));
+  return Array.from({ length: size }, (_, i) => poolRow(P, best * size + i));
 }
 
 /** The rows of the pool P that are admissible, in order; P itself when fewer than `size` are. */
 function admissiblePool(P: Mat, size: number, admissible: (u: number[]) => boolean): Mat {
   const d = P.cols;
   const kept: number[] = [];
-  for (let i = 0; i < P.rows; i++) if (admissible(Array.from(P.data.subarray(i * d, (i + 1) * d)))) kept.push(i);
+  for (let i = 0; i < P.rows; i++) if (admissible(poolRow(P, i))) kept.push(i);
   if (kept.length === P.rows || kept.length < size) return P;
   const out = zeros(kept.length, d);
   kept.forEach((i, r) => out.data.set(P.data.subarray(i * d, (i + 1) * d), r * d));

@@ -1,10 +1,10 @@
 /**
- * The feasibility model of the batch (src/engine/multi/feasibility.ts, ALGORITHM.md §32.3–§32.4):
+ * The feasibility model of the batch (src/engine/strategies/feasibility.ts, ALGORITHM.md §32.3–§32.4):
  * PF(u) = Π_k Φ(−m_k(u)/s_k(u)) against cases whose answer is known, the channel of impossible
  * evaluations, the fit set, and determinism.
  */
 import { describe, expect, it } from 'vitest';
-import { feasibilityModel, type FeasibilityEvaluation } from '../../../src/engine/multi/feasibility.js';
+import { feasibilityModel, type FeasibilityEvaluation } from '../../../src/engine/strategies/feasibility.js';
 
 const I2 = [[1, 0], [0, 1]];
 

@@ -15,7 +15,7 @@ import { bo } from '../../../src/engine/strategies/bo.js';
 import { METHOD_NAMES, getStrategy, methodFacts, resolveOptions, type MethodName } from '../../../src/engine/strategies/registry.js';
 import type { AskContext, BaseState, Observation, StrategyDescriptor, TellContext } from '../../../src/engine/strategies/types.js';
 import { runMulti } from '../../../bench/multi-engine.js';
-import { feasibilityModel, PF_MIN } from '../../../src/engine/multi/feasibility.js';
+import { feasibilityModel, PF_MIN } from '../../../src/engine/strategies/feasibility.js';
 import { buildModel, toMat } from '../../../src/engine/gp/index.js';
 import { selectBatch } from '../../../src/engine/strategies/probnes-bq.js';
 

@@ -25,7 +25,7 @@
 import { normCdf } from '../acquisition/normal.js';
 import { fitGp, predict, probnesPriors, type GpModel } from '../gp/index.js';
 import { cholesky, fromRows } from '../linalg/index.js';
-import { mahalanobisSqPacked, nearestIndices, standardise } from '../strategies/probnes-data.js';
+import { mahalanobisSqPacked, nearestIndices, standardise } from './probnes-data.js';
 
 /** The fewest PF a candidate from ν needs to join the batch (§32.3). */
 export const PF_MIN = 0.05;
