@@ -6,8 +6,7 @@
 import { EngineError, getStrategy, type BaseState, type InitSpec, type MethodName, type Options } from '../../engine/index.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError } from '../common/errors.js';
-import { engineValue } from '../results/objective.js';
-import { needsOutcomeModel, type StudyOutcomes } from '../results/outcomes.js';
+import { needsOutcomeModel, referenceLoss, type StudyOutcomes } from '../results/outcomes.js';
 import { activeNamed, categoryPriors, engineConditions, internalBox, legalize, materialize, toUserRaw, type Materialized, type SearchSpace } from './transforms.js';
 
 /** `budget`: the study's max_trials (null: none), which sizes the ProbNES start phase (docs/ALGORITHM.md §29). */
@@ -18,7 +17,8 @@ export function initSpec(method: MethodName, batchSize: number, options: Options
   const categories = categoryPriors(space);
   const conditions = engineConditions(space);
   // The declared reference point as the engine minimises (engineValue per objective): the decomposition's normalisation.
-  const reference = outcomes?.referencePoint ? { reference: outcomes.referencePoint.map((r, i) => engineValue(outcomes.objectives[i], r)) } : {};
+  const r = outcomes ? referenceLoss(outcomes) : null;
+  const reference = r ? { reference: r } : {};
   const several = outcomes && needsOutcomeModel(outcomes) ? { outcomes: { objectives: outcomes.objectives.length, constraints: outcomes.constraints.length, ...reference } } : {};
   return { dim: space.parameters.length, batchSize, options, box, budget, ...(categories.length > 0 ? { categories } : {}), ...(conditions.length > 0 ? { conditions } : {}), ...several };
 }

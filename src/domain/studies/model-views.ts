@@ -54,7 +54,7 @@ import type { EngineRunner } from '../pool/engine-pool.js';
 import type { GridAxesTask } from '../pool/engine-tasks.js';
 import type { EngineCaller } from '../pool/fair-runner.js';
 import { readStudy, type Study } from './codec.js';
-import { engineValue, ModelHistory, objectiveOf, objectiveValue, outcomesOf, severalObjectives, type NamedObjective } from '../results/index.js';
+import { engineValue, ModelHistory, objectiveOf, objectiveValue, outcomesOf, severalObjectives, valuesOf, type NamedObjective } from '../results/index.js';
 import { isStopped } from './stopping-rule.js';
 import { centrePoint, internalDistribution, type InternalDistribution } from './distribution.js';
 import type { ParamValue } from './study-request.js';
@@ -417,15 +417,16 @@ interface ViewObjective {
  * /objective naming the study's objectives. A study of one objective reads `value` as it always did.
  */
 function viewObjective(study: Study, name: string | undefined): ViewObjective {
-  const { objectives } = outcomesOf(study);
+  const outcomes = outcomesOf(study);
+  const { objectives } = outcomes;
   const k = name === undefined ? 0 : objectives.findIndex((o) => o.name === name);
   if (k < 0) {
     const names = objectives.map((o) => JSON.stringify(o.name)).join(', ');
     throw new ValidationError([{ path: '/objective', message: `no objective ${truncate(JSON.stringify(name))}: the study's objective${objectives.length === 1 ? ' is' : 's are'} ${names}` }]);
   }
   const objective = objectives[k]!;
-  if (!severalObjectives(outcomesOf(study))) return { objective, several: false, valueOf: (t) => t.value };
-  return { objective, several: true, valueOf: (t) => (t.infeasible === true ? null : (t.values?.[k] ?? null)) };
+  // valuesOf: [value] for one objective, `values` for several (null for a trial reported infeasible).
+  return { objective, several: severalObjectives(outcomes), valueOf: (t) => valuesOf(t)?.[k] ?? null };
 }
 
 /** A view's cache key: the view, what its context depends on, and its query parameters (resolved). */
