@@ -31,9 +31,7 @@ independent sampler (RandomSampler(seed=k)) for what CMA-ES does not cover (cate
 the parameters outside the intersection of the trials' spaces, i.e. the conditional ones);
 RandomSampler(seed=k). Nothing is cached: every configuration is trained and cross-validated again.
 """
-import json
 import os
-import sys
 import time
 import warnings
 
@@ -50,6 +48,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score  # noqa: E4
 from sklearn.pipeline import make_pipeline  # noqa: E402
 from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.svm import SVC  # noqa: E402
+from line_protocol import serve  # noqa: E402
 
 X, Y = load_breast_cancer(return_X_y=True)
 CV = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
@@ -129,32 +128,22 @@ def run_optuna(task, name, seed, budget):
     return values, params
 
 
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+def handle(msg):
+    t0 = time.time()
+    if "eval" in msg:
+        y = objective(msg["eval"]["task"], msg["eval"]["params"])
+        return {"y": y, "seconds": time.time() - t0}
+    if "optuna" in msg:
+        j = msg["optuna"]
+        values, params = run_optuna(j["task"], j["sampler"], int(j["seed"]), int(j["budget"]))
+        return {"values": values, "parameters": params, "seconds": time.time() - t0}
+    raise ValueError("expected eval or optuna")
 
 
 def main():
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")
-    send({"ready": True, "optuna": optuna.__version__, "sklearn": sklearn.__version__})
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-            t0 = time.time()
-            if "eval" in msg:
-                y = objective(msg["eval"]["task"], msg["eval"]["params"])
-                send({"y": y, "seconds": time.time() - t0})
-            elif "optuna" in msg:
-                j = msg["optuna"]
-                values, params = run_optuna(j["task"], j["sampler"], int(j["seed"]), int(j["budget"]))
-                send({"values": values, "parameters": params, "seconds": time.time() - t0})
-            else:
-                raise ValueError("expected eval or optuna")
-        except Exception as e:  # noqa: BLE001 — reported to the benchmark, which fails the run
-            send({"error": f"{type(e).__name__}: {e}"})
+    serve({"ready": True, "optuna": optuna.__version__, "sklearn": sklearn.__version__}, handle)
 
 
 if __name__ == "__main__":

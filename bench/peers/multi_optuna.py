@@ -33,9 +33,7 @@ Protocol (one JSON object per line):
   <- {"eval": {"task": "rf-breast-cancer", "params": {…}}}                  -> {"values": [err, nodes], "seconds": s}
   any failure                                                              -> {"error": "…"} (the process carries on)
 """
-import json
 import os
-import sys
 import time
 import warnings
 
@@ -48,6 +46,7 @@ import sklearn  # noqa: E402
 from sklearn.datasets import load_breast_cancer  # noqa: E402
 from sklearn.ensemble import RandomForestClassifier  # noqa: E402
 from sklearn.model_selection import StratifiedKFold, cross_validate  # noqa: E402
+from line_protocol import serve  # noqa: E402
 
 X, Y = load_breast_cancer(return_X_y=True)
 CV = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
@@ -115,39 +114,29 @@ def tell(j):
     s["trial"] = None
 
 
-def send(obj):
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+def handle(msg):
+    if "ask" in msg:
+        return {"params": ask(msg["ask"])}
+    if "tell" in msg:
+        tell(msg["tell"])
+        return {"ok": True}
+    if "start" in msg:
+        start(msg["start"])
+        return {"ok": True}
+    if "end" in msg:
+        STUDIES.pop(msg["end"]["key"], None)
+        return {"ok": True}
+    if "eval" in msg:
+        t0 = time.time()
+        values = TASKS[msg["eval"]["task"]](msg["eval"]["params"])
+        return {"values": values, "seconds": time.time() - t0}
+    raise ValueError("expected start, ask, tell, end or eval")
 
 
 def main():
     optuna.logging.set_verbosity(optuna.logging.ERROR)
     warnings.simplefilter("ignore")
-    send({"ready": True, "optuna": optuna.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__})
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-            if "ask" in msg:
-                send({"params": ask(msg["ask"])})
-            elif "tell" in msg:
-                tell(msg["tell"])
-                send({"ok": True})
-            elif "start" in msg:
-                start(msg["start"])
-                send({"ok": True})
-            elif "end" in msg:
-                STUDIES.pop(msg["end"]["key"], None)
-                send({"ok": True})
-            elif "eval" in msg:
-                t0 = time.time()
-                values = TASKS[msg["eval"]["task"]](msg["eval"]["params"])
-                send({"values": values, "seconds": time.time() - t0})
-            else:
-                raise ValueError("expected start, ask, tell, end or eval")
-        except Exception as e:  # noqa: BLE001 — reported to the benchmark, which fails the run
-            send({"error": f"{type(e).__name__}: {e}"})
+    serve({"ready": True, "optuna": optuna.__version__, "sklearn": sklearn.__version__, "numpy": np.__version__}, handle)
 
 
 if __name__ == "__main__":
