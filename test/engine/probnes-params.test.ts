@@ -39,8 +39,8 @@ describe('ProbnesParams', () => {
     for (const [key, spec] of Object.entries(specs)) {
       for (const profile of ['default', 'paper']) {
         const ref = resolveProbnesParams(method, OWN[method], { profile }, 2);
-        // The start phase's own switches act when the phase is on (ALGORITHM.md §29).
-        const phase = key.startsWith('start_phase_') ? { start_phase: 'powell' } : {};
+        // The start phase's own switches, and the restarts of the search after it, act when the phase is on (ALGORITHM.md §29, §33).
+        const phase = key.startsWith('start_phase_') || key.startsWith('restart_') ? { start_phase: 'powell' } : {};
         // start_phase_points is clamped to 2d + 1 … (d + 1)(d + 2)/2: 5 and 6 at d = 2.
         const values = key === 'start_phase_points' ? [5, 6] : twoValues(spec);
         const [a, b] = values.map((v) => resolveProbnesParams(method, OWN[method], key === 'profile' ? { profile: v } : { profile, ...phase, [key]: v }, 2));

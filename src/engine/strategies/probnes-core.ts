@@ -52,6 +52,7 @@ import { PROBNES_STATE_VERSION, SURPRISE_WINDOW, finiteOrNull, integralDiagnosti
 import { powellNext, powellObserve } from './powell-iteration.js';
 import { boxOfBounds } from './bounds.js';
 import { askStart, batchFromNu, initStart, startGenerationSize, tellStart } from './probnes-start.js';
+import { restartAfterTell } from './probnes-restart.js';
 
 export { PROBNES_STATE_VERSION, type ProbnesState, type StoredGp } from './probnes-state.js';
 
@@ -211,9 +212,15 @@ function checkHistory(history: readonly Observation[], d: number, packed: Packed
 }
 
 function tell(method: MethodName, state: ProbnesState, ctx: TellContext): ProbnesState {
+  checkHistory(ctx.history, state.dim, ctx.packed);
+  // The start phase's own updates never restart (§33 watches the natural-gradient search after it).
+  if (state.start) return tellStart(state, ctx, (s, c) => update(s, c, false));
+  return update(state, ctx, true);
+}
+
+/** One natural-gradient update (§1–§4, §28), and with `watch` the restart of a converged search (§33). */
+function update(state: ProbnesState, ctx: TellContext, watch: boolean): ProbnesState {
   const history = ctx.history;
-  checkHistory(history, state.dim, ctx.packed);
-  if (state.start) return tellStart(state, ctx, (s, c) => tell(method, s, c));
   const next: ProbnesState = { ...state, generation: state.generation + 1, meanAsked: false, ...radiusAfterTell(state, ctx.batch), ...trailAfterTell(state, history) };
   if (history.length === 0) return next; // nothing observed: keep ν (an empty generation)
   const rng = Rng.fromState(state.rng);
@@ -289,9 +296,10 @@ function tell(method: MethodName, state: ProbnesState, ctx: TellContext): Probne
     },
     lastStep: stepSizes(state, mean, cov),
   };
-  if (!p.includeMean) return told;
+  const after = watch ? restartAfterTell(told, ctx.batch, history) : told;
+  if (!p.includeMean) return after;
   // §28: μ is evaluated in the next generation; the prediction there, made now, is scored when its value comes.
-  return { ...told, surprises: surprisesAfter(state, ctx.batch), prediction: predictionAt(told) };
+  return { ...after, surprises: surprisesAfter(state, ctx.batch), prediction: predictionAt(after) };
 }
 
 /** The residuals after this generation's batch: the value observed at the predicted μ, if it is in the batch. */
@@ -328,10 +336,12 @@ function rawPrediction(state: ProbnesState): { predicted: number; sd: number; no
  * of a chosen point by the residuals of the values observed at earlier μ (§28; uncorrected without them).
  */
 function estimate(state: ProbnesState): Estimate {
-  const raw = rawPrediction(state);
+  // After a restart (§33), the centre the search had converged to, until the restarted search finds better.
+  const home = state.stall?.home ?? null;
+  const raw = rawPrediction(home ? { ...state, mean: home } : state);
   if (!raw) return { predicted: null, predicted_std: null };
   const c = correctForSurprise(raw.predicted, raw.sd, state.surprises ?? []);
-  return { predicted: finiteOrNull(c.predicted), predicted_std: finiteOrNull(c.sd) };
+  return { predicted: finiteOrNull(c.predicted), predicted_std: finiteOrNull(c.sd), ...(home ? { point: home.slice() } : {}) };
 }
 
 /**

@@ -17,6 +17,7 @@ import { PROBNES_STATE_VERSION as CURRENT, checkEstimateResiduals, type ProbnesS
 import { NO_START_PHASE, paramsFromV1Options, type ProbnesOwn } from './probnes-params.js';
 import type { StoredState } from './types.js';
 import { checkStartState } from './probnes-start.js';
+import { checkStallState } from './probnes-restart.js';
 
 
 function fromV2(s: StoredState): ProbnesState {
@@ -66,6 +67,7 @@ export function migrateProbnesState(method: MethodName, own: ProbnesOwn, stored:
     const state = stored as unknown as ProbnesState;
     checkStartState(state);
     checkEstimateResiduals(state);
+    checkStallState(state);
     return state;
   }
   if (stored.version === 2) return fromV2(stored);

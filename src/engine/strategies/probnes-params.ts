@@ -93,12 +93,27 @@ export interface ProbnesParams {
   /** Bench switch: the search's Σ at the hand-over scaled up until its largest eigenvalue is at least this (the prior's is 1; 0 = off). */
   readonly startPhaseCovFloor?: number;
   /**
+   * §33: the natural-gradient search restarts from the prior once it has converged (probnes-restart.ts).
+   * Set with the start phase; absent in states written before it (and in the paper profile): never.
+   */
+  readonly restart?: RestartParams;
+  /**
    * §30: on a conditional space, a conditional coordinate's μ and Σ move by their gradient given that
    * the coordinate is active (the natural gradient of the hierarchical distribution). Set by
    * initProbnesMixed on a conditional space; states written before it lack it and keep the gradient
    * averaged over every draw, so that stored studies continue as they were.
    */
   readonly conditionalGivenActive?: true;
+}
+
+/** §33: when the natural-gradient search counts as converged (probnes-restart.ts). */
+export interface RestartParams {
+  /** Evaluations without an improvement of the best value. */
+  readonly after: number;
+  /** An improvement counts when y < best − tol·(1 + |best|). */
+  readonly tol: number;
+  /** ν has contracted: √λ_max(Σ) below this (prior standard deviations). */
+  readonly sigma: number;
 }
 
 /** What sets the three methods apart besides the covariance update: η_Σ's default and ρ₀ in the default profile. */
@@ -118,7 +133,7 @@ type Row<K extends keyof ProbnesParams> = {
 const paper = (p: Profile) => p === 'paper';
 
 /** Every parameter but the profile and the covariance form: its option, its spec and its default. */
-const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseFar' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'conditionalGivenActive' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
+const PARAMS: { [K in Exclude<keyof ProbnesParams, 'profile' | 'covForm' | 'startPhaseFar' | 'startPhaseTrail' | 'startPhaseCovFloor' | 'restart' | 'conditionalGivenActive' | 'startPhase' | 'startPhaseLength' | 'startPhasePoints' | 'startPhaseHandover' | 'startPhaseMean' | 'startPhaseExtras'>]: Row<K> } = {
   etaMean: { option: 'learning_rate_mean', spec: etaMean, access: 'public', value: () => 1 },
   etaCov: { option: 'learning_rate_cov', spec: etaCov, access: 'public', value: (_p, own) => own.learningRateCov },
   etaCovQuadratic: {
@@ -307,6 +322,31 @@ export function startPhaseExtras(d: number, length: number, budget: number | nul
   return length >= 10 * d || (budget !== null && length >= budget) ? 'model' : 'search';
 }
 
+/**
+ * §33: when the search counts as converged and restarts: no decrease of the best value in max(5·d, 10)
+ * evaluations while ν's largest standard deviation is below 10⁻³ prior standard deviations. Measured on the
+ * paper protocol and BBOB (docs/ALGORITHM.md §33): a coarser improvement test (10⁻¹⁴ relative) cost the last
+ * digits on Branin and Styblinski–Tang, a wider ν (10⁻²) BBOB targets on f14 at d = 2, and 10 evaluations at
+ * d = 5 one target on f11.
+ */
+export const RESTART_DEFAULTS = Object.freeze({ tol: 0, sigma: 1e-3 });
+export function restartAfterDefault(d: number): number {
+  return Math.max(5 * d, 10);
+}
+
+const RESTART_OPTIONS: Record<string, OptionSpec> = {
+  restart_after: { kind: 'number', min: 0, max: 1_000_000, integer: true, description: 'With start_phase powell: evaluations without an improvement of the best value after which a contracted search restarts from the prior (0 = never; default max(5·d, 10)).' },
+  restart_tol: { kind: 'number', min: 0, max: 1, description: 'With restart_after: an improvement counts when y < best − tol·(1 + |best|) (default 0: any decrease).' },
+  restart_sigma: { kind: 'number', min: 0, max: 100, description: 'With restart_after: the search has contracted when the largest standard deviation of ν, in prior units, is below this (default 1e-3).' },
+};
+
+function restartParams(options: Options, d: number): { restart?: RestartParams } {
+  const num = (k: string, fallback: number) => (typeof options[k] === 'number' ? (options[k] as number) : fallback);
+  const after = num('restart_after', restartAfterDefault(d));
+  if (after <= 0) return {};
+  return { restart: Object.freeze({ after, tol: num('restart_tol', RESTART_DEFAULTS.tol), sigma: num('restart_sigma', RESTART_DEFAULTS.sigma) }) };
+}
+
 const PROFILE: OptionSpec = {
   kind: 'enum', values: ['default', 'paper'],
   description: '`default` (ours: the paper\'s algorithm plus a quadratic GP mean with a model-based mean step, the model\'s optimum and μ in every batch, a capped active set, a warm-started GP fit and ν kept inside the bounds; docs/ALGORITHM.md §10) or `paper` (the published algorithm).',
@@ -327,7 +367,7 @@ export const RETIRED_PROBNES_OPTIONS: readonly string[] = ['mean_basis', 'mean_b
 
 /** The ablation switches: accepted by the strategy (benchmark and test code), refused by the API. */
 export function probnesBenchOptions(method: MethodName): OptionSpecs {
-  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, start_phase_far: START_PHASE_FAR, start_phase_trail: { kind: 'boolean', description: 'With start_phase powell: Powell\'s iteration goes on after the hand-over, its next point one of every generation\'s.' }, start_phase_cov_floor: { kind: 'number', min: 0, max: 1, description: 'With start_phase powell: the search\'s Σ at the hand-over scaled up until its largest eigenvalue (in prior variances) is at least this; 0 = off.' }, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
+  return { ...specsOf('bench'), start_phase_length: START_PHASE_LENGTH, start_phase_points: START_PHASE_POINTS, start_phase_handover: START_PHASE_HANDOVER, start_phase_mean: START_PHASE_MEAN, start_phase_extras: START_PHASE_EXTRAS, start_phase_far: START_PHASE_FAR, start_phase_trail: { kind: 'boolean', description: 'With start_phase powell: Powell\'s iteration goes on after the hand-over, its next point one of every generation\'s.' }, start_phase_cov_floor: { kind: 'number', min: 0, max: 1, description: 'With start_phase powell: the search\'s Σ at the hand-over scaled up until its largest eigenvalue (in prior variances) is at least this; 0 = off.' }, ...RESTART_OPTIONS, ...(method === 'prob-snes' ? { snes_form: SNES_FORM } : {}) };
 }
 
 function profileOf(v: OptionValue | undefined): Profile {
@@ -375,6 +415,7 @@ export function resolveProbnesParams(method: MethodName, own: ProbnesOwn, option
     startPhaseFar: options.start_phase_far === 'bobyqa' ? 'bobyqa' : 'newuoa',
     ...(options.start_phase_trail === true ? { startPhaseTrail: true } : {}),
     ...(typeof options.start_phase_cov_floor === 'number' && options.start_phase_cov_floor > 0 ? { startPhaseCovFloor: options.start_phase_cov_floor } : {}),
+    ...restartParams(options, d),
   });
 }
 

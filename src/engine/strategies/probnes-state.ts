@@ -33,6 +33,14 @@ export interface StartState {
   modelAsked: boolean;
 }
 
+/** ProbnesState.stall (§33, probnes-restart.ts): the best value since the natural-gradient search began, the history length when it last improved, the restarts made, the centre before the last one. */
+export interface StallState {
+  best: number;
+  since: number;
+  restarts: number;
+  home: number[] | null;
+}
+
 /** The GP of the last tell: what ask selects with and estimate predicts with. */
 export interface StoredGp {
   hyper: GpHyper;
@@ -93,6 +101,11 @@ export interface ProbnesState extends BaseState {
    * which correct `estimate` for the optimism of a chosen point (docs/ALGORITHM.md §28). Absent without
    * includeMean, and in states stored before them (the estimate is then uncorrected).
    */
+  /**
+   * With params.restart (§33, probnes-restart.ts): the best value, when it last improved, the restarts made and
+   * the centre before the last one. Absent before the natural-gradient search's first update, and in states without it.
+   */
+  stall?: StallState;
   prediction?: { x: number[]; predicted: number; sd: number; noise: number } | null;
   surprises?: Surprise[];
 }
