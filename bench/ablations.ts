@@ -119,6 +119,7 @@ const START_VARIANTS: Variant[] = [
   { label: 'start phase, Σ at the hand-over widened to a largest variance of 1', options: { start_phase_cov_floor: 1 } },
   { label: 'start phase, Powell\'s point in every later generation', options: { start_phase_trail: true } },
   { label: 'start phase, BOBYQA\'s far-point test (the phase before 79950f1)', options: { start_phase_far: 'bobyqa' } },
+  { label: 'start phase, no restarts of a converged search (before 301b5d0, §33)', options: { restart_after: 0 } },
 ];
 const BBOB_D2_D5 = [2, 5].flatMap((d) => Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:${d}`)).join(',');
 const BBOB_D5 = Array.from({ length: 24 }, (_, i) => `bbob-f${i + 1}:5`).join(',');
