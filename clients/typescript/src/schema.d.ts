@@ -1463,7 +1463,7 @@ export interface paths {
                             } | null;
                             /** @description Where the search is heading. */
                             estimated: {
-                                /** @description The point the method recommends, rounded and projected onto the bounds like a suggested point: the search distribution's centre (its mean and each categorical parameter's most likely choice); for bo and pibo, which have no search distribution, the evaluated configuration their model predicts best. */
+                                /** @description The point the method recommends, rounded and projected onto the bounds like a suggested point: the search distribution's centre (its mean and each categorical parameter's most likely choice; after a ProbNES search restarted from the prior, the centre it had converged to until the restarted search finds a better value); for bo and pibo, which have no search distribution, the evaluated configuration their model predicts best. */
                                 parameters: {
                                     [key: string]: number | string | boolean;
                                 };

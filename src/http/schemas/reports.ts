@@ -15,7 +15,7 @@ export const BestSchema = z
       .describe('The best COMPLETED trial in the study\'s direction (the first one on ties); null before any result.'),
     estimated: z
       .object({
-        parameters: Named.describe('The point the method recommends, rounded and projected onto the bounds like a suggested point: the search distribution\'s centre (its mean and each categorical parameter\'s most likely choice); for bo and pibo, which have no search distribution, the evaluated configuration their model predicts best.'),
+        parameters: Named.describe('The point the method recommends, rounded and projected onto the bounds like a suggested point: the search distribution\'s centre (its mean and each categorical parameter\'s most likely choice; after a ProbNES search restarted from the prior, the centre it had converged to until the restarted search finds a better value); for bo and pibo, which have no search distribution, the evaluated configuration their model predicts best.'),
         predicted_value: z.number().nullable().describe('The model\'s prediction of the value there; null when the method has no model (or none fitted yet).'),
         predicted_std: z.number().nullable().describe('Standard deviation of that prediction (latent, without observation noise).'),
       })
