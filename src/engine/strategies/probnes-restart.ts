@@ -15,8 +15,8 @@
  * never jumps to the prior mean.
  */
 import { InvalidInputError } from '../errors.js';
-import { fromRows, symEig } from '../linalg/index.js';
-import { limitCovToBounds } from './bounds.js';
+import { zerosVec } from './es-utils.js';
+import { largestVariance, priorCovInBox } from './probnes-start.js';
 import type { RestartParams } from './probnes-params.js';
 import type { ProbnesState, StallState } from './probnes-state.js';
 import type { Observation } from './types.js';
@@ -39,21 +39,18 @@ export function restartAfterTell(state: ProbnesState, batch: readonly Observatio
     best = Math.min(best, o.y);
   }
   const stall: StallState = { ...prev, best, since, home };
-  if (n - since < r.after || largestSd(state.cov) >= r.sigma) return { ...state, stall };
-  const d = state.dim;
-  const eye = Array.from({ length: d }, (_, i) => Array.from({ length: d }, (_, j) => (i === j ? 1 : 0)));
-  const cov = state.params.covInBounds && state.bounds ? limitCovToBounds(eye, state.bounds) : eye;
-  return { ...state, mean: new Array(d).fill(0), cov, stall: { best, since: n, restarts: prev.restarts + 1, home: state.mean.slice() } };
-}
-
-function largestSd(cov: number[][]): number {
-  return Math.sqrt(Math.max(0, ...symEig(fromRows(cov)).values));
+  if (n - since < r.after || Math.sqrt(largestVariance(state.cov)) >= r.sigma) return { ...state, stall };
+  return { ...state, mean: zerosVec(state.dim), cov: priorCovInBox(state), stall: { best, since: n, restarts: prev.restarts + 1, home: state.mean.slice() } };
 }
 
 const fin = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
-/** A stored stall record is what this engine writes (an imported document may hold anything). */
+/** A stored state's restart parameters and stall record are what this engine writes (an imported document may hold anything). */
 export function checkStallState(state: ProbnesState): void {
+  const r = state.params.restart as unknown;
+  if (r !== undefined && !(r && typeof r === 'object' && [(r as RestartParams).after, (r as RestartParams).tol, (r as RestartParams).sigma].every((v) => fin(v) && v >= 0))) {
+    throw new InvalidInputError('the stored ProbNES restart parameters must be non-negative numbers');
+  }
   const s = state.stall as unknown;
   if (s === undefined) return;
   const st = s as StallState;
@@ -64,8 +61,4 @@ export function checkStallState(state: ProbnesState): void {
     Number.isInteger(st.restarts) && st.restarts >= 0 &&
     (st.home === null || (Array.isArray(st.home) && st.home.length === state.dim && st.home.every(fin)));
   if (!ok) throw new InvalidInputError('the stored ProbNES stall record must hold a best value, non-negative counters and a home of d finite coordinates or null');
-  const r = state.params.restart as unknown;
-  if (r !== undefined && !(r && typeof r === 'object' && [(r as RestartParams).after, (r as RestartParams).tol, (r as RestartParams).sigma].every((v) => fin(v) && v >= 0))) {
-    throw new InvalidInputError('the stored ProbNES restart parameters must be non-negative numbers');
-  }
 }

@@ -23,6 +23,7 @@ import { InvalidInputError } from '../errors.js';
 import { fromRows, symEig } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
 import { boxOfBounds, clampToBounds, limitCovToBounds } from './bounds.js';
+import { identityRows } from './es-utils.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
 import { quadValue, type Box } from './powell-model.js';
 import { rebuildModel, sampleFrom, selectBatch } from './probnes-bq.js';
@@ -154,13 +155,22 @@ function finish(state: ProbnesState): ProbnesState {
   const rest = state.params.startPhaseTrail && state.start ? { ...base, trail: { powell: state.start.powell, seen: state.start.seen } } : base;
   const floor = state.params.startPhaseCovFloor;
   if (state.params.startPhaseHandover === 'search') return { ...rest, start: null, ...(floor ? { cov: inBox(state, floorCov(state.cov, floor)) } : {}) };
-  // The prior's Σ (N(0, I) in internal coordinates).
-  return { ...rest, start: null, cov: inBox(state, state.cov.map((row, i) => row.map((_, j) => (i === j ? 1 : 0)))) };
+  return { ...rest, start: null, cov: priorCovInBox(state) };
+}
+
+/** The prior's Σ (N(0, I) in internal coordinates), no wider than the box: the hand-over's and a restart's (§33). */
+export function priorCovInBox(state: ProbnesState): number[][] {
+  return inBox(state, identityRows(state.dim));
+}
+
+/** The largest eigenvalue of Σ (0 for none positive). */
+export function largestVariance(cov: number[][]): number {
+  return symEig(fromRows(cov)).values.reduce((a, b) => Math.max(a, b), 0);
 }
 
 /** Σ scaled by one factor until its largest eigenvalue is at least `floor` (never shrunk). */
 function floorCov(cov: number[][], floor: number): number[][] {
-  const top = symEig(fromRows(cov)).values.reduce((a, b) => Math.max(a, b), 0);
+  const top = largestVariance(cov);
   const c = top > 0 && top < floor ? floor / top : 1;
   return cov.map((row) => row.map((v) => v * c));
 }

@@ -101,13 +101,13 @@ export interface ProbnesState extends BaseState {
    * which correct `estimate` for the optimism of a chosen point (docs/ALGORITHM.md §28). Absent without
    * includeMean, and in states stored before them (the estimate is then uncorrected).
    */
+  prediction?: { x: number[]; predicted: number; sd: number; noise: number } | null;
+  surprises?: Surprise[];
   /**
    * With params.restart (§33, probnes-restart.ts): the best value, when it last improved, the restarts made and
    * the centre before the last one. Absent before the natural-gradient search's first update, and in states without it.
    */
   stall?: StallState;
-  prediction?: { x: number[]; predicted: number; sd: number; noise: number } | null;
-  surprises?: Surprise[];
 }
 
 
