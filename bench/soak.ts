@@ -452,6 +452,10 @@ interface Sample {
   studiesLive: number | null;
   routes: Record<string, { n: number; p50: number; p99: number }>;
   loadAvg: number;
+  /** Seconds the main thread spent in garbage collection since the server started (prom-client's nodejs_gc_duration_seconds, all kinds). */
+  gcS: number | null;
+  /** CPU seconds of the whole server process (every thread) since it started, from /proc/PID/stat. */
+  cpuS: number | null;
 }
 
 const samples: Sample[] = [];
@@ -490,10 +494,24 @@ async function sample(t0: number): Promise<Sample | null> {
     studiesLive: metricValue(text, 'probnes_studies'),
     routes,
     loadAvg: os.loadavg()[0]!,
+    gcS: metricValue(text, 'probnes_nodejs_gc_duration_seconds_sum'),
+    cpuS: await cpuSeconds(server.pid),
   };
   counters.windowRequests = 0;
   samples.push(s);
   return s;
+}
+
+/** User and system CPU seconds of a process, every thread together (fields 14 and 15 of /proc/PID/stat, in clock ticks of 1/100 s). */
+async function cpuSeconds(pid: number): Promise<number | null> {
+  try {
+    const stat = await fs.promises.readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return null;
+  }
 }
 
 /** Threads of the server process (the event loop, the engine's worker threads, libuv's and V8's own). */
@@ -531,12 +549,21 @@ const f1 = (x: number | null | undefined) => (x === null || x === undefined || N
 const f0 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(0));
 const SERIES_ROUTES = ['GET suggestions', 'POST observations', 'POST studies', 'GET trials', 'GET model/grid', 'GET export'];
 const seriesHeader = () => {
-  log(`| t s | RSS MiB | V8 pages MiB | heap MiB | threads | req/s | studies created | live | load | ${SERIES_ROUTES.map((r) => `${r} p50/p99 ms`).join(' | ')} |`);
-  log(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|${SERIES_ROUTES.map(() => '---:').join('|')}|`);
+  log(`| t s | RSS MiB | V8 pages MiB | heap MiB | threads | req/s | GC % | CPU % | studies created | live | load | ${SERIES_ROUTES.map((r) => `${r} p50/p99 ms`).join(' | ')} |`);
+  log(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${SERIES_ROUTES.map(() => '---:').join('|')}|`);
+};
+/** The share of a window's wall time a cumulative counter grew by, in %, against the sample before it (same process only). */
+const windowShare = (s: Sample, key: 'gcS' | 'cpuS'): number | null => {
+  const i = samples.indexOf(s);
+  const prev = i > 0 ? samples[i - 1]! : null;
+  const a = prev?.[key];
+  const b = s[key];
+  if (!prev || prev.pid !== s.pid || a === null || a === undefined || b === null) return null;
+  return (100 * (b - a)) / Math.max(1e-9, s.t - prev.t);
 };
 const seriesRow = (s: Sample) =>
   log(
-    `| ${s.t} | ${f1(s.rssMiB)} | ${f1(s.v8PagesMiB)} | ${f1(s.heapMiB)} | ${f0(s.threads)} | ${f1(s.reqPerS)} | ${s.studiesCreated} | ${f0(s.studiesLive)} | ${s.loadAvg.toFixed(1)} | ${SERIES_ROUTES.map((r) => (s.routes[r] ? `${f0(s.routes[r]!.p50)}/${f0(s.routes[r]!.p99)}` : '–')).join(' | ')} |`,
+    `| ${s.t} | ${f1(s.rssMiB)} | ${f1(s.v8PagesMiB)} | ${f1(s.heapMiB)} | ${f0(s.threads)} | ${f1(s.reqPerS)} | ${f1(windowShare(s, 'gcS'))} | ${f0(windowShare(s, 'cpuS'))} | ${s.studiesCreated} | ${f0(s.studiesLive)} | ${s.loadAvg.toFixed(1)} | ${SERIES_ROUTES.map((r) => (s.routes[r] ? `${f0(s.routes[r]!.p50)}/${f0(s.routes[r]!.p99)}` : '–')).join(' | ')} |`,
   );
 
 // ---------------------------------------------------------------- the end check
@@ -690,6 +717,17 @@ log(`Studies created ${counters.studiesCreated}, deleted ${counters.studiesDelet
 log(`Big studies' trials (by study): ${(await bigSizes()).join(', ')}`);
 if (restarted) log(`SIGKILL at ${killedAt} s, restart took ${f1((restartMs ?? NaN) / 1000)} s`);
 log(`RSS: first sample ${f1(loadSamples[0]?.rssMiB)} MiB, peak ${f1(Math.max(...loadSamples.map((s) => s.rssMiB).filter(Number.isFinite)))} MiB, last under load ${f1(loadSamples.at(-1)?.rssMiB)} MiB; second half of the load${restarted ? ' (the restarted process, its warm-up included)' : ''} min ${f1(Math.min(...rss))}, max ${f1(Math.max(...rss))} MiB (max/min ${rssRatio.toFixed(3)})`);
+{
+  // What the collector costs: the main thread's GC time and the process's CPU time over the load (one process only).
+  const first = afterLoad.find((x) => x.gcS !== null && x.cpuS !== null);
+  const last = afterLoad.findLast((x) => x.gcS !== null && x.cpuS !== null);
+  if (first && last && last !== first) {
+    const gc = last.gcS! - first.gcS!;
+    const cpu = last.cpuS! - first.cpuS!;
+    const reqs = last.requests - first.requests;
+    log(`GC and CPU from ${first.t} s to ${last.t} s: main thread's GC ${gc.toFixed(1)} s (${((100 * gc) / (last.t - first.t)).toFixed(1)} % of the wall time, ${((100 * gc) / cpu).toFixed(1)} % of the process's CPU), process CPU ${cpu.toFixed(1)} s for ${reqs} requests: ${((1000 * cpu) / Math.max(1, reqs)).toFixed(2)} CPU s and ${((1000 * gc) / Math.max(1, reqs)).toFixed(3)} GC s per 1,000 requests`);
+  }
+}
 log(`RSS after ${IDLE_S} s idle ${f1(idleMem?.rssMiB)} MiB, after the forced GC ${f1(afterGcMem?.rssMiB)} MiB`);
 log(`Heap (main thread) after a forced GC: before the load ${f1(gcStart.heapUsed / 2 ** 20)} MiB, half-way through it ${f1(gcMid ? gcMid.heapUsed / 2 ** 20 : null)} MiB, after it ${f1(gcEnd.heapUsed / 2 ** 20)} MiB (ratio ${heapRatio.toFixed(2)}${restarted ? ', of two different processes' : ''}); external ${f1(gcStart.external / 2 ** 20)} → ${f1(gcEnd.external / 2 ** 20)} MiB`);
 log(`End check: ${check.checked} acknowledged observations read back on ${kept.size} kept studies: ${check.lost} lost, ${check.wrong} with another value, ${check.missingStudies} studies missing; big studies exported twice: ${check.exportsIdentical ? 'identical' : 'DIFFERENT'}, ${check.exportLost} acknowledged observations missing or different in the export`);
