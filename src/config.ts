@@ -69,6 +69,9 @@ const envSchema = z.object({
   // Per client for requests served without a key (open mode) from this machine; 0 = no limit. A loop
   // client with a cheap objective on its own machine is a single user, not a flood to defend against.
   RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE: intVar(0, 10_000_000, 0),
+  // How far V8 lets the old generation grow past what a full collection left live, in % (docs/capacity.md,
+  // "Memory"); 0 leaves V8's own rule, which grows it up to 4× with the allocation rate and keeps it committed.
+  HEAP_GROWING_PERCENT: intVar(0, 300, 50),
   // Idle socket timeout; longer than any handler (a GP fit) so it only reaps dead connections. 0 = none.
   CONNECTION_TIMEOUT_MS: intVar(0, 3_600_000, 120_000),
   // Above the usual 60 s idle timeout of load balancers, so they close idle connections first.
@@ -111,6 +114,8 @@ export interface Config {
   readonly rateLimitOpenLoopbackPerMinute: number;
   readonly connectionTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  /** The old generation's growth past its live size between full collections, in %; 0 = V8's own rule. */
+  readonly heapGrowingPercent: number;
 }
 
 export class ConfigError extends Error {
@@ -159,6 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     rateLimitOpenLoopbackPerMinute: e.RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE,
     connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT,
   });
 }
 

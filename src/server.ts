@@ -9,6 +9,7 @@ import { createEngineRunner } from './domain/index.js';
 import { PostgresStorage, SqliteStorage, type Storage } from './storage/index.js';
 import { openBindingRefusal } from './bind-policy.js';
 import { createLogger } from './logger.js';
+import { applyHeapPolicy } from './heap-policy.js';
 
 /** PostgreSQL when DATABASE_URL is set (migrated under an advisory lock), else the SQLite file. */
 async function openStorage(config: Config): Promise<Storage> {
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Before anything sizable is allocated: the heaps' growth is bounded by what they hold, not by the allocation rate.
+  applyHeapPolicy(config.heapGrowingPercent);
 
   const logger = createLogger(config);
   let storage: Storage;

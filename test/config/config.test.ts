@@ -23,7 +23,7 @@ describe('loadConfig', () => {
       { PORT: '9000', HOST: '0.0.0.0', DATABASE_PATH: 'db/x.db', LOG_LEVEL: 'debug', BODY_LIMIT: '2048', REQUEST_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '500', LOG_PRETTY: 'false', ENGINE_WORKERS: '3' },
       '/srv',
     );
-    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, engineQueue: { perTenant: 8, perStudy: 2, maxWaitMs: 10_000, lightMs: 50 }, studyCostMax: 100_000_000, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000, databaseUrl: null, databasePoolSize: 10, databaseStatementTimeoutMs: 10000 });
+    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, engineQueue: { perTenant: 8, perStudy: 2, maxWaitMs: 10_000, lightMs: 50 }, studyCostMax: 100_000_000, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000, databaseUrl: null, databasePoolSize: 10, databaseStatementTimeoutMs: 10000, heapGrowingPercent: 50 });
   });
 
   it('selects PostgreSQL with DATABASE_URL and its pool and timeout settings', () => {
@@ -58,6 +58,8 @@ describe('loadConfig', () => {
     [{ PORT: '80.5' }, /^PORT: must be an integer/],
     [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent \(got "loud"\)$/],
     [{ BODY_LIMIT: '10' }, /^BODY_LIMIT: must be an integer from 1024 to 104857600/],
+    [{ HEAP_GROWING_PERCENT: '-5' }, /^HEAP_GROWING_PERCENT: must be an integer from 0 to 300 \(got "-5"\)$/],
+    [{ HEAP_GROWING_PERCENT: '301' }, /^HEAP_GROWING_PERCENT: must be an integer from 0 to 300/],
     [{ REQUEST_TIMEOUT_MS: '-1' }, /^REQUEST_TIMEOUT_MS: must be an integer from 0/],
     [{ LOG_PRETTY: 'yes' }, /^LOG_PRETTY: must be one of auto, true, false/],
     [{ ENGINE_QUEUE_PER_TENANT: '0' }, /^ENGINE_QUEUE_PER_TENANT: must be an integer from 1 to 10000/],
