@@ -50,7 +50,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isDeepStrictEqual } from 'node:util';
 import { freePort } from '../test/helpers/free-port.js';
-import { processMemory, waitReady } from '../test/helpers/server-process.js';
+import { processCpuSeconds, processMemory, waitReady } from '../test/helpers/server-process.js';
 import { lcg, pct } from './lib/http-bench.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
 
@@ -456,6 +456,10 @@ interface Sample {
   gcS: number | null;
   /** CPU seconds of the whole server process (every thread) since it started, from /proc/PID/stat. */
   cpuS: number | null;
+  /** RSS's parts: anonymous memory (every JavaScript heap, malloc's arenas, stacks), file pages, shared memory (SQLite's WAL index). */
+  anonMiB: number;
+  fileMiB: number;
+  shmemMiB: number;
 }
 
 const samples: Sample[] = [];
@@ -495,23 +499,14 @@ async function sample(t0: number): Promise<Sample | null> {
     routes,
     loadAvg: os.loadavg()[0]!,
     gcS: metricValue(text, 'probnes_nodejs_gc_duration_seconds_sum'),
-    cpuS: await cpuSeconds(server.pid),
+    cpuS: await processCpuSeconds(server.pid),
+    anonMiB: mem?.anonMiB ?? NaN,
+    fileMiB: mem?.fileMiB ?? NaN,
+    shmemMiB: mem?.shmemMiB ?? NaN,
   };
   counters.windowRequests = 0;
   samples.push(s);
   return s;
-}
-
-/** User and system CPU seconds of a process, every thread together (fields 14 and 15 of /proc/PID/stat, in clock ticks of 1/100 s). */
-async function cpuSeconds(pid: number): Promise<number | null> {
-  try {
-    const stat = await fs.promises.readFile(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis start at field 3.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  } catch {
-    return null;
-  }
 }
 
 /** Threads of the server process (the event loop, the engine's worker threads, libuv's and V8's own). */
@@ -549,8 +544,8 @@ const f1 = (x: number | null | undefined) => (x === null || x === undefined || N
 const f0 = (x: number | null | undefined) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(0));
 const SERIES_ROUTES = ['GET suggestions', 'POST observations', 'POST studies', 'GET trials', 'GET model/grid', 'GET export'];
 const seriesHeader = () => {
-  log(`| t s | RSS MiB | V8 pages MiB | heap MiB | threads | req/s | GC % | CPU % | studies created | live | load | ${SERIES_ROUTES.map((r) => `${r} p50/p99 ms`).join(' | ')} |`);
-  log(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${SERIES_ROUTES.map(() => '---:').join('|')}|`);
+  log(`| t s | RSS MiB | anon / file / shmem MiB | V8 pages MiB | heap MiB | threads | req/s | GC % | CPU % | studies created | live | load | ${SERIES_ROUTES.map((r) => `${r} p50/p99 ms`).join(' | ')} |`);
+  log(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|${SERIES_ROUTES.map(() => '---:').join('|')}|`);
 };
 /** The share of a window's wall time a cumulative counter grew by, in %, against the sample before it (same process only). */
 const windowShare = (s: Sample, key: 'gcS' | 'cpuS'): number | null => {
@@ -563,7 +558,7 @@ const windowShare = (s: Sample, key: 'gcS' | 'cpuS'): number | null => {
 };
 const seriesRow = (s: Sample) =>
   log(
-    `| ${s.t} | ${f1(s.rssMiB)} | ${f1(s.v8PagesMiB)} | ${f1(s.heapMiB)} | ${f0(s.threads)} | ${f1(s.reqPerS)} | ${f1(windowShare(s, 'gcS'))} | ${f0(windowShare(s, 'cpuS'))} | ${s.studiesCreated} | ${f0(s.studiesLive)} | ${s.loadAvg.toFixed(1)} | ${SERIES_ROUTES.map((r) => (s.routes[r] ? `${f0(s.routes[r]!.p50)}/${f0(s.routes[r]!.p99)}` : '–')).join(' | ')} |`,
+    `| ${s.t} | ${f1(s.rssMiB)} | ${f0(s.anonMiB)} / ${f0(s.fileMiB)} / ${f0(s.shmemMiB)} | ${f1(s.v8PagesMiB)} | ${f1(s.heapMiB)} | ${f0(s.threads)} | ${f1(s.reqPerS)} | ${f1(windowShare(s, 'gcS'))} | ${f0(windowShare(s, 'cpuS'))} | ${s.studiesCreated} | ${f0(s.studiesLive)} | ${s.loadAvg.toFixed(1)} | ${SERIES_ROUTES.map((r) => (s.routes[r] ? `${f0(s.routes[r]!.p50)}/${f0(s.routes[r]!.p99)}` : '–')).join(' | ')} |`,
   );
 
 // ---------------------------------------------------------------- the end check

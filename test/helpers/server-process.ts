@@ -151,13 +151,17 @@ export async function startServer(databasePath: string, opts: StartOptions = {})
   return { base, child, pid: child.pid!, exited, stop };
 }
 
-/** Resident set size and its peak of a Linux process, in MiB (VmRSS / VmHWM of /proc/<pid>/status); null elsewhere. */
-export async function processMemory(pid: number): Promise<{ rssMiB: number; peakRssMiB: number } | null> {
+/**
+ * A Linux process's resident size (/proc/<pid>/status), in MiB: the total, its peak, and its three parts: anonymous
+ * memory (heaps, malloc's arenas, thread stacks), file pages (the binary, libraries) and shared memory (SQLite's
+ * WAL index). Null elsewhere.
+ */
+export async function processMemory(pid: number): Promise<{ rssMiB: number; peakRssMiB: number; anonMiB: number; fileMiB: number; shmemMiB: number } | null> {
   const fs = await import('node:fs/promises');
   try {
     const status = await fs.readFile(`/proc/${pid}/status`, 'utf8');
     const kib = (key: string) => Number(/^\S+:\s+(\d+) kB/m.exec(status.split('\n').find((l) => l.startsWith(`${key}:`)) ?? '')?.[1] ?? NaN);
-    return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024 };
+    return { rssMiB: kib('VmRSS') / 1024, peakRssMiB: kib('VmHWM') / 1024, anonMiB: kib('RssAnon') / 1024, fileMiB: kib('RssFile') / 1024, shmemMiB: kib('RssShmem') / 1024 };
   } catch {
     return null;
   }
