@@ -70,7 +70,7 @@ const envSchema = z.object({
   // client with a cheap objective on its own machine is a single user, not a flood to defend against.
   RATE_LIMIT_OPEN_LOOPBACK_PER_MINUTE: intVar(0, 10_000_000, 0),
   // How far V8 lets the old generation grow past what a full collection left live, in % (docs/capacity.md,
-  // "Memory"); 0 leaves V8's own rule, which grows it up to 4× with the allocation rate and keeps it committed.
+  // "Memory: every cache bounded"); 0 leaves V8's own rule, which grows it up to 4× with the allocation rate and keeps it committed.
   HEAP_GROWING_PERCENT: intVar(0, 300, 50),
   // Idle socket timeout; longer than any handler (a GP fit) so it only reaps dead connections. 0 = none.
   CONNECTION_TIMEOUT_MS: intVar(0, 3_600_000, 120_000),

@@ -1,5 +1,5 @@
 /**
- * How the process's JavaScript heaps grow (docs/capacity.md, "Memory, every cache bounded").
+ * How the process's JavaScript heaps grow (docs/capacity.md, "Memory: every cache bounded").
  *
  * After each full collection V8 sets the next one's trigger at the live size times a growing factor it
  * derives from the collector's speed and the allocation rate: up to 4× when the server allocates fast (a
