@@ -21,7 +21,7 @@ import { ModelHistory, objectiveOf } from '../../src/domain/results/index.js';
 import { searchSpace } from '../../src/domain/studies/transforms.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import { runEngineTask, type EngineTask } from '../../src/domain/pool/engine-tasks.js';
-import { HistoryStore, isHistoryDelta, observationBytes, threadHistory, type HistoryDelta } from '../../src/domain/pool/history-store.js';
+import { HISTORY_IDLE_MS, HISTORY_STORE_BYTES, HistoryStore, isHistoryDelta, observationBytes, threadHistory, type HistoryDelta } from '../../src/domain/pool/history-store.js';
 import { Rng, getStrategy, resolveOptions, type BaseState, type Observation } from '../../src/engine/index.js';
 import { SqliteStorage, type GenerationCommit, type Storage } from '../../src/storage/index.js';
 import { makeTestApp } from '../helpers/app.js';
@@ -85,6 +85,32 @@ describe('an engine thread\'s history store', () => {
     expect(store.resolve(delta('d', 0, Array.from({ length: 20 }, (_, i) => o(i))))).toHaveLength(20);
     expect(store.trusted('d')).toBe(0);
     expect(store.size.bytes).toBeLessThanOrEqual(bound);
+  });
+
+  it('forgets a log no call has used for HISTORY_IDLE_MS, and keeps one used within it', () => {
+    let t = 0;
+    const store = new HistoryStore(HISTORY_STORE_BYTES, HISTORY_IDLE_MS, () => t);
+    store.resolve(delta('dead', 0, [o(1), o(2)]));
+    store.resolve(delta('live', 0, [o(1), o(2)]));
+    const held = store.size.bytes;
+    t = HISTORY_IDLE_MS - 1;
+    store.resolve(delta('live', 2, [o(3)]));
+    // Just within the bound both are held: 'dead' was used HISTORY_IDLE_MS − 1 ago.
+    expect(store.trusted('dead')).toBe(2);
+    t = HISTORY_IDLE_MS + 1;
+    // The next call (on any log) forgets what was idle longer; 'live' was used 2 ms ago.
+    expect(store.resolve(delta('live', 3, [o(4)]))).toHaveLength(4);
+    expect(store.trusted('dead')).toBe(0);
+    expect(store.size.bytes).toBe(held - 2 * observationBytes(2) - 16 * 3 * 8 + 2 * observationBytes(2));
+    // A call that relies on the forgotten log gets a miss, and the whole history resolves it.
+    expect(store.resolve(delta('dead', 2, [o(3)]))).toBeNull();
+    expect(store.resolve(delta('dead', 0, [o(1), o(2), o(3)]))).toHaveLength(3);
+    // 'live' idle for longer than the bound too: forgotten at the next call, whichever log it names.
+    t += HISTORY_IDLE_MS + 1;
+    store.resolve(delta('other', 0, [o(1)]));
+    expect(store.trusted('live')).toBe(0);
+    expect(store.trusted('dead')).toBe(0);
+    expect(store.trusted('other')).toBe(1);
   });
 
   it('keeps each log packed beside it (TellContext.packed): the same points and values, cut and replaced with it', () => {

@@ -20,7 +20,13 @@
  *   always resolves.
  *
  * Bounded in bytes (estimated: 8 a coordinate, 96 an observation's objects), least recently used
- * logs forgotten first; a log larger than the bound is used for its call and not kept.
+ * logs forgotten first; a log larger than the bound is used for its call and not kept. And in time: a
+ * log no call has used for HISTORY_IDLE_MS is forgotten at the next call. The loop names a new log
+ * whenever it reloads a history (a study deleted, dropped from the study cache, reread after another
+ * writer's commit), and the old one is then never asked for again; without this, those dead logs
+ * stayed until the byte bound pushed them out, and a server that creates and deletes studies held
+ * hundreds of MiB of them in its threads, growing for hours. A live study whose loop paused longer
+ * pays one miss: its next call is sent whole (about 1 ms per 1,000 observations).
  */
 import { threadId } from 'node:worker_threads';
 import type { Observation, PackedHistory } from '../../engine/index.js';
@@ -45,6 +51,9 @@ export const observationBytes = (d: number) => 96 + 8 * d;
 /** Default bound of one thread's store. */
 export const HISTORY_STORE_BYTES = 256 * 1024 * 1024;
 
+/** A log unused this long (ms) is forgotten (see the header). */
+export const HISTORY_IDLE_MS = 5 * 60_000;
+
 interface Kept {
   obs: Observation[];
   /** obs packed row by row, kept beside it (null once a row's dimension differs from the first's). */
@@ -52,6 +61,8 @@ interface Kept {
   /** The first `trusted` of obs are the log's (the last call's `stored`). */
   trusted: number;
   bytes: number;
+  /** When a call last used it (the store's clock). */
+  usedAt: number;
 }
 
 /**
@@ -109,7 +120,11 @@ export class HistoryStore {
   hits = 0;
   misses = 0;
 
-  constructor(private readonly maxBytes = HISTORY_STORE_BYTES) {}
+  constructor(
+    private readonly maxBytes = HISTORY_STORE_BYTES,
+    private readonly idleMs = HISTORY_IDLE_MS,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /**
    * The whole history of `delta`, or null when this thread does not hold its first `from`
@@ -123,6 +138,7 @@ export class HistoryStore {
   /** resolve(), with the history packed (PackedHistory) when every observation of the log has one dimension. */
   resolvePacked(delta: HistoryDelta): { history: Observation[]; packed: PackedHistory | null } | null {
     if (delta.from + delta.tail.length !== delta.length || delta.stored > delta.length) throw new Error(`history ${delta.log}: ${delta.from} + ${delta.tail.length} observations is not ${delta.length} (${delta.stored} stored)`);
+    this.forgetIdle();
     const kept = this.logs.get(delta.log);
     if (delta.from > 0 && (!kept || kept.trusted < delta.from)) {
       this.misses++;
@@ -150,10 +166,20 @@ export class HistoryStore {
     const bytes = obs.length * observationBytes(obs[0]?.x.length ?? 0) + (packer?.bytes ?? 0);
     if (bytes > this.maxBytes) return;
     // Most recently used last: eviction takes the first.
-    this.logs.set(log, { obs, packer, trusted, bytes });
+    this.logs.set(log, { obs, packer, trusted, bytes, usedAt: this.now() });
     this.bytes += bytes;
     for (const [id, k] of this.logs) {
       if (this.bytes <= this.maxBytes) break;
+      this.logs.delete(id);
+      this.bytes -= k.bytes;
+    }
+  }
+
+  /** Forgets the logs no call has used for idleMs: the least recently used come first, so the scan stops at the first recent one. */
+  private forgetIdle(): void {
+    const before = this.now() - this.idleMs;
+    for (const [id, k] of this.logs) {
+      if (k.usedAt >= before) break;
       this.logs.delete(id);
       this.bytes -= k.bytes;
     }
