@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/engine/random/index.js';
+import { InvalidInputError } from '../../src/engine/errors.js';
 import { resolveOptions } from '../../src/engine/strategies/registry.js';
 import { STRATEGIES } from '../../src/engine/index.js';
 import { ackley } from '../../src/engine/benchmarks/classic.js';
@@ -119,6 +120,23 @@ describe('restarts of a converged search (ALGORITHM.md §33)', () => {
     expect(fired.stall!.best).toBe(1 - 1e-15);
   });
 
+  it('a value equal to the best is no improvement; restart_tol scales with 1 + |best|; home is a copy of the converged centre', () => {
+    const after = restartAfterDefault(2);
+    // A tie with the best (1) at the stall's `after`-th evaluation: still no improvement, so the restart fires.
+    const tie = restartAfterTell(contracted(1e-6), [{ x: [0, 0], y: 1 }], obs(after));
+    expect(tie.stall!.restarts).toBe(1);
+    // τ = 0.1 at best = 9: an improvement must go below 9 − 0.1·(1 + 9) = 8; 8.5 is not one, 7.9 is.
+    const s = contracted(1e-6, [0.3, -0.2], { best: 9, since: 0, restarts: 0, home: null });
+    const tol = { ...s, params: { ...s.params, restart: { ...s.params.restart!, tol: 0.1 } } };
+    expect(restartAfterTell(tol, [{ x: [0, 0], y: 8.5 }], obs(after)).stall!.restarts).toBe(1);
+    expect(restartAfterTell(tol, [{ x: [0, 0], y: 7.9 }], obs(after)).stall).toEqual({ best: 7.9, since: after, restarts: 0, home: null });
+    // The record's home is its own array, not the previous state's mean (states are values: nothing may share them).
+    const before = contracted(1e-6);
+    const r = restartAfterTell(before, obs(3), obs(after));
+    expect(r.stall!.home).toEqual(before.mean);
+    expect(r.stall!.home).not.toBe(before.mean);
+  });
+
   it('the first tracked tell starts from the best of every result so far; a restart inside a box keeps ν in it', () => {
     const s = { ...init(2, {}, { lower: [-0.25, -0.25], upper: [0.25, 0.25] }), start: null, cov: [[1e-8, 0], [0, 1e-8]] };
     const hist = [...obs(5, 3), { x: [0, 0], y: -2 }, ...obs(4, 3)];
@@ -161,5 +179,21 @@ describe('restarts of a converged search (ALGORITHM.md §33)', () => {
       expect(() => probCmaes.migrate!({ ...stored, stall: bad } as unknown as StoredState)).toThrow(/stall record/);
     }
     expect(() => probCmaes.migrate!({ ...stored, params: { ...(stored as unknown as ProbnesState).params, restart: { after: -1, tol: 0, sigma: 1 } } } as unknown as StoredState)).toThrow(/restart parameters/);
+    // Values JSON cannot carry but a caller may pass, and records of the wrong shape: refused with the engine's error.
+    for (const bad of [{ ...s.stall, best: Infinity }, { ...s.stall, restarts: -1 }, { ...s.stall, home: [0, Number.NaN] }, 5]) {
+      expect(() => probCmaes.migrate!({ ...stored, stall: bad } as unknown as StoredState)).toThrow(InvalidInputError);
+    }
+    const params = (stored as unknown as ProbnesState).params;
+    for (const restart of [null, 5, { after: '10', tol: 0, sigma: 1e-3 }, { after: 10, tol: Number.NaN, sigma: 1e-3 }, { after: 10, tol: 0, sigma: Infinity }]) {
+      expect(() => probCmaes.migrate!({ ...stored, params: { ...params, restart } } as unknown as StoredState), JSON.stringify(restart)).toThrow(InvalidInputError);
+    }
+    // The boundary values are valid: a stall counted from evaluation 0, no restart yet, home null.
+    expect((probCmaes.migrate!({ ...stored, stall: { best: 0, since: 0, restarts: 0, home: null } } as unknown as StoredState) as ProbnesState).stall!.since).toBe(0);
+    // A state stored before restarts existed (no params.restart, no stall) reads as it was.
+    const { restart: _gone, ...older } = params;
+    const { stall: _none, ...noStall } = stored as unknown as ProbnesState;
+    const read = probCmaes.migrate!({ ...noStall, params: older } as unknown as StoredState) as ProbnesState;
+    expect(read.params.restart).toBeUndefined();
+    expect(read.stall).toBeUndefined();
   });
 });
