@@ -189,15 +189,30 @@ describe('KeyedMutex', () => {
 
   it('keeps the key while a later waiter queued behind a finished holder', async () => {
     const m = new KeyedMutex();
+    const log: string[] = [];
     const g = gate();
+    const g2 = gate();
     const first = m.run('a', async () => g.p);
-    const second = m.run('a', async () => 'second');
+    const second = m.run('a', async () => {
+      log.push('second start');
+      await g2.p;
+      log.push('second end');
+    });
     g.open();
     await first;
-    // the first holder's release must not drop the queue the second still stands in
-    const third = m.run('a', async () => 'third');
-    expect(await second).toBe('second');
-    expect(await third).toBe('third');
+    await tick();
+    expect(log).toEqual(['second start']);
+    // the first holder's release must not drop the queue the second still stands in: a third
+    // request waits for the second
+    const third = m.run('a', async () => {
+      log.push('third');
+    });
+    await tick();
+    expect(log).toEqual(['second start']);
+    expect(m.size).toBe(1);
+    g2.open();
+    await Promise.all([second, third]);
+    expect(log).toEqual(['second start', 'second end', 'third']);
     expect(m.size).toBe(0);
   });
 });
