@@ -1,5 +1,5 @@
 /**
- * docs/parallel-workers.md, "During the ProbNES start phase": the rows of 3 asynchronous workers are
+ * docs/parallel-workers.md, "During the ProbNES start phase": the rows of 3 and 8 asynchronous workers are
  * recomputed from their published runs (bench:workers, one line per run with the BBOB targets it
  * reached at its declared budget): each cell is the share of the 11 targets over 24 functions × 5
  * instances with the start phase, and "(before …)" the same runs with `start_phase: "off"`.
@@ -9,39 +9,41 @@ import { describe, expect, it } from 'vitest';
 import { markdownTables, readJsonl, ROOT } from '../../bench/lib/published.js';
 import fs from 'node:fs';
 
-/** Where each dimension's W = 3 runs are published (folders workers3-d<d> and workers3-d<d>-off). */
-const DIRS: Record<number, string> = {
-  2: 'bench-results/published/2026-11-29-workers-restart',
-  5: 'bench-results/published/2026-11-29-workers-restart',
-  10: 'bench-results/published/2026-11-29-workers-d10',
-  20: 'bench-results/published/2026-11-29-workers-d20',
+/** Where each (d, W) row's runs are published (folders workers<W>-d<d> and workers<W>-d<d>-off). */
+const DIRS: Record<string, string> = {
+  '2/3': 'bench-results/published/2026-11-29-workers-restart',
+  '5/3': 'bench-results/published/2026-11-29-workers-restart',
+  '10/3': 'bench-results/published/2026-11-29-workers-d10',
+  '20/3': 'bench-results/published/2026-11-29-workers-d20',
+  '2/8': 'bench-results/published/2026-11-29-workers8-d2',
 };
 
 type Run = { function: string; dim: number; instance: number; workers: number; budget: number; max_trials: number; targets_reached: number };
 
 /** Share of the 11 targets, in percent with one decimal, of the runs at this budget. */
-function share(dir: string, budget: number): string | null {
-  const runs = readJsonl<Run>(path.join(ROOT, dir, 'runs.jsonl.gz')).filter((r) => r.budget === budget && r.workers === 3);
+function share(dir: string, budget: number, workers: number): string | null {
+  const runs = readJsonl<Run>(path.join(ROOT, dir, 'runs.jsonl.gz')).filter((r) => r.budget === budget && r.workers === workers);
   if (runs.length === 0) return null;
   expect(runs.length, `${dir} at ${budget}`).toBe(24 * 5);
   expect(new Set(runs.map((r) => `${r.function}/${r.instance}`)).size).toBe(120);
   return ((100 * runs.reduce((s, r) => s + r.targets_reached, 0)) / (runs.length * 11)).toFixed(1);
 }
 
-describe('docs/parallel-workers.md: 3 workers during the start phase', () => {
-  it('every W = 3 cell and its "before" are the published runs\' shares', () => {
+describe('docs/parallel-workers.md: several workers during the start phase', () => {
+  it('every cell of several workers and its "before" are the published runs\' shares', () => {
     const doc = fs.readFileSync(path.join(ROOT, 'docs/parallel-workers.md'), 'utf8');
     const table = markdownTables(doc).find((t) => t.header.join() === 'd,W,5·d,10·d,20·d,50·d');
     expect(table).toBeDefined();
     let checked = 0;
-    for (const row of table!.rows.filter((r) => r[1] === '3')) {
+    for (const row of table!.rows.filter((r) => !r[1]!.startsWith('1'))) {
       const d = Number(row[0]);
-      const dir = DIRS[d];
-      expect(dir, `no published W = 3 runs named for d = ${d}`).toBeDefined();
+      const w = Number(row[1]);
+      const dir = DIRS[`${d}/${w}`];
+      expect(dir, `no published runs named for d = ${d}, W = ${w}`).toBeDefined();
       [5, 10, 20, 50].forEach((k, i) => {
         const cell = row[i + 2]!.replace(/\*/g, '');
-        const withPhase = share(`${dir}/workers3-d${d}`, k * d);
-        const before = share(`${dir}/workers3-d${d}-off`, k * d);
+        const withPhase = share(`${dir}/workers${w}-d${d}`, k * d, w);
+        const before = share(`${dir}/workers${w}-d${d}-off`, k * d, w);
         if (withPhase === null) return expect(cell, `d = ${d}, ${k}·d`).toBe('–');
         const m = cell.match(/^([\d.]+) \((?:before )?([\d.]+)\)$/);
         expect(m, `d = ${d}, ${k}·d: ${cell}`).not.toBeNull();
@@ -52,6 +54,6 @@ describe('docs/parallel-workers.md: 3 workers during the start phase', () => {
         checked++;
       });
     }
-    expect(checked).toBeGreaterThanOrEqual(14);
+    expect(checked).toBeGreaterThanOrEqual(18);
   });
 });
