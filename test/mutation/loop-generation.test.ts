@@ -6,27 +6,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { completeIfDone, extrasAmong, givenUp, STUDY_COMPLETED, SUPERSEDED } from '../../src/domain/loop/generation.js';
-import type { StudySnapshot, TrialChange } from '../../src/domain/loop/study-snapshot.js';
 import type { TrialRecord, TrialState } from '../../src/storage/index.js';
+import { standInSnapshot } from '../helpers/stand-in-snapshot.js';
 
 type Trial = Pick<TrialRecord, 'trialId' | 'state' | 'failureReason'>;
 
 function snapshot(trials: Trial[], opts: { generationSize?: number; maxTrials?: number | null; studyState?: 'ACTIVE' | 'COMPLETED' } = {}) {
-  const snap = {
+  return standInSnapshot(trials, {
     study: { maxTrials: opts.maxTrials ?? null, state: opts.studyState ?? 'ACTIVE' },
     studyState: null as unknown,
     generationSize: opts.generationSize ?? 3,
     // every trial here is a suggested trial of the current generation, in trial order
     generationTrials: () => trials,
-    inState: (...states: TrialState[]) => trials.filter((t) => states.includes(t.state)),
-    count: (state: TrialState) => trials.filter((t) => t.state === state).length,
-    change(trialId: number, change: TrialChange) {
-      const t = trials.find((x) => x.trialId === trialId)!;
-      Object.assign(t, change);
-      return t;
-    },
-  };
-  return snap as unknown as StudySnapshot & typeof snap;
+  });
 }
 
 const trial = (trialId: number, state: TrialState, failureReason: string | null = null): Trial => ({ trialId, state, failureReason });

@@ -9,27 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { budgetHeld, DEFAULT_CLIENT, expireLeases, heldBy, leaseExpiry, leaseTo, LEASES_LISTED } from '../../src/domain/loop/lease.js';
 import { KeyedMutex } from '../../src/domain/loop/study-lock.js';
 import { CommitGroups, type Outcome } from '../../src/domain/loop/commit-group.js';
-import type { StudySnapshot, TrialChange } from '../../src/domain/loop/study-snapshot.js';
-import type { TrialRecord, TrialState } from '../../src/storage/index.js';
+import type { TrialRecord } from '../../src/storage/index.js';
+import { standInSnapshot } from '../helpers/stand-in-snapshot.js';
 
 type Trial = Pick<TrialRecord, 'trialId' | 'state' | 'clientId' | 'leaseExpiresAt'>;
 
 /** A snapshot holding these trials, with StudySnapshot's inState/change/count semantics. */
-function snapshot(trials: Trial[], leaseSeconds = 60) {
-  const snap = {
-    study: { leaseSeconds },
-    changes: [] as [number, TrialChange][],
-    inState: (...states: TrialState[]) => trials.filter((t) => states.includes(t.state)),
-    count: (state: TrialState) => trials.filter((t) => t.state === state).length,
-    change(trialId: number, change: TrialChange) {
-      snap.changes.push([trialId, change]);
-      const t = trials.find((x) => x.trialId === trialId)!;
-      Object.assign(t, change);
-      return t;
-    },
-  };
-  return snap as unknown as StudySnapshot & typeof snap;
-}
+const snapshot = (trials: Trial[], leaseSeconds = 60) => standInSnapshot(trials, { study: { leaseSeconds } });
 
 const at = (iso: string) => new Date(iso);
 const NOW = '2026-01-01T00:00:00.000Z';
