@@ -289,4 +289,33 @@ describe('CommitGroups', () => {
     await Promise.all([groups.submit('s1', 'g1', 'a', handle), groups.submit('s2', 'g2', 'b', handle), groups.submit('s1', 'g1', 'c', handle)]);
     expect(seen.sort((x, y) => x.length - y.length)).toEqual([['b'], ['a', 'c']]);
   });
+
+  it('a full group that starts, or fails, leaves the newer group of its key open for later requests', async () => {
+    // maxGroup 2: [1, 2] is full, so 3 opens the next group, which is still open (one member) when
+    // [1, 2] starts; a request made while [1, 2] is handled joins it rather than opening a third.
+    for (const fail of [false, true]) {
+      const lock = new KeyedMutex();
+      const groups = new CommitGroups<number, number>(lock, 2);
+      const busy = gate();
+      const holder = lock.run('s', async () => busy.p);
+      const seen: number[][] = [];
+      let late: Promise<number> | undefined;
+      const handle = async (reqs: number[]) => {
+        seen.push(reqs);
+        if (reqs[0] === 1) {
+          late = groups.submit('s', 'g', 4, handle);
+          if (fail) throw new Error('commit failed');
+        }
+        return reqs.map((r) => ({ ok: true as const, value: r }));
+      };
+      const first = Promise.allSettled([1, 2].map((r) => groups.submit('s', 'g', r, handle)));
+      const third = groups.submit('s', 'g', 3, handle);
+      busy.open();
+      await holder;
+      expect((await first).map((s) => s.status)).toEqual(fail ? ['rejected', 'rejected'] : ['fulfilled', 'fulfilled']);
+      expect(await third).toBe(3);
+      expect(await late).toBe(4);
+      expect(seen).toEqual([[1, 2], [3, 4]]);
+    }
+  });
 });

@@ -55,8 +55,9 @@ export class CommitGroups<Req, Res> {
             else m.reject(o.error);
           });
         })
+        // The lock runs every holder (KeyedMutex never rejects before it), so the group has
+        // already left `open` when its handler throws: only its members are answered here.
         .catch((err: unknown) => {
-          if (this.open.get(groupKey) === group) this.open.delete(groupKey);
           for (const m of group) m.reject(err);
         });
     });

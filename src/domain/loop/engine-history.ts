@@ -33,6 +33,7 @@ let logIds = 0;
  * (StudyCache). Its id is unique in the process: a list that changes otherwise is a new log.
  */
 export class HistoryLog {
+  // Stryker disable next-line UpdateOperator: counting down gives ids just as unique in the process (h-1, h-2, …), which is all an id must be
   readonly id = `h${++logIds}`;
   /** Thread id → how many of `obs` that thread holds (all stored). */
   readonly held = new Map<number, number>();
