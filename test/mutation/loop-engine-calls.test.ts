@@ -7,12 +7,15 @@
  * busy engine reported as broken would go unseen. Expected values follow from the modules' doc
  * comments and the API's error contract.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { askEngine } from '../../src/domain/loop/engine-ask.js';
-import { advanceIfDue, SUPERSEDED } from '../../src/domain/loop/generation.js';
-import { HistoryLog, historyLength, plainHistory, runWithHistory, wireHistory } from '../../src/domain/loop/engine-history.js';
+import { advanceIfDue, askMore, SUPERSEDED } from '../../src/domain/loop/generation.js';
+import { HistoryLog, historyLength, MAX_TAIL, plainHistory, runWithHistory, wireHistory } from '../../src/domain/loop/engine-history.js';
 import { ConcurrentUpdateError, LeaseNotHeldError, TrialAlreadyCompletedError, TrialNotActiveError, UnknownTrialsError } from '../../src/domain/loop/loop-errors.js';
-import { ObservationsRequest } from '../../src/domain/loop/observation-request.js';
+import { countParameterKeys, MAX_OBSERVATIONS, ObservationsRequest } from '../../src/domain/loop/observation-request.js';
+import { MAX_ERRORS } from '../../src/domain/common/schemas.js';
+import { ValidationError } from '../../src/domain/common/errors.js';
+import { LIMITS } from '../../src/domain/studies/study-request.js';
 import type { LoopContext } from '../../src/domain/loop/loop-context.js';
 import type { EngineRunner } from '../../src/domain/pool/engine-pool.js';
 import type { EngineResult, EngineTask } from '../../src/domain/pool/engine-tasks.js';
@@ -21,6 +24,13 @@ import { EngineUnavailableError } from '../../src/domain/studies/engine-ops.js';
 import type { BaseState, Observation } from '../../src/engine/index.js';
 import type { TrialRecord, TrialState } from '../../src/storage/index.js';
 import { standInSnapshot } from '../helpers/stand-in-snapshot.js';
+
+// handOut maps an internal point to user units through the study's search space; askMore's bookkeeping
+// does not depend on it, so a stand-in names the point's first coordinate `x`.
+vi.mock('../../src/domain/studies/engine-ops.js', async (original) => ({
+  ...(await original<typeof import('../../src/domain/studies/engine-ops.js')>()),
+  handOut: (_space: unknown, u: readonly number[]) => ({ parameters: { x: u[0] }, point: [...u] }),
+}));
 
 type Logged = { level: 'warn' | 'error'; obj: Record<string, unknown>; msg: string };
 
@@ -120,6 +130,70 @@ describe('advanceIfDue', () => {
   });
 });
 
+describe('advanceIfDue when nothing is due', () => {
+  it('makes no engine call and reports no move without a due batch, or once the study is COMPLETED', async () => {
+    for (const [batch, studyState] of [[null, 'ACTIVE'], [[{ trialId: 1 }], 'COMPLETED']] as const) {
+      const snap = snapshot([trial(2, 'REQUESTED', 3)]);
+      Object.assign(snap, { tellBatch: () => batch });
+      snap.study.state = studyState as never;
+      const { ctx, tasks, logged } = context({ op: 'tell', state: state(5) });
+      expect(await advanceIfDue(snap, ctx)).toBe(false);
+      expect(tasks).toEqual([]);
+      expect(logged).toEqual([]);
+      expect(snap.engine).toEqual(state(4));
+      expect(snap.changes).toEqual([]);
+    }
+  });
+});
+
+describe('askMore', () => {
+  /** A snapshot with room for `room` more trials; add() appends to its trial list as StudySnapshot's does. */
+  function asking(opts: { maxTrials: number | null; used: number; generationSize: number; inGeneration: number }) {
+    const added: { state: string; clientId: string | null; leaseExpiresAt: string | null; parameters: unknown; generation: number }[] = [];
+    const snap = standInSnapshot([], {
+      study: { id: 'st', tenantId: 'tn', method: 'cmaes', state: 'ACTIVE', maxTrials: opts.maxTrials, leaseSeconds: 60, loop: { allowRepeats: true } },
+      engine: state(4),
+      generation: 4,
+      space: null,
+      generationSize: opts.generationSize,
+      generationTrials: () => Array.from({ length: opts.inGeneration }, (_, i) => ({ trialId: i + 1 })),
+      budgetUsed: () => opts.used,
+      history: async () => plainHistory([]),
+      pending: () => [],
+      add: (t: (typeof added)[number], now: string) => (added.push(t), { ...t, createdAt: now }),
+    });
+    return { snap, added };
+  }
+
+  it('asks for the rest of the generation\'s batch, leases the first `need` to the client and leaves the rest REQUESTED', async () => {
+    const { snap, added } = asking({ maxTrials: null, used: 0, generationSize: 3, inGeneration: 0 });
+    const { ctx, tasks } = context({ op: 'ask', state: state(4), points: [[0.1], [0.2], [0.3]] });
+    const got = await askMore(snap, 1, 'w-1', ctx);
+    expect((tasks[0] as { count: number }).count).toBe(3);
+    expect(got.map((t) => [t.state, t.clientId])).toEqual([['ACTIVE', 'w-1']]);
+    expect(added.map((t) => [t.state, t.clientId, t.leaseExpiresAt, t.parameters, t.generation])).toEqual([
+      ['ACTIVE', 'w-1', '2026-01-01T00:01:00.000Z', { x: 0.1 }, 4],
+      ['REQUESTED', null, null, { x: 0.2 }, 4],
+      ['REQUESTED', null, null, { x: 0.3 }, 4],
+    ]);
+  });
+
+  it('asks the engine for nothing once max_trials is used up, and caps the ask at what is left', async () => {
+    const full = asking({ maxTrials: 10, used: 10, generationSize: 3, inGeneration: 0 });
+    const a = context({ op: 'ask', state: state(4), points: [[0.1]] });
+    expect(await askMore(full.snap, 2, 'w-1', a.ctx)).toEqual([]);
+    expect(a.tasks).toEqual([]);
+    const over = asking({ maxTrials: 10, used: 11, generationSize: 3, inGeneration: 0 });
+    const b = context({ op: 'ask', state: state(4), points: [[0.1]] });
+    expect(await askMore(over.snap, 2, 'w-1', b.ctx)).toEqual([]);
+    expect(b.tasks).toEqual([]);
+    const left = asking({ maxTrials: 10, used: 8, generationSize: 3, inGeneration: 0 });
+    const c = context({ op: 'ask', state: state(4), points: [[0.1], [0.2]] });
+    expect((await askMore(left.snap, 2, 'w-1', c.ctx)).map((t) => t.state)).toEqual(['ACTIVE', 'ACTIVE']);
+    expect((c.tasks[0] as { count: number }).count).toBe(2);
+  });
+});
+
 describe('the history a call sends', () => {
   const o = (v: number): Observation => ({ x: [v], y: v });
   const log = () => new HistoryLog(Array.from({ length: 10 }, (_, i) => o(i)));
@@ -139,6 +213,13 @@ describe('the history a call sends', () => {
     g.held.set(1, 12);
     g.held.set(2, 7);
     expect(wireHistory({ log: g, stored: 10, fresh: [] })).toMatchObject({ from: 7 });
+  });
+
+  it('still builds on a thread exactly MAX_TAIL behind', () => {
+    const h = new HistoryLog(Array.from({ length: MAX_TAIL + 10 }, (_, i) => o(i)));
+    h.held.set(1, 10);
+    expect(wireHistory({ log: h, stored: MAX_TAIL + 10, fresh: [] })).toMatchObject({ from: 10 });
+    expect(h.held.get(1)).toBe(10);
   });
 
   it('a whole history sent after a miss leaves what the threads hold as it was', () => {
@@ -185,10 +266,42 @@ describe('an infeasible point in an observation body', () => {
     expect(issues({ parameters: { x: 1 }, infeasible: true, constraints: [1], stderr: 0.1 }).map((i) => i.path)).toEqual(['observations/0/constraints', 'observations/0/stderr']);
   });
 
+  it('is one of value, values and infeasible: two of them name the field to leave out', () => {
+    expect(issues({ trial_id: 1, value: 1, values: [1, 2] })).toEqual([{ path: 'observations/0/values', message: 'give `value` or `values`, not both' }]);
+    expect(issues({ trial_id: 1, value: 1, infeasible: true })).toEqual([{ path: 'observations/0/infeasible', message: 'an infeasible point has no value: leave out `value` and `values`' }]);
+  });
+
   it('alone, or with a null standard error, is a result; constraints and stderr go with a value', () => {
     expect(issues({ trial_id: 1, infeasible: true })).toEqual([]);
     expect(issues({ trial_id: 1, infeasible: true, stderr: null })).toEqual([]);
     expect(issues({ trial_id: 1, infeasible: false, value: 2, constraints: [0.5], stderr: 0.1 })).toEqual([]);
     expect(issues({ trial_id: 1, value: 2, constraints: [-1], stderr: 0.1 })).toEqual([]);
+  });
+});
+
+describe('the key count of points given by parameters, checked before the schema', () => {
+  const tooMany = () => Object.fromEntries(Array.from({ length: LIMITS.parameters + 1 }, (_, i) => [`p${i}`, 0]));
+  const thrown = (body: unknown) => {
+    try {
+      countParameterKeys(body);
+      return null;
+    } catch (e) {
+      return e as ValidationError;
+    }
+  };
+
+  it('names each point with too many keys, at most MAX_ERRORS of them', () => {
+    const one = thrown({ observations: [{ parameters: { a: 1 } }, { parameters: tooMany() }] });
+    expect(one).toBeInstanceOf(ValidationError);
+    expect(one!.errors.map((e) => e.path)).toEqual(['/observations/1/parameters']);
+    const many = thrown({ observations: Array.from({ length: MAX_ERRORS + 5 }, () => ({ parameters: tooMany() })) });
+    expect(many!.errors).toHaveLength(MAX_ERRORS);
+    expect(many!.errors.at(-1)!.path).toBe(`/observations/${MAX_ERRORS - 1}/parameters`);
+  });
+
+  it('looks only at the first MAX_OBSERVATIONS points (the schema refuses a longer batch)', () => {
+    const body = { observations: [...Array.from({ length: MAX_OBSERVATIONS }, () => ({ value: 1 })), { parameters: tooMany() }] };
+    expect(thrown(body)).toBeNull();
+    expect(thrown({ observations: 'none' })).toBeNull();
   });
 });

@@ -100,6 +100,14 @@ describe('leases', () => {
     });
   });
 
+  it('budgetHeld lists a later lease after a sooner one whatever their trial ids', () => {
+    const trials: Trial[] = [
+      { trialId: 1, state: 'ACTIVE', clientId: 'a', leaseExpiresAt: '2026-01-01T00:02:00.000Z' },
+      { trialId: 2, state: 'ACTIVE', clientId: 'b', leaseExpiresAt: '2026-01-01T00:01:00.000Z' },
+    ];
+    expect(budgetHeld(snapshot(trials), 5).leases.map((l) => l.trialId)).toEqual([2, 1]);
+  });
+
   it('budgetHeld lists at most LEASES_LISTED leases, the soonest', () => {
     const n = LEASES_LISTED + 5;
     const trials: Trial[] = Array.from({ length: n }, (_, i) => ({
