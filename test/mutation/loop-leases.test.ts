@@ -101,11 +101,11 @@ describe('leases', () => {
   });
 
   it('budgetHeld lists a later lease after a sooner one whatever their trial ids', () => {
-    const trials: Trial[] = [
-      { trialId: 1, state: 'ACTIVE', clientId: 'a', leaseExpiresAt: '2026-01-01T00:02:00.000Z' },
-      { trialId: 2, state: 'ACTIVE', clientId: 'b', leaseExpiresAt: '2026-01-01T00:01:00.000Z' },
-    ];
-    expect(budgetHeld(snapshot(trials), 5).leases.map((l) => l.trialId)).toEqual([2, 1]);
+    // In both orders of the list: a sort compares the pairs either way round.
+    const later = { trialId: 1, state: 'ACTIVE', clientId: 'a', leaseExpiresAt: '2026-01-01T00:02:00.000Z' } as const;
+    const sooner = { trialId: 2, state: 'ACTIVE', clientId: 'b', leaseExpiresAt: '2026-01-01T00:01:00.000Z' } as const;
+    expect(budgetHeld(snapshot([{ ...later }, { ...sooner }]), 5).leases.map((l) => l.trialId)).toEqual([2, 1]);
+    expect(budgetHeld(snapshot([{ ...sooner }, { ...later }]), 5).leases.map((l) => l.trialId)).toEqual([2, 1]);
   });
 
   it('budgetHeld lists at most LEASES_LISTED leases, the soonest', () => {
