@@ -255,6 +255,8 @@ describe.skipIf(backend === 'postgres' && !server)(backend, () => {
       expect(doc.study.reference_point).toEqual([5, -5]);
       expect(doc.trials.filter((t: { infeasible?: boolean }) => t.infeasible)).toHaveLength(1);
       const copy = await call('POST', '/v1/studies/import', doc);
+      const copied = await call('GET', `/v1/studies/${copy.id}`);
+      expect([copied.objectives, copied.constraints, copied.reference_point]).toEqual([study.objectives, [{ name: 'c' }], [5, -5]]);
       const [a, b] = await Promise.all([call('GET', `/v1/studies/${study.id}/front`), call('GET', `/v1/studies/${copy.id}/front`)]);
       expect(b.hypervolume).toBe(a.hypervolume);
       expect(b.trials.map((t: Trial) => t.values)).toEqual(a.trials.map((t: Trial) => t.values));
