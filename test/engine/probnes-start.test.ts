@@ -165,57 +165,6 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(t.start!.powell.points.some((p) => p.x === results[0].x || p.x.every((v, i) => v === results[0].x[i]))).toBe(true);
   });
 
-  it('several workers: the model\'s next step waits for the result of its last, which then gets its ratio test', () => {
-    // Generation 1: the model's step x1 and two believed steps go out; a believed step's result comes back
-    // first and ends the generation. Generation 2's first ask must not replace x1 as Powell's pending step
-    // (x1's result would then join the set as an ordinary point and Δ would never see its ratio, which left
-    // the phase at one radius for dozens of evaluations with three workers): it gets a believed step.
-    const d = 2;
-    // A quadratic: the stencil's model is exact, so the model's first step is a trust-region step (a ratio test).
-    const f = (x: number[]) => (x[0] - 0.3) ** 2 + 2 * (x[1] + 0.2) ** 2 + 0.5 * x[0] * x[1];
-    const run = (legacy: boolean) => {
-      let s = init(d, { options: { start_phase_length: 30 } });
-      if (legacy) delete s.start!.awaitStep;
-      const history: Observation[] = [];
-      const a0 = probCmaes.ask(s, { history, pending: [] }, 5);
-      const batch = a0.points.map((x) => ({ x, y: f(x) }));
-      history.push(...batch);
-      s = probCmaes.tell(a0.state, { batch, history: history.slice() }) as ProbnesState;
-      const model = probCmaes.ask(s, { history, pending: [] }, 1);
-      const x1 = model.points[0];
-      const extra = probCmaes.ask(model.state, { history, pending: [x1] }, 2);
-      const e1 = { x: extra.points[0], y: f(extra.points[0]) };
-      history.push(e1);
-      s = probCmaes.tell(extra.state, { batch: [e1], history: history.slice() }) as ProbnesState;
-      const delta = s.start!.powell.delta;
-      const next = probCmaes.ask(s, { history, pending: [x1, extra.points[1]] }, 1);
-      return { x1, s, delta, next, history };
-    };
-    const now = run(false);
-    expect(now.s.start!.powell.pending).toMatchObject({ x: now.x1, kind: 'trust' });
-    expect(now.next.points).toHaveLength(1);
-    expect(now.next.points[0]).not.toEqual(now.x1);
-    expect(now.next.state.start!.powell.pending?.x).toEqual(now.x1);
-    // x1's result comes back: the ratio test runs on it (the stats count a trust step's outcome) and Δ moves.
-    const r1 = { x: now.x1, y: f(now.x1) };
-    now.history.push(r1);
-    const told = probCmaes.tell(now.next.state, { batch: [r1], history: now.history.slice() }) as ProbnesState;
-    expect(told.start!.powell.pending).toBeNull();
-    expect(told.start!.powell.errors).toHaveLength(now.s.start!.powell.errors.length + 1);
-    expect(told.start!.powell.stats.success).toBe(now.s.start!.powell.stats.success + 1);
-    // Its result back but not yet told (the generation ended on another result): still the model's to wait for.
-    const waiting = probCmaes.ask(now.s, { history: [...now.history], pending: [] }, 1);
-    expect(waiting.state.start!.powell.pending?.x).toEqual(now.x1);
-    // A step lost for good (its trial failed: neither pending nor in the history) is replaced.
-    const lost = probCmaes.ask(now.s, { history: now.history.slice(0, -1), pending: [] }, 1);
-    expect(lost.state.start!.powell.pending?.x).not.toEqual(now.x1);
-    expect(lost.points[0]).toEqual(lost.state.start!.powell.pending?.x);
-    // A state written before the rule: its next step replaces the one still out, as it did.
-    const legacy = run(true);
-    expect(legacy.next.state.start!.powell.pending?.x).not.toEqual(legacy.x1);
-    expect(legacy.next.points[0]).toEqual(legacy.next.state.start!.powell.pending?.x);
-  });
-
   it('a phase that is a short prelude to the search serves extra workers with batch BQ from ν, not the model', () => {
     // d = 5, no budget: 25 evaluations < 10·d, so extras are 'search' (startPhaseExtras); with a budget of 50, 'model'.
     expect(startPhaseExtras(5, 25, null)).toBe('search');
@@ -278,8 +227,6 @@ describe('the start phase (ALGORITHM.md §29)', () => {
     expect(bad((s) => (s.start!.untold = Array.from({ length: 1000 }, () => ({ x: [0, 0], y: 0 }))))).toThrow(/untold/);
     expect(bad((s) => delete (s as Partial<ProbnesState>).start)).toThrow(/missing/);
     expect(bad((s) => ((s.params as { startPhase: string }).startPhase = 'off'))).toThrow(/startPhase is off/);
-    expect(bad((s) => ((s.start as unknown as { awaitStep: unknown }).awaitStep = false))).toThrow(/counters/);
-    expect(state.start!.awaitStep).toBe(true);
   });
 
   it('the best point of the phase is never lost: μ after hand-over is the best evaluated point, also with a box', () => {

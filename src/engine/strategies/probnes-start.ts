@@ -23,7 +23,7 @@ import { InvalidInputError } from '../errors.js';
 import { fromRows, symEig } from '../linalg/index.js';
 import { Rng } from '../random/index.js';
 import { boxOfBounds, clampToBounds, limitCovToBounds } from './bounds.js';
-import { identityRows, samePoint } from './es-utils.js';
+import { identityRows } from './es-utils.js';
 import { bestPoint, initPowell, powellNext, powellObserve, powellStencil, type PowellState } from './powell-iteration.js';
 import { quadValue, type Box } from './powell-model.js';
 import { rebuildModel, sampleFrom, selectBatch } from './probnes-bq.js';
@@ -37,7 +37,7 @@ const START_RHO_END = 1e-7;
 /** The start state of a fresh study, or null when the phase is off (or has no evaluation to run). */
 export function initStart(d: number, length: number, points: number, far: 'newuoa' | 'bobyqa'): StartState | null {
   if (length <= 0) return null;
-  return { powell: initPowell(d, START_DELTA, START_RHO_END, 10, points, far), seen: 0, untold: [], stencilAsked: 0, modelAsked: false, awaitStep: true };
+  return { powell: initPowell(d, START_DELTA, START_RHO_END, 10, points, far), seen: 0, untold: [], stencilAsked: 0, modelAsked: false };
 }
 
 /** The size of the phase's generation 0 (the stencil) and of every later one (one result). */
@@ -78,13 +78,8 @@ export function askStart(state: ProbnesState, ctx: AskContext, count: number): A
     points.push(...take);
   } else if (count > 0 && !start.modelAsked) {
     start.modelAsked = true;
-    // A step whose result has not been taken in yet (still out, or back after the generation ended) keeps
-    // the model's turn: a new step would replace it as the pending one, its result would then arrive as an
-    // ordinary point, and Δ would never see its ratio. The asker gets the serving points below instead.
-    if (!(start.awaitStep === true && stepOut(start.powell, ctx))) {
-      const x = powellNext(start.powell, box);
-      if (x) points.push(x);
-    }
+    const x = powellNext(start.powell, box);
+    if (x) points.push(x);
   }
   // Workers asking while the model's point is out (params.startPhaseExtras, §29): the model's next points as
   // if the pending ones had come back as predicted, when the phase is the main search; batch BQ from ν for
@@ -92,12 +87,6 @@ export function askStart(state: ProbnesState, ctx: AskContext, count: number): A
   if (state.generation > 0 && state.params.startPhaseExtras === 'model') points.push(...believedModelPoints(start.powell, [...ctx.pending, ...points], count - points.length, box));
   points.push(...batchFromNu(state, [...ctx.pending.map((x) => x.slice()), ...points], count - points.length, rng, ctx.admissible));
   return { points, state: { ...state, rng: rng.state(), start } };
-}
-
-/** Whether the model's last step is handed out and its result not yet taken in (pending, or in the history untold). */
-function stepOut(powell: PowellState, ctx: AskContext): boolean {
-  const x = powell.pending?.x;
-  return x !== undefined && (ctx.pending.some((p) => samePoint(p, x)) || ctx.history.some((o) => samePoint(o.x, x)));
 }
 
 /**
@@ -213,6 +202,6 @@ export function checkStartState(state: ProbnesState): void {
   if (![pw.delta, pw.rho, pw.rhoEnd, pw.deltaMax].every((v) => typeof v === 'number' && v > 0 && Number.isFinite(v))) throw bad('radii must be positive numbers');
   if (!Number.isInteger(pw.improve) || pw.improve < -1 || pw.improve >= pw.m || !Array.isArray(pw.errors) || pw.errors.length > 3 || !Number.isInteger(pw.floorFails) || typeof pw.converged !== 'boolean' || (pw.far !== undefined && pw.far !== 'newuoa')) throw bad('iteration state is malformed');
   if (pw.pending !== null && !(pw.pending && isNums(pw.pending.x, d))) throw bad('pending point must have d coordinates');
-  if (!Number.isInteger(st.seen) || st.seen < 0 || !Number.isInteger(st.stencilAsked) || st.stencilAsked < 0 || typeof st.modelAsked !== 'boolean' || (st.awaitStep !== undefined && st.awaitStep !== true)) throw bad('counters are malformed');
+  if (!Number.isInteger(st.seen) || st.seen < 0 || !Number.isInteger(st.stencilAsked) || st.stencilAsked < 0 || typeof st.modelAsked !== 'boolean') throw bad('counters are malformed');
   if (!Array.isArray(st.untold) || st.untold.length > Math.max(state.params.startPhaseLength, 2 * d + 1) + state.batchSize || !st.untold.every((o) => o && isNums(o.x, d) && Number.isFinite(o.y))) throw bad('untold results are malformed');
 }

@@ -31,12 +31,6 @@ export interface StartState {
   /** Stencil points handed out so far (generation 0), and whether the model's point was handed out in this generation. */
   stencilAsked: number;
   modelAsked: boolean;
-  /**
-   * true: the model's next step waits for the result of its last (docs/ALGORITHM.md §29), so that every
-   * step gets its ratio test when results come back out of order. Absent in states written before it: their
-   * next step replaces a step still out, as it did.
-   */
-  awaitStep?: true;
 }
 
 /** ProbnesState.stall (§33, probnes-restart.ts): the best value since the natural-gradient search began, the history length when it last improved, the restarts made, the centre before the last one. */
