@@ -58,14 +58,16 @@ const state = (generation: number) => ({ generation, tag: `g${generation}` }) as
 type Trial = Pick<TrialRecord, 'trialId' | 'state' | 'generation' | 'failureReason' | 'leaseExpiresAt'>;
 const trial = (trialId: number, s: TrialState, generation: number): Trial => ({ trialId, state: s, generation, failureReason: null, leaseExpiresAt: s === 'ACTIVE' ? '2026-01-01T00:01:00.000Z' : null });
 
-function snapshot(trials: Trial[] = []) {
+/** A snapshot of study `st` at generation 4 with an update due; `study` and `more` add or replace fields. */
+function snapshot<X extends object>(trials: Trial[] = [], study: object = {}, more: X = {} as X) {
   return standInSnapshot(trials, {
-    study: { id: 'st', tenantId: 'tn', method: 'cmaes', state: 'ACTIVE' },
+    study: { id: 'st', tenantId: 'tn', method: 'cmaes', state: 'ACTIVE', ...study },
     engine: state(4),
     generation: 4,
     tellBatch: () => [{ trialId: 1 }],
     history: async () => plainHistory([]),
     modelObservations: async () => [{ x: [0], y: 1 }],
+    ...more,
   });
 }
 
@@ -133,9 +135,7 @@ describe('advanceIfDue', () => {
 describe('advanceIfDue when nothing is due', () => {
   it('makes no engine call and reports no move without a due batch, or once the study is COMPLETED', async () => {
     for (const [batch, studyState] of [[null, 'ACTIVE'], [[{ trialId: 1 }], 'COMPLETED']] as const) {
-      const snap = snapshot([trial(2, 'REQUESTED', 3)]);
-      Object.assign(snap, { tellBatch: () => batch });
-      snap.study.state = studyState as never;
+      const snap = snapshot([trial(2, 'REQUESTED', 3)], { state: studyState }, { tellBatch: () => batch });
       const { ctx, tasks, logged } = context({ op: 'tell', state: state(5) });
       expect(await advanceIfDue(snap, ctx)).toBe(false);
       expect(tasks).toEqual([]);
@@ -150,15 +150,11 @@ describe('askMore', () => {
   /** A snapshot with room for `room` more trials; add() appends to its trial list as StudySnapshot's does. */
   function asking(opts: { maxTrials: number | null; used: number; generationSize: number; inGeneration: number }) {
     const added: { state: string; clientId: string | null; leaseExpiresAt: string | null; parameters: unknown; generation: number }[] = [];
-    const snap = standInSnapshot([], {
-      study: { id: 'st', tenantId: 'tn', method: 'cmaes', state: 'ACTIVE', maxTrials: opts.maxTrials, leaseSeconds: 60, loop: { allowRepeats: true } },
-      engine: state(4),
-      generation: 4,
+    const snap = snapshot([], { maxTrials: opts.maxTrials, leaseSeconds: 60, loop: { allowRepeats: true } }, {
       space: null,
       generationSize: opts.generationSize,
       generationTrials: () => Array.from({ length: opts.inGeneration }, (_, i) => ({ trialId: i + 1 })),
       budgetUsed: () => opts.used,
-      history: async () => plainHistory([]),
       pending: () => [],
       add: (t: (typeof added)[number], now: string) => (added.push(t), { ...t, createdAt: now }),
     });
