@@ -134,6 +134,11 @@ describe('the study', () => {
     expect(await problems(d)).toEqual([]);
     expect(await problems(changed('wide', (d) => { d.study.prior.std = [2000 * (1 + 1e-8)]; }))).toEqual([{ path: '/study/prior/std', message: 'must be the square root of the covariance diagonal' }]);
   });
+
+  it('tolerates a difference of exactly 10⁻⁹ near 0 (the bound is inclusive)', async () => {
+    // 0 and 1e-9: |a − b| = 1e-9 = 1e-9 · max(1, |a|, |b|) in floating point.
+    expect(await problems(changed('numeric', (d) => { d.study.parameters[0]!.prior = { mean: 1e-9, std: 0.5 }; }))).toEqual([]);
+  });
 });
 
 describe('a trial', () => {
@@ -262,6 +267,7 @@ describe('an engine state', () => {
     ['its generation not the snapshot\'s', 'numeric', on((st) => { st.generation = 7; }), [{ path: '/engine_states/0/state/generation', message: 'must be the snapshot\'s generation (0)' }]],
     ['another method', 'numeric', on((st) => { st.method = 'cmaes'; }), [{ path: '/engine_states/0/state/method', message: 'must be the study\'s method (prob-cmaes)' }]],
     ['its version not the snapshot\'s', 'numeric', on((st) => { st.version = 2; }), [{ path: '/engine_states/0/state/version', message: 'must be the snapshot\'s version (3)' }]],
+    ['a version-3 state recorded as version 1', 'numeric', (d) => { d.engine_states[0]!.version = 1; }, [{ path: '/engine_states/0/state/version', message: 'must be the snapshot\'s version (1)' }]],
     ['version 0', 'numeric', (d) => { d.engine_states[0]!.version = 0; stateOf(d, 0).version = 0; }, [{ path: '/engine_states/0/version', message: 'must be a version prob-cmaes reads (1 to 3)' }]],
     ['version 1.5', 'numeric', (d) => { d.engine_states[0]!.version = 1.5; stateOf(d, 0).version = 1.5; }, [{ path: '/engine_states/0/version', message: 'must be a version prob-cmaes reads (1 to 3)' }]],
     ['one parameter not the options\'', 'numeric', on((st) => { (st.params as Record<string, unknown>).candidates = 999; }), [{ path: '/engine_states/0/state/params', message: 'must be the parameters prob-cmaes resolves from the study\'s options (candidates differ)' }]],
