@@ -15,6 +15,7 @@ import { InlineEngineRunner, type EngineRunner } from '../../src/domain/pool/eng
 import type { EngineResult, EngineTask } from '../../src/domain/pool/engine-tasks.js';
 import { ValidationError, type FieldError } from '../../src/domain/common/errors.js';
 import { MAX_ERRORS } from '../../src/domain/common/schemas.js';
+import { getStrategy, resolveOptions, Rng } from '../../src/engine/index.js';
 import { makeTestApp } from '../helpers/app.js';
 
 type Doc = StudyDocument;
@@ -277,6 +278,7 @@ describe('an engine state', () => {
     ['another batch size', 'numeric', on((st) => { st.batchSize = 4; }), [{ path: '/engine_states/0/state/batchSize', message: 'must be the study\'s batch size (3)' }]],
     ['a mean one short', 'numeric', on((st) => { st.mean = [0]; }), [{ path: '/engine_states/0/state/mean', message: 'must be 2 numbers' }]],
     ['a mean holding a string', 'numeric', on((st) => { st.mean = [0, 'a']; }), [{ path: '/engine_states/0/state/mean', message: 'must be 2 numbers' }]],
+    ['a NaN in the mean (the distribution is then not read in user units)', 'numeric', on((st) => { st.mean = [Number.NaN, 0]; }), [{ path: '/engine_states/0/state/mean/0', message: 'must be a finite number' }]],
     ['a covariance of one row', 'numeric', on((st) => { st.cov = [[1, 0]]; }), [{ path: '/engine_states/0/state/cov', message: 'must be a 2×2 matrix' }]],
     ['a symmetric indefinite covariance', 'numeric', on((st) => { st.cov = [[1, 2], [2, 1]]; }), [{ path: '/engine_states/0/state/cov', message: 'must be a symmetric positive-definite matrix' }]],
     ['an asymmetric covariance whose lower triangle is positive-definite', 'numeric', on((st) => { st.cov = [[1, 0.5], [0, 1]]; }), [{ path: '/engine_states/0/state/cov', message: 'must be a symmetric positive-definite matrix' }]],
@@ -294,6 +296,15 @@ describe('an engine state', () => {
     ] as const).map(([what, value]): [string, string, (d: Doc) => void, FieldError[]] => [what, 'numeric', on((st) => { st.rng = value; }), [{ path: '/engine_states/0/state/rng', message: rng }]]),
   ])('%s', async (_, name, change, expected) => {
     expect(await problems(changed(name, change))).toEqual(expected);
+  });
+
+  it('another method\'s state, of a version the study\'s method reads: one message, not the misreading of it as the study\'s', async () => {
+    const cmaes = getStrategy('cmaes').init({ dim: 2, batchSize: 3, options: resolveOptions('cmaes', 2), box: null }, Rng.fromSeed(1));
+    const d = changed('numeric', (d) => {
+      d.engine_states[0]!.version = cmaes.version;
+      d.engine_states[0]!.state = { ...cmaes, generation: 0 } as never;
+    });
+    expect(await problems(d)).toEqual([{ path: '/engine_states/0/state/method', message: 'must be the study\'s method (prob-cmaes)' }]);
   });
 
   it('generator words at the ends of their range, some zero, pass', async () => {
@@ -385,6 +396,16 @@ describe('the resumability check', () => {
     expect(await problems(swapped, recording(more))).toEqual([]);
     const h = (more.find((t) => t.op === 'estimate') as Extract<EngineTask, { op: 'estimate' }>).history;
     expect(h.map((o) => o.x)).toEqual([swapped.trials[0]!.point, swapped.trials[2]!.point, swapped.trials[1]!.point]);
+    // A trial listed after an earlier-completed one with a higher id: by time first, the id only on a tie.
+    const later = changed('numeric', (d) => {
+      d.trials[0]!.trial_id = 10;
+      d.trials[0]!.completed_at = d.trials[2]!.completed_at = '2025-01-01T12:00:00.050Z';
+      d.trials[1]!.completed_at = '2025-01-01T12:00:00.090Z';
+    });
+    const third: EngineTask[] = [];
+    expect(await problems(later, recording(third))).toEqual([]);
+    const h3 = (third.find((t) => t.op === 'estimate') as Extract<EngineTask, { op: 'estimate' }>).history;
+    expect(h3.map((o) => o.x)).toEqual([later.trials[2]!.point, later.trials[0]!.point, later.trials[1]!.point]);
   });
 
   it('the history of several objectives: each trial\'s losses and constraints, the infeasible point flagged', async () => {

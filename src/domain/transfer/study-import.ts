@@ -70,6 +70,7 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
 }
 
 /** The document study's objectives and constraints as the study will store them. */
+// Stryker disable next-line LogicalOperator: the reference point is read by no check here (the trials' shape needs the objectives and constraints, the resolved parameters and the history neither)
 const storedOutcomes = (s: StudyDocument['study']) => writeOutcomes({ direction: s.direction, objectives: s.objectives ?? null, constraints: s.constraints ?? null, reference_point: s.reference_point ?? null });
 const documentOutcomes = (s: StudyDocument['study']): StudyOutcomes => outcomesOf({ direction: s.direction, outcomes: storedOutcomes(s) });
 
@@ -181,6 +182,7 @@ function checkCategorical(space: SearchSpace, q: unknown, at: (...rest: (string 
   }
   const ok = Array.isArray(q) && q.length === space.categorical.length && space.categorical.every((p, j) => {
     const row = q[j] as unknown;
+    // Stryker disable next-line EqualityOperator: |Σ − 1| is a multiple of 2⁻⁵³ and 1e-6 is not, so it never equals the bound
     return Array.isArray(row) && row.length === p.choices.length && row.every((v) => typeof v === 'number' && v >= 0 && v <= 1) && Math.abs(row.reduce((a: number, b: number) => a + b, 0) - 1) <= 1e-6;
   });
   if (!ok) errors.push({ path: at('state', 'categorical'), message: 'must hold, per categorical parameter, the probabilities of its choices (summing to 1)' });
@@ -232,12 +234,12 @@ function checkDistribution(space: SearchSpace, mean: number[], cov: number[][], 
 
 /** Every strategy draws from the state's generator; one the engine cannot restore breaks every later suggestion. */
 function isRngState(v: unknown): boolean {
-  const st = v as RngState;
-  if (!st || typeof st !== 'object' || !Array.isArray(st.words) || st.words.length !== 4) return false;
+  const words = (v as Partial<RngState> | null)?.words;
   // All-zero words are xoroshiro's fixed point: it would return 0 forever.
-  if (!st.words.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32) || st.words.every((w) => w === 0)) return false;
+  if (!Array.isArray(words) || !words.every((w) => Number.isInteger(w) && w >= -(2 ** 31) && w < 2 ** 32) || words.every((w) => w === 0)) return false;
+  // The kind and the number of words: the generator's own check.
   try {
-    Rng.fromState(st);
+    Rng.fromState(v as RngState);
     return true;
   } catch {
     return false;
@@ -324,6 +326,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   // therefore be the latest generation's.
   const byGeneration = [...doc.engine_states].sort((a, b) => a.generation - b.generation);
   byGeneration.forEach((e, k) => {
+    // Stryker disable next-line EqualityOperator: with > one more pair is compared, whose revisions the first pass read already, and the report is cut at MAX_ERRORS
     if (errors.length >= MAX_ERRORS) return;
     if (k > 0 && e.revision <= byGeneration[k - 1]!.revision) {
       errors.push({ path: pointer(['engine_states', doc.engine_states.indexOf(e), 'revision']), message: 'revisions must increase with the generation' });
@@ -346,14 +349,16 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
  * would otherwise block the event loop for every other request; the runner gets copies of the state.
  */
 async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: FieldError[]): Promise<void> {
+  // Stryker disable next-line EqualityOperator: the generations are distinct here (a repeated one is a problem checkEngineStates reports), so > and >= pick the same state
   const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
   // As the loop's engine calls will see them: in completion order (completion time, then trial id),
   // with each reported standard error and stopped trials as results/stopped.ts reads them (a trial
   // without a point is in the median the ones after it are read against, not in the history).
+  // Every COMPLETED trial has a result here: checkTrials found no problem.
   const outcomes = modelOutcomes({ direction: doc.study.direction, outcomes: storedOutcomes(doc.study) });
   const history: Observation[] = new ModelHistory(objectiveOf(doc.study), outcomes).all(
     doc.trials
-      .filter((t) => t.state === 'COMPLETED' && (t.value !== null || t.values !== undefined || t.infeasible === true))
+      .filter((t) => t.state === 'COMPLETED')
       .sort((a, b) => (a.completed_at! < b.completed_at! ? -1 : a.completed_at! > b.completed_at! ? 1 : a.trial_id - b.trial_id))
       .map((t) => ({
         point: t.point,
