@@ -14,7 +14,7 @@
  * are over the numeric parameters only, in their order among `parameters` (categorical ones
  * skipped). Only the methods whose strategy declares `categorical` accept them.
  */
-import { fromRows, getStrategy, METHOD_NAMES, tryCholesky } from '../../engine/index.js';
+import { getStrategy, METHOD_NAMES } from '../../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { CategoricalParameterInput, Choice, CreateStudyInput, NumericParameterInput, ParameterInput, PriorSource } from './study-request.js';
@@ -313,20 +313,22 @@ function checkMethodSupport(input: StudySpecInput, errors: FieldError[]): void {
 
 /**
  * Finite inputs can still give an unusable prior: a std whose square overflows (1e200) or
- * underflows to 0 (1e-170), bounds whose width or midpoint overflows ([-1e308, 1e308]), a joint
- * covariance whose symmetrised entries overflow. The engine would then start from ±Infinity or a
- * singular factor, so the effective prior must be finite with positive variances and factorise.
+ * underflows to 0 (1e-170), bounds whose width or midpoint overflows ([-1e308, 1e308]). The engine
+ * would then start from ±Infinity or a zero variance, so each parameter's effective mean must be
+ * finite and its variance positive and finite. A joint prior (typed in or fitted) passed checkJoint
+ * before this runs: its symmetrised covariance is positive definite, so its variances are positive
+ * and finite, and its mean is finite (the request's numbers are). The per-parameter covariance is
+ * diagonal, and a diagonal of positive finite variances always factorises.
  */
 function checkEffective(input: StudySpecInput, errors: FieldError[]): void {
+  if (input.prior) return;
   const { prior } = effectivePrior(input);
   // i: index among the numeric parameters (the prior's order); at[i]: its index among all parameters.
   const at = numericIndices(input.parameters);
   const where = (i: number, what: 'mean' | 'std'): string => {
     const p = input.parameters[at[i]!]! as NumericParameterInput;
-    if (input.prior) return what === 'mean' ? pointer(['prior', 'mean', i]) : pointer(['prior', 'covariance', i, i]);
     return p.prior ? pointer(['parameters', at[i]!, 'prior', what]) : pointer(['parameters', at[i]!, 'bounds']);
   };
-  const before = errors.length;
   at.forEach((_, i) => {
     if (!Number.isFinite(prior.mean[i]!)) errors.push({ path: where(i, 'mean'), message: 'the prior mean (the middle of the bounds, when derived) overflows a double' });
     const v = prior.covariance[i]![i]!;
@@ -334,12 +336,6 @@ function checkEffective(input: StudySpecInput, errors: FieldError[]): void {
       errors.push({ path: where(i, 'std'), message: 'the prior variance (std², from the bounds\' width when derived) must be a positive finite double: std within about [1e-154, 1e154]' });
     }
   });
-  if (errors.length > before) return;
-  if (prior.covariance.some((row) => row.some((x) => !Number.isFinite(x)))) {
-    errors.push({ path: '/prior/covariance', message: 'entries overflow a double once symmetrised' });
-  } else if (at.length > 0 && !tryCholesky(fromRows(prior.covariance))) {
-    errors.push({ path: input.prior ? '/prior/covariance' : '/parameters', message: 'the prior covariance is numerically singular' });
-  }
 }
 
 /** Indices, among all parameters, of the numeric ones (the order of the prior's mean and covariance). */
