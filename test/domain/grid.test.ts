@@ -56,6 +56,29 @@ describe('Grid', () => {
   });
 });
 
+describe('the tolerance and the ends of the grid', () => {
+  it('float noise is relative to the step (1e-9 of it) plus 16 ulps of the larger bound, nothing more', () => {
+    // Step 0.1: 1e-9·0.1 = 1e-10 (not 1e-9 / 0.1 = 1e-8); 5e-9 away is off the grid.
+    expect(new Grid(0, 1, 0.1).indexOf(0.3 + 5e-9)).toBeNull();
+    // Bounds [0, 1e6], step 1: 1e-9 + 2⁻⁴⁸·1e6 ≈ 4.6e-9 (the larger bound's ulps, not the smaller's 0).
+    expect(new Grid(0, 1e6, 1).indexOf(500 + 3e-9)).toBe(500);
+    expect(new Grid(0, 1e6, 1).indexOf(500 + 6e-9)).toBeNull();
+  });
+
+  it('below the first grid value or above the last is off the grid, however close to low − step', () => {
+    const g = new Grid(0, 1, 0.1);
+    expect(g.indexOf(-0.1)).toBeNull();
+    expect(g.indexOf(1.1)).toBeNull();
+    expect(g.indexOf(0)).toBe(0);
+    expect(g.indexOf(1)).toBe(10);
+  });
+
+  it('the nearest grid value to ±∞ and NaN: an end of the grid, never NaN', () => {
+    const g = new Grid(-1, 1, 0.5);
+    expect([g.nearest(Infinity), g.nearest(-Infinity), g.nearest(Number.NaN)]).toEqual([1, -1, -1]);
+  });
+});
+
 describe('bounds at the extremes of a double', () => {
   it('finds grid values where high − low overflows', () => {
     const g = new Grid(-1e308, 1e308, 1e300);
@@ -72,5 +95,8 @@ describe('stepOf and gridOf', () => {
     expect(gridOf({ type: 'int', bounds: [0, 9], step: 1 })).toBeNull();
     expect(gridOf({ type: 'float', bounds: [0, 9] })).toBeNull();
     expect(gridOf({ type: 'int', bounds: [0, 9], step: 3 })?.last).toBe(3);
+    // A float's step of 1 is a grid (only an int's 1 is the plain integers).
+    expect(gridOf({ type: 'float', bounds: [0, 9], step: 1 })?.last).toBe(9);
+    expect(gridOf({ type: 'float', bounds: null, step: 1 })).toBeNull();
   });
 });

@@ -79,6 +79,14 @@ describe('handOut', () => {
     expect(out.parameters).toEqual({ x: 0.5 * 0.3, n: 6 });
   });
 
+  it('the engine\'s u itself even where the round trip through user units would change its last bits', () => {
+    const space = searchSpace([{ name: 'x', type: 'float', scale: 'linear', bounds: [-10, 10], step: null, prior: { mean: 0.1, std: 0.3 } }] as never, { mean: [0.1], covariance: [[0.09]], std: [0.3] });
+    // The first u in 0.001, 0.002, … whose round trip (0.1 + 0.3u − 0.1)/0.3 is not u bit for bit.
+    const u = Array.from({ length: 1000 }, (_, i) => (i + 1) / 1000).find((v) => toInternal(space, [0.1 + 0.3 * v])[0] !== v)!;
+    expect(u).toBeDefined();
+    expect(handOut(space, [u]).point).toEqual([u]);
+  });
+
   it('projected or rounded: the legal point and its own coordinates', () => {
     // x = 0.5·4 = 2 → 1 (the bound); n = 5 + 2·0.3 = 5.6 → 6.
     const out = handOut(numeric, [4, 0.3]);

@@ -68,6 +68,11 @@ describe('one page', () => {
     expect(await page(TEN, 9, 3, 1)).toMatchObject({ indices: [10], more: false });
   });
 
+  it('a storage still short of the total it was asked against: an empty page that says no more, not a failure', async () => {
+    const s = storage(TEN.slice(0, 6));
+    for (const stride of [1, 3]) expect(await evaluationPage(s, 'st', 10, 8, 3, stride), String(stride)).toEqual({ items: [], more: false });
+  });
+
   it('at or past the end: empty, nothing read', async () => {
     for (const after of [10, 11]) {
       for (const stride of [1, 3]) expect(await page(TEN, after, 3, stride), `${after}, ${stride}`).toEqual({ indices: [], more: false, calls: [], items: [] });

@@ -50,6 +50,14 @@ describe('shrunkFit (OAS)', () => {
     close(fit.covariance, [[0.5, 0], [0, 0.5]], 15);
   });
 
+  it('a scatter a multiple of I up to rounding, with tr(S²) − tr(S)²/d just below 0: ρ = 1, not a negative intensity', () => {
+    // Found by a search over crosses c ± s: here the rounding of the scatter makes the denominator −3.5e-18.
+    const s = 0.33289999999999986, c = 1.7;
+    const fit = shrunkFit([[c + s, c], [c - s, c], [c, c + s], [c, c - s]], [1, 1, 1, 1], [1, 1])!;
+    expect(fit.shrinkage).toBe(1);
+    expect(fit.covariance[0]![0]).toBeCloseTo(s * s / 2, 14);
+  });
+
   it('in x units: each parameter by its scale (D Ŝ D), the mean unscaled', () => {
     const z = [[0, 0, 0], [1, 2, 0], [0, 1, 3]];
     const s = [2, 10, 0.5];
@@ -132,6 +140,19 @@ describe('the search distribution in the parameters\' terms', () => {
     for (const bad of [undefined, 'x', [[0.5, 0.5]], [[0.2, 0.5, 0.3], [1]], [], [[0.2, '0.5', 0.3]]]) {
       expect(internalDistribution({ mean: [1, 2], cov: [[1, 0], [0, 1]], categorical: bad } as JsonValue, space).categorical, JSON.stringify(bad)).toEqual([[0.2, 0.5, 0.3]]);
     }
+  });
+
+  it('with two categorical parameters, one malformed row makes the whole distribution the priors\'', () => {
+    const two = searchSpace(
+      [
+        { name: 'a', type: 'float', scale: 'linear', bounds: [0, 1], step: null, prior: { mean: 0.5, std: 0.25 } },
+        { name: 'k', type: 'categorical', choices: ['x', 'y'], prior: { probabilities: [0.5, 0.5] } },
+        { name: 'm', type: 'categorical', choices: [1, 2, 3], prior: { probabilities: [0.2, 0.3, 0.5] } },
+      ] as never,
+      { mean: [0.5], covariance: [[0.0625]], std: [0.25] },
+    );
+    expect(internalDistribution({ mean: [0], cov: [[1]], categorical: [[0.9, 0.1], [0.1, 0.1, 0.8]] } as JsonValue, two).categorical).toEqual([[0.9, 0.1], [0.1, 0.1, 0.8]]);
+    expect(internalDistribution({ mean: [0], cov: [[1]], categorical: [[0.9, 0.1], [0.1, 0.9]] } as JsonValue, two).categorical).toEqual([[0.5, 0.5], [0.2, 0.3, 0.5]]);
   });
 
   it('a state without a mean and covariance of the space\'s dimension is refused, saying so', () => {

@@ -98,6 +98,8 @@ describe('study-cost.ts', () => {
       expect(activeSetBound(m, 10, {}, null), m).toBe(UNBOUNDED_HORIZON);
     }
     expect(UNBOUNDED_HORIZON).toBe(1000);
+    // An active-set cap is ProbNES's: BO's model still uses every evaluation.
+    expect(activeSetBound('bo', 10, { active_set_cap: 50 }, 70)).toBe(70);
   });
 
   it('ProbNES: the cap, at least ⌈1.5·(d + 1)(d + 2)/2⌉ with the floor (default profile); the horizon without a cap', () => {
