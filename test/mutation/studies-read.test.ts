@@ -103,7 +103,10 @@ describe('the codec', () => {
     expect(message(() => readEngineState('a', 'cmaes', { version: 2, state: 'x' }))).toBe('study "a": its engine state is not an object');
     expect(message(() => readEngineState('a', 'cmaes', { version: 2, state: [] }))).toBe('study "a": its engine state is not an object');
     expect(message(() => readEngineState('a', 'xnes', writeEngineState(s)))).toBe('study "a": its engine state belongs to method "cmaes", not the study\'s xnes');
-    expect(message(() => readEngineState('a', 'cmaes', { version: 2, state: { ...s, version: '2' } as unknown as JsonValue }))).toBe('study "a": its engine state has version 2 but was stored as version 2');
+    expect(message(() => readEngineState('a', 'cmaes', { version: 2, state: { ...s, version: '2' } as unknown as JsonValue }))).toBe('study "a": its engine state has no version number ("2")');
+    const { version: _, ...unversioned } = s;
+    expect(message(() => readEngineState('a', 'cmaes', { version: 2, state: unversioned as unknown as JsonValue }))).toBe('study "a": its engine state has no version number (none)');
+    expect(message(() => readEngineState('a', 'cmaes', { version: 1, state: s as unknown as JsonValue }))).toBe('study "a": its engine state has version 2 but was stored as version 1');
     // A version the strategy cannot read: the engine's reason, under the codec's.
     expect(message(() => readEngineState('a', 'cmaes', { version: 9, state: { ...s, version: 9 } as unknown as JsonValue }))).toMatch(/^study "a": its engine state \(version 9\) cannot be read: .*versions 1 to 2, not 9/);
   });

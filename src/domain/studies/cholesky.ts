@@ -9,7 +9,6 @@ export function isPositiveDefinite(a: readonly (readonly number[])[]): boolean {
 /** Symmetric up to a relative tolerance: |a_ij − a_ji| ≤ tol·√(a_ii·a_jj). */
 export function isNearlySymmetric(a: readonly (readonly number[])[], tol = 1e-8): boolean {
   for (let i = 0; i < a.length; i++) {
-    // Stryker disable next-line EqualityOperator: j = i compares a diagonal entry with itself (difference 0)
     for (let j = 0; j < i; j++) {
       const scale = Math.sqrt(Math.abs(a[i]![i]! * a[j]![j]!));
       if (Math.abs(a[i]![j]! - a[j]![i]!) > tol * scale) return false;

@@ -75,10 +75,8 @@ export function readEngineState(studyId: string, method: MethodName, stored: { v
   const s = stored.state;
   if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new StoredDataError(studyId, 'its engine state is not an object');
   if (s.method !== method) throw new StoredDataError(studyId, `its engine state belongs to method ${JSON.stringify(s.method)}, not the study's ${method}`);
-  // Stryker disable next-line ConditionalExpression: a version that is not a number always differs from the stored one (a number); the typeof narrows the type for the migration
-  if (stored.version !== s.version || typeof s.version !== 'number') {
-    throw new StoredDataError(studyId, `its engine state has version ${String(s.version)} but was stored as version ${stored.version}`);
-  }
+  if (typeof s.version !== 'number') throw new StoredDataError(studyId, `its engine state has no version number (${JSON.stringify(s.version) ?? 'none'})`);
+  if (stored.version !== s.version) throw new StoredDataError(studyId, `its engine state has version ${s.version} but was stored as version ${stored.version}`);
   try {
     return getStrategy(method).migrate({ ...s, version: s.version, method });
   } catch (e) {

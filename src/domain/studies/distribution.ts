@@ -88,7 +88,6 @@ export function userDistribution(space: SearchSpace, dist: InternalDistribution)
     return s;
   }));
   // Exact symmetry for clients that check it (the products above round differently per triangle).
-  // Stryker disable next-line EqualityOperator: j = i averages a diagonal entry with itself
   for (let i = 0; i < d; i++) for (let j = 0; j < i; j++) covariance[i]![j] = covariance[j]![i] = (covariance[i]![j]! + covariance[j]![i]!) / 2;
   const user = toUserRaw(space, centrePoint(dist));
   const named: Record<string, ParamValue> = {};

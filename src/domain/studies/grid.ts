@@ -65,7 +65,6 @@ export class Grid {
     // A high just below a grid value by float noise is that value: a client that computes its high as
     // low + K·step in binary sends 3·0.3 = 0.8999999999999999 for [0, 0.9], whose grid must still end
     // at 0.9, not 0.6.
-    // Stryker disable next-line EqualityOperator: the two differ only when value − high equals the tolerance exactly, a sum of 1e-9·step and a power-of-two multiple no difference of doubles hits
     if (this.value(this.last + 1) - high <= this.tolerance) this.last += 1;
   }
 
@@ -103,7 +102,6 @@ export class Grid {
   indexOf(x: number): number | null {
     const k = Math.round(this.position(x));
     if (!(k >= 0 && k <= this.last)) return null;
-    // Stryker disable next-line EqualityOperator: |x − value| equals the tolerance exactly only by accident of rounding (see the constructor's)
     return Math.abs(x - this.value(k)) <= this.tolerance ? k : null;
   }
 

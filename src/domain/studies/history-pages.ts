@@ -65,7 +65,6 @@ export async function evaluationPage(
   }
   const first = nextSampled(afterIndex, stride);
   const sampled: number[] = [];
-  // Stryker disable next-line EqualityOperator: with < the total is left out here and added just below as the latest evaluation, the same page
   for (let i = first; i <= total && sampled.length < pageSize; i += stride) sampled.push(i);
   // The span the page covers: up to the last sampled position, or the end when it is reached.
   const spanEnd = sampled.length === pageSize ? sampled[sampled.length - 1]! : total;

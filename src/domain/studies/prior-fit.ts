@@ -67,7 +67,6 @@ export function shrunkFit(x: readonly number[][], weights: readonly number[], sc
   const n = 1 / w.reduce((a, v) => a + v * v, 0);
   const den = (n + 1 - 2 / d) * (trS2 - (trS * trS) / d);
   // den ≤ 0 only when S is already a multiple of I (to rounding): the target is S itself then.
-  // Stryker disable next-line EqualityOperator: at den = 0 exactly the quotient is +∞, clamped to the same ρ = 1 (den < 0, from rounding, is tested)
   const rho = den > 0 ? Math.min(1, ((1 - 2 / d) * trS2 + trS * trS) / den) : 1;
   const covariance = S.map((row, i) => row.map((v, j) => ((i === j ? rho * mu : 0) + (1 - rho) * v) * scale[i]! * scale[j]!));
   return { mean: zbar.map((v, j) => v * scale[j]!), covariance, shrinkage: rho };

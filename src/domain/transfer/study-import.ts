@@ -24,6 +24,9 @@ import { initSpec } from '../studies/engine-ops.js';
 /** How deep an engine state may nest (ours are 3–4 levels); bounds the recursive walk. */
 const MAX_STATE_DEPTH = 32;
 
+/** Whether the report has its MAX_ERRORS problems: every check stops reading the document then. */
+const full = (errors: readonly FieldError[]) => errors.length >= MAX_ERRORS;
+
 const close = (a: number, b: number, rel: number) => Math.abs(a - b) <= rel * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** The document's search space; a parameter without a step (an older server's document) has its type's default. */
@@ -70,8 +73,14 @@ function checkStudy(doc: StudyDocument, errors: FieldError[]): boolean {
 }
 
 /** The document study's objectives and constraints as the study will store them. */
-// Stryker disable next-line LogicalOperator: the reference point is read by no check here (the trials' shape needs the objectives and constraints, the resolved parameters and the history neither)
-const storedOutcomes = (s: StudyDocument['study']) => writeOutcomes({ direction: s.direction, objectives: s.objectives ?? null, constraints: s.constraints ?? null, reference_point: s.reference_point ?? null });
+const storedOutcomes = (s: StudyDocument['study']) =>
+  writeOutcomes({
+    direction: s.direction,
+    objectives: s.objectives ?? null,
+    constraints: s.constraints ?? null,
+    // Stryker disable next-line LogicalOperator: the reference point is read by no check here (the trials' shape needs the objectives and constraints; the resolved parameters and the history neither)
+    reference_point: s.reference_point ?? null,
+  });
 const documentOutcomes = (s: StudyDocument['study']): StudyOutcomes => outcomesOf({ direction: s.direction, outcomes: storedOutcomes(s) });
 
 /** A trial's result has the study's shape: `values` for several objectives, one per objective; constraint values, one per constraint; nothing beside infeasible. */
@@ -96,7 +105,7 @@ function checkTrials(doc: StudyDocument, errors: FieldError[]): void {
   const space = documentSpace(s);
   const seen = new Set<number>();
   doc.trials.forEach((t, i) => {
-    if (errors.length >= MAX_ERRORS) return;
+    if (full(errors)) return;
     const at = (...rest: (string | number)[]) => pointer(['trials', i, ...rest]);
     if (seen.has(t.trial_id)) errors.push({ path: at('trial_id'), message: 'duplicates another trial\'s id' });
     seen.add(t.trial_id);
@@ -182,7 +191,6 @@ function checkCategorical(space: SearchSpace, q: unknown, at: (...rest: (string 
   }
   const ok = Array.isArray(q) && q.length === space.categorical.length && space.categorical.every((p, j) => {
     const row = q[j] as unknown;
-    // Stryker disable next-line EqualityOperator: |Σ − 1| is a multiple of 2⁻⁵³ and 1e-6 is not, so it never equals the bound
     return Array.isArray(row) && row.length === p.choices.length && row.every((v) => typeof v === 'number' && v >= 0 && v <= 1) && Math.abs(row.reduce((a: number, b: number) => a + b, 0) - 1) <= 1e-6;
   });
   if (!ok) errors.push({ path: at('state', 'categorical'), message: 'must hold, per categorical parameter, the probabilities of its choices (summing to 1)' });
@@ -193,7 +201,7 @@ function checkIntermediate(doc: StudyDocument, errors: FieldError[]): void {
   const trials = new Set(doc.trials.map((t) => t.trial_id));
   const seen = new Set<string>();
   doc.intermediate_values.forEach((r, i) => {
-    if (errors.length >= MAX_ERRORS) return;
+    if (full(errors)) return;
     const key = `${r.trial_id}:${r.step}`;
     if (!trials.has(r.trial_id)) errors.push({ path: pointer(['intermediate_values', i, 'trial_id']), message: 'is not a trial of the document' });
     else if (seen.has(key)) errors.push({ path: pointer(['intermediate_values', i, 'step']), message: `duplicates another value of trial ${r.trial_id} at this step` });
@@ -203,7 +211,7 @@ function checkIntermediate(doc: StudyDocument, errors: FieldError[]): void {
 
 /** Every number in a JSON value is finite (JSON text like 1e999 parses to Infinity). */
 function walkFinite(v: unknown, path: (string | number)[], depth: number, errors: FieldError[]): void {
-  if (errors.length >= MAX_ERRORS) return;
+  if (full(errors)) return;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) errors.push({ path: pointer(path), message: 'must be a finite number' });
   } else if (v !== null && typeof v === 'object') {
@@ -284,7 +292,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   const isVec = (v: unknown): v is number[] => Array.isArray(v) && v.length === d && v.every((x) => typeof x === 'number');
   const isSquare = (v: unknown): v is number[][] => Array.isArray(v) && v.length === d && v.every(isVec);
   doc.engine_states.forEach((e, i) => {
-    if (errors.length >= MAX_ERRORS) return;
+    if (full(errors)) return;
     const at = (...rest: (string | number)[]) => pointer(['engine_states', i, ...rest]);
     if (generations.has(e.generation)) errors.push({ path: at('generation'), message: 'duplicates another snapshot\'s generation' });
     if (revisions.has(e.revision)) errors.push({ path: at('revision'), message: 'duplicates another snapshot\'s revision' });
@@ -326,8 +334,7 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
   // therefore be the latest generation's.
   const byGeneration = [...doc.engine_states].sort((a, b) => a.generation - b.generation);
   byGeneration.forEach((e, k) => {
-    // Stryker disable next-line EqualityOperator: with > one more pair is compared, whose revisions the first pass read already, and the report is cut at MAX_ERRORS
-    if (errors.length >= MAX_ERRORS) return;
+    if (full(errors)) return;
     if (k > 0 && e.revision <= byGeneration[k - 1]!.revision) {
       errors.push({ path: pointer(['engine_states', doc.engine_states.indexOf(e), 'revision']), message: 'revisions must increase with the generation' });
     }
@@ -349,8 +356,8 @@ function checkEngineStates(doc: StudyDocument, errors: FieldError[]): void {
  * would otherwise block the event loop for every other request; the runner gets copies of the state.
  */
 async function checkResumable(doc: StudyDocument, runner: EngineRunner, errors: FieldError[]): Promise<void> {
-  // Stryker disable next-line EqualityOperator: the generations are distinct here (a repeated one is a problem checkEngineStates reports), so > and >= pick the same state
-  const k = doc.engine_states.reduce((best, e, i) => (e.generation > doc.engine_states[best]!.generation ? i : best), 0);
+  // The latest generation's (one state each: a repeated generation is a problem checkEngineStates reports).
+  const k = doc.engine_states.findIndex((e) => e.generation === doc.study.generation);
   // As the loop's engine calls will see them: in completion order (completion time, then trial id),
   // with each reported standard error and stopped trials as results/stopped.ts reads them (a trial
   // without a point is in the median the ones after it are read against, not in the history).
