@@ -27,7 +27,7 @@ export function trustRegionMaximiser(g: ArrayLike<number>, H: number[][], radius
   const { values, vectors } = symEig(fromRows(H.map((row) => row.map((v) => -2 * v))));
   // g in B's eigenbasis: x(λ) = Σ_i (g'_i / (β_i + λ)) v_i.
   const gp = new Float64Array(d);
-  // Stryker disable next-line EqualityOperator: j = d would only write past the end of a Float64Array of length d, which JavaScript ignores
+  // Some EqualityOperator mutants of this line are equivalent: j = d would only write past the end of a Float64Array of length d, which JavaScript ignores
   for (let j = 0; j < d; j++) {
     let s = 0;
     for (let i = 0; i < d; i++) s += vectors.data[i * d + j] * g[i];
@@ -37,38 +37,38 @@ export function trustRegionMaximiser(g: ArrayLike<number>, H: number[][], radius
     let n2 = 0;
     for (let j = 0; j < d; j++) {
       const den = values[j] + lam;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: normAt is called at λ = 0 only when every β > 0, and the bisection's λ stays above −β_min, so den > 0 always; the other branches are a guard
+      // Some ConditionalExpression,EqualityOperator mutants of this line are equivalent: normAt is called at λ = 0 only when every β > 0, and the bisection's λ stays above −β_min, so den > 0 always; the other branches are a guard
       n2 += den > 0 ? (gp[j] / den) ** 2 : gp[j] === 0 ? 0 : Infinity;
     }
     return Math.sqrt(n2);
   };
   const lowest = values[0];
   let lam = 0;
-  // Stryker disable next-line EqualityOperator: the two sides differ only at β_min = 0 or ‖x(0)‖ = ρ exactly, where both paths give the same boundary point
+  // Some EqualityOperator mutants of this line are equivalent: the two sides differ only at β_min = 0 or ‖x(0)‖ = ρ exactly, where both paths give the same boundary point
   if (!(lowest > 0 && normAt(0) <= radius)) {
     // Bisection on λ in (max(0, −β_min), hi] for ‖x(λ)‖ = ρ.
     let lo = Math.max(0, -lowest);
     const gNorm = Math.sqrt(gp.reduce((s, v) => s + v * v, 0));
-    // Stryker disable next-line ArithmeticOperator: only the bracket's first upper end; the doubling below widens any bracket that is too small
+    // Some ArithmeticOperator mutants of this line are equivalent: only the bracket's first upper end; the doubling below widens any bracket that is too small
     let hi = lo + gNorm / radius + Math.abs(lowest) + 1e-12;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,AssignmentOperator: never runs: ‖x(λ)‖ ≤ ‖g‖/(β_min + λ) ≤ ρ at the first upper end; kept as a guard
+    // Some ConditionalExpression,EqualityOperator,AssignmentOperator mutants of this line are equivalent: never runs: ‖x(λ)‖ ≤ ‖g‖/(β_min + λ) ≤ ρ at the first upper end; kept as a guard
     while (normAt(hi) > radius) hi *= 2;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator,MethodExpression,UpdateOperator: these change only how many bisection steps run past λ's relative precision of 1e-12, not the point to that precision
+    // Some ConditionalExpression,EqualityOperator,ArithmeticOperator,MethodExpression,UpdateOperator mutants of this line are equivalent: these change only how many bisection steps run past λ's relative precision of 1e-12, not the point to that precision
     for (let it = 0; it < 100 && hi - lo > 1e-12 * Math.max(1, hi); it++) {
       const mid = 0.5 * (lo + hi);
-      // Stryker disable next-line EqualityOperator: differs only when ‖x(mid)‖ = ρ exactly, the root itself
+      // Some EqualityOperator mutants of this line are equivalent: differs only when ‖x(mid)‖ = ρ exactly, the root itself
       if (normAt(mid) > radius) lo = mid;
       else hi = mid;
     }
     lam = hi;
   }
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: λ > −β_min here (the bisection's upper end never reaches lo), so β_j + λ > 0 for every j
+  // Some ConditionalExpression,EqualityOperator mutants of this line are equivalent: λ > −β_min here (the bisection's upper end never reaches lo), so β_j + λ > 0 for every j
   const coef = Array.from(gp, (v, j) => (values[j] + lam > 0 ? v / (values[j] + lam) : 0));
   const n2 = coef.reduce((s, v) => s + v * v, 0);
   // Hard case: B not positive definite and x(λ) short of the boundary: move along the lowest eigenvector.
-  // Stryker disable next-line EqualityOperator,ConditionalExpression: when x(λ) is on the boundary, n2 = ρ² and the hard case's step recomputes the same component; β_min = 0 exactly is the boundary case too
+  // Some EqualityOperator,ConditionalExpression mutants of this line are equivalent: when x(λ) is on the boundary, n2 = ρ² and the hard case's step recomputes the same component; β_min = 0 exactly is the boundary case too
   if (lowest <= 0 && n2 < radius * radius) {
-    // Stryker disable next-line ArithmeticOperator,EqualityOperator: dividing by ±1 is multiplying by it; at coef[0] = 0 both signs reach a maximiser (q is even along that eigenvector)
+    // Some ArithmeticOperator,EqualityOperator mutants of this line are equivalent: dividing by ±1 is multiplying by it; at coef[0] = 0 both signs reach a maximiser (q is even along that eigenvector)
     coef[0] = Math.sqrt(radius * radius - (n2 - coef[0] * coef[0])) * (coef[0] < 0 ? -1 : 1);
   }
   const x = new Array<number>(d).fill(0);
