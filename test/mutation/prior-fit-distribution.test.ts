@@ -55,6 +55,7 @@ describe('shrunkFit (OAS)', () => {
     const s = 0.33289999999999986, c = 1.7;
     const fit = shrunkFit([[c + s, c], [c - s, c], [c, c + s], [c, c - s]], [1, 1, 1, 1], [1, 1])!;
     expect(fit.shrinkage).toBe(1);
+    // The cross's scatter: each of the four points is ±s from the centre along one axis, so S = (s²/2)·I = μI.
     expect(fit.covariance[0]![0]).toBeCloseTo(s * s / 2, 14);
   });
 
