@@ -75,6 +75,23 @@ describe('from_points', () => {
   });
 });
 
+describe('from_points: the units', () => {
+  it('a log parameter with a positive low bound is in units of its transformed width, not the data\'s spread', () => {
+    const points = [{ l: 1 }, { l: Math.E }, { l: Math.E ** 2 }];
+    // Width ln e⁴ − ln 1 = 4; the points span only 2 of it.
+    const got = resolveFromPoints(input([num('l', { scale: 'log', bounds: [1, Math.E ** 4] })]), points, undefined);
+    const want = shrunkFit(points.map((p) => [Math.log(p.l)]), [1, 1, 1], [4])!;
+    expect(got.prior).toEqual({ mean: want.mean, covariance: want.covariance });
+  });
+
+  it('points whose covariance overflows a double are refused as such, not as equal', () => {
+    const far = [num('u', { bounds: null }), num('v', { bounds: null })];
+    for (const points of [[{ u: -1e308, v: 0 }, { u: 1e308, v: 1 }], [{ u: 0, v: 0 }, { u: 1e200, v: 1 }]]) {
+      expect(problems(() => resolveFromPoints(input(far), points, undefined))).toEqual([{ path: '/prior/from_points', message: 'the points are too far apart: their covariance overflows a double (in each parameter\'s transformed scale)' }]);
+    }
+  });
+});
+
 describe('from_study', () => {
   const from = (over: Partial<FromStudy> = {}): FromStudy => ({ study_id: 'src', top_fraction: 0.4, alpha: 0.1, include_observations: false, ...over }) as FromStudy;
   const sourceParams = [
@@ -117,6 +134,10 @@ describe('from_study', () => {
     // Both 3s before the 1; trial 8 before trial 9.
     expect(max.prior).toEqual(warmStartFit([[2, 0], [1, 0]], [10, 2], 0.1));
     expect(max.source).toMatchObject({ points: 2 });
+    // Three tied, two taken: the two lowest ids, whatever the source's order.
+    const three = [trial(9, 1, 0, 3), trial(8, 2, 0, 3), trial(7, 4, 0, 3)];
+    const ties = resolveFromStudy(input(here), from({ top_fraction: 0.01 }), source({ completed: three }));
+    expect(ties.prior).toEqual(warmStartFit([[4, 0], [2, 0]], [10, 2], 0.1));
     const all = resolveFromStudy(input(here), from({ top_fraction: 1 }), source());
     expect(all.source).toMatchObject({ points: 5 });
   });
@@ -127,6 +148,10 @@ describe('from_study', () => {
     const got = resolveFromStudy(input(parameters), from({ include_observations: true, top_fraction: 1 }), src);
     expect(got.observations.map((t) => t.trialId)).toEqual([1, 5]);
     expect(got.source).toMatchObject({ include_observations: true, observations_copied: 2 });
+    // An int parameter without a step here, a float in the source (parameters match by name and scale): integers only.
+    const intHere = [num('x', { type: 'int', bounds: [0, 10] }), num('y', { bounds: null })];
+    const floats = source({ completed: [trial(1, 4, 0, 1), trial(2, 2.5, 0, 2), trial(3, 7, 0, 3)] });
+    expect(resolveFromStudy(input(intHere), from({ include_observations: true }), floats).observations.map((t) => t.trialId)).toEqual([1, 3]);
     // A log parameter: in its bounds and positive.
     const logHere = [num('x', { scale: 'log', bounds: [1, 10] }), num('y', { bounds: null })];
     const logSrc = source({ parameters: [{ ...sourceParams[0], scale: 'log', bounds: [0.5, 20] }, sourceParams[1]] as never, completed: [trial(1, 0.5, 0, 1), trial(2, 1, 0, 2), trial(3, 10, 0, 3), trial(4, 20, 0, 4)] });

@@ -47,6 +47,10 @@ describe('a parameter', () => {
     ['a high off the grid', [x({ bounds: [0, 1.05], step: 0.1 })], [{ path: '/parameters/0/bounds/1', message: 'must be a value of the grid low + k·step: the last one of these bounds is 1' }]],
     ['a step with bounds out of order: only the bounds', [x({ bounds: [1, 0], step: 0.1 })], [{ path: '/parameters/0/bounds', message: 'bounds must be ordered [low, high] with low < high' }]],
     ['no bounds and no prior', [x({ bounds: null })], [{ path: '/parameters/0/prior', message: 'a parameter without bounds needs a prior (or give the joint `prior`)' }]],
+    // Bounds already refused: the prior's mean is not checked against them (nor a step's grid built on them).
+    ['equal bounds with a prior mean outside them: only the bounds', [x({ bounds: [1, 1], prior: { mean: 5, std: 1 } })], [{ path: '/parameters/0/bounds', message: 'bounds must be ordered [low, high] with low < high' }]],
+    ['a log scale from 0 with a prior mean above ln(high): only the bound', [x({ scale: 'log', bounds: [0, 10], prior: { mean: 5, std: 1 } })], [{ path: '/parameters/0/bounds/0', message: 'a log-scaled parameter needs bounds > 0' }]],
+    ['equal bounds with a step: only the bounds', [x({ bounds: [1, 1], step: 0.5 })], [{ path: '/parameters/0/bounds', message: 'bounds must be ordered [low, high] with low < high' }]],
     ['a name twice', [x(), x()], [{ path: '/parameters/1/name', message: 'duplicates the name of parameter 0' }]],
   ])('%s', (_, parameters, expected) => {
     expect(problems(spec(parameters))).toEqual(expected);
@@ -62,6 +66,7 @@ describe('a parameter', () => {
     ['a step of exactly high − low', [x({ step: 1 })]],
     ['a high on the grid in decimal (1/0.1 is 9.999… in binary)', [x({ step: 0.1 })]],
     ['no bounds with a prior', [x({ bounds: null, prior: { mean: 3, std: 2 } })]],
+    ['an int with an explicit step of 1 and no bounds (the default grid needs none)', [x({ type: 'int', bounds: null, prior: { mean: 3, std: 2 }, step: 1 })]],
   ])('passes: %s', (_, parameters) => {
     expect(problems(spec(parameters))).toEqual([]);
   });
@@ -79,6 +84,10 @@ describe('the joint prior', () => {
     ['a mean outside the first parameter\'s bounds', two, { mean: [2, 0.5], covariance: [[1, 0], [0, 1]] }, [{ path: '/prior/mean/0', message: 'must lie within the bounds of x, [0, 1]' }]],
     ['a mean below the second\'s', two, { mean: [0.5, -1], covariance: [[1, 0], [0, 1]] }, [{ path: '/prior/mean/1', message: 'must lie within the bounds of y, [0, 1]' }]],
     ['beside a parameter\'s own prior', [x({ prior: { mean: 0.5, std: 1 } }), x({ name: 'y' })], { mean: [0.5, 0.5], covariance: [[1, 0], [0, 1]] }, [{ path: '/parameters/0/prior', message: 'give per-parameter priors or the joint `prior`, not both' }]],
+    ['a mean one too long: only its length, not the bounds of the first entries', two, { mean: [2, 0.5, 7], covariance: [[1, 0], [0, 1]] }, [{ path: '/prior/mean', message: 'must have one entry per parameter (2)' }]],
+    ['equal bounds with a mean outside them: only the bounds', [x({ bounds: [1, 1] })], { mean: [5], covariance: [[1]] }, [{ path: '/parameters/0/bounds', message: 'bounds must be ordered [low, high] with low < high' }]],
+    ['a log scale from 0 with a mean above ln(high): only the bound', [x({ scale: 'log', bounds: [0, 10] })], { mean: [5], covariance: [[1]] }, [{ path: '/parameters/0/bounds/0', message: 'a log-scaled parameter needs bounds > 0' }]],
+    ['a log parameter\'s mean above ln(high)', [x({ scale: 'log', bounds: [1, 100] })], { mean: [10], covariance: [[1]] }, [{ path: '/prior/mean/0', message: `must lie within the bounds of x, [0, ${Math.log(100)}]` }]],
     ['on a study of categorical parameters only', [cat()], { mean: [], covariance: [] }, [{ path: '/prior', message: 'a joint prior is over the numeric parameters, and this study has none' }]],
   ])('%s', (_, parameters, prior, expected) => {
     expect(problems(spec(parameters, { prior }))).toEqual(expected);
@@ -121,6 +130,13 @@ describe('conditions', () => {
       cat({ name: 'b', choices: [1], condition: { parent: 'a', values: [1] } }),
       cat({ name: 'c', choices: [1], condition: { parent: 'b', values: [1] } }),
     ], [{ path: '/parameters/0/condition/parent', message: 'conditions form a cycle: a → c → b → a' }]],
+    // x's parents lead into a cycle that does not come back to x: the walk from x stops after as many
+    // steps as there are parameters, and the cycle is reported once, at its own first parameter.
+    ['a chain into a cycle', [
+      x({ condition: { parent: 'a', values: [1] } }),
+      cat({ name: 'a', choices: [1, 2], condition: { parent: 'b', values: ['x'] } }),
+      cat({ name: 'b', choices: ['x', 'y'], condition: { parent: 'a', values: [2] } }),
+    ], [{ path: '/parameters/1/condition/parent', message: 'conditions form a cycle: a → b → a' }]],
   ])('%s', (_, parameters, expected) => {
     expect(problems(spec(parameters))).toEqual(expected);
   });
@@ -170,6 +186,8 @@ describe('the effective prior and its helpers', () => {
     expect(numericIndices([{ type: 'categorical' }, { type: 'float' }, { type: 'int' }, { type: 'categorical' }])).toEqual([1, 2]);
     const p = (over: Param) => x(over) as never;
     expect(usableStep(p({ step: 0.1 }))).toBe(true);
+    // The finest step allowed is usable (the bound itself, computed as the rule computes it).
+    expect(usableStep(p({ bounds: [0, 1e6], step: 1e-8 * 1e6 }))).toBe(true);
     for (const bad of [{ step: null }, { bounds: null, step: 0.1 }, { scale: 'log', bounds: [1, 2], step: 0.1 }, { type: 'int', bounds: [0, 10], step: 1.5 }, { type: 'int', bounds: [0, 10.5], step: 2 }, { step: 0 }, { step: 2 }, { bounds: [1, 0], step: 0.1 }, { bounds: [0, 1e6], step: 1e-3 }, { bounds: [0, Infinity], step: 1 }]) {
       expect(usableStep(p(bad)), JSON.stringify(bad)).toBe(false);
     }

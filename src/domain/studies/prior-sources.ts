@@ -97,7 +97,13 @@ export function resolveFromPoints(input: CreateStudyInput, pts: Record<string, n
   if (errors.length > 0) throw new ValidationError(errors);
   const x = pts.map((pt) => params.map((p) => T(p, pt[p.name]!)));
   const fit = shrunkFit(x, w, scaleOf(params, (j) => spread(x, j)));
-  if (!fit) throw new ValidationError([{ path: '/prior/from_points', message: 'the points are all equal: they give no spread to fit a covariance to' }]);
+  if (!fit || fit.covariance.some((r) => r.some((v) => !Number.isFinite(v)))) {
+    // No fit: either no spread at all, or a spread whose squares overflow a double (points 1e200
+    // apart: in the unit-scaled space, or when the covariance is scaled back).
+    const equal = x.every((r) => r.every((v, j) => v === x[0]![j]));
+    const message = equal ? 'the points are all equal: they give no spread to fit a covariance to' : 'the points are too far apart: their covariance overflows a double (in each parameter\'s transformed scale)';
+    throw new ValidationError([{ path: '/prior/from_points', message }]);
+  }
   return { prior: { mean: fit.mean, covariance: fit.covariance }, source: { from: 'points', points: pts.length, shrinkage: fit.shrinkage } };
 }
 
