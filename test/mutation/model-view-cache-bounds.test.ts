@@ -52,6 +52,12 @@ describe('what is never kept', () => {
     expect(c.stats()).toEqual(before);
   });
 
+  it('a bound of one entry keeps one', () => {
+    const c = cache({ entries: 1, perTenantEntries: 1 });
+    c.set('t', 'a', 1);
+    expect(c.get('t', 'a')).toBe(1);
+  });
+
   it('exactly at the byte bounds: kept', () => {
     const c = cache({ perTenantBytes: cost(100), bytes: cost(100) });
     c.set('t', 'b', 100);
@@ -128,5 +134,17 @@ describe('approxBytes', () => {
     ['an object: 16, and per property 16, 2 a name character and its value', { ab: 1, c: 'x' }, 16 + (16 + 4 + 8) + (16 + 2 + 18)],
   ])('%s', (_, value, bytes) => {
     expect(approxBytes(value)).toBe(bytes);
+  });
+});
+
+describe('single flight', () => {
+  it('computations of different keys (or tenants) in flight at once are not shared; identical ones are', async () => {
+    const c = cache();
+    let calls = 0;
+    const slow = (v: number) => () => new Promise<number>((resolve) => setTimeout(() => { calls++; resolve(v); }, 5));
+    const [a, b, u, again] = await Promise.all([c.getOrCompute('t', 'a', slow(1)), c.getOrCompute('t', 'b', slow(2)), c.getOrCompute('u', 'a', slow(3)), c.getOrCompute('t', 'a', slow(4))]);
+    expect([a, b, u, again]).toEqual([1, 2, 3, 1]);
+    expect(calls).toBe(3);
+    expect(c.stats().inflight).toBe(0);
   });
 });
