@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { updateCovCmaes, updateCovSnes, updateCovXnes, updateMean } from '../../src/engine/strategies/probnes-updates.js';
 import { activeSet } from '../../src/engine/strategies/probnes-data.js';
+import { meanStep } from '../../src/engine/strategies/probnes-step.js';
 import { NonFiniteError } from '../../src/engine/errors.js';
 
 const close = (got: number[][], want: number[][]) => {
@@ -44,6 +45,7 @@ describe('floors', () => {
 describe('overflow is an error, never a non-finite distribution', () => {
   it.each<[string, () => unknown, string]>([
     ['the mean (one coordinate of two)', () => updateMean([0, 0], [[1e308, 0], [0, 1]], [10, 1], 1), 'ProbNES mean update produced a non-finite mean'],
+    ['the natural mean step (one coordinate of two)', () => meanStep('natural', [0, 0], [[1e308, 0], [0, 1]], [10, 1], null, 1, 2), 'ProbNES mean step produced a non-finite mean'],
     ['the CMA step ΣGΣ', () => updateCovCmaes([[1e200]], [[1e200]], 0.5), 'Prob-CMAES covariance step is not finite'],
     ['the CMA sum Σ + 2η_Σ ΣGΣ (ΣGΣ ≈ 4e307, finite)', () => updateCovCmaes([[1.5e308]], [[1.78e-309]], 0.5), 'Prob-CMAES covariance update overflowed'],
     ['the XNES product A E Aᵀ (E itself finite)', () => updateCovXnes([[1e200]], [[2.5e-198]], 0.5), 'Prob-XNES covariance update overflowed'],
