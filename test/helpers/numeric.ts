@@ -1,4 +1,5 @@
 /** Small numerical helpers shared by the engine tests. */
+import { expect } from 'vitest';
 import { Rng } from '../../src/engine/random/index.js';
 
 /** Least-squares slope of ln v[g] against g over g0 ≤ g < v.length (the per-generation log-progress). */
@@ -28,4 +29,13 @@ export function rotation(d: number, seed: number): number[][] {
     if (n > 1e-8) Q.push(v.map((vi) => vi / n));
   }
   return Q;
+}
+
+/** Two matrices of the same shape, entry by entry to `digits` decimal places (the failing entry named). */
+export function expectMatrixClose(got: readonly (readonly number[])[], want: readonly (readonly number[])[], digits = 12): void {
+  expect(got.length).toBe(want.length);
+  got.forEach((row, i) => {
+    expect(row.length, `row ${i}`).toBe(want[i]!.length);
+    row.forEach((v, j) => expect(v, `[${i}][${j}]`).toBeCloseTo(want[i]![j]!, digits));
+  });
 }

@@ -15,8 +15,8 @@ import { shrunkFit, warmStartFit } from '../../src/domain/studies/prior-fit.js';
 import { centrePoint, internalDistribution, priorDistribution, userDistribution } from '../../src/domain/studies/distribution.js';
 import { searchSpace } from '../../src/domain/studies/transforms.js';
 import type { JsonValue } from '../../src/storage/index.js';
+import { expectMatrixClose as close } from '../helpers/numeric.js';
 
-const close = (a: number[][], b: number[][], digits = 12) => a.forEach((row, i) => row.forEach((v, j) => expect(v, `[${i}][${j}]`).toBeCloseTo(b[i]![j]!, digits)));
 
 describe('shrunkFit (OAS)', () => {
   it('two points in ten dimensions: ρ = 5/7, the midpoint, ρμI + (1 − ρ)S', () => {

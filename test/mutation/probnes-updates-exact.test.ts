@@ -9,11 +9,8 @@ import { updateCovCmaes, updateCovSnes, updateCovXnes, updateMean } from '../../
 import { activeSet } from '../../src/engine/strategies/probnes-data.js';
 import { meanStep } from '../../src/engine/strategies/probnes-step.js';
 import { NonFiniteError } from '../../src/engine/errors.js';
+import { expectMatrixClose as close } from '../helpers/numeric.js';
 
-const close = (got: number[][], want: number[][]) => {
-  expect(got.length).toBe(want.length);
-  got.forEach((row, i) => row.forEach((v, j) => expect(v, `${i},${j}`).toBeCloseTo(want[i]![j]!, 12)));
-};
 
 describe('the updates at η_Σ = 0.3', () => {
   it('Prob-XNES: Σ′ = A expm(2η_Σ AᵀGA) Aᵀ; on diag(1, 4) with G = diag(½, ¼), diag(e^0.3, 4e^0.6)', () => {
