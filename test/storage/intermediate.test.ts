@@ -1,9 +1,13 @@
 /**
  * Intermediate values (early stopping) and a study's loop settings, on both backends: one value per
  * trial and step that a second report never overwrites, the peers a stopping rule reads at a step,
- * and both carried by export and import.
+ * and both carried by export and import. Run, as the storage contract is, against SQLite in memory,
+ * SQLite with its writer thread (a database file) and PostgreSQL.
  */
 import { importedEvaluations } from '../../src/domain/results/index.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PostgresStorage, SqliteStorage, type Storage } from '../../src/storage/index.js';
@@ -102,6 +106,11 @@ function intermediateContract(name: string, open: () => Promise<Storage>): void 
 }
 
 intermediateContract('SQLite in memory', async () => SqliteStorage.open(':memory:'));
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'probnes-intermediate-'));
+let files = 0;
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+intermediateContract('SQLite file, commits on the writer thread', async () => SqliteStorage.open(path.join(dir, `i${++files}.db`), { writerThread: true }));
 
 const server = postgresServer();
 describe.skipIf(!server)('PostgreSQL', () => {
