@@ -20,7 +20,7 @@
  * the TTL.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord, Storage } from '../../storage/index.js';
+import type { ApiKeyRecord, KeysStore, StudiesStore } from '../../storage/index.js';
 import { ValidationError } from '../common/errors.js';
 
 export const KEY_PREFIX = 'pnk_';
@@ -77,7 +77,7 @@ export function apiKeysChanged(): void {
 }
 
 export interface AuthenticatorDeps {
-  storage: Pick<Storage, 'findActiveApiKey' | 'isKeyed'>;
+  storage: Pick<KeysStore, 'findActiveApiKey' | 'isKeyed'>;
   envKeys?: readonly EnvApiKey[];
   /**
    * Whether a request without a key may act as the default tenant while the database is not keyed
@@ -165,7 +165,7 @@ export class Authenticator {
 }
 
 export interface ApiKeyServiceDeps {
-  storage: Pick<Storage, 'createApiKey' | 'listApiKeys' | 'revokeApiKey' | 'reopenWithoutKeys' | 'listStudies'>;
+  storage: Pick<KeysStore, 'createApiKey' | 'listApiKeys' | 'revokeApiKey' | 'reopenWithoutKeys'> & Pick<StudiesStore, 'listStudies'>;
   now?: () => Date;
 }
 

@@ -10,7 +10,7 @@
  * fsync for the group, each request validated and answered on its own, after that commit.
  * Generation rules: generation.ts; leases: lease.ts; observation checks: observations.ts.
  */
-import type { CommitResult, Storage, StudyState, TrialRecord } from '../../storage/index.js';
+import type { CommitResult, LoopStore, StudyState, SummariesStore, TrialRecord } from '../../storage/index.js';
 import { CommitGroups, type Outcome } from './commit-group.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { DomainError, StudyNotFoundError } from '../common/errors.js';
@@ -60,7 +60,7 @@ export interface ObservationResult {
 }
 
 export interface LoopServiceDeps {
-  storage: Storage;
+  storage: LoopStore & SummariesStore;
   runner: EngineRunner;
   now?: () => Date;
   log?: LoopLogger;
@@ -107,7 +107,7 @@ export interface LoopStats {
 }
 
 export class LoopService {
-  private readonly storage: Storage;
+  private readonly storage: LoopStore & SummariesStore;
   private readonly runner: EngineRunner;
   private readonly now: () => Date;
   private readonly log: LoopLogger;

@@ -7,7 +7,7 @@
  * engine call needs it (through the per-study cache, see study-cache.ts).
  */
 import { generationSize, methodFacts, type BaseState, type Observation } from '../../engine/index.js';
-import { newTrialRecord, type KeyedEvaluation, type NewTrial, type Storage, type StudyState, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
+import { newTrialRecord, type KeyedEvaluation, type LoopStore, type NewTrial, type StudyState, type SummariesStore, type TrialCounts, type TrialRecord, type TrialState, type TrialUpdate } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
 import { readEngineState, readStudy } from '../studies/codec.js';
 import { completionOf, completionRows, ModelHistory, modelOutcomes, objectiveOf, type Completion } from '../results/index.js';
@@ -40,7 +40,7 @@ const toPoint = (t: TrialRecord): CompletedPoint => {
  * completed after them, if storage confirms that nothing was placed among them; else read whole
  * (and cached).
  */
-function completedTrials(storage: Storage, cache: StudyCache, studyId: string, count: number): () => Promise<readonly CompletedPoint[]> {
+function completedTrials(storage: LoopStore, cache: StudyCache, studyId: string, count: number): () => Promise<readonly CompletedPoint[]> {
   return async () => {
     const cached = cache.completed(studyId, count);
     if (cached) return cached;
@@ -131,7 +131,7 @@ export class StudySnapshot {
    * Reads what the request needs (one storage read transaction), with the engine state and the
    * completed history from `cache` when they are still current.
    */
-  static async load(storage: Storage, cache: StudyCache, tenantId: string, studyId: string, trialIds: readonly number[] = []): Promise<StudySnapshot> {
+  static async load(storage: LoopStore, cache: StudyCache, tenantId: string, studyId: string, trialIds: readonly number[] = []): Promise<StudySnapshot> {
     const loaded = await storage.loadLoopState(tenantId, studyId, { trialIds, knownRevision: cache.engineRevision(studyId) });
     if (!loaded) {
       cache.forget(studyId);
@@ -186,7 +186,7 @@ export class StudySnapshot {
   }
 
   /** A snapshot from what this process's last commit left (no storage read); `completed` as in load. */
-  static fromWarm(storage: Storage, cache: StudyCache, warm: WarmSnapshot): StudySnapshot {
+  static fromWarm(storage: LoopStore, cache: StudyCache, warm: WarmSnapshot): StudySnapshot {
     const studyId = warm.study.id;
     return new StudySnapshot({
       study: warm.study,
@@ -299,7 +299,7 @@ export class StudySnapshot {
    * clock behind another writer's), among the stored ones read around it. Computed from the study
    * as of `commitSeq`, which the commit checks.
    */
-  async evaluationRows(storage: Storage): Promise<KeyedEvaluation[]> {
+  async evaluationRows(storage: SummariesStore): Promise<KeyedEvaluation[]> {
     const added: Completion[] = this.trials.flatMap((t) => (this.completedHere(t) ? (completionOf(t) ?? []) : []));
     return completionRows(storage, this.study.id, objectiveOf(this.study), this.lastEvaluation, added);
   }

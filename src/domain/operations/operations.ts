@@ -2,12 +2,12 @@
  * What the server's operational endpoints (readiness, metrics) read from storage, so that the HTTP
  * layer never holds the storage itself (ARCHITECTURE.md rule 1).
  */
-import type { OperationalCounts, PoolStats, Storage, StorageHealth } from '../../storage/index.js';
+import type { OperationalCounts, PoolStats, Storage, StorageHealth, StudiesStore, SummariesStore } from '../../storage/index.js';
 
 export { StorageUnavailableError, STUDY_STATES, TRIAL_STATES, type PoolStats, type StudyState, type TrialState, type TrialRecord, type StorageHealth, type OperationalCounts } from '../../storage/index.js';
 
 export class Operations {
-  constructor(private readonly storage: Storage) {}
+  constructor(private readonly storage: SummariesStore & StudiesStore & Pick<Storage, 'health' | 'poolStats'>) {}
 
   /** Reachable and migrated to exactly the schema this code knows. */
   health(): Promise<StorageHealth> {

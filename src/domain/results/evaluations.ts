@@ -6,7 +6,7 @@
  * complete and written by the storage in the same transaction (table study_evaluations), so /best
  * and /history read O(page) rows.
  */
-import type { EvaluationRecord, EvaluationsAround, KeyedEvaluation, Storage } from '../../storage/index.js';
+import type { EvaluationRecord, EvaluationsAround, KeyedEvaluation, SummariesStore } from '../../storage/index.js';
 import { better, objectiveOf, regret, worstValue, type Direction, type Objective } from './objective.js';
 
 /** A trial that completes with a value, at its place in completion order. */
@@ -63,7 +63,7 @@ export function placeEvaluations(o: Objective, around: EvaluationsAround, added:
  * by the commit count it read `last` at, so that the rows are written only onto the state they were
  * computed from.
  */
-export async function completionRows(storage: Pick<Storage, 'evaluationsAround'>, studyId: string, o: Objective, last: KeyedEvaluation | null, added: readonly Completion[]): Promise<KeyedEvaluation[]> {
+export async function completionRows(storage: Pick<SummariesStore, 'evaluationsAround'>, studyId: string, o: Objective, last: KeyedEvaluation | null, added: readonly Completion[]): Promise<KeyedEvaluation[]> {
   if (added.length === 0) return [];
   const first = added.reduce((a, b) => (completionKeyOrder(a, b) <= 0 ? a : b));
   const around = last === null || completionKeyOrder(last, first) < 0 ? { before: last, after: [] } : await storage.evaluationsAround(studyId, first);

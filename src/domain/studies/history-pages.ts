@@ -9,7 +9,7 @@
  * (index 1, 1 + k, 1 + 2k, …), every best-so-far step (so the best-so-far and regret curves are
  * exact) and the latest evaluation; a page then spans at most pageSize·k positions.
  */
-import type { EvaluationRecord, Storage } from '../../storage/index.js';
+import type { EvaluationRecord, SummariesStore } from '../../storage/index.js';
 
 /** Documented limits of GET /history (docs/capacity.md). */
 export const HISTORY_LIMITS = {
@@ -50,7 +50,7 @@ export function nextSampled(after: number, stride: number): number {
  * says whether evaluations remain after the page.
  */
 export async function evaluationPage(
-  storage: Pick<Storage, 'listEvaluations' | 'evaluationsAt' | 'listBestSteps'>,
+  storage: Pick<SummariesStore, 'listEvaluations' | 'evaluationsAt' | 'listBestSteps'>,
   studyId: string,
   total: number,
   afterIndex: number,

@@ -48,7 +48,7 @@
  */
 import { createHash } from 'node:crypto';
 import { activeMask, impute, encodeMixed, methodFacts, modeOf, solveLower, type ChoiceRelevance, type GpHyper, type MethodName, type ModelViewResult, type ModelViewTask, type StoredViewGp, type ViewModelSpec } from '../../engine/index.js';
-import type { EngineStateRecord, Storage, TrialRecord } from '../../storage/index.js';
+import type { EngineStateRecord, LoopStore, ReportsStore, StudiesStore, TrialRecord } from '../../storage/index.js';
 import { DomainError, pointer, StudyNotFoundError, ValidationError, type FieldError } from '../common/errors.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import type { GridAxesTask } from '../pool/engine-tasks.js';
@@ -174,7 +174,7 @@ export class ModelViews {
    */
   readonly cache: ModelViewCache;
 
-  constructor(private readonly deps: { storage: Storage; engine: EngineRunner; cache?: ModelViewCache }) {
+  constructor(private readonly deps: { storage: StudiesStore & LoopStore & ReportsStore; engine: EngineRunner; cache?: ModelViewCache }) {
     this.cache = deps.cache ?? new ModelViewCache();
   }
 

@@ -5,7 +5,7 @@
 import { importedEvaluations, outcomesOf, writeOutcomes } from '../results/index.js';
 import { randomInt, randomUUID } from 'node:crypto';
 import { METHOD_NAMES, methodFacts, resolveOptions } from '../../engine/index.js';
-import type { Storage, StudyRecord, StudyState, TrialRecord } from '../../storage/index.js';
+import type { LoopStore, ReportsStore, Storage, StudiesStore, StudyRecord, StudyState, SummariesStore, TrialRecord } from '../../storage/index.js';
 import { InlineEngineRunner, type EngineRunner } from '../pool/engine-pool.js';
 import { initialState, initSpec } from './engine-ops.js';
 import { InvalidStateTransitionError, StudyNotFoundError, ValidationError, type FieldError } from '../common/errors.js';
@@ -22,8 +22,11 @@ import { isStopped, STOPPED_EARLY } from './stopping-rule.js';
 
 export type { Study } from './codec.js';
 
+/** What the study service reads and writes: studies, whole-study imports, completed trials (warm start), lease counts, and the page-token secret. */
+export type StudyServiceStorage = StudiesStore & ReportsStore & LoopStore & SummariesStore & Pick<Storage, 'getSetting'>;
+
 export interface StudyServiceDeps {
-  storage: Storage;
+  storage: StudyServiceStorage;
   /** Wall clock; injectable so tests control timestamps. */
   now?: () => Date;
   newId?: () => string;
@@ -61,7 +64,7 @@ const TRANSITIONS: Record<StudyState, readonly StudyState[]> = {
 const REASON_BY_STATE: Record<StudyState, string | null> = { ACTIVE: null, PAUSED: 'paused_by_client', COMPLETED: 'completed_by_client' };
 
 export class StudyService {
-  private readonly storage: Storage;
+  private readonly storage: StudyServiceStorage;
   private readonly now: () => Date;
   private readonly newId: () => string;
   private readonly newSeed: () => number;

@@ -5,7 +5,7 @@
  */
 import { importedEvaluations } from '../results/index.js';
 import { randomUUID } from 'node:crypto';
-import type { Storage } from '../../storage/index.js';
+import type { ReportsStore } from '../../storage/index.js';
 import { StudyNotFoundError } from '../common/errors.js';
 import { readStudy } from '../studies/codec.js';
 import type { Study } from '../studies/studies.js';
@@ -15,7 +15,7 @@ import { checkDocument } from './study-import.js';
 import { checkStudyCost } from '../studies/study-cost.js';
 
 export interface StudyTransferDeps {
-  storage: Storage;
+  storage: ReportsStore;
   /** Runs the import's dry-run ask and estimate (the server's worker pool); inline when not given. */
   engine?: EngineRunner;
   now?: () => Date;
@@ -25,7 +25,7 @@ export interface StudyTransferDeps {
 }
 
 export class StudyTransfer {
-  private readonly storage: Storage;
+  private readonly storage: ReportsStore;
   private readonly engine: EngineRunner;
   private readonly now: () => Date;
   private readonly newId: () => string;

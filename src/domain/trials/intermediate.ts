@@ -20,7 +20,7 @@
  * A trial that stops is reported through the observations with `"stopped": true` and its last
  * value (loop/observations.ts); it is then COMPLETED with failure_reason `stopped_early`.
  */
-import type { IntermediateCursor, IntermediateRecord, Storage, TrialRecord } from '../../storage/index.js';
+import type { IntermediateCursor, IntermediateRecord, IntermediateStore, LoopStore, Storage, StudiesStore, TrialRecord } from '../../storage/index.js';
 import { DomainError, InvalidPageTokenError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
 import { Paginator } from '../studies/page-token.js';
 import { readStudy } from '../studies/codec.js';
@@ -68,8 +68,11 @@ function decodeCursor(s: string): IntermediateCursor {
   return c;
 }
 
+/** What the intermediate-value service reads and writes: the study and trial it checks, the values, and the page-token secret. */
+export type IntermediateServiceStorage = StudiesStore & LoopStore & IntermediateStore & Pick<Storage, 'getSetting'>;
+
 export interface IntermediateServiceDeps {
-  storage: Storage;
+  storage: IntermediateServiceStorage;
   now?: () => Date;
 }
 
@@ -79,7 +82,7 @@ function running(t: TrialRecord): boolean {
 }
 
 export class IntermediateService {
-  private readonly storage: Storage;
+  private readonly storage: IntermediateServiceStorage;
   private readonly now: () => Date;
   private readonly pages: Paginator;
 
