@@ -45,10 +45,11 @@ SPACE = [
 ]
 
 
-def run_service(url, method, seed, budget):
+def run_service(url, method, seed, budget, families):
     c = probnes_client.Client(url)
-    # CMA-ES ranks a generation: its default λ = 4 + ⌊3 ln 3⌋ = 7; ProbNES the API's default 3; the others one point at a time.
-    batch = 7 if method == "cmaes" else 3 if method.startswith("prob-") else 1
+    # CMA-ES ranks a generation: its default λ = 4 + ⌊3 ln 3⌋ = 7; the ProbNES family (by the server's
+    # GET /v1/methods, `families`) the API's default 3; the others one point at a time.
+    batch = 7 if method == "cmaes" else 3 if families.get(method) == "probnes" else 1
     study = c.create_study({"name": f"svc-{method}-{seed}", "parameters": SPACE, "method": method, "batch_size": batch, "seed": seed})
     values, params = [], []
     while len(values) < budget:
@@ -85,10 +86,13 @@ def main():
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--budget", type=int, default=30)
     a = ap.parse_args()
+    methods = a.methods.split(",")
+    # Each method's family as the server's registry states it (GET /v1/methods), asked once.
+    families = {m["name"]: m["family"] for m in probnes_client.Client(a.url).list_methods()["methods"]} if any(m != "tpe" for m in methods) else {}
     for seed in range(a.seeds):
-        for method in a.methods.split(","):
+        for method in methods:
             t0 = time.time()
-            values, params = run_tpe(seed, a.budget) if method == "tpe" else run_service(a.url, method, seed, a.budget)
+            values, params = run_tpe(seed, a.budget) if method == "tpe" else run_service(a.url, method, seed, a.budget, families)
             print(json.dumps({"method": method, "seed": seed, "values": values, "parameters": params, "seconds": time.time() - t0}), flush=True)
 
 
