@@ -16,6 +16,7 @@ import { asRead } from './lease-view.js';
 import { decodeCursor, encodeCursor, evaluationPage, FIRST_PAGE, HISTORY_LIMITS } from './history-pages.js';
 import { Paginator } from './page-token.js';
 import { materialize, searchSpace, type SearchSpace } from './transforms.js';
+import { approxBytes, ModelViewCache, type ModelViewCacheBounds } from './model-view-cache.js';
 
 export interface ReportsServiceDeps {
   storage: Storage;
@@ -23,6 +24,8 @@ export interface ReportsServiceDeps {
   engine?: EngineRunner | null;
   /** The clock that decides which leases have run out (trials read as REQUESTED then). */
   now?: () => Date;
+  /** The front cache's bounds (FRONT_CACHE_BOUNDS unless given: tests). */
+  frontCacheBounds?: ModelViewCacheBounds;
 }
 
 /** The engine's prediction, and the internal point it is at when that is not the distribution's centre. */
@@ -66,12 +69,36 @@ export interface FrontHistoryPage {
   nextPageToken: string | null;
 }
 
-/** Fronts kept (by study and its last change), so that a dashboard polling the front reads the study once per change. */
-const FRONT_CACHE_SIZE = 64;
+/**
+ * The fronts kept, so that a dashboard polling a study's front, its history and /best reads the
+ * study once per change: one entry per study (its latest version replaces the one before), in a
+ * per-tenant cache bounded by entries and estimated bytes (model-view-cache.ts: a tenant over its
+ * bound loses its least recently used entry; over the whole bound, the tenant holding the most
+ * does). An entry larger than a bound is not kept: that study's front is read anew per request.
+ * By approxBytes a completed trial of two parameters and two objectives is about 1.2 kB, a point of
+ * the front history about 0.2 kB: a tenant's 32 MiB hold one such study of about 24,000 results with
+ * its history. Bounds: docs/capacity.md.
+ */
+export const FRONT_CACHE_BOUNDS: ModelViewCacheBounds = {
+  perTenantEntries: 16,
+  perTenantBytes: 32 * 1024 * 1024,
+  entries: 64,
+  bytes: 64 * 1024 * 1024,
+};
 interface FrontEntry {
+  /** The study's version the entry is of: its creation, last change and completed count. */
+  version: string;
   completed: TrialRecord[];
   front: Front<TrialRecord>;
   history?: ReturnType<typeof frontHistory>;
+}
+
+/** An entry's estimated bytes: the front's trials are the completed list's own objects, counted once there. */
+function frontEntryBytes(value: unknown): number {
+  const e = value as FrontEntry;
+  const { trials, ...front } = e.front;
+  const trialsArray = 16 + 8 * trials.length; // as approxBytes counts an array, without its elements
+  return 16 + approxBytes(e.version) + approxBytes(e.completed) + trialsArray + approxBytes(front) + (e.history ? approxBytes(e.history) : 0);
 }
 
 /** Largest page of the front and its history. */
@@ -106,14 +133,20 @@ export class ReportsService {
   private readonly now: () => Date;
   /** Predictions by study and engine-state revision (oldest first, bounded). */
   private readonly estimates = new Map<string, Prediction>();
-  /** The completed trials, front and (once asked for) front history of a study as of its last change (oldest first, bounded). */
-  private readonly fronts = new Map<string, FrontEntry>();
+  /** The completed trials, front and (once asked for) front history of a study as of its last change: one per study, by tenant (FRONT_CACHE_BOUNDS). */
+  private readonly fronts: ModelViewCache;
 
   constructor(deps: ReportsServiceDeps) {
     this.storage = deps.storage;
     this.engine = deps.engine ?? null;
     this.pages = new Paginator(deps.storage);
     this.now = deps.now ?? (() => new Date());
+    this.fronts = new ModelViewCache(deps.frontCacheBounds ?? FRONT_CACHE_BOUNDS, frontEntryBytes);
+  }
+
+  /** The front cache's entries and estimated bytes, in all and per tenant (tests). */
+  frontCacheStats(): ReturnType<ModelViewCache['stats']> {
+    return this.fronts.stats();
   }
 
   /** Trials as they read now: an ACTIVE trial whose lease ran out is REQUESTED (lease.ts, asRead), in the filter too. */
@@ -227,19 +260,24 @@ export class ReportsService {
     const study = await this.study(tenantId, studyId);
     const entry = await this.frontOf(study);
     // Computed once per change of the study, like the front: every page reads the same one.
-    const h = (entry.history ??= frontHistory(outcomesOf(study), entry.completed));
+    let h = entry.history;
+    if (!h) {
+      h = entry.history = frontHistory(outcomesOf(study), entry.completed);
+      // Counted in the entry's bytes: set again while the cache still holds this very entry.
+      if (this.fronts.get(study.tenantId, study.id) === entry) this.fronts.set(study.tenantId, study.id, entry);
+    }
     const page = await this.offsetPage(`front-history:${studyId}`, q, h.points);
     return { referencePoint: h.referencePoint, points: page.items, nextPageToken: page.nextPageToken };
   }
 
   private async frontOf(study: Study): Promise<FrontEntry> {
-    const key = `${study.id}\u0000${study.createdAt}\u0000${study.updatedAt}\u0000${study.trialCounts.COMPLETED}`;
-    const cached = this.fronts.get(key);
-    if (cached) return cached;
+    const version = `${study.createdAt}\u0000${study.updatedAt}\u0000${study.trialCounts.COMPLETED}`;
+    const cached = this.fronts.get<FrontEntry>(study.tenantId, study.id);
+    if (cached?.version === version) return cached;
     const completed = await this.storage.listCompletedTrials(study.id);
-    const out: FrontEntry = { completed, front: frontOf(outcomesOf(study), completed) };
-    if (this.fronts.size >= FRONT_CACHE_SIZE) this.fronts.delete(this.fronts.keys().next().value!);
-    this.fronts.set(key, out);
+    const out: FrontEntry = { version, completed, front: frontOf(outcomesOf(study), completed) };
+    // Keyed by the study alone: this version replaces the one before (or, too large to keep, removes it).
+    this.fronts.set(study.tenantId, study.id, out);
     return out;
   }
 
