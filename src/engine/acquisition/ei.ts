@@ -74,7 +74,7 @@ export function fixBatch(model: GpModel, points: ArrayLike<number>[], base: Base
       cov.data[j * p + i] = c;
     }
   }
-  // Duplicated pending points make this singular; the jitter ladder handles it (linalg rule 5).
+  // Duplicated pending points make this singular; the jitter ladder of src/engine/linalg handles it (ARCHITECTURE.md rule 5).
   const LP = p > 0 ? cholesky(cov).L : cov;
   const S = base.length;
   const minP = new Float64Array(S).fill(Infinity);
