@@ -1,5 +1,6 @@
 /**
- * Every citation resolves. The source, the benchmarks, the tests, the clients and the documents cite:
+ * Every citation resolves. The source, the benchmarks, the tests, the clients, the documents, the SQL
+ * migrations and the OpenAPI document cite:
  *
  * - docs/ALGORITHM.md by section, `ALGORITHM.md §N` (also `§N–§M`, `§N/§M`, `§N and §M`, `§N, §M`,
  *   subsections `§4.2`): each N must be the number of a heading of docs/ALGORITHM.md (`## N. Title` or
@@ -42,9 +43,9 @@ export function sectionNumbers(doc: string): Set<string> {
   return out;
 }
 
-/** Wrapped comment lines joined: a newline, indentation and a comment marker read as spaces (offsets kept). */
+/** Wrapped comment lines joined: a newline, indentation and a comment marker (`*`, `//`, `#`, SQL's `--`) read as spaces (offsets kept). */
 function flatten(text: string): string {
-  return text.replace(/\n[ \t]*(?:\*(?!\/)|\/\/|#)?[ \t]*/g, (m) => ' '.repeat(m.length));
+  return text.replace(/\n[ \t]*(?:\*(?!\/)|\/\/|#|--)?[ \t]*/g, (m) => ' '.repeat(m.length));
 }
 
 /**
@@ -63,7 +64,7 @@ export function citations(text: string): { at: number; section: string; raw: str
   return out;
 }
 
-/** Files to scan: source, benchmarks, tests, scripts, README and docs (not fixtures or data). */
+/** Files to scan: source, benchmarks, tests, scripts, README, docs, the SQL migrations and the OpenAPI document (not fixtures or data). */
 function filesToScan(): string[] {
   const out: string[] = ['README.md', 'eslint.config.js'];
   const walk = (dir: string) => {
@@ -71,10 +72,10 @@ function filesToScan(): string[] {
       const rel = path.join(dir, e.name);
       if (e.isDirectory()) {
         if (!['node_modules', 'fixtures', 'data'].includes(e.name)) walk(rel);
-      } else if (/\.(ts|mts|js|mjs|py|sh|md|html)$/.test(e.name) && !SELF.includes(rel)) out.push(rel);
+      } else if (/\.(ts|mts|js|mjs|py|sh|md|html|sql|yaml)$/.test(e.name) && !SELF.includes(rel)) out.push(rel);
     }
   };
-  for (const dir of ['src', 'bench', 'test', 'scripts', 'docs', 'clients', 'examples']) if (fs.existsSync(path.join(ROOT, dir))) walk(dir);
+  for (const dir of ['src', 'bench', 'test', 'scripts', 'docs', 'clients', 'examples', 'migrations', 'openapi']) if (fs.existsSync(path.join(ROOT, dir))) walk(dir);
   return out;
 }
 
@@ -178,7 +179,7 @@ describe('citations of docs/ALGORITHM.md', () => {
     for (const s of ['0', '1', '2', '3', '4', '4.1', '4.2', '4.3', '5', '6', '7', '8', '9', '10', '14', '24']) expect(sections, `§${s}`).toContain(s);
   });
 
-  it('every ALGORITHM.md §N in src/, bench/, test/, scripts/, clients/, examples/, README.md and docs/ names a heading, and nothing cites a lettered section', () => {
+  it('every ALGORITHM.md §N in src/, bench/, test/, scripts/, clients/, examples/, migrations/, openapi/, README.md and docs/ names a heading, and nothing cites a lettered section', () => {
     const problems: string[] = [];
     let count = 0;
     for (const file of filesToScan()) {
