@@ -9,6 +9,11 @@
  * of several objectives: the demo then prints the server's Pareto front, its hypervolume beside the true
  * front's (known in closed form), and how many evaluations were feasible. Which points are on the front
  * is the server's answer (GET /front); the demo never compares objective values itself.
+ *
+ * A task with a structured space (`model-choice`, demo-spaces.ts: a categorical parameter, conditional
+ * ones nested two levels deep, log and stepped ones) makes a study of those parameters; only the methods
+ * whose facts say they search categorical parameters are offered, and the best point is printed with the
+ * parameters the server reports for it, its active ones.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +25,7 @@ import { ProbnesClient, ProbnesError, type FrontPage, type Study, type StudySpec
 import type { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
 import { intOption, parse, UsageError, type CliIo } from './common.js';
 import { DemoProgress, FrontProgress } from './progress.js';
+import { SPACE_TASKS, spaceTaskNames, type SpaceTask } from './demo-spaces.js';
 
 export const DEMO_USAGE = `usage: probnes demo [options]
 
@@ -31,6 +37,8 @@ options:
                       objectives, the first method that searches them)
   --function NAME     ${benchmarkNames().join(', ')} (default branin)
                       or, with several objectives: ${multiBenchmarkNames().join(', ')}
+                      or, with categorical, conditional and stepped parameters: ${spaceTaskNames().join(', ')}
+                      (only the methods that search categorical parameters: ${spaceMethods().join(', ')})
   --dim N             dimension, for functions defined in any dimension (default: the function's)
   --budget N          evaluations (default 60)
   --batch N           points per generation (default 3; cmaes, xnes and snes need >= 2)
@@ -46,6 +54,7 @@ examples:
   probnes demo --keep-running --port 8090     # then open the printed dashboard URL
   probnes demo --function zdt1 --dim 4 --budget 60   # two objectives: the front and its hypervolume
   probnes demo --function truss2d --budget 60        # two objectives and a constraint
+  probnes demo --function model-choice --budget 60   # a model family and its own (conditional, stepped) parameters
 `;
 
 const OPTIONS = {
@@ -65,6 +74,8 @@ interface DemoArgs {
   bench: Benchmark;
   /** A multi-objective function: the study has its objectives and constraints; `bench` is unused then. */
   multi: MultiBenchmark | null;
+  /** A task with a structured space (categorical, conditional, stepped parameters); `bench` is unused then. */
+  space: SpaceTask | null;
   budget: number;
   batch: number;
   seed: number;
@@ -79,12 +90,15 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
   const fn = typeof values.function === 'string' ? values.function : 'branin';
   const def = BENCHMARKS[fn];
   const multiDef = MULTI_BENCHMARKS[fn];
-  if (!def && !multiDef) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${[...benchmarkNames(), ...multiBenchmarkNames()].join(', ')}`);
+  const space = SPACE_TASKS[fn] ?? null;
+  if (!def && !multiDef && !space) throw new UsageError(`--function: unknown function ${JSON.stringify(fn)}; one of ${[...benchmarkNames(), ...multiBenchmarkNames(), ...spaceTaskNames()].join(', ')}`);
   const given = typeof values.method === 'string' ? values.method : null;
   if (given !== null && !isMethodName(given)) throw new UsageError(`--method: unknown method ${JSON.stringify(given)}; one of ${registeredMethods().join(', ')}`);
   let multi: MultiBenchmark | null = null;
   let bench = BENCHMARKS.branin!.make(2);
-  if (def) {
+  if (space) {
+    if (values.dim !== undefined) throw new UsageError(`--dim: ${fn} has a fixed space of ${space.parameters.length} parameters; leave out --dim`);
+  } else if (def) {
     const dim = intOption(values, 'dim', 1, 100, def.defaultDim);
     if (def.dim !== 'any' && dim !== def.dim) throw new UsageError(`--dim: ${fn} is defined only in ${def.dim} dimensions (got ${dim})`);
     bench = def.make(dim);
@@ -97,6 +111,10 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
     const able = multiMethods(multi);
     if (given !== null && !able.includes(given)) throw new UsageError(`--method: ${given} does not search ${multi.name} (${multi.objectives} objectives${multi.constraints > 0 ? ' with constraints' : ''}); one of ${able.join(', ')}`);
     method = given ?? (able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0]!);
+  } else if (space) {
+    const able = spaceMethods();
+    if (given !== null && !able.includes(given)) throw new UsageError(`--method: ${given} does not search ${space.name} (it has categorical parameters); one of ${able.join(', ')}`);
+    method = given ?? (able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0]!);
   } else {
     method = given ?? DEFAULT_METHOD;
   }
@@ -107,6 +125,7 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
     method,
     bench,
     multi,
+    space,
     budget: intOption(values, 'budget', 1, 100_000, 60),
     batch,
     seed: intOption(values, 'seed', 0, 2 ** 31 - 1, 7),
@@ -124,6 +143,7 @@ function describeError(err: ProbnesError): string {
 /** The study body: x1…xd over the function's customary box; its own prior if the task has one. */
 function studyBody(a: DemoArgs): StudySpec {
   if (a.multi) return multiStudyBody(a.multi, a);
+  if (a.space) return spaceStudyBody(a.space, a);
   const b = a.bench;
   return {
     name: `demo ${b.name} ${b.dim}-D (${a.method})`,
@@ -160,6 +180,28 @@ function multiStudyBody(b: MultiBenchmark, a: DemoArgs): StudySpec {
     reference_point: [...b.referencePoint],
     metadata: { source: 'probnes demo', function: b.name, true_front_hypervolume: b.frontHypervolume(), source_of_front: b.source },
   };
+}
+
+/** The task's own parameters (conditions, steps and the categorical prior included), with its f* for the regret. */
+function spaceStudyBody(t: SpaceTask, a: DemoArgs): StudySpec {
+  return {
+    name: `demo ${t.name} (${a.method})`,
+    method: a.method,
+    batch_size: a.batch,
+    seed: a.seed,
+    max_trials: a.budget,
+    known_optimum: t.optimum,
+    parameters: t.parameters.map((p) => ({ ...p })),
+    metadata: { source: 'probnes demo', function: t.name, optimum: t.optimumPoint, f_star_source: 'defined so (src/cli/demo-spaces.ts)' },
+  };
+}
+
+/**
+ * The methods that search categorical parameters (and so conditional ones, whose parents are categorical):
+ * the registry's `categorical` fact, which GET /v1/methods reports and the server's 400 at /method is decided by.
+ */
+function spaceMethods(): MethodName[] {
+  return registeredMethods().filter((m) => getStrategy(m).categorical === true);
 }
 
 /** The methods that search a task's objectives and constraints (the facts the server's 400 at /method is decided by). */
@@ -217,13 +259,14 @@ function printFront(io: CliIo, b: MultiBenchmark, front: FrontPage): void {
 
 async function optimise(client: ProbnesClient, studyId: string, a: DemoArgs, progress: DemoProgress): Promise<void> {
   const names = Array.from({ length: a.bench.dim }, (_, i) => `x${i + 1}`);
+  // A structured task reads the parameters by name (the active ones, as handed out); a test function reads x1…xd.
+  const f = a.space ? (p: Record<string, number | string | boolean>) => a.space!.evaluate(p) : (p: Record<string, number | string | boolean>) => a.bench.f(names.map((n) => p[n] as number));
   let completed = 0;
   while (completed < a.budget) {
     const s = await client.suggest(studyId, { count: Math.min(a.batch, a.budget - completed), clientId: 'demo' });
     if (s.trials.length === 0) break; // the server says why in `reason` (max_trials_reached, …)
     const observations = s.trials.map((t) => {
-      // The demo's test functions have numeric parameters only, so every value is a number.
-      const value = a.bench.f(names.map((n) => t.parameters[n] as number));
+      const value = f(t.parameters);
       progress.observe(value);
       return { trial_id: t.trial_id, value };
     });
@@ -347,10 +390,14 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
       }
       return 0;
     }
-    io.err(`study ${study.id}: ${study.method} on ${args.bench.name} (${args.bench.dim}-D, f* = ${args.bench.optimum}), ${args.budget} evaluations, batches of ${args.batch}\n`);
+    const optimum = args.space ? args.space.optimum : args.bench.optimum;
+    const what = args.space
+      ? `${args.space.name} (${args.space.parameters.length} parameters: ${args.space.summary}; f* = ${optimum} at ${formatPoint(args.space.optimumPoint)})`
+      : `${args.bench.name} (${args.bench.dim}-D, f* = ${optimum})`;
+    io.err(`study ${study.id}: ${study.method} on ${what}, ${args.budget} evaluations, batches of ${args.batch}\n`);
     if (args.keepRunning) io.err(`dashboard (live): ${dashboard}\n`);
 
-    const progress = new DemoProgress(args.budget, args.bench.optimum, io);
+    const progress = new DemoProgress(args.budget, optimum, io);
     await optimise(client, study.id, args, progress);
 
     const best = await client.best(study.id);
@@ -358,9 +405,10 @@ export async function runDemo(argv: string[], io: CliIo): Promise<number> {
       io.err('probnes demo: no evaluation completed\n');
       return 1;
     }
-    const regret = Math.max(0, best.observed.value - args.bench.optimum);
+    const regret = Math.max(0, best.observed.value - optimum);
+    // The parameters the server reports for the trial: on a conditional space, its active ones only.
     io.out(`best point: ${formatPoint(best.observed.parameters)} (trial ${best.observed.trial_id})\n`);
-    io.out(`best value: ${best.observed.value.toPrecision(8)}  f* = ${args.bench.optimum.toPrecision(8)}  regret ${regret.toExponential(3)}\n`);
+    io.out(`best value: ${best.observed.value.toPrecision(8)}  f* = ${optimum.toPrecision(8)}  regret ${regret.toExponential(3)}\n`);
     io.out(`dashboard: ${dashboard}${args.keepRunning ? '' : '  (the server has stopped; rerun with --keep-running to browse it)'}\n`);
     if (args.keepRunning) {
       io.err('keeping the server up; Ctrl-C stops it\n');
