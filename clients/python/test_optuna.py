@@ -13,11 +13,12 @@ import uuid
 import warnings
 
 import optuna
+from optuna.samplers import RandomSampler
 from optuna.trial import TrialState
 
 from probnes_client import Client
 from probnes_client.optuna import (ParameterOutsideSpaceWarning, ProbnesPruner, ProbnesSampler, ServerFallbackWarning,
-                                   ServerUnavailable, _objective_names)
+                                   ServerUnavailable, UntakenChoicesWarning, _objective_names)
 
 URL = os.environ.get("PROBNES_URL", "http://127.0.0.1:8080")
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -216,6 +217,45 @@ def svc_like(trial):
     return loss
 
 
+def svc_stepped(trial):
+    """svc_like with a stepped degree: gamma only for rbf, degree (1, 3, 5 or 7) only for poly."""
+    kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+    c = trial.suggest_float("C", 1e-3, 1e3, log=True)
+    loss = (math.log10(c) - 1) ** 2
+    if kernel == "rbf":
+        loss += (math.log10(trial.suggest_float("gamma", 1e-4, 1, log=True)) + 2) ** 2
+    elif kernel == "poly":
+        loss += (trial.suggest_int("degree", 1, 7, step=2) - 3) ** 2 + 0.5
+    else:
+        loss += 1.0
+    return loss
+
+
+def nested_branches(trial):
+    """A categorical inside a branch, and a parameter inside its branch: coef0 only for poly of degree 3."""
+    kernel = trial.suggest_categorical("kernel", ["linear", "poly"])
+    x = trial.suggest_float("x", -1, 1)
+    loss = x * x
+    if kernel == "poly":
+        degree = trial.suggest_categorical("degree", [2, 3])
+        loss += degree
+        if degree == 3:
+            loss += trial.suggest_float("coef0", 0, 1)
+    return loss
+
+
+class RecordingSampler(RandomSampler):
+    """RandomSampler that records which (trial number, parameter) it was asked for."""
+
+    def __init__(self, seed):
+        super().__init__(seed=seed)
+        self.calls = []
+
+    def sample_independent(self, study, trial, param_name, param_distribution):
+        self.calls.append((trial.number, param_name))
+        return super().sample_independent(study, trial, param_name, param_distribution)
+
+
 class Proxy:
     """A TCP forwarder to the server that can be stopped and started again on the same port: the
     server as the sampler sees it going away mid-run and coming back."""
@@ -374,20 +414,74 @@ class DefineByRunTest(unittest.TestCase):
         told = [t for t in self.client.iter_trials(sid) if t["state"] == "COMPLETED"]
         self.assertTrue(any(t["parameters"] == last.params and t["value"] == last.value for t in told), told[-3:])
 
-    def test_a_parameter_first_seen_later_is_sampled_independently_with_one_warning(self):
-        tag = f"dbr1-{uuid.uuid4().hex[:8]}"
-        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=2, study_name=tag)
+    def test_default_options_discover_every_branch_before_the_one_server_study(self):
+        tag = f"dbrd-{uuid.uuid4().hex[:8]}"
+        independent = RecordingSampler(seed=13)
+        sampler = ProbnesSampler(URL, seed=13, study_name=tag, independent_sampler=independent)
         study = optuna.create_study(sampler=sampler)
-        study.enqueue_trial({"kernel": "linear", "C": 1.0})  # the first trial takes the linear branch
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            study.optimize(svc_stepped, n_trials=20)
+        self.assertEqual([t.state for t in study.trials], [TrialState.COMPLETE] * 20)
+        servers = self.studies_named(tag)
+        self.assertEqual(len(servers), 1, [s["id"] for s in servers])
+        sid = servers[0]["id"]
+        params = {p["name"]: p for p in self.client.get_study(sid)["parameters"]}
+        self.assertEqual(sorted(params), ["C", "degree", "gamma", "kernel"])
+        self.assertEqual(params["gamma"]["condition"], {"parent": "kernel", "values": ["rbf"]})
+        self.assertEqual(params["degree"]["condition"], {"parent": "kernel", "values": ["poly"]})
+        self.assertEqual((params["degree"]["type"], params["degree"]["bounds"], params["degree"]["step"]), ("int", [1, 7], 2))
+        self.assertNotIn("condition", params["C"])
+        self.assertNotIn("condition", params["kernel"])
+        # Startup: three trials, one per kernel (untaken choices first); the server study was made at the fourth.
+        startup = [t for t in study.trials if "probnes:trial" not in t.system_attrs]
+        self.assertEqual([t.number for t in startup], [0, 1, 2])
+        self.assertEqual(sorted(t.params["kernel"] for t in startup), ["linear", "poly", "rbf"])
+        # After it, every parameter of every trial came from the server: none from the fallback sampler.
+        self.assertEqual([c for c in independent.calls if c[0] >= 3], [])
+        for t in study.trials[3:]:
+            st = self.client.get_trial(sid, t.system_attrs["probnes:trial"]["trial_id"])
+            self.assertEqual(st["parameters"], t.params)
+            self.assertEqual((st["state"], st["value"]), ("COMPLETED", t.value))
+        self.assertEqual([str(w.message) for w in caught if issubclass(w.category, (ParameterOutsideSpaceWarning, UntakenChoicesWarning))], [])
+        self.assertEqual(self.client.get_study(sid)["trial_counts"]["COMPLETED"], 20)
+
+    def test_a_categorical_inside_a_branch_is_discovered_too(self):
+        tag = f"dbrn-{uuid.uuid4().hex[:8]}"
+        independent = RecordingSampler(seed=4)
+        study = optuna.create_study(sampler=ProbnesSampler(URL, seed=4, study_name=tag, independent_sampler=independent))
+        study.optimize(nested_branches, n_trials=12)
+        self.assertEqual(len(self.studies_named(tag)), 1)
+        sid = self.studies_named(tag)[0]["id"]
+        params = {p["name"]: p for p in self.client.get_study(sid)["parameters"]}
+        self.assertEqual(params["degree"]["condition"], {"parent": "kernel", "values": ["poly"]})
+        self.assertEqual(params["coef0"]["condition"], {"parent": "degree", "values": [3]})
+        # Three startup trials take linear, poly with 2 and poly with 3 (in some order).
+        startup = [t for t in study.trials if "probnes:trial" not in t.system_attrs]
+        self.assertEqual([t.number for t in startup], [0, 1, 2])
+        self.assertEqual(sorted((t.params["kernel"], t.params.get("degree", 0)) for t in startup), [("linear", 0), ("poly", 2), ("poly", 3)])
+        self.assertEqual([c for c in independent.calls if c[0] >= 3], [])
+
+    def test_a_choice_never_taken_within_max_startup_trials_is_named_and_its_parameters_fall_back(self):
+        tag = f"dbr1-{uuid.uuid4().hex[:8]}"
+        sampler = ProbnesSampler(URL, method="prob-cmaes", seed=2, study_name=tag, max_startup_trials=1)
+        study = optuna.create_study(sampler=sampler)
+        study.enqueue_trial({"kernel": "linear", "C": 1.0})  # the only startup trial takes the linear branch
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             study.optimize(svc_like, n_trials=20)
         sid = self.studies_named(tag)[0]["id"]
         self.assertEqual(len(self.studies_named(tag)), 1)
         self.assertEqual({p["name"] for p in self.client.get_study(sid)["parameters"]}, {"kernel", "C"})
-        outside = sorted(str(w.message).split("'")[1] for w in caught if issubclass(w.category, ParameterOutsideSpaceWarning))
+        untaken = [str(w.message) for w in caught if issubclass(w.category, UntakenChoicesWarning)]
+        self.assertEqual(len(untaken), 1, untaken)
+        self.assertIn("no trial took kernel='rbf', kernel='poly'", untaken[0])
+        self.assertIn("max_startup_trials", untaken[0])
+        outside = [w for w in caught if issubclass(w.category, ParameterOutsideSpaceWarning)]
         later = sorted({"gamma", "degree"} & set().union(*(t.params for t in study.trials)))
-        self.assertEqual(outside, later)
+        self.assertEqual(sorted(str(w.message).split("'")[1] for w in outside), later)
+        for w in outside:
+            self.assertIn("enqueue_trial", str(w.message))
         self.assertEqual(self.client.get_study(sid)["trial_counts"]["ABANDONED"], 0)
 
 

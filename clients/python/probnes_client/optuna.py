@@ -9,24 +9,32 @@
 Everything else is Optuna's: `study.optimize` (threads with n_jobs), the pruners, the storage (in
 memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md has the details):
 
-- One server study per Optuna study, created once, when `startup_trials` trials have finished: its
-  parameters are every searchable distribution those trials used (the union, so a parameter only
-  some of them had is in it; a name seen with two different distributions is left out):
-  FloatDistribution and IntDistribution (log or linear, with or without a step), and
+- One server study per Optuna study, created once and never replaced or extended (a second study would
+  lose what the first learnt and leave its trials behind), so its space has to be known when it is made.
+  The first trials are sampled independently (startup) until at least `startup_trials` (default 1) have
+  finished (COMPLETE or PRUNED) and every choice of every categorical parameter the ended trials used
+  (COMPLETE, PRUNED or FAIL; nested ones too, a child categorical being seen once its branch is taken)
+  has been taken by one of them, or `max_startup_trials` (default 20) trials have ended, when the study
+  is made with what was seen and an UntakenChoicesWarning names the choices never taken. While a choice
+  is untaken, a startup trial's categorical parameters take untaken choices first (else, when an untaken
+  choice remains under some branch, a choice that led to it, the least taken); its numbers come from the
+  independent sampler. Its parameters are every searchable distribution those trials used (the union,
+  so a parameter only some of them had is in it; a name seen with two different distributions is left
+  out): FloatDistribution and IntDistribution (log or linear, with or without a step), and
   CategoricalDistribution when the server's method takes categorical parameters. Its id and space are
   kept in the Optuna study's system attributes (`probnes:study`), so processes sharing an Optuna
-  storage share it too. It is never replaced: the bridge declares no conditional parameters (it does
-  not infer conditions from define-by-run trials), and a second study would lose what the first
-  learnt and leave its trials behind.
+  storage share it too.
 - Define-by-run branches become conditional parameters (the project's docs/conditional.md): a
   parameter X that only some of those trials used is made conditional on a categorical parameter P
   when every trial with X had P and the values of P in the trials with X are none of those in the
   trials with P but without X (P the parameter used by the fewest trials among those that qualify,
   the nearest parent); X is then active for exactly the values of P seen with it. The server hands
-  out the active parameters only. A branch the first trials did not show is searched as before.
+  out the active parameters only. A branch that hinges on a number (not on a categorical choice) is
+  not discovered: a parameter only it uses stays outside the space.
 - Each trial's relative search space is that fixed space. A parameter outside it (first seen after the
   server study was made, or a single value) is drawn by the independent sampler (RandomSampler by
-  default), with one warning per name. A parameter of the space that the trial never asks for (a
+  default) for the rest of the Optuna study, with one ParameterOutsideSpaceWarning per name saying how
+  to have it searched. A parameter of the space that the trial never asks for (a
   define-by-run branch not taken) simply leaves the server's value for it unused; the result is
   reported for the server trial the point came from, whose parameters the server keeps.
 - `sample_relative` asks the server for one point, leased to a client id of its own per Optuna trial
@@ -54,6 +62,7 @@ memory or RDB), enqueued trials. How the two meet (the project's docs/optuna.md 
 from __future__ import annotations
 
 import json
+import random
 import re
 import sys
 import threading
@@ -69,7 +78,8 @@ from optuna.trial import FrozenTrial, TrialState
 
 from . import Client, ConflictError, NotFoundError, ProbNESError
 
-__all__ = ["ProbnesSampler", "ProbnesPruner", "ServerUnavailable", "ServerFallbackWarning", "ParameterOutsideSpaceWarning"]
+__all__ = ["ProbnesSampler", "ProbnesPruner", "ServerUnavailable", "ServerFallbackWarning", "ParameterOutsideSpaceWarning",
+           "UntakenChoicesWarning"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
 # Names the server refuses although _NAME matches them (every JavaScript object has them; docs/security.md).
@@ -79,6 +89,7 @@ _RESERVED = frozenset(["__proto__", "prototype", "constructor", "hasOwnProperty"
 _TRIAL_ATTR = "probnes:trial"  # {"study": server study id, "trial_id": n, "client_id": ..., "parameters": {...}, "names": {...}}
 _STUDY_ATTR = "probnes:study"  # {"id", "space": {name: distribution json}, "names": {server: optuna}, "objectives": M, "constraints": K}
 _DEFAULT_METHOD = "prob-cmaes"
+_ENDED = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)  # trials whose parameters are all known
 _CONSTRAINTS_KEY = "constraints"  # where Optuna's samplers keep constraints_func's values (optuna.samplers._base)
 # The server keeps a failure reason of up to 2,000 characters; 500 keep the exception readable in lists.
 FAILURE_REASON_CHARS = 500
@@ -101,6 +112,11 @@ class ServerFallbackWarning(UserWarning):
 
 class ParameterOutsideSpaceWarning(UserWarning):
     """A parameter is not in the server study's space and is sampled by the independent sampler (once per name)."""
+
+
+class UntakenChoicesWarning(UserWarning):
+    """The server study was made after max_startup_trials although some categorical choices were never taken:
+    parameters only their branches use are outside its space."""
 
 
 def _choice_ok(v: Any) -> bool:
@@ -162,8 +178,10 @@ class ProbnesSampler(BaseSampler):
     docs/early-stopping.md), used by ProbnesPruner; None: no rule. lease_seconds: how long a handed-out
     point waits for its result (default one day: Optuna does not heartbeat). allow_repeats: let the
     server hand out a configuration again (noisy objectives). independent_sampler: for the parameters
-    outside the server study's space (default RandomSampler(seed)). startup_trials: finished trials
-    (COMPLETE or PRUNED) before the server study is created; their parameters make its space.
+    outside the server study's space (default RandomSampler(seed)). startup_trials: the fewest finished
+    trials (COMPLETE or PRUNED) before the server study is created; their parameters make its space.
+    max_startup_trials: the most ended trials before it is created although some categorical choice was
+    never taken (startup goes on until every choice has been taken; module docstring); startup_trials when larger.
     on_server_error: "fail" or "fallback" (module docstring). retry_seconds: how long one call is retried.
     timeout: seconds one HTTP request may take. recheck_seconds: in fallback, how often the server is
     tried again. study_name: prefix of the server study's name. client: a Client to use instead of
@@ -176,7 +194,7 @@ class ProbnesSampler(BaseSampler):
                  priors: Optional[Mapping[str, Mapping[str, Any]]] = None, lease_seconds: int = 86400,
                  allow_repeats: bool = False, independent_sampler: Optional[BaseSampler] = None,
                  study_name: str = "optuna", client: Optional[Client] = None, copy_intermediate: bool = True,
-                 stopping: Optional[Mapping[str, Any]] = None, startup_trials: int = 1,
+                 stopping: Optional[Mapping[str, Any]] = None, startup_trials: int = 1, max_startup_trials: int = 20,
                  on_server_error: str = "fail", retry_seconds: float = 30.0, timeout: float = 10.0,
                  recheck_seconds: float = 30.0,
                  constraints_func: Optional[Callable[[FrozenTrial], Sequence[float]]] = None,
@@ -205,9 +223,11 @@ class ProbnesSampler(BaseSampler):
         self.study_name = study_name
         self.copy_intermediate = copy_intermediate
         self.startup_trials = startup_trials
+        self.max_startup_trials = max_startup_trials
         self.on_server_error = on_server_error
         self.recheck_seconds = recheck_seconds
         self._independent = independent_sampler or RandomSampler(seed=seed)
+        self._rng = random.Random(seed)  # the startup trials' choices among untaken ones
         self._lock = threading.RLock()
         self._entries: Dict[Tuple[int, int], Dict[str, Any]] = {}  # (id(storage), Optuna study id) → server study
         self._categorical_ok: Optional[bool] = None
@@ -223,6 +243,7 @@ class ProbnesSampler(BaseSampler):
 
     def reseed_rng(self) -> None:
         self._independent.reseed_rng()
+        self._rng = random.Random()
 
     def infer_relative_search_space(self, study: "optuna.Study", trial: FrozenTrial) -> Dict[str, BaseDistribution]:
         entry = self._entry(study)
@@ -264,15 +285,24 @@ class ProbnesSampler(BaseSampler):
             # stop study.optimize with the trial left RUNNING.
             raise ServerUnavailable(reason)
         entry = self._entry(study)
+        if entry is None and isinstance(param_distribution, CategoricalDistribution) and not param_distribution.single():
+            picked = self._startup_choice(study, trial, param_name, param_distribution)
+            if picked is not None:
+                return picked[0]
         if entry is not None and param_name not in entry["space"] and not param_distribution.single():
             with self._lock:
                 first = param_name not in self._warned
                 self._warned.add(param_name)
             if first:
                 warnings.warn(
-                    f"probnes: parameter {param_name!r} is not in the server study's space ({', '.join(sorted(entry['space']))}): "
-                    f"the first {self.startup_trials} finished trial(s) did not use it, or used it with another distribution. "
-                    f"It is sampled by the independent sampler; raise startup_trials to have such parameters searched by the server.",
+                    f"probnes: parameter {param_name!r} is not in the server study's space ({', '.join(sorted(entry['space']))}), "
+                    f"which is never extended: it is sampled by {type(self._independent).__name__} in every trial of this Optuna "
+                    f"study. No trial before the server study was created used it (a branch the startup trials did not reach: "
+                    f"one that hinges on a number rather than on a suggest_categorical choice, or a choice left untaken within "
+                    f"max_startup_trials={max(self.max_startup_trials, self.startup_trials)}), or one used it with another "
+                    f"distribution. To have it searched by the server, start a new Optuna study whose startup reaches it: "
+                    f"study.enqueue_trial() a point of its branch before optimize, raise startup_trials, or choose the branch "
+                    f"with suggest_categorical.",
                     ParameterOutsideSpaceWarning, stacklevel=4)  # the objective's suggest call
         return self._independent.sample_independent(study, trial, param_name, param_distribution)
 
@@ -382,9 +412,14 @@ class ProbnesSampler(BaseSampler):
             return self._entries.setdefault(key, entry)
 
     def _startup_space(self, study: "optuna.Study") -> Dict[str, BaseDistribution]:
-        """The union of the searchable distributions of the finished trials, once there are startup_trials."""
-        finished = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+        """The union of the searchable distributions of the finished trials, once startup is over: at least
+        startup_trials finished, and every choice of the categorical parameters the ended trials used taken
+        by one of them (or max_startup_trials ended). Empty before: the trial is sampled independently."""
+        ended = study.get_trials(deepcopy=False, states=_ENDED)
+        finished = [t for t in ended if t.state != TrialState.FAIL]
         if len(finished) < self.startup_trials:
+            return {}
+        if len(ended) < self.max_startup_trials and _untaken_choices(ended):
             return {}
         seen: Dict[str, BaseDistribution] = {}
         conflicting: set = set()
@@ -402,6 +437,28 @@ class ProbnesSampler(BaseSampler):
             elif isinstance(d, CategoricalDistribution) and self._categorical_ok is not False and all(_choice_ok(c) for c in d.choices):
                 space[name] = d
         return space
+
+    def _startup_choice(self, study: "optuna.Study", trial: FrozenTrial, name: str,
+                        d: CategoricalDistribution) -> Optional[Tuple[Any]]:
+        """A startup trial's choice for a categorical parameter while some choice is untaken: one no other
+        trial (ended or running) took; else, when an untaken choice of another categorical parameter remains,
+        the least taken of the choices under which that parameter was seen. None: the independent sampler's."""
+        others = [t for t in study.get_trials(deepcopy=False, states=_ENDED + (TrialState.RUNNING,)) if t._trial_id != trial._trial_id]
+        same = [t for t in others if t.distributions.get(name) == d]
+        counts = [sum(1 for t in same if _same_choice(t.params[name], c)) for c in d.choices]
+        candidates = [i for i, n in enumerate(counts) if n == 0]
+        if not candidates:
+            pending = {q for q, _ in _untaken_choices(others)} - {name}
+            if not pending:
+                return None
+            leads = [i for i, c in enumerate(d.choices)
+                     if any(_same_choice(t.params[name], c) and pending & set(t.params) for t in same)]
+            if not leads:
+                return None
+            fewest = min(counts[i] for i in leads)
+            candidates = [i for i in leads if counts[i] == fewest]
+        with self._lock:
+            return (d.choices[self._rng.choice(candidates)],)
 
     def _create_entry(self, study: "optuna.Study", space: Dict[str, BaseDistribution]) -> Optional[Dict[str, Any]]:
         with self._lock:  # n_jobs threads: one of them creates, the others wait and use it
@@ -426,6 +483,17 @@ class ProbnesSampler(BaseSampler):
                 entry = _entry_from_json(stored)
             else:
                 study._storage.set_study_system_attr(study._study_id, _STUDY_ATTR, _entry_to_json(entry))
+                ended = study.get_trials(deepcopy=False, states=_ENDED)
+                untaken = _untaken_choices(ended)
+                if untaken:
+                    shown = ", ".join(f"{n}={c!r}" for n, c in untaken)
+                    warnings.warn(
+                        f"probnes: the server study was created after {len(ended)} startup trials (max_startup_trials) "
+                        f"although no trial took {shown}: a parameter only those branches would ask for is outside its space, "
+                        f"which is never extended, and is sampled by {type(self._independent).__name__}. To have it "
+                        f"searched by the server, start a new Optuna study with a larger max_startup_trials, or "
+                        f"study.enqueue_trial() one point per missing choice before optimize.",
+                        UntakenChoicesWarning, stacklevel=2)
                 # Tell the server what was evaluated before it had a study, so its front and model hold every result.
                 for t in finished:
                     if _TRIAL_ATTR not in t.system_attrs:
@@ -748,6 +816,26 @@ def _entry_from_json(stored: Mapping[str, Any]) -> Dict[str, Any]:
 def _same_choice(a: Any, b: Any) -> bool:
     """Equal as the server matches choices: by value and JSON type (True is not 1, 1 is 1.0)."""
     return a == b and isinstance(a, bool) == isinstance(b, bool) and isinstance(a, str) == isinstance(b, str)
+
+
+def _untaken_choices(trials: Sequence[FrozenTrial]) -> List[Tuple[str, Any]]:
+    """(name, choice) for each choice of a categorical parameter the trials used that none of them took, in
+    the order the parameters were first seen. A name used with two distributions, or with a single choice,
+    is left out (it is not searched by the server, whose branches are what startup is for)."""
+    dists: Dict[str, BaseDistribution] = {}
+    conflicting: set = set()
+    for t in trials:
+        for name, d in t.distributions.items():
+            if name in dists and dists[name] != d:
+                conflicting.add(name)
+            dists.setdefault(name, d)
+    out: List[Tuple[str, Any]] = []
+    for name, d in dists.items():
+        if name in conflicting or not isinstance(d, CategoricalDistribution) or d.single():
+            continue
+        taken = [t.params[name] for t in trials if name in t.params]
+        out.extend((name, c) for c in d.choices if not any(_same_choice(v, c) for v in taken))
+    return out
 
 
 def _infer_conditions(study: "optuna.Study", space: Mapping[str, BaseDistribution]) -> Dict[str, Dict[str, Any]]:
