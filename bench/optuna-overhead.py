@@ -1,13 +1,18 @@
-"""The Optuna bridge's own time per trial against TPE's, on an objective that costs nothing.
+"""The Optuna bridge's own time per trial against TPE's, on objectives that cost nothing.
 
     /usr/bin/python3 bench/optuna-overhead.py --url http://127.0.0.1:8080 [--trials 60] [--seeds 3] [--methods prob-cmaes,bo]
+        [--objectives quadratic,svc]
 
 Usually run through `npm run bench:optuna-overhead` (bench/optuna-overhead.ts starts the server and
 publishes the table). Each sampler is wrapped so that every call Optuna makes to it —
 infer_relative_search_space, sample_relative, sample_independent, after_trial — is timed and
-charged to its trial; the objective itself is a quadratic that takes microseconds, so the time per
-trial is the sampler's own. For the bridge, the HTTP requests each trial makes are counted too.
-Prints one JSON line per (sampler, seed, trial).
+charged to its trial; the objectives take microseconds, so the time per trial is the sampler's own:
+`quadratic`, four numeric parameters, and `svc`, a define-by-run space with conditional and stepped
+parameters (kernel in {linear, rbf, poly}; gamma only for rbf; degree, an int of step 2, only for poly),
+which the bridge searches as one server study with two conditional parameters after a startup of one
+trial per kernel. For the bridge, the HTTP requests each trial makes are counted too, and for every
+sampler the parameters its independent sampling drew after its first server point (the bridge's
+fallback; TPE's are all independent). Prints one JSON line per (objective, sampler, seed, trial).
 """
 import argparse
 import json
@@ -26,12 +31,29 @@ from probnes_client.optuna import ProbnesSampler  # noqa: E402
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
 
-def objective(trial):
+def quadratic(trial):
     x = trial.suggest_float("x", -5, 5)
     lr = trial.suggest_float("lr", 1e-4, 1, log=True)
     width = trial.suggest_int("width", 4, 256, log=True)
     depth = trial.suggest_int("depth", 1, 6)
     return (x - 1) ** 2 + (math.log10(lr) + 2) ** 2 + (math.log2(width) - 5) ** 2 / 4 + (depth - 3) ** 2
+
+
+def svc(trial):
+    """An SVC-like define-by-run space (clients/python/test_optuna.py's svc_stepped)."""
+    kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
+    c = trial.suggest_float("C", 1e-3, 1e3, log=True)
+    loss = (math.log10(c) - 1) ** 2
+    if kernel == "rbf":
+        loss += (math.log10(trial.suggest_float("gamma", 1e-4, 1, log=True)) + 2) ** 2
+    elif kernel == "poly":
+        loss += (trial.suggest_int("degree", 1, 7, step=2) - 3) ** 2 + 0.5
+    else:
+        loss += 1.0
+    return loss
+
+
+OBJECTIVES = {"quadratic": quadratic, "svc": svc}
 
 
 class Timed(BaseSampler):
@@ -42,6 +64,7 @@ class Timed(BaseSampler):
         self.seconds = {}
         self.parts = {}  # (trial, method name) → seconds
         self.requests = {}
+        self.independent = {}  # trial → parameters drawn by sample_independent
 
     def _timed(self, number, fn, *args):
         t0 = time.perf_counter()
@@ -63,6 +86,7 @@ class Timed(BaseSampler):
         return self._timed(trial.number, self.inner.sample_relative, study, trial, space)
 
     def sample_independent(self, study, trial, name, dist):
+        self.independent[trial.number] = self.independent.get(trial.number, 0) + 1
         return self._timed(trial.number, self.inner.sample_independent, study, trial, name, dist)
 
     def after_trial(self, study, trial, state, values):
@@ -81,7 +105,8 @@ def counting(client, timed, study_holder):
     client._once = wrapped
 
 
-def run(name, make, seed, trials):
+def run(objective_name, name, make, seed, trials):
+    objective = OBJECTIVES[objective_name]
     timed = Timed(make(seed))
     holder = {"trial": 0}
     if isinstance(timed.inner, ProbnesSampler):
@@ -97,11 +122,13 @@ def run(name, make, seed, trials):
     if isinstance(timed.inner, ProbnesSampler):
         timed.inner.release(study)
     for t in study.trials:
-        print(json.dumps({"sampler": name, "seed": seed, "trial": t.number, "ms": 1000 * timed.seconds.get(t.number, 0.0),
+        served = "probnes:trial" in t.system_attrs
+        print(json.dumps({"objective": objective_name, "sampler": name, "seed": seed, "trial": t.number, "ms": 1000 * timed.seconds.get(t.number, 0.0),
                           "relative_ms": 1000 * (timed.parts.get((t.number, "infer_relative_search_space"), 0.0) + timed.parts.get((t.number, "sample_relative"), 0.0)),
                           "independent_ms": 1000 * timed.parts.get((t.number, "sample_independent"), 0.0),
                           "after_ms": 1000 * timed.parts.get((t.number, "after_trial"), 0.0),
-                          "requests": timed.requests.get(t.number), "value": t.value}), flush=True)
+                          "requests": timed.requests.get(t.number), "independent": timed.independent.get(t.number, 0),
+                          "served": served if isinstance(timed.inner, ProbnesSampler) else None, "value": t.value}), flush=True)
 
 
 def main():
@@ -110,13 +137,15 @@ def main():
     ap.add_argument("--trials", type=int, default=60)
     ap.add_argument("--seeds", type=int, default=3)
     ap.add_argument("--methods", default="prob-cmaes,bo")
+    ap.add_argument("--objectives", default="quadratic,svc")
     args = ap.parse_args()
     samplers = {"tpe": lambda seed: optuna.samplers.TPESampler(seed=seed)}
     for m in args.methods.split(","):
         samplers[f"probnes:{m}"] = lambda seed, m=m: ProbnesSampler(args.url, method=m, seed=seed, study_name="overhead")
-    for seed in range(1, args.seeds + 1):
-        for name, make in samplers.items():
-            run(name, make, seed, args.trials)
+    for objective_name in args.objectives.split(","):
+        for seed in range(1, args.seeds + 1):
+            for name, make in samplers.items():
+                run(objective_name, name, make, seed, args.trials)
 
 
 if __name__ == "__main__":
