@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../../src/engine/random/index.js';
-import { getStrategy, resolveOptions, type MethodName } from '../../src/engine/strategies/registry.js';
+import { getStrategy, METHOD_NAMES, resolveOptions, type MethodName } from '../../src/engine/strategies/registry.js';
 import { activeMask, checkConditions, impute } from '../../src/engine/distributions/conditional.js';
 import type { InitSpec, Observation } from '../../src/engine/strategies/types.js';
 
@@ -131,7 +131,11 @@ function deepFreeze<T>(v: T): T {
 }
 
 describe('the strategy contract on a conditional space', () => {
-  const METHODS: MethodName[] = ['prob-cmaes', 'prob-xnes', 'prob-snes', 'bo', 'pibo', 'cmaes', 'random'];
+  // Every method that takes categorical parameters, hence conditional spaces.
+  const METHODS = METHOD_NAMES.filter((m) => getStrategy(m).categorical === true);
+  it('covers the evolution strategies with CatCMA\'s categorical part', () => {
+    expect(METHODS).toEqual(expect.arrayContaining(['cmaes', 'xnes', 'snes']));
+  });
   it.each(METHODS)('%s: frozen inputs, a JSON round trip at every step, the same points from the same seed', (method) => {
     const s = getStrategy(method);
     const run = (roundTrip: boolean) => {

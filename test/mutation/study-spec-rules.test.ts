@@ -5,10 +5,18 @@
  * bound itself, the other branch). The HTTP tests see these through whole requests and mostly match
  * the messages loosely; here the wording is the contract, since a client shows it to a person.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { alignToGrid, categoricalMethods, checkStudySpec, effectivePrior, numericIndices, usableStep, type StudySpecInput } from '../../src/domain/studies/study-spec.js';
 import { ValidationError, type FieldError } from '../../src/domain/common/errors.js';
 import { getStrategy } from '../../src/engine/index.js';
+
+// The methods' own descriptors say which search categorical parameters; the refusal of one that does not
+// is checked on a stand-in: while `withoutCategorical.method` is set, the registry describes that method without them.
+const withoutCategorical = vi.hoisted(() => ({ method: null as string | null }));
+vi.mock('../../src/engine/strategies/registry.js', async (importOriginal) => {
+  const registry = await importOriginal<typeof import('../../src/engine/strategies/registry.js')>();
+  return { ...registry, getStrategy: (name: string) => (name === withoutCategorical.method ? { ...registry.getStrategy(name as never), categorical: undefined } : registry.getStrategy(name as never)) };
+});
 
 type Param = Record<string, unknown>;
 const x = (over: Param = {}): Param => ({ name: 'x', type: 'float', scale: 'linear', bounds: [0, 1], ...over });
@@ -107,11 +115,16 @@ describe('the method', () => {
     expect(problems(spec([x()], { method: 'cmaes', batch_size: min }))).toEqual([]);
   });
 
-  it('a method without categorical support names the first categorical parameter and the methods that have it', () => {
-    expect(categoricalMethods()).toEqual(expect.arrayContaining(['random', 'cmaes', 'bo', 'pibo', 'prob-cmaes']));
-    expect(categoricalMethods()).not.toContain('xnes');
-    expect(problems(spec([x(), cat(), cat({ name: 'd' })], { method: 'xnes', batch_size: 4 }))).toEqual([{ path: '/method', message: `xnes does not support categorical parameters (parameter 1, c, is one); methods that do: ${categoricalMethods().join(', ')}` }]);
-    expect(problems(spec([x(), x({ name: 'y' })], { method: 'xnes', batch_size: 4 }))).toEqual([]);
+  it('a method without categorical support (a stand-in) names the first categorical parameter and the methods that have it', () => {
+    withoutCategorical.method = 'xnes';
+    try {
+      expect(categoricalMethods()).toEqual(expect.arrayContaining(['random', 'cmaes', 'bo', 'pibo', 'prob-cmaes', 'snes']));
+      expect(categoricalMethods()).not.toContain('xnes');
+      expect(problems(spec([x(), cat(), cat({ name: 'd' })], { method: 'xnes', batch_size: 4 }))).toEqual([{ path: '/method', message: `xnes does not support categorical parameters (parameter 1, c, is one); methods that do: ${categoricalMethods().join(', ')}` }]);
+      expect(problems(spec([x(), x({ name: 'y' })], { method: 'xnes', batch_size: 4 }))).toEqual([]);
+    } finally {
+      withoutCategorical.method = null;
+    }
   });
 });
 

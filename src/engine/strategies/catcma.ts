@@ -33,10 +33,10 @@ const ASNG_ALPHA = 1.5;
 const DELTA_INIT = 1;
 
 /** The number of free categorical parameters θ, Σ_j (K_j − 1), given the K_j. */
-const thetaCount = (K: readonly number[]) => K.reduce((a, k) => a + k - 1, 0);
+export const thetaCount = (K: readonly number[]) => K.reduce((a, k) => a + k - 1, 0);
 
 /** ASNG's state before any update: Δ = 1, γ = 0, s = 0. */
-const freshAsng = (nTheta: number): AsngState => ({ Delta: 1, gamma: 0, s: new Array<number>(nTheta).fill(0) });
+export const freshAsng = (nTheta: number): AsngState => ({ Delta: 1, gamma: 0, s: new Array<number>(nTheta).fill(0) });
 
 /** CatCMA's state for a mixed InitSpec (its `params` and version are cmaes.ts's). */
 export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c' | 'asked'>): CmaesState {

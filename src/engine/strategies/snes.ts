@@ -17,13 +17,23 @@
  * and each σ_i is at most its coordinate's width. Points are evaluated projected onto the bounds,
  * and without it μ walked out of the box (on Branin, batch 6, 10 seeds: in 6 of 10 runs within 600
  * evaluations), after which every point was projected onto one face or corner.
+ *
+ * Categorical parameters (InitSpec.categories; ALGORITHM.md §27): the update above runs on the d_c
+ * continuous coordinates (μ, σ and the box are d_c-dimensional), with the utilities of the whole
+ * points' values, and each categorical parameter has a distribution q_j updated as CatCMA's
+ * (es-categorical.ts); a point is [x, c]. A conditional space (§30) needs nothing more: an inactive
+ * coordinate is drawn like any other and does not change the value, so the ranking ignores it. A
+ * state without `categorical` is the numeric method, unchanged draw for draw.
  */
 import { Rng } from '../random/index.js';
 import { type Bounds, clampToBounds, storedBounds } from './bounds.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
-import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams } from './es-utils.js';
-import { NonFiniteError } from '../errors.js';
+import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrateOptionsState, nesParams, nesUtilities, orderBestFirst, zerosVec, type NesParams } from './es-utils.js';
+import { InvalidInputError, NonFiniteError } from '../errors.js';
+import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
+import type { AsngState } from './cma-core.js';
+import { continuousBox, startCategorical, updateCategorical } from './es-categorical.js';
 
 /**
  * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
@@ -39,6 +49,8 @@ export interface SnesState extends BaseState {
   sigma: number[];
   /** The study's box in internal coordinates (InitSpec.box); null: none, or a state of version ≤ 2. */
   bounds: Bounds | null;
+  /** With categorical parameters: ASNG's state of the categorical update (es-categorical.ts); absent otherwise. */
+  asng?: AsngState;
 }
 
 function defaultEtaSigma(d: number): number {
@@ -51,37 +63,54 @@ function init(spec: InitSpec, rng: Rng): SnesState {
   checkDim(spec.dim, spec.batchSize, 'snes', MIN_BATCH);
   const d = spec.dim;
   const params = nesParams(checkedOptions('snes', SNES_OPTIONS, spec.options), defaultEtaSigma(d));
-  const sigma = new Array<number>(d).fill(1); // the prior N(0, I) of the whitened coordinates (§0)
+  const q = spec.categories ?? [];
+  // The Gaussian covers the continuous coordinates: all of them in a numeric study.
+  const dc = d - q.length;
+  if (dc < 0) throw new InvalidInputError('snes: a mixed space needs dim ≥ the number of categorical parameters');
+  const sigma = new Array<number>(dc).fill(1); // the prior N(0, I) of the whitened coordinates (§0)
   return {
     version: SNES_STATE_VERSION, method: 'snes', dim: d, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), params, mean: zerosVec(d), cov: diagRows(sigma),
-    diagnostics: { ...NO_DIAGNOSTICS }, sigma, bounds: storedBounds(spec.box),
+    rng: rng.state(), params, mean: zerosVec(dc), cov: diagRows(sigma),
+    diagnostics: { ...NO_DIAGNOSTICS }, sigma, bounds: storedBounds(continuousBox(spec.box, dc)),
+    ...(q.length > 0 ? startCategorical(q) : {}),
   };
 }
 
 function ask(state: SnesState, _ctx: AskContext, count: number): AskResult<SnesState> {
   checkCount(count, 'snes');
   const rng = Rng.fromState(state.rng);
+  const { dc } = mixedLayout(state);
   const points: number[][] = [];
   for (let k = 0; k < count; k++) {
-    const z = rng.normals(state.dim);
+    const z = rng.normals(dc);
     const x = state.mean.map((m, i) => m + state.sigma[i] * z[i]);
     assertFinite(x, 'snes: sampled point');
-    points.push(x);
+    points.push(state.categorical ? [...x, ...sampleChoices(rng, state.categorical)] : x);
   }
   return { points, state: { ...state, rng: rng.state() } };
 }
 
 function tell(state: SnesState, ctx: TellContext): SnesState {
-  const d = state.dim;
-  checkBatch(ctx.batch, d, 'snes');
-  const { etaMean, etaCov: etaSigma } = state.params;
+  checkBatch(ctx.batch, state.dim, 'snes');
   const u = nesUtilities(ctx.batch);
+  if (!state.categorical) return { ...state, generation: state.generation + 1, ...gaussianStep(state, ctx.batch.map((o) => o.x), u) };
+  // Categorical parameters: the Gaussian's update on the continuous coordinates, CatCMA's on q.
+  const { dc } = mixedLayout(state);
+  const gauss = dc > 0 ? gaussianStep(state, ctx.batch.map((o) => o.x.slice(0, dc)), u) : {};
+  // One point carries no ranking: q is kept (its utility is 0, so the Gaussian is unchanged too).
+  const cat = ctx.batch.length < 2 ? {} : updateCategorical(state, orderBestFirst(ctx.batch).map((i) => ctx.batch[i]!.x.slice(dc)));
+  return { ...state, generation: state.generation + 1, ...gauss, ...cat };
+}
+
+/** One update of μ and σ from the continuous coordinates `xs` of the told points and their utilities `u`. */
+function gaussianStep(state: SnesState, xs: readonly number[][], u: readonly number[]): Pick<SnesState, 'mean' | 'sigma' | 'cov'> {
+  const d = state.mean.length;
+  const { etaMean, etaCov: etaSigma } = state.params;
   const gMean = zerosVec(d); // Σ u_k (x_k − μ)
   const gSigma = zerosVec(d); // Σ u_k (z_k² − 1)
-  ctx.batch.forEach((o, k) => {
+  xs.forEach((x, k) => {
     for (let i = 0; i < d; i++) {
-      const dx = o.x[i] - state.mean[i];
+      const dx = x[i] - state.mean[i];
       const z = dx / state.sigma[i];
       gMean[i] += u[k] * dx;
       gSigma[i] += u[k] * (z * z - 1);
@@ -98,7 +127,7 @@ function tell(state: SnesState, ctx: TellContext): SnesState {
   if (!sigma.every((s) => s > 0)) throw new NonFiniteError('snes: sigma underflowed to 0');
   const cov = diagRows(sigma);
   assertFinite(cov.flat(), 'snes: cov');
-  return { ...state, generation: state.generation + 1, mean, sigma, cov };
+  return { mean, sigma, cov };
 }
 
 const SNES_OPTIONS: OptionSpecs = { learning_rate_mean: etaMean, learning_rate_cov: etaCov };
@@ -109,6 +138,7 @@ export const snes: StrategyDescriptor<SnesState> = {
   defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaSigma(d) }),
   minBatch: MIN_BATCH,
   usesBox: true,
+  categorical: true,
   stateVersion: SNES_STATE_VERSION,
   migrate: (stored) => migrateOptionsState<SnesState>('snes', SNES_STATE_VERSION, stored, (o) => nesParams(o, defaultEtaSigma(Number(stored.dim))), { bounds: null }),
   init,

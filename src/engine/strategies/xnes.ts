@@ -27,6 +27,13 @@
  * Without the clip, a sample projected across a thin direction of an elongated Σ has an enormous
  * z there; z zᵀ then dominates G, expm(½ η_M G) squeezes A to a singular matrix within a few
  * generations (a covariance that is no longer positive definite) or overflows outright.
+ *
+ * Categorical parameters (InitSpec.categories; ALGORITHM.md §27): the update above runs on the d_c
+ * continuous coordinates (μ, A, Σ and the box are d_c-dimensional), with the utilities of the whole
+ * points' values, and each categorical parameter has a distribution q_j updated as CatCMA's
+ * (es-categorical.ts); a point is [x, c]. A conditional space (§30) needs nothing more: an inactive
+ * coordinate is drawn like any other and does not change the value, so the ranking ignores it. A
+ * state without `categorical` is the numeric method, unchanged draw for draw.
  */
 import { Rng } from '../random/index.js';
 import { type Bounds, clampToBounds, limitCovToBounds, storedBounds } from './bounds.js';
@@ -34,8 +41,12 @@ import { cholSolve, cholesky, fromRows, matMul, matMulT, symEig, symExpm, symFun
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
 import {
-  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams,
+  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, nesParams, nesUtilities, orderBestFirst, zerosVec, type NesParams,
 } from './es-utils.js';
+import { InvalidInputError } from '../errors.js';
+import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
+import type { AsngState } from './cma-core.js';
+import { continuousBox, startCategorical, updateCategorical } from './es-categorical.js';
 
 /**
  * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
@@ -84,10 +95,13 @@ export interface XnesState extends BaseState {
   /** The study's box in internal coordinates (InitSpec.box); null: none, or a state of version ≤ 2. */
   bounds: Bounds | null;
   /**
-   * Points handed out since the last tell, to tell genuine samples from injected ones. Absent in
-   * states stored before it existed: every point of that generation then counts as injected.
+   * Points handed out since the last tell (their continuous coordinates), to tell genuine samples
+   * from injected ones. Absent in states stored before it existed: every point of that generation
+   * then counts as injected.
    */
   asked?: number[][];
+  /** With categorical parameters: ASNG's state of the categorical update (es-categorical.ts); absent otherwise. */
+  asng?: AsngState;
 }
 
 function defaultEtaM(d: number): number {
@@ -98,34 +112,50 @@ function init(spec: InitSpec, rng: Rng): XnesState {
   checkDim(spec.dim, spec.batchSize, 'xnes', MIN_BATCH);
   const d = spec.dim;
   const params = nesParams(checkedOptions('xnes', XNES_OPTIONS, spec.options), defaultEtaM(d));
+  const q = spec.categories ?? [];
+  // The Gaussian covers the continuous coordinates: all of them in a numeric study.
+  const dc = d - q.length;
+  if (dc < 0) throw new InvalidInputError('xnes: a mixed space needs dim ≥ the number of categorical parameters');
   // Start from the prior N(0, I) of the whitened coordinates (ALGORITHM.md §0).
   return {
     version: XNES_STATE_VERSION, method: 'xnes', dim: d, batchSize: spec.batchSize, generation: 0,
-    rng: rng.state(), params, mean: zerosVec(d), cov: identityRows(d),
-    diagnostics: { ...NO_DIAGNOSTICS }, A: identityRows(d), bounds: storedBounds(spec.box), asked: [],
+    rng: rng.state(), params, mean: zerosVec(dc), cov: identityRows(dc),
+    diagnostics: { ...NO_DIAGNOSTICS }, A: identityRows(dc), bounds: storedBounds(continuousBox(spec.box, dc)), asked: [],
+    ...(q.length > 0 ? startCategorical(q) : {}),
   };
 }
 
 function ask(state: XnesState, _ctx: AskContext, count: number): AskResult<XnesState> {
   checkCount(count, 'xnes');
   const rng = Rng.fromState(state.rng);
-  const d = state.dim;
+  const { dc } = mixedLayout(state);
   const points: number[][] = [];
   for (let k = 0; k < count; k++) {
-    const z = rng.normals(d);
+    const z = rng.normals(dc);
     const x = state.mean.map((m, i) => m + state.A[i].reduce((s, a, j) => s + a * z[j], 0));
     assertFinite(x, 'xnes: sampled point');
-    points.push(x);
+    points.push(state.categorical ? [...x, ...sampleChoices(rng, state.categorical)] : x);
   }
   // `asked` keeps its own copies: callers may project the returned points in place.
-  return { points, state: { ...state, rng: rng.state(), asked: [...(state.asked ?? []), ...points.map((p) => p.slice())] } };
+  return { points, state: { ...state, rng: rng.state(), asked: [...(state.asked ?? []), ...points.map((p) => p.slice(0, dc))] } };
 }
 
 function tell(state: XnesState, ctx: TellContext): XnesState {
-  const d = state.dim;
-  checkBatch(ctx.batch, d, 'xnes');
-  const { etaMean, etaCov: etaM } = state.params;
+  checkBatch(ctx.batch, state.dim, 'xnes');
   const u = nesUtilities(ctx.batch);
+  if (!state.categorical) return { ...state, ...gaussianStep(state, ctx.batch.map((o) => o.x), u), generation: state.generation + 1, asked: [] };
+  // Categorical parameters: the Gaussian's update on the continuous coordinates, CatCMA's on q.
+  const { dc } = mixedLayout(state);
+  const gauss = dc > 0 ? gaussianStep(state, ctx.batch.map((o) => o.x.slice(0, dc)), u) : {};
+  // One point carries no ranking: q is kept (its utility is 0, so the Gaussian is unchanged too).
+  const cat = ctx.batch.length < 2 ? {} : updateCategorical(state, orderBestFirst(ctx.batch).map((i) => ctx.batch[i]!.x.slice(dc)));
+  return { ...state, ...gauss, ...cat, generation: state.generation + 1, asked: [] };
+}
+
+/** One update of μ, A and Σ = A Aᵀ from the continuous coordinates `xs` of the told points and their utilities `u`. */
+function gaussianStep(state: XnesState, xs: readonly number[][], u: readonly number[]): Pick<XnesState, 'mean' | 'A' | 'cov'> {
+  const d = state.mean.length;
+  const { etaMean, etaCov: etaM } = state.params;
   const A = fromRows(state.A);
   const { L } = cholesky(fromRows(state.cov));
   const asked = new Set((state.asked ?? []).map((a) => a.join(',')));
@@ -134,11 +164,11 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   // z_k = A⁻¹ (x_k − μ) = Aᵀ Σ⁻¹ (x_k − μ), since Σ = A Aᵀ.
   const gradMean = zerosVec(d); // Σ u_k z_k
   const G = zerosVec(d * d); // Σ u_k (z_k z_kᵀ − I), row-major
-  ctx.batch.forEach((o, k) => {
-    const s = cholSolve(L, o.x.map((xi, i) => xi - state.mean[i]));
+  xs.forEach((x, k) => {
+    const s = cholSolve(L, x.map((xi, i) => xi - state.mean[i]));
     const z = zerosVec(d);
     for (let j = 0; j < d; j++) for (let i = 0; i < d; i++) z[j] += A.data[i * d + j] * s[i];
-    if (!asked.has(o.x.join(','))) {
+    if (!asked.has(x.join(','))) {
       const len = Math.hypot(...z);
       if (len > cz) for (let i = 0; i < d; i++) z[i] *= cz / len;
     }
@@ -162,7 +192,7 @@ function tell(state: XnesState, ctx: TellContext): XnesState {
   assertFinite(mean, 'xnes: mean');
   assertFiniteRows(ARows, 'xnes: A');
   assertFiniteRows(covRows, 'xnes: cov');
-  return { ...state, generation: state.generation + 1, mean, A: ARows, cov: covRows, asked: [] };
+  return { mean, A: ARows, cov: covRows };
 }
 
 const XNES_OPTIONS: OptionSpecs = { learning_rate_mean: etaMean, learning_rate_cov: etaCov };
@@ -173,6 +203,7 @@ export const xnes: StrategyDescriptor<XnesState> = {
   defaults: (d) => ({ learning_rate_mean: 1, learning_rate_cov: defaultEtaM(d) }),
   minBatch: MIN_BATCH,
   usesBox: true,
+  categorical: true,
   stateVersion: XNES_STATE_VERSION,
   migrate: (stored) => migrateOptionsState<XnesState>('xnes', XNES_STATE_VERSION, stored, (o) => nesParams(o, defaultEtaM(Number(stored.dim))), { bounds: null }),
   init,

@@ -1,0 +1,52 @@
+/**
+ * The categorical part of xNES, SNES and lq-CMA-ES on a space with categorical parameters
+ * (InitSpec.categories; ALGORITHM.md §27, §30). Their search distribution is the method's own
+ * Gaussian over the d_c continuous coordinates times one categorical distribution q_j per
+ * categorical parameter, ν = N(μ, Σ) × Π_j Cat(q_j), as CatCMA's (catcma.ts); a point is [u, c].
+ *
+ * The Gaussian part is each method's own update on the continuous coordinates, ranked by the whole
+ * point's value. The categorical part is CatCMA's, the same function (catcma.ts `catUpdate`): the
+ * natural gradient ĝ_j = Σ_i w_i (e_{c_i,j} − q_j) with CatCMA's weights (positive for the best
+ * ⌊λ/2⌋, summing to 1), a step of Fisher length δ adapted by ASNG, then the margin. The methods' own
+ * utilities (NES: sum 0, the worse half negative) are not used for q: CatCMA's margin and ASNG step
+ * are derived and tuned for its non-negative weights, and one update for q across the ES baselines
+ * keeps them comparable.
+ *
+ * Glossary: q (m rows, K_j each) = `categorical`; `asng` ASNG's state (cma-core.ts AsngState);
+ * d_c = dim − m (distributions/categorical.ts mixedLayout).
+ */
+import { applyMargin, marginFloor } from '../distributions/categorical.js';
+import { catUpdate, freshAsng, thetaCount } from './catcma.js';
+import type { AsngState } from './cma-core.js';
+
+/** The categorical part of a state: q_j per categorical parameter and ASNG's state. */
+export interface CategoricalPart {
+  categorical: number[][];
+  asng: AsngState;
+}
+
+/** The start, as CatCMA's: each prior q_j with the margin applied, ASNG before any update. */
+export function startCategorical(prior: readonly (readonly number[])[]): CategoricalPart {
+  return {
+    categorical: prior.map((p) => applyMargin(p, marginFloor(p.length, prior.length))),
+    asng: freshAsng(thetaCount(prior.map((p) => p.length))),
+  };
+}
+
+/**
+ * CatCMA's categorical update from the generation's choices ranked best first (at least two: one
+ * point carries no ranking, and the caller then keeps q). A state whose ASNG state is missing or
+ * of another size (an imported one) starts ASNG afresh, as catcma.ts does.
+ */
+export function updateCategorical(state: { categorical?: number[][]; asng?: AsngState }, rankedChoices: readonly number[][]): CategoricalPart {
+  const q = state.categorical!;
+  const nTheta = thetaCount(q.map((row) => row.length));
+  const asng = state.asng && state.asng.s.length === nTheta ? state.asng : freshAsng(nTheta);
+  const next = catUpdate(q, asng, rankedChoices.map((c) => c.map((v) => Math.round(v))));
+  return { categorical: next.q, asng: next.asng };
+}
+
+/** The first d_c coordinates of the study's box (InitSpec.box covers every coordinate, choices last). */
+export function continuousBox(box: { lower: number[]; upper: number[] } | null | undefined, dc: number): { lower: number[]; upper: number[] } | null {
+  return box ? { lower: box.lower.slice(0, dc), upper: box.upper.slice(0, dc) } : null;
+}
