@@ -2,70 +2,15 @@
  * Table rows to storage records, for both backends. The tables have the same columns in SQLite and
  * PostgreSQL; what differs is how the driver hands back a JSON column (better-sqlite3: the text;
  * node-postgres: already parsed) and a boolean (SQLite has none: 0 or 1). A backend passes those
- * two readings as its `Columns`; everything else is mapped here once (trials: trial-columns.ts).
+ * two readings as its `Columns`; everything else is mapped here once (studies: study-columns.ts;
+ * trials: trial-columns.ts).
  */
-import { TRIAL_STATES, type ApiKeyRecord, type EngineStateRecord, type IntermediateRecord, type JsonObject, type JsonValue, type StudyRecord, type TrialCounts, type TrialState } from './storage.js';
+import type { ApiKeyRecord, EngineStateRecord, IntermediateRecord, JsonValue, TrialState } from './storage.js';
 
 /** How one driver returns a JSON column (stored as J) and a boolean (stored as B). */
 export interface Columns<J, B> {
   json(v: J): JsonValue;
   bool(v: B): boolean;
-}
-
-export interface StudyRow<J> {
-  seq: number;
-  id: string;
-  tenant_id: string;
-  name: string;
-  direction: 'minimize' | 'maximize';
-  parameters: J;
-  prior: J;
-  method: string;
-  batch_size: number;
-  options: J;
-  seed: number;
-  max_trials: number | null;
-  lease_seconds: number;
-  known_optimum: number | null;
-  metadata: J;
-  state: StudyRecord['state'];
-  reason: string | null;
-  generation: number;
-  created_at: string;
-  updated_at: string;
-  /** Added by migration 007 (SQLite) / 006 (PostgreSQL). */
-  loop_settings?: J | null;
-  /** Added by migration 010 (both databases). */
-  outcomes?: J | null;
-}
-
-/** `counts`: trials by state as the study_trial_counts table keeps them (a state without trials may be absent). */
-export function studyFromRow<J>(r: StudyRow<J>, counts: Partial<Record<TrialState, number>> | null, c: Columns<J, unknown>): StudyRecord {
-  const trialCounts = Object.fromEntries(TRIAL_STATES.map((st) => [st, counts?.[st] ?? 0])) as TrialCounts;
-  return {
-    id: r.id,
-    tenantId: r.tenant_id,
-    name: r.name,
-    direction: r.direction,
-    parameters: c.json(r.parameters),
-    prior: c.json(r.prior),
-    method: r.method,
-    batchSize: r.batch_size,
-    options: c.json(r.options) as JsonObject,
-    seed: r.seed,
-    maxTrials: r.max_trials,
-    leaseSeconds: r.lease_seconds,
-    knownOptimum: r.known_optimum,
-    metadata: c.json(r.metadata) as JsonObject,
-    state: r.state,
-    reason: r.reason,
-    generation: r.generation,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    trialCounts,
-    loopSettings: r.loop_settings === undefined || r.loop_settings === null ? {} : (c.json(r.loop_settings) as JsonObject),
-    outcomes: r.outcomes === undefined || r.outcomes === null ? null : (c.json(r.outcomes) as JsonObject),
-  };
 }
 
 export interface EngineStateRow<J> {

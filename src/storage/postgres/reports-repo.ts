@@ -14,7 +14,7 @@ import type { PgDb } from './db.js';
 import { COUNTS_SQL, json, toEngineState, toStudy, toTrial, type EngineStateRow, type StudyRow, type TrialRow } from './rows.js';
 import { intermediateFromRow, type IntermediateRow } from '../rows.js';
 import { pgInsertTrials, pgTrial } from '../trial-columns.js';
-import { insertStudy, studyParams } from './studies-repo.js';
+import { insertStudy } from './studies-repo.js';
 import { INSERT_INTERMEDIATE, intermediateColumns } from './intermediate-repo.js';
 
 const READ_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
@@ -66,7 +66,8 @@ export class ReportsRepo {
 
   importStudy(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[], evaluations: KeyedEvaluation[]): Promise<StudyRecord> {
     return this.db.tx('BEGIN', async (c) => {
-      await c.query(insertStudy(s), studyParams(s, s.generation, s.updatedAt));
+      const insert = insertStudy(s);
+      await c.query(insert.text, insert.values);
       if (trials.length > 0) await c.query(INSERT_TRIALS, [JSON.stringify(trials.map((t) => pgTrial({ ...t, studyId: s.id })))]);
       if (states.length > 0) {
         const col = <K extends keyof ImportedEngineState>(k: K) => states.map((e) => e[k]);

@@ -1,5 +1,6 @@
 /** Rows as node-postgres returns them (json columns already parsed, int8 as numbers) to storage records (../rows.ts). */
-import { engineStateFromRow, studyFromRow, type Columns, type EngineStateRow as Engine, type StudyRow as Study } from '../rows.js';
+import { engineStateFromRow, type Columns, type EngineStateRow as Engine } from '../rows.js';
+import { studyFromRow } from '../study-columns.js';
 import { trialFromRow } from '../trial-columns.js';
 import type { EvaluationRecord, JsonValue, KeyedEvaluation, TrialState } from '../storage.js';
 
@@ -7,12 +8,11 @@ export { keyFromRow as toKey, type KeyRow } from '../rows.js';
 
 const columns: Columns<JsonValue, boolean> = { json: (v) => v, bool: (v) => v };
 
-export interface StudyRow extends Study<JsonValue> {
-  next_trial_id: number;
-  commit_seq: number;
+/** A studies row as the driver returns it (columns: study-columns.ts), with its trial counts. */
+export type StudyRow = { seq: number; next_trial_id: number; commit_seq: number } & Record<string, unknown> & {
   /** From the query: { state: n } of study_trial_counts, or null when the study has no trials. */
   counts: Partial<Record<TrialState, number>> | null;
-}
+};
 /** A trials row as the driver returns it (columns: trial-columns.ts). */
 export type TrialRow = { trial_id: number } & Record<string, unknown>;
 export type EngineStateRow = Engine<JsonValue>;

@@ -1,5 +1,6 @@
 /** Studies on PostgreSQL (StudiesStore): create (with the generation-0 engine state), read, list, change, delete. */
 import {
+  type ImportedStudy,
   type InitialEngineState,
   type NewStudyRecord,
   type Page,
@@ -9,25 +10,15 @@ import {
 } from '../storage.js';
 import type { PgDb } from './db.js';
 import { COUNTS_SQL, json, toStudy, type StudyRow } from './rows.js';
+import { createdStudy, pgInsertStudy, pgStudyUpdate } from '../study-columns.js';
 
 /**
- * The insert of a study, and its parameters. `outcomes` (migration 010) is written only when the
- * study has them: without, the statement is the one every release since 006 made (the migration
- * tests create studies with it on the schemas of those releases).
+ * The insert of a study (a new one: createdStudy; or an imported one), its columns and parameters
+ * from study-columns.ts, returning the row as every study read does.
  */
-export function insertStudy(s: NewStudyRecord): string {
-  const withOutcomes = s.outcomes ? ', outcomes' : '';
-  return `INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
-    max_trials, lease_seconds, known_optimum, metadata, state, reason, generation, created_at, updated_at, loop_settings${withOutcomes})
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20${s.outcomes ? ', $21' : ''})
-  RETURNING *, NULL::json AS counts`;
-}
-
-export function studyParams(s: NewStudyRecord, generation: number, updatedAt: string): unknown[] {
-  return [
-    s.id, s.tenantId, s.name, s.direction, json(s.parameters), json(s.prior), s.method, s.batchSize, json(s.options), s.seed, s.maxTrials, s.leaseSeconds,
-    s.knownOptimum, json(s.metadata), s.state, s.reason, generation, s.createdAt, updatedAt, json(s.loopSettings ?? {}), ...(s.outcomes ? [json(s.outcomes)] : []),
-  ];
+export function insertStudy(s: ImportedStudy): { text: string; values: unknown[] } {
+  const { text, values } = pgInsertStudy(s);
+  return { text: `${text} RETURNING *, NULL::json AS counts`, values };
 }
 
 export const UPSERT_STATE = `INSERT INTO engine_states (study_id, generation, revision, version, state, created_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -39,7 +30,8 @@ export class StudiesRepo {
   createStudy(study: NewStudyRecord, initial?: InitialEngineState): Promise<StudyRecord> {
     // One transaction: a study is never visible without its generation-0 engine state.
     return this.db.tx('BEGIN', async (c) => {
-      const row = (await c.query<StudyRow>(insertStudy(study), studyParams(study, 0, study.createdAt))).rows[0]!;
+      const insert = insertStudy(createdStudy(study));
+      const row = (await c.query<StudyRow>(insert.text, insert.values)).rows[0]!;
       if (initial) await c.query(UPSERT_STATE, [study.id, 0, 1, initial.version, json(initial.state), study.createdAt]);
       return toStudy(row);
     });
@@ -64,22 +56,11 @@ export class StudiesRepo {
   }
 
   async updateStudy(tenantId: string, studyId: string, patch: StudyPatch): Promise<StudyRecord | null> {
-    const values: unknown[] = [tenantId, studyId, patch.updatedAt];
+    const values: unknown[] = [tenantId, studyId];
     // A change of the study is a commit too: a loop request that loaded (or cached, LoopService's
     // warmSnapshots) the study before it must not commit on top of it (a PATCH to PAUSED, say).
-    const sets = ['updated_at = $3', 'commit_seq = commit_seq + 1'];
-    // Column names come from this fixed list, never from input.
-    const fields: [keyof StudyPatch, string, (v: never) => unknown][] = [
-      ['name', 'name', (v) => v],
-      ['metadata', 'metadata', (v) => json(v)],
-      ['state', 'state', (v) => v],
-      ['reason', 'reason', (v) => v],
-    ];
-    for (const [key, column, encode] of fields) {
-      if (patch[key] === undefined) continue;
-      values.push(encode(patch[key] as never));
-      sets.push(`${column} = $${values.length}`);
-    }
+    // Column names come from study-columns.ts, never from input.
+    const sets = [...pgStudyUpdate(patch, values), 'commit_seq = commit_seq + 1'];
     const [row] = await this.db.rows<StudyRow>(`UPDATE studies s SET ${sets.join(', ')} WHERE s.tenant_id = $1 AND s.id = $2 RETURNING s.*, ${COUNTS_SQL}`, values);
     return row ? toStudy(row) : null;
   }

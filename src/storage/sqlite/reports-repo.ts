@@ -42,7 +42,7 @@ export class ReportsRepo {
     this.insertStateStmt = db.prepare(`
       INSERT INTO engine_states (study_id, generation, revision, version, state, created_at)
       VALUES (@study_id, @generation, @revision, @version, @state, @created_at)`);
-    this.finishStudyStmt = db.prepare('UPDATE studies SET generation = ?, next_trial_id = ?, updated_at = ?, commit_seq = ? WHERE id = ?');
+    this.finishStudyStmt = db.prepare('UPDATE studies SET next_trial_id = ?, commit_seq = ? WHERE id = ?');
     // A read transaction, so that no commit lands between reading the study and its trials.
     this.exportTx = db.transaction((tenantId: string, studyId: string) => {
       const study = this.studies.get(tenantId, studyId);
@@ -80,7 +80,7 @@ export class ReportsRepo {
   }
 
   private importInTx(s: ImportedStudy, trials: ImportedTrial[], states: ImportedEngineState[], intermediate: IntermediateRecord[]): StudyRecord {
-    this.studies.insert(s);
+    this.studies.insertImported(s);
     for (const t of trials) this.insertTrialStmt.run(sqliteTrial({ ...t, studyId: s.id }));
     for (const e of states) {
       this.insertStateStmt.run({ study_id: s.id, generation: e.generation, revision: e.revision, version: e.version, state: JSON.stringify(e.state), created_at: e.createdAt });
@@ -88,7 +88,7 @@ export class ReportsRepo {
     this.intermediate.insertAll(s.id, intermediate);
     // Trial ids continue after the highest imported one, as they would have in the original.
     const nextTrialId = trials.reduce((m, t) => Math.max(m, t.trialId), 0) + 1;
-    this.finishStudyStmt.run(s.generation, nextTrialId, s.updatedAt, importedCommitSeq(), s.id);
+    this.finishStudyStmt.run(nextTrialId, importedCommitSeq(), s.id);
     return this.studies.get(s.tenantId, s.id)!;
   }
 }

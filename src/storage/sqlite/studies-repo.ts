@@ -1,27 +1,18 @@
 /** All SQL for studies. Synchronous (better-sqlite3); SqliteStorage wraps it in Promises. */
 import type { SqliteDatabase } from './connection.js';
-import type { NewStudyRecord, Page, PageRequest, StudyPatch, StudyRecord, TrialCounts } from '../storage.js';
+import type { ImportedStudy, NewStudyRecord, Page, PageRequest, StudyPatch, StudyRecord, TrialCounts } from '../storage.js';
+import { createdStudy, sqliteInsertStudy, sqliteStudyUpdate } from '../study-columns.js';
 import { toStudy, type StudyRow } from './rows.js';
 
 export class StudiesRepo {
-  private readonly insertStmt;
-  private insertOutcomesStmt: ReturnType<SqliteDatabase['prepare']> | undefined;
-  private readonly insertWithOutcomes: () => ReturnType<SqliteDatabase['prepare']>;
+  /** The insert statements by their SQL: two, with and without the columns written only when set (study-columns.ts). */
+  private readonly inserts = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   private readonly byIdStmt;
   private readonly countsStmt;
   private readonly pageStmt;
   private readonly deleteStmt;
 
   constructor(private readonly db: SqliteDatabase) {
-    // `outcomes` (migration 010) is written only when the study has them: without, the insert is the
-    // one every release since 007 made (the migration tests create studies with it on those schemas).
-    const insert = (outcomes: boolean) => `
-      INSERT INTO studies (id, tenant_id, name, direction, parameters, prior, method, batch_size, options, seed,
-        max_trials, lease_seconds, known_optimum, metadata, state, reason, created_at, updated_at, loop_settings${outcomes ? ', outcomes' : ''})
-      VALUES (@id, @tenant_id, @name, @direction, @parameters, @prior, @method, @batch_size, @options, @seed,
-        @max_trials, @lease_seconds, @known_optimum, @metadata, @state, @reason, @created_at, @created_at, @loop_settings${outcomes ? ', @outcomes' : ''})`;
-    this.insertStmt = db.prepare(insert(false));
-    this.insertWithOutcomes = () => (this.insertOutcomesStmt ??= db.prepare(insert(true)));
     this.byIdStmt = db.prepare<[string, string], StudyRow>('SELECT * FROM studies WHERE tenant_id = ? AND id = ?');
     // Kept by triggers (migration 003): a few rows, however many trials the study has.
     this.countsStmt = db.prepare<[string], { state: keyof TrialCounts; n: number }>('SELECT state, n FROM study_trial_counts WHERE study_id = ?');
@@ -31,28 +22,17 @@ export class StudiesRepo {
     this.deleteStmt = db.prepare<[string, string]>('DELETE FROM studies WHERE tenant_id = ? AND id = ?');
   }
 
+  /** A new study: generation 0, updated when created. */
   insert(s: NewStudyRecord): StudyRecord {
-    (s.outcomes ? this.insertWithOutcomes() : this.insertStmt).run({
-      id: s.id,
-      tenant_id: s.tenantId,
-      name: s.name,
-      direction: s.direction,
-      parameters: JSON.stringify(s.parameters),
-      prior: JSON.stringify(s.prior),
-      method: s.method,
-      batch_size: s.batchSize,
-      options: JSON.stringify(s.options),
-      seed: s.seed,
-      max_trials: s.maxTrials,
-      lease_seconds: s.leaseSeconds,
-      known_optimum: s.knownOptimum,
-      metadata: JSON.stringify(s.metadata),
-      state: s.state,
-      reason: s.reason,
-      created_at: s.createdAt,
-      loop_settings: JSON.stringify(s.loopSettings ?? {}),
-      ...(s.outcomes ? { outcomes: JSON.stringify(s.outcomes) } : {}),
-    });
+    return this.insertImported(createdStudy(s));
+  }
+
+  /** A study as imported, its generation and update time included. */
+  insertImported(s: ImportedStudy): StudyRecord {
+    const { sql, params } = sqliteInsertStudy(s);
+    let stmt = this.inserts.get(sql);
+    if (!stmt) this.inserts.set(sql, (stmt = this.db.prepare(sql)));
+    stmt.run(params);
     return this.get(s.tenantId, s.id)!;
   }
 
@@ -71,17 +51,12 @@ export class StudiesRepo {
   }
 
   update(tenantId: string, id: string, patch: StudyPatch): StudyRecord | null {
-    const params: Record<string, unknown> = { tenant_id: tenantId, id, updated_at: patch.updatedAt };
-    if (patch.name !== undefined) params.name = patch.name;
-    if (patch.metadata !== undefined) params.metadata = JSON.stringify(patch.metadata);
-    if (patch.state !== undefined) params.state = patch.state;
-    if (patch.reason !== undefined) params.reason = patch.reason;
-    // Column names come from this fixed list, never from input.
-    const sets = ['updated_at', 'name', 'metadata', 'state', 'reason'].filter((c) => c in params).map((c) => `${c} = @${c}`);
+    // Column names come from study-columns.ts, never from input.
+    const { sets, params } = sqliteStudyUpdate(patch);
     // A change of the study is a commit too: a loop request that read the study before it (and
     // computes outside any lock) must find its commit stale, not suggest points of a paused study.
     sets.push('commit_seq = commit_seq + 1');
-    const res = this.db.prepare(`UPDATE studies SET ${sets.join(', ')} WHERE tenant_id = @tenant_id AND id = @id`).run(params);
+    const res = this.db.prepare(`UPDATE studies SET ${sets.join(', ')} WHERE tenant_id = @tenant_id AND id = @id`).run({ ...params, tenant_id: tenantId, id });
     return res.changes === 0 ? null : this.get(tenantId, id);
   }
 
