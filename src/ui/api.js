@@ -96,18 +96,39 @@ export function fmt(v) {
 export const paramsText = (p) => Object.entries(p ?? {}).map(([k, v]) => `${k}=${fmt(v)}`).join(', ');
 
 /**
+ * A choice as a condition names it: a number or boolean as itself, a string bare unless it would read as
+ * something else (a number, a boolean, empty, padded, or holding the list's own punctuation), then quoted.
+ */
+export function choiceText(v) {
+  if (typeof v !== 'string') return String(v);
+  const ambiguous = v === '' || v.trim() !== v || /[,{}"]/.test(v) || v === 'true' || v === 'false' || Number.isFinite(Number(v));
+  return ambiguous ? JSON.stringify(v) : v;
+}
+
+/** A conditional parameter's condition (docs/conditional.md) as text, e.g. "only when kernel ∈ {rbf}"; '' without one. */
+export function conditionText(p) {
+  const c = p.condition;
+  if (!c) return '';
+  return `only when ${c.parent} ∈ {${c.values.map(choiceText).join(', ')}}`;
+}
+
+/**
  * One parameter of the study resource as a line of text: its type, scale, bounds and step (a
  * stepped parameter takes only the values low + k·step; an int's step 1 is the default and goes
- * unsaid), or a categorical one's number of choices. Bounds and step are printed exactly, not
- * rounded like values: they define the grid.
+ * unsaid), or a categorical one's number of choices; then, for a conditional parameter, when it
+ * is active (its parent's condition is on the parent's own line). Bounds and step are printed
+ * exactly, not rounded like values: they define the grid. Plain text: the page inserts it as a
+ * text node, never as markup.
  */
 export function parameterText(p) {
-  if (p.type === 'categorical') return `${p.name}: categorical, ${p.choices.length} choice${p.choices.length === 1 ? '' : 's'}`;
+  const cond = conditionText(p);
+  const tail = cond ? `, ${cond}` : '';
+  if (p.type === 'categorical') return `${p.name}: categorical, ${p.choices.length} choice${p.choices.length === 1 ? '' : 's'}${tail}`;
   const parts = [p.type];
   if (p.scale === 'log') parts.push('log');
   if (p.bounds) parts.push(`[${p.bounds[0]}, ${p.bounds[1]}]`);
   if (p.step !== null && p.step !== undefined && !(p.type === 'int' && p.step === 1)) parts.push(`step ${p.step}`);
-  return `${p.name}: ${parts.join(' ')}`;
+  return `${p.name}: ${parts.join(' ')}${tail}`;
 }
 
 export function status(text, isError = false) {

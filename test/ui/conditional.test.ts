@@ -2,7 +2,9 @@
  * The dashboard on a conditional study (docs/conditional.md) in headless Chromium: the trials table
  * shows "—" for a parameter a trial did not have, each slice holds the trials that had its
  * parameter, the parallel coordinates draw every trial, the model views render (the contour over
- * C and gamma at kernel = rbf, where gamma applies), and the browser logs no error.
+ * C and gamma at kernel = rbf, where gamma applies), the study facts give each conditional
+ * parameter's condition ("only when kernel ∈ {rbf}"), a choice holding markup as text, and the
+ * browser logs no error.
  */
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
@@ -65,6 +67,35 @@ describe.skipIf(!hasChromium)('dashboard, conditional study', () => {
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#plot-contour')?.dataset.generation);
     expect(await page.locator('#plot-contour').getAttribute('data-cells')).toBe(String(40 * 40));
     expect(await page.locator('#contour-note').textContent()).toContain('kernel=rbf (most probable where the axes apply)');
+    // The facts: the condition after the conditional parameter's own line; the others' lines as before.
+    const facts = await page.locator('#study-facts').textContent();
+    expect(facts).toContain('gamma: float log [0.0001, 10], only when kernel ∈ {rbf}');
+    expect(facts).toContain('kernel: categorical, 2 choices; C: float log [0.001, 1000]; gamma');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('gives a condition whose choice holds markup as text, never as an element', async () => {
+    const markup = '<img src=x onerror="document.body.dataset.injected=1">';
+    const study = await call(t.app, 'POST', '/v1/studies', {
+      name: 'markup-choice', method: 'random', seed: 3, batch_size: 4,
+      parameters: [
+        { name: 'mode', type: 'categorical', choices: ['plain', markup] },
+        { name: 'layers', type: 'categorical', choices: [1, 2], condition: { parent: 'mode', values: [markup] } },
+        { name: 'rate', bounds: [0, 1], step: 0.25, condition: { parent: 'layers', values: [2] } },
+      ],
+    });
+    const s = await call(t.app, 'GET', `/v1/studies/${study.id}/suggestions?count=4`);
+    await call(t.app, 'POST', `/v1/studies/${study.id}/observations`, { observations: s.trials.map((tr: { trial_id: number }, i: number) => ({ trial_id: tr.trial_id, value: i })) });
+    const { page, errors } = await openPage(browser);
+    await page.goto(`${base}/ui/studies/${study.id}?idle_minutes=100000000`);
+    await page.waitForSelector('body[data-loaded="true"]');
+    const facts = await page.locator('#study-facts').textContent();
+    // The string choice is quoted (it holds a double quote), and each nested condition names its own parent.
+    expect(facts).toContain(`layers: categorical, 2 choices, only when mode ∈ {${JSON.stringify(markup)}}`);
+    expect(facts).toContain('rate: float [0, 1] step 0.25, only when layers ∈ {2}');
+    expect(await page.locator('#study-facts img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).document.body.dataset.injected ?? null)).toBeNull();
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
