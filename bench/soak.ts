@@ -16,7 +16,13 @@
  *   turn, with a categorical parameter where the method takes one), run it for a few generations
  *   (a heartbeat, now and then a failed trial, an intermediate value and the curves read back),
  *   read it every way above, list the tenant's studies page by page, read /v1/methods, /metrics and
- *   the dashboard's pages, then delete it; one study in eight is kept, to be checked at the end.
+ *   the dashboard's pages, then delete it; one study in eight is kept, to be checked at the end;
+ * - between those, every fifth churned study has two objectives (a method of GET /v1/methods that
+ *   searches several, in turn): its results report both values, and after each generation it is
+ *   polled as the dashboard polls one, /best, the front page by page and the front's hypervolume
+ *   history, and so is an earlier kept one of the tenant (unchanged: answered from the front cache);
+ *   one in eight is kept too. Thousands of them pass the front cache's count bounds (16 studies a
+ *   tenant, 64 in all: src/domain/studies/reports.ts) many times over.
  *
  * Every --interval seconds a sampler records the server's RSS (/proc/PID/status), its main
  * thread's heap (nodejs_heap_size_used_bytes from /metrics), the request rate and the latency per
@@ -255,10 +261,11 @@ interface MethodInfo {
   search_distribution: boolean;
   min_batch_size: number;
   categorical: boolean;
+  multi_objective: boolean;
 }
 
-/** Acknowledged observations on kept studies: `${studyId}/${trialId}` → value. */
-const acked = new Map<string, number>();
+/** Acknowledged observations on kept studies: `${studyId}/${trialId}` → value (the values, for two objectives). */
+const acked = new Map<string, number | number[]>();
 /** Kept studies and their tenant; the big ones also to be exported. */
 const kept = new Map<string, { tenant: string; big: boolean }>();
 
@@ -275,8 +282,18 @@ function parameters(withCategorical: boolean, d = 2) {
   return ps;
 }
 
-/** One generation (or a batch): suggest, maybe heartbeat / fail / report an intermediate value, observe all the others. */
-async function round(tenant: string, studyId: string, count: number, clientId: string, rnd: () => number, keep: boolean, extras: boolean): Promise<'ok' | 'done'> {
+/** The second objective of the studies with two: it pulls towards x = 2 where the first pulls elsewhere, so the front has many points. */
+const secondObjective = (p: Record<string, unknown>, rnd: () => number) => {
+  let s = 0;
+  for (const v of Object.values(p)) if (typeof v === 'number') s += (v - 2) ** 2;
+  return s + 0.01 * rnd();
+};
+
+/**
+ * One generation (or a batch): suggest, maybe heartbeat / fail / report an intermediate value, observe all the others
+ * (`multi`: the two objectives' values).
+ */
+async function round(tenant: string, studyId: string, count: number, clientId: string, rnd: () => number, keep: boolean, extras: boolean, multi = false): Promise<'ok' | 'done'> {
   const s = await req(tenant, 'GET', `/v1/studies/${studyId}/suggestions?count=${count}&client_id=${clientId}`, 'GET suggestions');
   if (s.status !== 200) return 'done';
   const trials: { trial_id: number; parameters: Record<string, unknown> }[] = s.body.trials;
@@ -295,12 +312,12 @@ async function round(tenant: string, studyId: string, count: number, clientId: s
       reported = trials.slice(1);
     }
   }
-  const observations = reported.map((t) => ({ trial_id: t.trial_id, value: objective(t.parameters, rnd) }));
+  const observations = reported.map((t) => (multi ? { trial_id: t.trial_id, values: [objective(t.parameters, rnd), secondObjective(t.parameters, rnd)] } : { trial_id: t.trial_id, value: objective(t.parameters, rnd) }));
   if (observations.length === 0) return 'ok';
   const o = await req(tenant, 'POST', `/v1/studies/${studyId}/observations`, 'POST observations', { observations });
   if (o.status === 200) {
     counters.observationsAcked += observations.length;
-    if (keep) for (const ob of observations) acked.set(`${studyId}/${ob.trial_id}`, ob.value);
+    if (keep) for (const ob of observations) acked.set(`${studyId}/${ob.trial_id}`, ob.values ?? ob.value!);
   }
   return 'ok';
 }
@@ -351,6 +368,72 @@ async function readService(tenant: string, rnd: () => number, someStudy: string 
 let methodTurn = 0;
 let loadT0 = 0;
 let churnCount = 0;
+let multiTurn = 0;
+/** Every how many churned studies one has two objectives. */
+const MULTI_EVERY = 5;
+let churnCalls = 0;
+/** Kept studies with two objectives, by tenant: what a dashboard comes back to. */
+const keptMulti = new Map<string, string[]>();
+
+/** The next churned study: one in MULTI_EVERY with two objectives, the others as churn() makes them. */
+async function churnNext(tenant: string, methods: MethodInfo[], rnd: () => number, worker: number): Promise<void> {
+  if (++churnCalls % MULTI_EVERY === 0) await churnMulti(tenant, methods, rnd, worker);
+  else await churn(tenant, methods, rnd, worker);
+}
+
+/** What the dashboard polls of a study with several objectives: /best, the front page by page, its hypervolume history. */
+async function pollFront(tenant: string, id: string): Promise<void> {
+  await req(tenant, 'GET', `/v1/studies/${id}/best`, 'GET best');
+  let token: string | null = null;
+  for (let page = 0; page < 3; page++) {
+    const f: Answer = await req(tenant, 'GET', `/v1/studies/${id}/front?page_size=20${token ? `&page_token=${encodeURIComponent(token)}` : ''}`, 'GET front');
+    token = f.status === 200 ? f.body.next_page_token : null;
+    if (!token) break;
+  }
+  token = null;
+  for (let page = 0; page < 3; page++) {
+    const h: Answer = await req(tenant, 'GET', `/v1/studies/${id}/front/history?page_size=100${token ? `&page_token=${encodeURIComponent(token)}` : ''}`, 'GET front/history');
+    token = h.status === 200 ? h.body.next_page_token : null;
+    if (!token) break;
+  }
+}
+
+/** One churned study with two objectives: create, a few generations each followed by the dashboard's poll, a few reads, delete (or keep one in eight). */
+async function churnMulti(tenant: string, methods: MethodInfo[], rnd: () => number, worker: number): Promise<void> {
+  const multiMethods = methods.filter((m) => m.multi_objective);
+  const info = multiMethods[multiTurn % multiMethods.length]!;
+  const keep = multiTurn++ % 8 === 0;
+  const c = await req(tenant, 'POST', '/v1/studies', 'POST studies', {
+    name: `churn-multi-${worker}-${multiTurn}`,
+    method: info.name,
+    seed: 1 + Math.floor(rnd() * 1e6),
+    parameters: parameters(false),
+    objectives: [
+      { name: 'error', direction: 'minimize' },
+      { name: 'cost', direction: 'minimize' },
+    ],
+  });
+  if (c.status !== 201) return;
+  counters.studiesCreated++;
+  const id: string = c.body.id;
+  if (keep) kept.set(id, { tenant, big: false });
+  const batch: number = c.body.batch_size;
+  const rounds = 2 + Math.floor(rnd() * 3);
+  for (let g = 0; g < rounds && loadRunning; g++) {
+    if ((await round(tenant, id, batch, `w${worker}`, rnd, keep, false, true)) === 'done') break;
+    await pollFront(tenant, id);
+  }
+  await req(tenant, 'GET', `/v1/studies/${id}/trials?page_size=200`, 'GET trials');
+  if (rnd() < 0.2) await req(tenant, 'GET', `/v1/studies/${id}/model/grid?x=x0&y=x1&n=20&objective=cost`, 'GET model/grid');
+  // The dashboard goes back to an earlier study of the tenant's, unchanged since.
+  const earlier = keptMulti.get(tenant) ?? [];
+  if (earlier.length > 0) await pollFront(tenant, earlier[Math.floor(rnd() * earlier.length)]!);
+  if (keep) keptMulti.set(tenant, [...earlier.slice(-31), id]);
+  else {
+    const d = await req(tenant, 'DELETE', `/v1/studies/${id}`, 'DELETE study', undefined, [404]);
+    if (d.status === 204 || d.status === 200 || d.status === 404) counters.studiesDeleted++;
+  }
+}
 
 /** One churned study: create, a few generations, reads, delete (or keep one in eight). */
 async function churn(tenant: string, methods: MethodInfo[], rnd: () => number, worker: number): Promise<void> {
@@ -421,7 +504,7 @@ async function bigWorker(i: number, methods: MethodInfo[]): Promise<void> {
       }
       trials += spec.count;
     } else {
-      await churn(tenant, methods, rnd, i);
+      await churnNext(tenant, methods, rnd, i);
     }
     n++;
     if (n % 5 === 0) await readStudy(tenant, id, info, rnd, n % 25 === 0);
@@ -432,7 +515,7 @@ async function bigWorker(i: number, methods: MethodInfo[]): Promise<void> {
 async function churnWorker(i: number, methods: MethodInfo[]): Promise<void> {
   const tenant = TENANTS[i % TENANTS.length]!;
   const rnd = lcg(2000 + i);
-  while (loadRunning) await churn(tenant, methods, rnd, i);
+  while (loadRunning) await churnNext(tenant, methods, rnd, i);
 }
 
 // ---------------------------------------------------------------- sampling
@@ -568,7 +651,7 @@ async function endCheck(): Promise<{ lost: number; wrong: number; checked: numbe
   let wrong = 0;
   let checked = 0;
   let missingStudies = 0;
-  const byStudy = new Map<string, Map<number, number>>();
+  const byStudy = new Map<string, Map<number, number | number[]>>();
   for (const [k, v] of acked) {
     const [sid, tid] = k.split('/');
     let m = byStudy.get(sid!);
@@ -576,15 +659,15 @@ async function endCheck(): Promise<{ lost: number; wrong: number; checked: numbe
     m.set(Number(tid), v);
   }
   for (const [sid, { tenant }] of kept) {
-    const expected = byStudy.get(sid) ?? new Map<number, number>();
-    const seen = new Map<number, { state: string; value: number | null }>();
+    const expected = byStudy.get(sid) ?? new Map<number, number | number[]>();
+    const seen = new Map<number, { state: string; value: number | null; values: number[] | null }>();
     let token: string | null = null;
     let status = 200;
     do {
       const page: Answer = await req(tenant, 'GET', `/v1/studies/${sid}/trials?page_size=1000${token ? `&page_token=${encodeURIComponent(token)}` : ''}`, 'GET trials (end check)');
       status = page.status;
       if (status !== 200) break;
-      for (const t of page.body.trials) seen.set(t.trial_id, { state: t.state, value: t.value });
+      for (const t of page.body.trials) seen.set(t.trial_id, { state: t.state, value: t.value, values: t.values ?? null });
       token = page.body.next_page_token;
     } while (token);
     if (status !== 200) {
@@ -596,7 +679,7 @@ async function endCheck(): Promise<{ lost: number; wrong: number; checked: numbe
       checked++;
       const t = seen.get(tid);
       if (!t || t.state !== 'COMPLETED') lost++;
-      else if (t.value !== value) wrong++;
+      else if (typeof value === 'number' ? t.value !== value : !isDeepStrictEqual(t.values, value)) wrong++;
     }
   }
   // The big studies exported twice: identical documents, each holding every acknowledged value.
