@@ -3,7 +3,7 @@
  * distribution. Reads only; the suggest/observe loop writes what is read here.
  */
 import { EngineError, type Diagnostics } from '../../engine/index.js';
-import type { EngineStateRecord, Storage, TrialRecord, TrialState } from '../../storage/index.js';
+import type { EngineStateRecord, LoopStore, Storage, StudiesStore, SummariesStore, TrialRecord, TrialState } from '../../storage/index.js';
 import { readEngineState, readStudy, type Direction } from './codec.js';
 import { frontHistory, frontOf, objectiveOf, objectiveValue, outcomesOf, regretHistory as runningRegret, reportTrial, severalObjectives, withRegret, type Evaluation, type Front, type FrontHistoryPoint, type ReferencePoint, type ReportedTrial, type StudyOutcomes } from '../results/index.js';
 import type { Study } from './studies.js';
@@ -18,8 +18,11 @@ import { Paginator } from './page-token.js';
 import { materialize, searchSpace, type SearchSpace } from './transforms.js';
 import { approxBytes, ModelViewCache, type ModelViewCacheBounds } from './model-view-cache.js';
 
+/** The aggregates the reports read (ARCHITECTURE.md rule 9): studies, trials and states, summaries, and the page-token key. */
+export type ReportsServiceStorage = StudiesStore & LoopStore & SummariesStore & Pick<Storage, 'getSetting'>;
+
 export interface ReportsServiceDeps {
-  storage: Storage;
+  storage: ReportsServiceStorage;
   /** Runs the engine's `estimate` (the server's shared runner); without one, or for a method without a model, predictions are null. */
   engine?: EngineRunner | null;
   /** The clock that decides which leases have run out (trials read as REQUESTED then). */
@@ -127,7 +130,7 @@ export interface DistributionReport {
 }
 
 export class ReportsService {
-  private readonly storage: Storage;
+  private readonly storage: ReportsServiceStorage;
   private readonly engine: EngineRunner | null;
   private readonly pages: Paginator;
   private readonly now: () => Date;
