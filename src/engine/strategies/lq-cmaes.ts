@@ -20,13 +20,28 @@
  *
  * Glossary: λ = batchSize; the population is the iteration's λ candidates; y = true value
  * (minimised); f̂ = the surrogate; τ = Kendall's rank correlation (surrogate/kendall.ts).
+ *
+ * Categorical parameters (InitSpec.categories; ALGORITHM.md §27): the CMA-ES part is CatCMA's
+ * (catcma.ts): cmaUpdate on the d_c continuous coordinates and CatCMA's update of one categorical
+ * distribution q_j per categorical parameter (es-categorical.ts), both from the population ranked as
+ * step 4 ranks it (true values, or the surrogate's). The surrogate is surrogate/mixed-quadratic.ts:
+ * the linear-quadratic model in the continuous coordinates plus a linear term per choice indicator,
+ * with conditional coordinates (§30) imputed; everything else (n_eval, Kendall's τ and its threshold,
+ * the model's data) is the same. The injected candidate is the model's optimum in the continuous
+ * coordinates with choices drawn from q like every other candidate's, so q's update only ever ranks
+ * draws from q; without continuous coordinates nothing is injected. A state without `categorical` is
+ * the numeric method, unchanged draw for draw.
  */
 import { InvalidInputError } from '../errors.js';
 import { Rng } from '../random/index.js';
 import { kendallTau } from '../surrogate/kendall.js';
-import { fitModel, maxModelSize, modelOptimum, predict, type Observed, type QuadraticModel } from '../surrogate/quadratic.js';
-import { CMA_OPTIONS, cmaParams, cmaSample, cmaStart, cmaUpdate, type CmaParams, type CmaesState } from './cma-core.js';
+import { fitModel, maxModelSize, modelOptimum, predict, type Observed } from '../surrogate/quadratic.js';
+import { fitMixedModel, mixedMaxModelSize, mixedModelOptimum, predictMixed, type MixedLayout } from '../surrogate/mixed-quadratic.js';
+import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
+import { checkConditions } from '../distributions/conditional.js';
+import { CMA_OPTIONS, cmaParams, cmaSample, cmaStart, cmaUpdate, type AsngState, type CmaParams, type CmaStep, type CmaesState } from './cma-core.js';
 import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, migrateOptionsState } from './es-utils.js';
+import { startCategorical, updateCategorical } from './es-categorical.js';
 import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 
@@ -70,6 +85,8 @@ export interface LqCmaesState extends BaseState, Pick<CmaesState, 'sigma' | 'C' 
   handed: number[];
   /** Kendall's τ of the last tell (null before the first). */
   tau: number | null;
+  /** With categorical parameters: ASNG's state of the categorical update (es-categorical.ts); absent otherwise. */
+  asng?: AsngState;
 }
 
 /** The paper's threshold on Kendall's τ above which the surrogate ranking is trusted. */
@@ -94,19 +111,51 @@ function lqParams(options: Options): LqCmaParams {
 
 const key = (x: readonly number[]): string => x.join(',');
 
+/** A fitted surrogate: its value at a point and its optimum (null: nothing to inject). */
+interface Surrogate {
+  value(x: readonly number[]): number;
+  optimum(): number[] | null;
+}
+
+/** The layout of a state with categorical parameters, for the mixed surrogate. */
+function layoutOf(state: LqCmaesState): MixedLayout {
+  const { dc, K } = mixedLayout(state);
+  return { dc, K, conditions: state.conditions ?? [] };
+}
+
+/** The surrogate for `data`: quadratic.ts's model, or mixed-quadratic.ts's with categorical parameters. */
+function fitSurrogate(state: LqCmaesState, data: readonly Observed[]): Surrogate {
+  if (!state.categorical) {
+    const model = fitModel(data, state.dim);
+    return { value: (x) => predict(model, x), optimum: () => modelOptimum(model, state.dim) };
+  }
+  const model = fitMixedModel(data, layoutOf(state));
+  return { value: (x) => predictMixed(model, x), optimum: () => (model.layout.dc > 0 ? mixedModelOptimum(model) : null) };
+}
+
+/** `count` samples of the search distribution: N(m, σ²C), then with categorical parameters a choice from each q_j. */
+function sample(state: LqCmaesState, rng: Rng, count: number): number[][] {
+  if (!state.categorical) return cmaSample(state, rng, count);
+  const { dc } = mixedLayout(state);
+  const cont = dc > 0 ? cmaSample({ ...state, dim: dc }, rng, count) : Array.from({ length: count }, () => [] as number[]);
+  return cont.map((x) => [...x, ...sampleChoices(rng, state.categorical!)]);
+}
+
 /** The iteration's evaluated candidates best first, then the archive, cut to the size limit. */
 function modelData(state: LqCmaesState, population: readonly Candidate[]): Observed[] {
   const fresh = population
     .filter((c) => c.y !== null)
     .map((c) => ({ x: c.x, y: c.y! }))
     .sort((a, b) => a.y - b.y);
-  return [...fresh, ...state.archive].slice(0, maxModelSize(state.dim, state.batchSize));
+  const { dc, K } = mixedLayout(state);
+  const limit = state.categorical ? mixedMaxModelSize(dc, K, state.batchSize) : maxModelSize(state.dim, state.batchSize);
+  return [...fresh, ...state.archive].slice(0, limit);
 }
 
 /** Indices sorted by the model's value, best first (ties keep index order); unranked without a model. */
-function rankByModel(model: QuadraticModel | null, population: readonly Candidate[], indices: number[]): number[] {
+function rankByModel(model: Surrogate | null, population: readonly Candidate[], indices: number[]): number[] {
   if (!model) return indices;
-  const f = new Map(indices.map((i) => [i, predict(model, population[i].x)]));
+  const f = new Map(indices.map((i) => [i, model.value(population[i].x)]));
   return [...indices].sort((a, b) => f.get(a)! - f.get(b)!);
 }
 
@@ -114,14 +163,15 @@ function rankByModel(model: QuadraticModel | null, population: readonly Candidat
  * A new CMA iteration: λ candidates (the model optimum first, if the model has data and injection is
  * on), ranked by the model; the first n_eval of them make the next generation.
  */
-function startIteration(state: LqCmaesState, rng: Rng, model: QuadraticModel | null): LqCmaesState {
+function startIteration(state: LqCmaesState, rng: Rng, model: Surrogate | null): LqCmaesState {
   const lambda = state.batchSize;
   const injected: Candidate[] = [];
   if (model && state.params.injectOptimum) {
-    const xopt = modelOptimum(model, state.dim);
-    if (xopt.every(Number.isFinite)) injected.push({ x: xopt, y: null, out: false, injected: true });
+    const xopt = model.optimum();
+    // With categorical parameters the optimum's choices are drawn from q (header).
+    if (xopt?.every(Number.isFinite)) injected.push({ x: state.categorical ? [...xopt, ...sampleChoices(rng, state.categorical)] : xopt, y: null, out: false, injected: true });
   }
-  const samples = cmaSample(state, rng, lambda - injected.length).map((x): Candidate => ({ x, y: null, out: false, injected: false }));
+  const samples = sample(state, rng, lambda - injected.length).map((x): Candidate => ({ x, y: null, out: false, injected: false }));
   const population = [...injected, ...samples];
   // A model from fewer than two points ranks nothing (every candidate gets the same value).
   const ranker = state.archive.length > 1 ? model : null;
@@ -139,13 +189,24 @@ function startIteration(state: LqCmaesState, rng: Rng, model: QuadraticModel | n
 
 function init(spec: InitSpec, rng: Rng): LqCmaesState {
   const params = lqParams(checkedOptions('lq-cmaes', LQ_OPTIONS, spec.options));
-  const start = cmaStart(spec, 'lq-cmaes', params);
+  const q = spec.categories ?? [];
+  const start = q.length === 0 ? cmaStart(spec, 'lq-cmaes', params) : mixedStart(spec, params);
   const state: LqCmaesState = {
     version: LQ_CMAES_STATE_VERSION, method: 'lq-cmaes', dim: spec.dim, batchSize: spec.batchSize, generation: 0,
     rng: rng.state(), params, diagnostics: { ...NO_DIAGNOSTICS }, ...start,
     cma_generation: 0, archive: [], population: [], n_eval: 0, queue: [], handed: [], tau: null, generationSize: 0,
+    ...(q.length > 0 ? startCategorical(q) : {}),
+    ...(q.length > 0 && spec.conditions?.length ? { conditions: checkConditions(spec.conditions, spec.dim - q.length, q.map((p) => p.length)) } : {}),
   };
   return startIteration(state, rng, null);
+}
+
+/** CMA-ES's start over the d_c continuous coordinates of a mixed space (none: only σ₀, as CatCMA's). */
+function mixedStart(spec: InitSpec, params: LqCmaParams): ReturnType<typeof cmaStart> {
+  const dc = spec.dim - spec.categories!.length;
+  if (!(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError('lq-cmaes: a mixed space needs dim ≥ the number of categorical parameters');
+  if (!Number.isInteger(spec.batchSize) || spec.batchSize < 2) throw new InvalidInputError(`lq-cmaes: batch size must be an integer ≥ 2, got ${spec.batchSize}`);
+  return dc > 0 ? cmaStart({ ...spec, dim: dc }, 'lq-cmaes', params) : { mean: [], cov: [], sigma: params.sigma0, C: [], p_sigma: [], p_c: [] };
 }
 
 /**
@@ -161,7 +222,7 @@ function ask(state: LqCmaesState, _ctx: AskContext, count: number): AskResult<Lq
   let rng = state.rng;
   if (points.length < count) {
     const r = Rng.fromState(state.rng);
-    points.push(...cmaSample(state, r, count - points.length));
+    points.push(...sample(state, r, count - points.length));
     rng = r.state();
   }
   return { points, state: { ...state, rng, population, queue: state.queue.slice(take.length), handed: [...state.handed, ...take] } };
@@ -210,11 +271,11 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
   const threshold = state.params.tauThreshold;
   const population = recordResults(state, ctx);
   const data = modelData(state, population);
-  const model = fitModel(data, state.dim);
+  const model = fitSurrogate(state, data);
   const evaluated = population.filter((c) => c.y !== null);
   // Step 3: τ between truth and model on the most recent data (fewer than 3 pairs say nothing).
   const recent = data.slice(0, tauSampleSize(state.batchSize, evaluated.length));
-  const tau = recent.length < 3 ? 0 : kendallTau(recent.map((o) => o.y), recent.map((o) => predict(model, o.x)));
+  const tau = recent.length < 3 ? 0 : kendallTau(recent.map((o) => o.y), recent.map((o) => model.value(o.x)));
   const rest = population.map((_, i) => i).filter((i) => !population[i].out);
   const diagnostics = { ...state.diagnostics, n_active: evaluated.length };
 
@@ -241,7 +302,7 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
   let values: number[];
   if (allKnown) values = population.map((c) => c.y!);
   else {
-    const fhat = population.map((c) => predict(model, c.x));
+    const fhat = population.map((c) => model.value(c.x));
     const fhatMin = Math.min(...fhat);
     const yMin = Math.min(...evaluated.map((c) => c.y!));
     values = fhat.map((f) => f - fhatMin + yMin);
@@ -255,10 +316,7 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
   }
   assertFinite(ranked.map((i) => values[i]), 'lq-cmaes: population values');
   const order = ranked.sort((a, b) => values[a] - values[b]);
-  const step =
-    order.length >= 2
-      ? cmaUpdate(state, order.map((i) => population[i].x), order.map((i) => population[i].injected), state.cma_generation)
-      : {};
+  const step = order.length >= 2 ? cmaStep(state, order.map((i) => population[i])) : {};
   const updated: LqCmaesState = {
     ...state,
     ...step,
@@ -269,6 +327,17 @@ function tell(state: LqCmaesState, ctx: TellContext): LqCmaesState {
     diagnostics,
   };
   return startIteration(updated, Rng.fromState(state.rng), model);
+}
+
+/**
+ * Step 4's update from ≥ 2 candidates ranked best first: CMA-ES's; with categorical parameters,
+ * CMA-ES's on the continuous coordinates and CatCMA's on q (header).
+ */
+function cmaStep(state: LqCmaesState, ranked: readonly Candidate[]): Partial<CmaStep> & { categorical?: number[][]; asng?: AsngState } {
+  if (!state.categorical) return cmaUpdate(state, ranked.map((c) => c.x), ranked.map((c) => c.injected), state.cma_generation);
+  const { dc } = mixedLayout(state);
+  const cont = dc > 0 ? cmaUpdate({ ...state, dim: dc }, ranked.map((c) => c.x.slice(0, dc)), ranked.map((c) => c.injected), state.cma_generation) : {};
+  return { ...cont, ...updateCategorical(state, ranked.map((c) => c.x.slice(dc))) };
 }
 
 const LQ_OPTIONS: OptionSpecs = {
@@ -283,6 +352,7 @@ export const lqCmaes: StrategyDescriptor<LqCmaesState> = {
   defaults: () => ({ sigma0: 1, active: true, tau_threshold: TAU_THRESHOLD, inject_optimum: true }),
   minBatch: 2,
   usesBox: false,
+  categorical: true,
   stateVersion: LQ_CMAES_STATE_VERSION,
   migrate: (stored) => migrateOptionsState<LqCmaesState>('lq-cmaes', LQ_CMAES_STATE_VERSION, stored, lqParams),
   init,
