@@ -39,8 +39,8 @@ export interface InitSpec {
   /**
    * Conditional coordinates (ALGORITHM.md §30; distributions/conditional.ts): each active only when
    * a categorical coordinate holds one of some choices, parents listed first. Only the methods
-   * whose descriptor declares `categorical` get them; the GP methods impute inactive coordinates,
-   * the others ignore them (an inactive coordinate does not change the value).
+   * whose descriptor declares `categorical` get them; the GP methods and lq-CMA-ES's surrogate impute
+   * inactive coordinates, the others ignore them (an inactive coordinate does not change the value).
    */
   conditions?: Condition[];
   /**
