@@ -10,7 +10,7 @@ import type { Config } from './config.js';
 import { IntermediateService, ModelViews, ReportsService, StudyService, StudyTransfer, type StudyServiceDeps } from './domain/index.js';
 import { FairEngineRunner, type EngineRunner } from './domain/pool/engine-pool.js';
 import { fairnessLimits } from './domain/pool/fair-runner.js';
-import { InlineEngineRunner, LoopService, Operations } from './domain/index.js';
+import { InlineEngineRunner, LoopService, Operations, StudyCache, startIdleSweep } from './domain/index.js';
 import { errorHandler, frameworkErrors, notFoundHandler, validatorCompiler } from './http/error-handler.js';
 // Studies first: the OpenAPI components are listed in the order their schemas are first imported.
 import { studyRoutes } from './http/routes/studies.js';
@@ -35,7 +35,8 @@ import { Authenticator, type EnvApiKey } from './domain/auth/api-keys.js';
 import type { Storage } from './storage/index.js';
 
 export interface BuildAppOptions {
-  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'rateLimitOpenLoopbackPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs' | 'engineWorkers' | 'engineQueue' | 'studyCostMax'>>;
+  /** `cacheIdleMs` unset: no idle expiry (tests); the server passes its configuration's. */
+  config: Pick<Config, 'bodyLimit' | 'requestTimeoutMs'> & Partial<Pick<Config, 'rateLimitPerMinute' | 'rateLimitOpenLoopbackPerMinute' | 'connectionTimeoutMs' | 'keepAliveTimeoutMs' | 'engineWorkers' | 'engineQueue' | 'studyCostMax' | 'cacheIdleMs'>>;
   storage: Storage;
   /** A pino logger; omit (or false) for no logging, as in most tests. */
   logger?: Logger | false;
@@ -104,11 +105,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   await app.withTypeProvider<ZodTypeProvider>().register(trialReadRoutes, { reports, intermediate });
   await app.withTypeProvider<ZodTypeProvider>().register(intermediateRoutes, { intermediate });
   await app.withTypeProvider<ZodTypeProvider>().register(reportRoutes, { reports });
-  await app.withTypeProvider<ZodTypeProvider>().register(modelRoutes, { views: new ModelViews({ storage: opts.storage, engine: runner }) });
+  const views = new ModelViews({ storage: opts.storage, engine: runner });
+  await app.withTypeProvider<ZodTypeProvider>().register(modelRoutes, { views });
   const transfer = new StudyTransfer({ storage: opts.storage, engine: runner, ...costLimit, ...opts.service });
   await app.withTypeProvider<ZodTypeProvider>().register(studyTransferRoutes, { transfer, bodyLimit: Math.max(opts.config.bodyLimit, IMPORT_BODY_LIMIT) });
   // Warm snapshots where a load is a database round trip (several replicas check them at commit).
-  const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres' });
+  const studyCache = new StudyCache();
+  const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres', cache: studyCache });
+  // What no request used for CACHE_IDLE_MS is forgotten (domain/common/idle-sweep.ts); the timer stops with the app.
+  const sweep = startIdleSweep(opts.config.cacheIdleMs ?? 0, [studyCache, views.cache, reports]);
+  if (sweep) app.addHook('onClose', async () => sweep.stop());
   metrics.addLoopGauges(() => loop.stats);
   await app.withTypeProvider<ZodTypeProvider>().register(suggestionRoutes, { loop });
   await app.withTypeProvider<ZodTypeProvider>().register(observationRoutes, { loop });

@@ -25,6 +25,18 @@ function intVar(min: number, max: number, def: number) {
     .default(def);
 }
 
+/** An integer environment variable that is 0 (off) or in [min, max]. */
+function offOrIntVar(min: number, max: number, def: number) {
+  const allowed = `0 (off) or an integer from ${min} to ${max}`;
+  return z
+    .string()
+    .trim()
+    .regex(/^-?\d+$/, `must be ${allowed}`)
+    .transform(Number)
+    .pipe(z.number().int().refine((v) => v === 0 || (v >= min && v <= max), `must be ${allowed}`))
+    .default(def);
+}
+
 const envSchema = z.object({
   PORT: intVar(0, 65_535, 8080),
   // Loopback by default: with no API keys configured the server is open, so it must not face a network.
@@ -72,6 +84,9 @@ const envSchema = z.object({
   // How far V8 lets the old generation grow past what a full collection left live, in % (docs/capacity.md,
   // "Memory: every cache bounded"); 0 leaves V8's own rule, which grows it up to 4× with the allocation rate and keeps it committed.
   HEAP_GROWING_PERCENT: intVar(0, 300, 50),
+  // A study's cached data (study cache, model views, fronts, predictions) unused this long is dropped, so
+  // that a server whose traffic stops gives the memory back (docs/capacity.md). 0: kept until evicted.
+  CACHE_IDLE_MS: offOrIntVar(1000, 30 * 86_400_000, 10 * 60_000),
   // Idle socket timeout; longer than any handler (a GP fit) so it only reaps dead connections. 0 = none.
   CONNECTION_TIMEOUT_MS: intVar(0, 3_600_000, 120_000),
   // Above the usual 60 s idle timeout of load balancers, so they close idle connections first.
@@ -116,6 +131,8 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   /** The old generation's growth past its live size between full collections, in %; 0 = V8's own rule. */
   readonly heapGrowingPercent: number;
+  /** How long a study's cached data may go unused before the idle sweep drops it (ms); 0 = never. */
+  readonly cacheIdleMs: number;
 }
 
 export class ConfigError extends Error {
@@ -165,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     connectionTimeoutMs: e.CONNECTION_TIMEOUT_MS,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     heapGrowingPercent: e.HEAP_GROWING_PERCENT,
+    cacheIdleMs: e.CACHE_IDLE_MS,
   });
 }
 

@@ -23,7 +23,7 @@ describe('loadConfig', () => {
       { PORT: '9000', HOST: '0.0.0.0', DATABASE_PATH: 'db/x.db', LOG_LEVEL: 'debug', BODY_LIMIT: '2048', REQUEST_TIMEOUT_MS: '0', SHUTDOWN_TIMEOUT_MS: '500', LOG_PRETTY: 'false', ENGINE_WORKERS: '3' },
       '/srv',
     );
-    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, engineQueue: { perTenant: 8, perStudy: 2, maxWaitMs: 10_000, lightMs: 50 }, studyCostMax: 100_000_000, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000, databaseUrl: null, databasePoolSize: 10, databaseStatementTimeoutMs: 10000, heapGrowingPercent: 50 });
+    expect(c).toEqual({ port: 9000, host: '0.0.0.0', databasePath: '/srv/db/x.db', logLevel: 'debug', bodyLimit: 2048, requestTimeoutMs: 0, shutdownTimeoutMs: 500, logPretty: 'false', engineWorkers: 3, engineQueue: { perTenant: 8, perStudy: 2, maxWaitMs: 10_000, lightMs: 50 }, studyCostMax: 100_000_000, apiKeys: [], allowInsecureOpen: false, rateLimitPerMinute: 6000, rateLimitOpenLoopbackPerMinute: 0, connectionTimeoutMs: 120000, keepAliveTimeoutMs: 72000, databaseUrl: null, databasePoolSize: 10, databaseStatementTimeoutMs: 10000, heapGrowingPercent: 50, cacheIdleMs: 600_000 });
   });
 
   it('selects PostgreSQL with DATABASE_URL and its pool and timeout settings', () => {
@@ -37,6 +37,12 @@ describe('loadConfig', () => {
     expect(notPg).not.toMatch(/secret/);
     expect(problemsOf({ DATABASE_URL: 'postgres://u:secret@h/db?sslmode=always' })[0]).toMatch(/^DATABASE_URL: its sslmode must be one of disable, prefer, require, verify-ca, verify-full, no-verify$/);
     expect(problemsOf({ DATABASE_POOL_SIZE: '0' })[0]).toMatch(/^DATABASE_POOL_SIZE: must be an integer from 1 to 1000/);
+  });
+
+  it('CACHE_IDLE_MS: 0 turns idle expiry off, a limit of a second or more is taken as given', () => {
+    expect(loadConfig({ CACHE_IDLE_MS: '0' }).cacheIdleMs).toBe(0);
+    expect(loadConfig({ CACHE_IDLE_MS: '1000' }).cacheIdleMs).toBe(1000);
+    expect(loadConfig({ CACHE_IDLE_MS: '60000' }).cacheIdleMs).toBe(60_000);
   });
 
   it('keeps :memory: as is and treats empty strings as unset', () => {
@@ -60,6 +66,10 @@ describe('loadConfig', () => {
     [{ BODY_LIMIT: '10' }, /^BODY_LIMIT: must be an integer from 1024 to 104857600/],
     [{ HEAP_GROWING_PERCENT: '-5' }, /^HEAP_GROWING_PERCENT: must be an integer from 0 to 300 \(got "-5"\)$/],
     [{ HEAP_GROWING_PERCENT: '301' }, /^HEAP_GROWING_PERCENT: must be an integer from 0 to 300/],
+    [{ CACHE_IDLE_MS: '500' }, /^CACHE_IDLE_MS: must be 0 \(off\) or an integer from 1000 to 2592000000 \(got "500"\)$/],
+    [{ CACHE_IDLE_MS: '-1' }, /^CACHE_IDLE_MS: must be 0 \(off\) or an integer from 1000 to 2592000000/],
+    [{ CACHE_IDLE_MS: '10m' }, /^CACHE_IDLE_MS: must be 0 \(off\) or an integer from 1000 to 2592000000/],
+    [{ CACHE_IDLE_MS: '2592000001' }, /^CACHE_IDLE_MS: must be 0 \(off\) or an integer/],
     [{ REQUEST_TIMEOUT_MS: '-1' }, /^REQUEST_TIMEOUT_MS: must be an integer from 0/],
     [{ LOG_PRETTY: 'yes' }, /^LOG_PRETTY: must be one of auto, true, false/],
     [{ ENGINE_QUEUE_PER_TENANT: '0' }, /^ENGINE_QUEUE_PER_TENANT: must be an integer from 1 to 10000/],

@@ -35,6 +35,14 @@
  * Bounded by studies (512) and by bytes (256 MiB, estimated: STUDY_CACHE_BOUNDS): the least
  * recently used studies are forgotten first. A study whose list alone is over the byte bound keeps
  * its engine state and space but not its list (its requests read the history again each time).
+ *
+ * And in time: forgetIdle drops every study no request has used (read or set anything of) for a
+ * while (CACHE_IDLE_MS; idle-sweep.ts calls it periodically), so that a server whose traffic stops
+ * gives the memory back instead of holding its last 512 studies for months. Dropping an entry is
+ * exactly an eviction: a request that still holds what it read from the entry (a list, its keys or
+ * history, a warm snapshot) keeps its own references, every later call checks the list it passes
+ * against the entry's by identity (`e.completed !== completed` → null, built by the caller), a commit
+ * extends a list only while the entry has one, and the study's next request loads it from storage.
  */
 import type { BaseState, Observation } from '../../engine/index.js';
 import type { KeyedEvaluation, ParameterValue, TrialCounts, TrialRecord } from '../../storage/index.js';
@@ -140,6 +148,8 @@ interface Entry {
   history: EngineHistory | null;
   space: { createdAt: string; value: SearchSpace } | null;
   warm: WarmSnapshot | null;
+  /** When a request last read or set any of it (the cache's clock, ms): forgetIdle's measure. */
+  usedAt: number;
 }
 
 const entryBytes = (e: Entry) => e.completedBytes + (e.keys?.bytes ?? 0) + (e.history?.bytes ?? 0);
@@ -159,6 +169,8 @@ export class StudyCache {
   constructor(
     private readonly maxStudies = STUDY_CACHE_BOUNDS.studies,
     private readonly maxBytes = STUDY_CACHE_BOUNDS.bytes,
+    /** The clock of forgetIdle, in ms (tests inject one). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Estimated bytes held (see the header). */
@@ -171,12 +183,37 @@ export class StudyCache {
     if (e) {
       // Most recently used last, so eviction takes the first key.
       this.entries.delete(studyId);
+      e.usedAt = this.now();
     } else {
-      e = { engine: null, completed: null, completedBytes: 0, keys: null, history: null, space: null, warm: null };
+      e = { engine: null, completed: null, completedBytes: 0, keys: null, history: null, space: null, warm: null, usedAt: this.now() };
       if (this.entries.size >= this.maxStudies) this.drop(this.entries.keys().next().value!);
     }
     this.entries.set(studyId, e);
     return e;
+  }
+
+  /** The study's entry, if any, marked as used now (its place in the eviction order unchanged): what reads go through. */
+  private used(studyId: string): Entry | undefined {
+    const e = this.entries.get(studyId);
+    if (e) e.usedAt = this.now();
+    return e;
+  }
+
+  /**
+   * Drops every study no request has read or set anything of for `idleMs` (see the header: safe as
+   * an eviction). Returns how many were dropped.
+   */
+  forgetIdle(idleMs: number): number {
+    const before = this.now() - idleMs;
+    let dropped = 0;
+    // A whole scan (at most maxStudies entries): reads mark an entry used without moving it.
+    for (const [id, e] of this.entries) {
+      if (e.usedAt < before) {
+        this.drop(id);
+        dropped++;
+      }
+    }
+    return dropped;
   }
 
   private drop(studyId: string): void {
@@ -212,12 +249,12 @@ export class StudyCache {
   }
 
   engineRevision(studyId: string): number | null {
-    return this.entries.get(studyId)?.engine?.revision ?? null;
+    return this.used(studyId)?.engine?.revision ?? null;
   }
 
   /** The cached state if it is the one of `revision`. */
   engine(studyId: string, revision: number): BaseState | null {
-    const e = this.entries.get(studyId)?.engine;
+    const e = this.used(studyId)?.engine;
     return e && e.revision === revision ? e.state : null;
   }
 
@@ -227,7 +264,7 @@ export class StudyCache {
 
   /** The completed trials if the cache has exactly `count` of them (see the header). Read-only for the caller. */
   completed(studyId: string, count: number): readonly CompletedPoint[] | null {
-    const c = this.entries.get(studyId)?.completed;
+    const c = this.used(studyId)?.completed;
     return c && c.length === count ? c : null;
   }
 
@@ -271,7 +308,7 @@ export class StudyCache {
    * what a reader catches up from with storage's listCompletedTrialsAfter. Read-only for the caller.
    */
   behind(studyId: string, count: number): readonly CompletedPoint[] | null {
-    const c = this.entries.get(studyId)?.completed;
+    const c = this.used(studyId)?.completed;
     return c && c.length > 0 && c.length < count ? c : null;
   }
 
@@ -330,7 +367,7 @@ export class StudyCache {
    * builds its own). Read-only for the caller (see the header).
    */
   completedKeys(studyId: string, completed: readonly CompletedPoint[], space: SearchSpace, of: (p: CompletedPoint) => string): ReadonlySet<string> | null {
-    const e = this.entries.get(studyId);
+    const e = this.used(studyId);
     if (!e || e.completed !== completed) return null;
     if (!e.keys || e.keys.space !== space) {
       this.keyBuilds++;
@@ -352,7 +389,7 @@ export class StudyCache {
    * to read further.
    */
   history(studyId: string, completed: readonly CompletedPoint[], start: () => ModelHistory): { log: HistoryLog; reader: ModelHistory } | null {
-    const e = this.entries.get(studyId);
+    const e = this.used(studyId);
     if (!e || e.completed !== completed) return null;
     if (!e.history) {
       this.historyBuilds++;
@@ -383,7 +420,7 @@ export class StudyCache {
 
   /** What this process's last commit on the study left, if it belongs to `tenantId`. */
   warm(studyId: string, tenantId: string): WarmSnapshot | null {
-    const w = this.entries.get(studyId)?.warm;
+    const w = this.used(studyId)?.warm;
     return w && w.tenantId === tenantId ? w : null;
   }
 

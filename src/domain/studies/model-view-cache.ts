@@ -12,6 +12,10 @@
  *   its least recently used entry (between tenants holding as much, the one whose entry was used
  *   longest ago): a tenant holding less than another never loses an entry to that one's traffic.
  *   A value larger than a bound is not kept.
+ * - **Idle expiry**: forgetIdle drops every entry not read or set for a while (CACHE_IDLE_MS;
+ *   idle-sweep.ts calls it periodically), so that a server whose traffic stops gives the memory back.
+ *   Dropping one is an eviction: a request holding its value keeps it, the next one computes it again.
+ *   Computations under way are not entries, and are not touched.
  * - **Single flight**: a computation under way is shared: an identical request that arrives
  *   meanwhile awaits the first one's promise. A failure is not cached (the next request retries).
  *
@@ -45,6 +49,8 @@ interface Entry {
   bytes: number;
   /** When it was last set or read (a counter): breaks ties between tenants holding as much. */
   used: number;
+  /** When it was last set or read (the cache's clock, ms): forgetIdle's measure. */
+  usedAt: number;
 }
 
 interface TenantPart {
@@ -63,6 +69,8 @@ export class ModelViewCache {
   constructor(
     readonly bounds: ModelViewCacheBounds = MODEL_VIEW_CACHE_BOUNDS,
     private readonly sizeOf: (value: unknown) => number = approxBytes,
+    /** The clock of forgetIdle, in ms (tests inject one). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** Entries and estimated bytes held, in all and per tenant (tests, metrics). */
@@ -79,7 +87,24 @@ export class ModelViewCache {
     part.entries.delete(key);
     part.entries.set(key, e);
     e.used = ++this.clock;
+    e.usedAt = this.now();
     return e.value as T;
+  }
+
+  /** Drops every entry not read or set for `idleMs` (see the header). Returns how many were dropped. */
+  forgetIdle(idleMs: number): number {
+    const before = this.now() - idleMs;
+    let dropped = 0;
+    for (const [tenantId, part] of this.tenants) {
+      // Least recently used first, but a whole scan all the same (at most the entry bound): a clock set back leaves no entry behind.
+      for (const [key, e] of part.entries) {
+        if (e.usedAt < before) {
+          this.remove(tenantId, key);
+          dropped++;
+        }
+      }
+    }
+    return dropped;
   }
 
   set(tenantId: string, key: string, value: unknown): void {
@@ -88,7 +113,7 @@ export class ModelViewCache {
     if (bytes > this.bounds.perTenantBytes || bytes > this.bounds.bytes || this.bounds.perTenantEntries < 1 || this.bounds.entries < 1) return;
     let part = this.tenants.get(tenantId);
     if (!part) this.tenants.set(tenantId, (part = { entries: new Map(), bytes: 0 }));
-    part.entries.set(key, { value, bytes, used: ++this.clock });
+    part.entries.set(key, { value, bytes, used: ++this.clock, usedAt: this.now() });
     part.bytes += bytes;
     this.count++;
     this.total += bytes;

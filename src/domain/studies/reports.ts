@@ -25,7 +25,7 @@ export interface ReportsServiceDeps {
   storage: ReportsServiceStorage;
   /** Runs the engine's `estimate` (the server's shared runner); without one, or for a method without a model, predictions are null. */
   engine?: EngineRunner | null;
-  /** The clock that decides which leases have run out (trials read as REQUESTED then). */
+  /** The clock that decides which leases have run out (trials read as REQUESTED then), and how long the caches' entries went unused (forgetIdle). */
   now?: () => Date;
   /** The front cache's bounds (FRONT_CACHE_BOUNDS unless given: tests). */
   frontCacheBounds?: ModelViewCacheBounds;
@@ -33,6 +33,8 @@ export interface ReportsServiceDeps {
 
 /** The engine's prediction, and the internal point it is at when that is not the distribution's centre. */
 type Prediction = { predicted: number | null; predicted_std: number | null; point?: number[] };
+/** A kept prediction and when /best last read or set it (ms, the service's clock). */
+type KeptPrediction = { prediction: Prediction; usedAt: number };
 /** Studies whose latest prediction is kept. */
 const ESTIMATE_CACHE_SIZE = 1000;
 
@@ -134,8 +136,8 @@ export class ReportsService {
   private readonly engine: EngineRunner | null;
   private readonly pages: Paginator;
   private readonly now: () => Date;
-  /** Predictions by study and engine-state revision (oldest first, bounded). */
-  private readonly estimates = new Map<string, Prediction>();
+  /** Predictions by study and engine-state revision (oldest first, bounded; forgotten when idle). */
+  private readonly estimates = new Map<string, KeptPrediction>();
   /** The completed trials, front and (once asked for) front history of a study as of its last change: one per study, by tenant (FRONT_CACHE_BOUNDS). */
   private readonly fronts: ModelViewCache;
 
@@ -144,7 +146,30 @@ export class ReportsService {
     this.engine = deps.engine ?? null;
     this.pages = new Paginator(deps.storage);
     this.now = deps.now ?? (() => new Date());
-    this.fronts = new ModelViewCache(deps.frontCacheBounds ?? FRONT_CACHE_BOUNDS, frontEntryBytes);
+    const now = this.now;
+    this.fronts = new ModelViewCache(deps.frontCacheBounds ?? FRONT_CACHE_BOUNDS, frontEntryBytes, () => now().getTime());
+  }
+
+  /**
+   * Forgets the fronts and predictions no request has used for `idleMs` (CACHE_IDLE_MS, called by
+   * idle-sweep.ts): a server whose traffic stops gives their memory back. As an eviction: the next
+   * request reads the front again, or asks the engine again. Returns how many were dropped.
+   */
+  forgetIdle(idleMs: number): number {
+    const before = this.now().getTime() - idleMs;
+    let dropped = this.fronts.forgetIdle(idleMs);
+    for (const [key, kept] of this.estimates) {
+      if (kept.usedAt < before) {
+        this.estimates.delete(key);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+
+  /** The predictions kept (tests). */
+  get estimateCacheSize(): number {
+    return this.estimates.size;
   }
 
   /** The front cache's entries and estimated bytes, in all and per tenant (tests). */
@@ -323,7 +348,10 @@ export class ReportsService {
     if (!this.engine) return none;
     const key = `${study.id}\u0000${study.createdAt}\u0000${rec.revision}`;
     const cached = this.estimates.get(key);
-    if (cached) return cached;
+    if (cached) {
+      cached.usedAt = this.now().getTime();
+      return cached.prediction;
+    }
     const state = readEngineState(study.id, study.method, rec);
     let out: Prediction;
     try {
@@ -338,7 +366,7 @@ export class ReportsService {
       else throw err;
     }
     if (this.estimates.size >= ESTIMATE_CACHE_SIZE) this.estimates.delete(this.estimates.keys().next().value!);
-    this.estimates.set(key, out);
+    this.estimates.set(key, { prediction: out, usedAt: this.now().getTime() });
     return out;
   }
 
