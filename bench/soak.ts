@@ -31,6 +31,11 @@
  * (bench/lib/soak-gc-hook.ts, preloaded with --expose-gc; SIGUSR2) and the heap after it is
  * compared with the heap after the GC forced before the load started.
  *
+ * The idle phase (--idle-ms, default 60000; 0 skips it): the server runs with that CACHE_IDLE_MS
+ * (src/domain/common/idle-sweep.ts), and after the end check the bench waits past it and one sweep
+ * period, forces a GC again and reports the heap after idle: what a server whose traffic stopped
+ * keeps for the months it may run on, against the empty server's.
+ *
  * The end check: every observation answered 2xx on a kept study is read back (every trial page of
  * every kept study: present, COMPLETED, the same value), and each big study is exported twice (the
  * two documents identical, and holding every acknowledged observation with its value).
@@ -43,9 +48,9 @@
  * Verdicts (exit 1 when one fails): no non-2xx answer other than 429 (retried after Retry-After),
  * nothing lost, exports identical; without --kill-at also RSS over the second half of the load
  * within 10 % (max / min), and the heap after the final GC at most HEAP_TOLERANCE above the heap
- * after the first.
+ * after the first, and the heap after idle at most HEAP_AFTER_IDLE × the empty server's.
  *
- *   npm run bench:soak -- [--minutes 20] [--workers 8] [--interval 10] [--idle 30] [--kill-at S]
+ *   npm run bench:soak -- [--minutes 20] [--workers 8] [--interval 10] [--idle 30] [--idle-ms 60000] [--kill-at S]
  *                         [--big-trials 5000] [--min-studies 2000] [--engine-workers N] [--node-flags '…']
  *                         [--heap-snapshots] [--out bench-results/published/<date>-soak]
  */
@@ -58,6 +63,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { freePort } from '../test/helpers/free-port.js';
 import { processCpuSeconds, processMemory, waitReady } from '../test/helpers/server-process.js';
 import { lcg, pct } from './lib/http-bench.js';
+import { idleSweepPeriod } from '../src/domain/common/idle-sweep.js';
 import { currentProvenance, writePublished } from './lib/provenance.js';
 
 const { values: argv } = parseArgs({
@@ -66,6 +72,8 @@ const { values: argv } = parseArgs({
     workers: { type: 'string', default: '8' },
     interval: { type: 'string', default: '10' },
     idle: { type: 'string', default: '30' },
+    // The server's CACHE_IDLE_MS, and the idle phase after the end check (0: the server's default limit is not changed, no idle phase).
+    'idle-ms': { type: 'string', default: '60000' },
     'kill-at': { type: 'string' },
     'big-trials': { type: 'string', default: '5000' },
     'min-studies': { type: 'string', default: '2000' },
@@ -81,6 +89,7 @@ const MINUTES = Number(argv.minutes);
 const WORKERS = Number(argv.workers);
 const INTERVAL_S = Number(argv.interval);
 const IDLE_S = Number(argv.idle);
+const CACHE_IDLE_MS = Number(argv['idle-ms']);
 const KILL_AT_S = argv['kill-at'] === undefined ? null : Number(argv['kill-at']);
 const BIG_TRIALS = Number(argv['big-trials']);
 /** Studies the run must create to pass every cache's count bound (the study cache holds 512); 0: no verdict. */
@@ -105,6 +114,13 @@ const HEAP_TOLERANCE = 2;
  * both points and anything the heap gained between them is growth, not filling.
  */
 const HEAP_SECOND_HALF = 1.1;
+/**
+ * Heap after the idle phase (every study cache entry unused for CACHE_IDLE_MS, then a forced GC) over
+ * the empty server's: at most this. What stays is what no idle limit applies to: the count-bounded
+ * small maps (measured engine times, the metrics' method labels, rate-limit counters: a few MiB at
+ * most, docs/capacity.md) and the code V8 compiled for the load.
+ */
+const HEAP_AFTER_IDLE = 1.25;
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 const printed: string[] = [];
@@ -149,6 +165,7 @@ async function startServer(): Promise<Running> {
       // On, so that its per-key store is part of what runs for months; far above this load.
       RATE_LIMIT_PER_MINUTE: '1000000',
       SOAK_GC_REPORT: gcReport,
+      ...(CACHE_IDLE_MS > 0 ? { CACHE_IDLE_MS: String(CACHE_IDLE_MS) } : {}),
       ...(argv['heap-snapshots'] ? { SOAK_HEAP_SNAPSHOT_DIR: tmp } : {}),
       ...(argv['engine-workers'] ? { ENGINE_WORKERS: argv['engine-workers'] } : {}),
     },
@@ -769,6 +786,17 @@ const afterGcMem = await processMemory(server.pid);
 
 const check = await endCheck();
 
+// Idle past the caches' limit and one sweep (the end check read no cached study data; the load's last use was before it), then a forced GC.
+let gcIdle: Awaited<ReturnType<typeof forcedGc>> | null = null;
+let idleGcMem: Awaited<ReturnType<typeof processMemory>> = null;
+if (CACHE_IDLE_MS > 0) {
+  const waitMs = CACHE_IDLE_MS + idleSweepPeriod(CACHE_IDLE_MS) + 5_000;
+  log(`End check done; idle ${(waitMs / 1000).toFixed(0)} s (CACHE_IDLE_MS ${CACHE_IDLE_MS} and one sweep), then a forced GC.`);
+  await sleep(waitMs);
+  gcIdle = await forcedGc(server);
+  idleGcMem = await processMemory(server.pid);
+}
+
 // ---------------------------------------------------------------- report
 
 log('');
@@ -784,6 +812,7 @@ const rss = secondHalf.map((s) => s.rssMiB).filter((x) => Number.isFinite(x));
 const rssRatio = rss.length ? Math.max(...rss) / Math.min(...rss) : NaN;
 const heapRatio = gcEnd.heapUsed / gcStart.heapUsed;
 const heapMidRatio = gcMid ? gcEnd.heapUsed / gcMid.heapUsed : null;
+const heapIdleRatio = gcIdle ? gcIdle.heapUsed / gcStart.heapUsed : null;
 /** The smallest leak per request the start-to-end bound would catch in this run (KiB). */
 const detectableKiB = ((HEAP_TOLERANCE - 1) * gcStart.heapUsed) / 1024 / Math.max(1, counters.requests);
 const nonOkTotal = [...nonOk.values()].reduce((a, b) => a + b, 0);
@@ -808,6 +837,7 @@ log(`RSS: first sample ${f1(loadSamples[0]?.rssMiB)} MiB, peak ${f1(Math.max(...
 }
 log(`RSS after ${IDLE_S} s idle ${f1(idleMem?.rssMiB)} MiB, after the forced GC ${f1(afterGcMem?.rssMiB)} MiB`);
 log(`Heap (main thread) after a forced GC: before the load ${f1(gcStart.heapUsed / 2 ** 20)} MiB, half-way through it ${f1(gcMid ? gcMid.heapUsed / 2 ** 20 : null)} MiB, after it ${f1(gcEnd.heapUsed / 2 ** 20)} MiB (ratio ${heapRatio.toFixed(2)}${restarted ? ', of two different processes' : ''}); external ${f1(gcStart.external / 2 ** 20)} → ${f1(gcEnd.external / 2 ** 20)} MiB`);
+log(`Heap after idle (${CACHE_IDLE_MS > 0 ? `CACHE_IDLE_MS ${CACHE_IDLE_MS} passed, a forced GC` : 'no idle phase: --idle-ms 0'}): ${f1(gcIdle ? gcIdle.heapUsed / 2 ** 20 : null)} MiB (${heapIdleRatio === null ? '–' : heapIdleRatio.toFixed(2)} × before the load; start / half-way / end / after idle ${f1(gcStart.heapUsed / 2 ** 20)} / ${f1(gcMid ? gcMid.heapUsed / 2 ** 20 : null)} / ${f1(gcEnd.heapUsed / 2 ** 20)} / ${f1(gcIdle ? gcIdle.heapUsed / 2 ** 20 : null)} MiB), RSS ${f1(idleGcMem?.rssMiB)} MiB`);
 log(`End check: ${check.checked} acknowledged observations read back on ${kept.size} kept studies: ${check.lost} lost, ${check.wrong} with another value, ${check.missingStudies} studies missing; big studies exported twice: ${check.exportsIdentical ? 'identical' : 'DIFFERENT'}, ${check.exportLost} acknowledged observations missing or different in the export`);
 if (workerErrors.length) log(`Worker errors: ${workerErrors.join('; ')}`);
 
@@ -820,6 +850,7 @@ const verdicts: [string, boolean | null][] = [
   [`RSS flat over the second half: max/min ${rssRatio.toFixed(3)} ≤ ${RSS_FLAT}`, restarted ? null : rssRatio <= RSS_FLAT],
   [`heap after the final GC ≤ ${HEAP_TOLERANCE} × the heap after the first (${heapRatio.toFixed(2)}; catches a leak of ${detectableKiB.toFixed(2)} KiB per request or more)`, restarted ? null : heapRatio <= HEAP_TOLERANCE],
   [`heap after the final GC ≤ ${HEAP_SECOND_HALF} × the heap after the GC half-way (${heapMidRatio === null ? '–' : heapMidRatio.toFixed(2)})`, restarted || heapMidRatio === null ? null : heapMidRatio <= HEAP_SECOND_HALF],
+  [`heap after idle ≤ ${HEAP_AFTER_IDLE} × the empty server's (${heapIdleRatio === null ? '–' : heapIdleRatio.toFixed(2)})`, restarted || heapIdleRatio === null ? null : heapIdleRatio <= HEAP_AFTER_IDLE],
 ];
 log('');
 log('## Verdicts');
@@ -848,6 +879,7 @@ if (argv.out) {
       { kind: 'gc', when: 'before the load', ...gcStart },
       ...(gcMid ? [{ kind: 'gc', when: 'half-way through the load', ...gcMid }] : []),
       { kind: 'gc', when: 'after the load and idle', ...gcEnd },
+      ...(gcIdle ? [{ kind: 'gc', when: `after the end check and CACHE_IDLE_MS ${CACHE_IDLE_MS}`, ...gcIdle, rssMiB: idleGcMem?.rssMiB }] : []),
       { kind: 'end', counters, nonOk: Object.fromEntries(nonOk), check, idleRssMiB: idleMem?.rssMiB, afterGcRssMiB: afterGcMem?.rssMiB, killedAt, restartMs, routes: Object.fromEntries([...allLatency].map(([r, xs]) => [r, { n: xs.length, p50: pct(xs, 50), p99: pct(xs, 99), max: Math.max(...xs) }])) },
     ],
     loadDetail: `${os.availableParallelism()} cores`,
