@@ -86,7 +86,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerTenant(app, new Authenticator({ storage: opts.storage, envKeys: opts.auth?.envKeys ?? [], allowOpen: opts.auth?.allowOpen ?? true }));
   const metrics = new Metrics();
   const ops = new Operations(opts.storage);
-  registerMetrics(app, metrics, ops, opts.service?.now);
+  const metricLabels = registerMetrics(app, metrics, ops, opts.service?.now);
 
   await registerOpenApi(app);
   // Study creation (engine init) and the loop share one runner; inline when the caller gives none.
@@ -113,7 +113,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const studyCache = new StudyCache();
   const loop = new LoopService({ storage: opts.storage, runner, now: opts.service?.now, log: app.log, warmSnapshots: opts.storage.kind === 'postgres', cache: studyCache });
   // What no request used for CACHE_IDLE_MS is forgotten (domain/common/idle-sweep.ts); the timer stops with the app.
-  const sweep = startIdleSweep(opts.config.cacheIdleMs ?? 0, [studyCache, views.cache, reports]);
+  const sweep = startIdleSweep(opts.config.cacheIdleMs ?? 0, [studyCache, views.cache, reports, fair.scheduler, metricLabels]);
   if (sweep) app.addHook('onClose', async () => sweep.stop());
   metrics.addLoopGauges(() => loop.stats);
   await app.withTypeProvider<ZodTypeProvider>().register(suggestionRoutes, { loop });

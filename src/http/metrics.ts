@@ -11,7 +11,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
 import type { EngineTask } from '../domain/pool/engine-tasks.js';
 import { EngineBusyError, type EngineCaller, type FairnessStats } from '../domain/pool/fair-runner.js';
-import { STUDY_STATES, type LoopStats, type Operations } from '../domain/index.js';
+import { STUDY_STATES, type IdleForgetting, type LoopStats, type Operations } from '../domain/index.js';
 
 const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';
 const OBSERVATIONS_ROUTE = '/v1/studies/:study_id/observations';
@@ -173,20 +173,30 @@ export class Metrics {
 /** How many trials a successful loop response carried (set before serialisation). */
 const trialCounts = new WeakMap<FastifyRequest, number>();
 
-export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Operations, now: () => Date = () => new Date()): void {
+/**
+ * Registers the metrics' hooks and route. Returns the study → method map's idle forgetting
+ * (CACHE_IDLE_MS, domain/common/idle-sweep.ts): a forgotten study's method is read again by its
+ * next request.
+ */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Operations, now: () => Date = () => new Date()): IdleForgetting {
   metrics.addStorageGauges(ops, now);
-  const methods = new Map<string, string>();
+  // Study → method and when a request last asked; a use re-inserts its key, so the first key is the least recently used.
+  const methods = new Map<string, { method: string; at: number }>();
 
   async function methodOf(req: FastifyRequest): Promise<string | null> {
     const id = (req.params as { study_id?: string }).study_id;
     if (!id) return null;
     const key = `${req.tenantId}\u0000${id}`;
     const known = methods.get(key);
-    if (known) return known;
+    if (known) {
+      methods.delete(key);
+      methods.set(key, { method: known.method, at: now().getTime() });
+      return known.method;
+    }
     const method = await ops.studyMethod(req.tenantId, id);
     if (!method) return null;
     if (methods.size >= METHOD_CACHE_SIZE) methods.clear();
-    methods.set(key, method);
+    methods.set(key, { method, at: now().getTime() });
     return method;
   }
 
@@ -220,4 +230,17 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Ope
     const text = await metrics.registry.metrics();
     return reply.type(metrics.registry.contentType).send(text);
   });
+
+  return {
+    forgetIdle(idleMs: number): number {
+      const before = now().getTime() - idleMs;
+      let dropped = 0;
+      for (const [key, entry] of methods) {
+        if (entry.at > before) break;
+        methods.delete(key);
+        dropped++;
+      }
+      return dropped;
+    },
+  };
 }

@@ -305,4 +305,30 @@ describe('FairScheduler: measured times are bounded', () => {
     await s.run(task('cmaes', 0), slow);
     expect(heavy.calls, 'the slow study was forgotten (and its call run as light) although it was used more recently than most').toBe(3);
   });
+
+  it('forgets, with CACHE_IDLE_MS, the studies no call used for the limit: the next call of a forgotten slow study is predicted unmeasured (light)', async () => {
+    let t = 1_000_000;
+    const heavy = instant(100);
+    const light = instant(100);
+    const s = new FairScheduler(heavy.run, limits(), light.run, undefined, () => t);
+    const slow = { tenantId: 'A', studyId: 'slow' };
+    const kept = { tenantId: 'A', studyId: 'kept' };
+    // Both measured at 100 ms (above lightMs) on the light lane: their next calls are heavy.
+    await s.run(task('cmaes', 0), slow);
+    await s.run(task('cmaes', 0), kept);
+    t += 50_000;
+    await s.run(task('cmaes', 0), kept);
+    expect(heavy.calls).toBe(1);
+    t += 20_000;
+    // 70 s since slow's call, 20 s since kept's: a 60 s limit forgets slow only.
+    expect(s.forgetIdle(60_000)).toBe(1);
+    expect(s.measuredEntries).toBe(1);
+    await s.run(task('cmaes', 0), kept);
+    expect(heavy.calls, 'kept is still measured slow').toBe(2);
+    await s.run(task('cmaes', 0), slow);
+    expect(heavy.calls, 'slow was forgotten: its call is predicted as an unmeasured light one').toBe(2);
+    expect(light.calls).toBe(3);
+    // Nothing idle left: a second sweep drops nothing.
+    expect(s.forgetIdle(60_000)).toBe(0);
+  });
 });

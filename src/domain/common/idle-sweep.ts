@@ -1,7 +1,8 @@
 /**
  * The idle sweep of the main thread's caches of study data (CACHE_IDLE_MS;
  * docs/capacity.md, "Memory: every cache bounded"): the study cache, the model views, the reports'
- * fronts and predictions each forget what no request has used for `idleMs`. A bound by count and bytes keeps a busy server's
+ * fronts and predictions, the fair scheduler's measured times and the metrics' method labels each
+ * forget what no request has used for `idleMs`. A bound by count and bytes keeps a busy server's
  * memory in check, but once the traffic stops every cache stays full for as long as the process
  * runs, months for a server; forgetting by time gives that memory back.
  *

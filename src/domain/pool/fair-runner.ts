@@ -192,8 +192,14 @@ export class FairScheduler {
   private readonly perStudy = new Map<string, number>();
   private readonly perTenant = new Map<string, number>();
   private readonly viewsPerTenant = new Map<string, number>();
-  /** Measured compute time per study and operation (exponential moving average, ms). */
-  private readonly measured = new Map<string, number>();
+  /**
+   * Measured compute time per study and operation (exponential moving average, ms) and when it was
+   * last used. Map iterates in insertion order and a use re-inserts its key, so the first key is
+   * the least recently used: both the count bound and forgetIdle drop from the front.
+   */
+  private readonly measured = new Map<string, { ms: number; at: number }>();
+  /** The clock of forgetIdle, in ms (tests inject one). */
+  private readonly now: () => number;
 
   constructor(
     inner: Run,
@@ -202,7 +208,9 @@ export class FairScheduler {
     private readonly light: Run = inner,
     /** Where model views run (a pool of their own); the inner runner when absent. */
     views: Run = inner,
+    now: () => number = Date.now,
   ) {
+    this.now = now;
     this.heavy = new RoundRobinLane(limits.heavySlots, inner);
     this.views = new RoundRobinLane(limits.viewSlots, views);
   }
@@ -212,6 +220,22 @@ export class FairScheduler {
     return this.measured.size;
   }
 
+  /**
+   * Forgets the measured times no call used for `idleMs` (CACHE_IDLE_MS, domain/common/idle-sweep.ts):
+   * a forgotten study is predicted as an unmeasured one until its next call measures it again, as
+   * after the count bound. Returns how many were dropped.
+   */
+  forgetIdle(idleMs: number): number {
+    const before = this.now() - idleMs;
+    let dropped = 0;
+    for (const [key, entry] of this.measured) {
+      if (entry.at > before) break;
+      this.measured.delete(key);
+      dropped++;
+    }
+    return dropped;
+  }
+
   get stats(): FairnessStats {
     return { queuedHeavy: this.heavy.queued, runningHeavy: this.heavy.running, runningLight: this.runningLight, queuedViews: this.views.queued, runningViews: this.views.running, rejected: this.rejected };
   }
@@ -219,7 +243,7 @@ export class FairScheduler {
   async run(task: EngineTask, caller: EngineCaller): Promise<{ result: EngineResult; ms: number }> {
     // A view's cost depends on which view it is (a grid's predictions, or a fit and its curvature).
     const key = `${caller.studyId}\u0000${task.op === 'model-view' ? `model-view:${task.task.view}` : task.op}`;
-    const seen = this.measured.get(key);
+    const seen = this.measured.get(key)?.ms;
     // Methods without a model (registry facts): their calls are light until measured otherwise.
     const lane: Lane =
       task.op === 'model-view' ? 'views' : 'method' in task && isMethodName(task.method) && !methodFacts(task.method).hasModel && (seen === undefined || seen <= this.limits.lightMs) ? 'light' : 'heavy';
@@ -228,7 +252,7 @@ export class FairScheduler {
       const out = lane === 'light' ? await this.runLight(task) : await this[lane].run(task, caller, seen ?? UNKNOWN_HEAVY_MS);
       // Deleted first so that the key moves to the end: Map iterates in insertion order, so the first key is the least recently used.
       this.measured.delete(key);
-      this.measured.set(key, seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms);
+      this.measured.set(key, { ms: seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms, at: this.now() });
       if (this.measured.size > MEASURED_MAX_ENTRIES) this.measured.delete(this.measured.keys().next().value!);
       return out;
     } finally {
