@@ -137,6 +137,64 @@ class BridgeTest(unittest.TestCase):
             # 16 trials: the first by its parameters, 15 handed out by the server.
             self.assertEqual(len([t for t in self.server_trials(sid) if t["state"] == "COMPLETED"]), 16)
 
+    def test_two_processes_racing_to_create_the_server_study_share_the_stored_one(self):
+        tag = f"race-{uuid.uuid4().hex[:8]}"
+
+        def quad(trial):
+            return (trial.suggest_float("x", -3, 3) - 1) ** 2 + trial.suggest_float("y", -3, 3) ** 2
+
+        with tempfile.TemporaryDirectory() as d:
+            storage = f"sqlite:///{d}/optuna.db"
+            # Two processes on one Optuna study: each its own sampler and its own storage connection.
+            first = ProbnesSampler(URL, method="prob-cmaes", seed=1, study_name=tag)
+            second = ProbnesSampler(URL, method="prob-cmaes", seed=2, study_name=tag)
+            study_a = optuna.create_study(study_name=tag, storage=storage, sampler=first)
+            study_b = optuna.load_study(study_name=tag, storage=storage, sampler=second)
+            # The race, made deterministic: the second process looked for the stored server study before
+            # the first had stored it, so it saw none until it had created a server study of its own.
+            real_entry, real_create = second._entry, second._create
+            duplicate = []
+
+            def entry_not_yet_stored(study):
+                return real_entry(study) if duplicate else None
+
+            def create(*args, **kwargs):
+                made = real_create(*args, **kwargs)
+                duplicate.append(made["id"])
+                return made
+
+            second._entry, second._create = entry_not_yet_stored, create
+            study_a.optimize(quad, n_trials=2)  # a startup trial, then the first creates and stores its study
+            kept = self.server_study_of(study_a)
+            study_b.optimize(quad, n_trials=3)  # the second creates one too, finds the stored id and gives way
+            self.assertEqual(len(duplicate), 1)
+            self.assertNotEqual(duplicate[0], kept)
+            self.assertEqual(self.server_study_of(study_b), kept)
+            study_a.optimize(quad, n_trials=2)
+            study_b.optimize(quad, n_trials=2)
+            trials = optuna.load_study(study_name=tag, storage=storage).trials
+            self.assertEqual([t.state for t in trials], [TrialState.COMPLETE] * 9)
+            served = [t for t in trials if "probnes:trial" in t.system_attrs]
+            self.assertEqual([t.number for t in served], list(range(1, 9)))  # every trial after the startup one
+            self.assertEqual({t.system_attrs["probnes:trial"]["study"] for t in served}, {kept})
+            first.release(study_a)
+            second.release(study_b)
+
+        servers = {s["id"]: s for s in self.client.iter_studies(page_size=100) if s["name"].startswith(tag)}
+        self.assertEqual(sorted(servers), sorted([kept, duplicate[0]]))
+        self.assertEqual([sid for sid, s in servers.items() if s["state"] == "ACTIVE"], [kept])
+        closed = self.client.get_study(duplicate[0])
+        self.assertEqual(closed["state"], "COMPLETED")
+        self.assertEqual(closed["metadata"]["superseded_by"], kept)
+        self.assertEqual(self.server_trials(duplicate[0]), [])
+        # Both processes told the kept study every result: the startup trial by its parameters, the rest as
+        # the server's own trials; nothing is left pending.
+        counts = self.client.get_study(kept)["trial_counts"]
+        self.assertEqual((counts["COMPLETED"], counts["FAILED"], counts["ABANDONED"]), (9, 0, 0), counts)
+        self.assertEqual((counts["REQUESTED"], counts["ACTIVE"]), (0, 0), counts)
+        done = {t["trial_id"]: t["value"] for t in self.server_trials(kept) if t["source"] != "external"}
+        self.assertEqual({done[t.system_attrs["probnes:trial"]["trial_id"]] for t in served}, {t.value for t in served})
+
     def test_enqueued_values_are_told_as_external_points(self):
         study = optuna.create_study(sampler=ProbnesSampler(URL, method="prob-cmaes", seed=4))
         study.optimize(lambda t: t.suggest_float("a", 0, 1) + t.suggest_float("b", 0, 1), n_trials=3)
