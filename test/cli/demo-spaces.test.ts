@@ -180,17 +180,8 @@ describe('probnes demo --function model-choice', () => {
   }, 120_000);
 
   const able = registeredMethods().filter((m) => getStrategy(m).categorical === true);
-  const unable = registeredMethods().filter((m) => getStrategy(m).categorical !== true);
 
-  it('refuses each method that cannot search categorical parameters, with exit 2 and the methods that can', async () => {
-    expect(unable.length, 'every method searches categorical parameters now: no refusal left to test').toBeGreaterThan(0);
-    for (const method of unable) {
-      const r = await cli(['demo', '--function', 'model-choice', '--method', method]);
-      expect(r.code, method).toBe(2);
-      expect(r.out).toBe('');
-      expect(r.err).toContain(`--method: ${method} does not search model-choice (it has categorical parameters); one of ${able.join(', ')}\n`);
-    }
-  });
+  // The refusal of a method without categorical parameters: demo-spaces-refusal.test.ts (a stand-in, since every method has them).
 
   it('offers exactly the methods whose facts say categorical, as GET /v1/methods reports them', async () => {
     expect(able).toEqual(expect.arrayContaining(['prob-cmaes', 'cmaes', 'bo', 'random']));
