@@ -21,6 +21,7 @@ import { getStrategy, resolveOptions, Rng, type BaseState, type MethodName, type
 import { catUpdate } from '../../src/engine/strategies/catcma.js';
 import { marginFloor, modeOf } from '../../src/engine/distributions/categorical.js';
 import { orderBestFirst } from '../../src/engine/strategies/es-utils.js';
+import { mixedInitSpec, PLAIN, SVC, type MixedTask } from '../helpers/mixed-tasks.js';
 
 const sha = (v: unknown) => createHash('sha256').update(JSON.stringify(v)).digest('hex');
 
@@ -62,32 +63,11 @@ describe('numeric studies are unchanged', () => {
   });
 });
 
-interface Task {
-  dim: number;
-  prior: number[];
-  conditions?: { index: number; parent: number; values: number[] }[];
-  f: (x: number[]) => number;
-}
-const PLAIN: Task = { dim: 3, prior: [0.7, 0.2, 0.1], f: (x) => (x[0]! - 0.5) ** 2 + (x[1]! + 0.3) ** 2 + [1, 0.5, 0][x[2]!]! };
-// Coordinates: u0 = C, u1 = γ (rbf), u2 = degree (poly), c = kernel (0 linear, 1 poly, 2 rbf).
-const SVC: Task = {
-  dim: 4,
-  prior: [0.6, 0.2, 0.2],
-  conditions: [
-    { index: 1, parent: 3, values: [2] },
-    { index: 2, parent: 3, values: [1] },
-  ],
-  f: (x) => 0.2 * (x[0]! - 0.5) ** 2 + (x[3] === 0 ? 0.4 : x[3] === 1 ? 0.3 + 0.2 * (x[2]! - 1) ** 2 : 0.25 * (x[1]! - 1.5) ** 2),
-};
-
 /** A seeded run of `evaluations` evaluations in generations of the method's size (6, or lq-CMA-ES's choice), every state through JSON. */
-function run(method: MethodName, task: Task, seed: number, evaluations: number): { state: BaseState; history: Observation[] } {
+function run(method: MethodName, task: MixedTask, seed: number, evaluations: number): { state: BaseState; history: Observation[] } {
   const s = getStrategy(method);
   const { dim } = task;
-  let state: BaseState = s.init(
-    { dim, batchSize: 6, options: resolveOptions(method, dim), box: { lower: new Array(dim - 1).fill(-3).concat([0]), upper: new Array(dim - 1).fill(3).concat([2]) }, categories: [task.prior], ...(task.conditions ? { conditions: task.conditions } : {}) },
-    Rng.fromSeed(seed),
-  );
+  let state: BaseState = s.init(mixedInitSpec(task, 6, resolveOptions(method, dim)), Rng.fromSeed(seed));
   const history: Observation[] = [];
   while (history.length < evaluations) {
     const a = s.ask(state, { history: [...history], pending: [] }, state.generationSize ?? state.batchSize);

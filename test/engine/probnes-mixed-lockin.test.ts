@@ -22,43 +22,22 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { getStrategy, Rng, type BaseState, type MethodName, type Observation } from '../../src/engine/index.js';
 import { modeOf } from '../../src/engine/distributions/categorical.js';
+import { mixedInitSpec, PLAIN, SVC, type MixedTask } from '../helpers/mixed-tasks.js';
 
 const SEEDS = [1, 2, 3, 4, 5, 6];
 /** The digest of the bit-for-bit test below, recorded with the code before the given-active gradient (commit 5e55fd4). */
 const BEFORE = '6749406845d407059c67b22e7b4a35b0dbf7b700cb1c63f883bd8c6e062620b0';
 const BATCH = 6;
 
-interface Task {
-  dim: number;
-  prior: number[];
-  conditions?: { index: number; parent: number; values: number[] }[];
-  f: (x: number[]) => number;
-}
-
-const PLAIN: Task = { dim: 3, prior: [0.7, 0.2, 0.1], f: (x) => (x[0]! - 0.5) ** 2 + (x[1]! + 0.3) ** 2 + [1, 0.5, 0][x[2]!]! };
-// Coordinates: u0 = C, u1 = γ (rbf), u2 = degree (poly), c = kernel (0 linear, 1 poly, 2 rbf).
-const SVC: Task = {
-  dim: 4,
-  prior: [0.6, 0.2, 0.2],
-  conditions: [
-    { index: 1, parent: 3, values: [2] },
-    { index: 2, parent: 3, values: [1] },
-  ],
-  f: (x) => 0.2 * (x[0]! - 0.5) ** 2 + (x[3] === 0 ? 0.4 : x[3] === 1 ? 0.3 + 0.2 * (x[2]! - 1) ** 2 : 0.25 * (x[1]! - 1.5) ** 2),
-};
-
 /** q's most probable choice after `generations` updates; `averaged`: the state as written before §30's given-active gradient. */
-function finalMode(method: MethodName, task: Task, seed: number, generations: number, averaged = false): number {
+function finalMode(method: MethodName, task: MixedTask, seed: number, generations: number, averaged = false): number {
   return modeOf(runTask(method, task, seed, generations, averaged).state.categorical![0]!);
 }
 
-function runTask(method: MethodName, task: Task, seed: number, generations: number, averaged: boolean): { state: BaseState; history: Observation[] } {
+function runTask(method: MethodName, task: MixedTask, seed: number, generations: number, averaged: boolean): { state: BaseState; history: Observation[] } {
   const s = getStrategy(method);
   const { dim } = task;
-  let state: BaseState = s.init(
-    { dim, batchSize: BATCH, options: s.defaults(dim, 'default'), box: { lower: new Array(dim - 1).fill(-3).concat([0]), upper: new Array(dim - 1).fill(3).concat([2]) }, categories: [task.prior], ...(task.conditions ? { conditions: task.conditions } : {}) },
-    Rng.fromSeed(seed),
-  );
+  let state: BaseState = s.init(mixedInitSpec(task, BATCH, s.defaults(dim, 'default')), Rng.fromSeed(seed));
   if (averaged) {
     const { conditionalGivenActive, ...params } = state.params as Record<string, unknown>;
     expect(conditionalGivenActive).toBe(true);
