@@ -13,11 +13,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_TENANT } from '../../src/domain/auth/api-keys.js';
 import { idleSweepPeriod, startIdleSweep } from '../../src/domain/common/idle-sweep.js';
 import { createEngineRunner } from '../../src/domain/pool/engine-pool.js';
-import { StudyCache, type CompletedPoint } from '../../src/domain/loop/study-cache.js';
+import { StudyCache } from '../../src/domain/loop/study-cache.js';
 import { ModelViewCache } from '../../src/domain/studies/model-view-cache.js';
 import { ReportsService } from '../../src/domain/studies/reports.js';
-import type { SearchSpace } from '../../src/domain/studies/transforms.js';
 import { injectOk, makeTestApp, studyBody } from '../helpers/app.js';
+import { of, point, space } from '../helpers/cached-points.js';
 
 const MIN = 60_000;
 const IDLE = 10 * MIN;
@@ -27,18 +27,6 @@ function clock() {
   let t = 1_000_000;
   return { now: () => t, advance: (ms: number) => void (t += ms) };
 }
-
-const point = (trialId: number, k: number): CompletedPoint => ({
-  trialId,
-  completedAt: `2025-01-02T12:00:0${trialId}.000Z`,
-  point: [k],
-  value: k,
-  stderr: null,
-  parameters: { k },
-  stopped: false,
-});
-const space = {} as SearchSpace;
-const of = (p: CompletedPoint) => JSON.stringify([p.parameters.k]);
 
 describe('the study cache forgets idle studies', () => {
   it('drops a study unused for the limit, keeps one read within it, and its bytes go with it', () => {

@@ -7,20 +7,8 @@
  * Removing that guard passed every test under mutation testing.
  */
 import { describe, expect, it } from 'vitest';
-import { StudyCache, type CompletedPoint } from '../../src/domain/loop/study-cache.js';
-import type { SearchSpace } from '../../src/domain/studies/transforms.js';
-
-const point = (trialId: number, k: number): CompletedPoint => ({
-  trialId,
-  completedAt: `2025-01-02T12:00:0${trialId}.000Z`,
-  point: [k],
-  value: k,
-  stderr: null,
-  parameters: { k },
-  stopped: false,
-});
-const space = {} as SearchSpace;
-const of = (p: CompletedPoint) => JSON.stringify([p.parameters.k]);
+import { StudyCache } from '../../src/domain/loop/study-cache.js';
+import { of, point, space } from '../helpers/cached-points.js';
 
 describe('StudyCache.extendCompleted', () => {
   it('extends the list (and its keys) when the commit was computed from the cached list', () => {
