@@ -27,6 +27,8 @@ import optuna  # noqa: E402
 from optuna.samplers import BaseSampler  # noqa: E402
 
 from probnes_client.optuna import ProbnesSampler  # noqa: E402
+# The SVC-like define-by-run space the bridge's tests check (gamma only for rbf, a stepped degree only for poly).
+from test_optuna import svc_stepped as svc  # noqa: E402
 
 optuna.logging.set_verbosity(optuna.logging.ERROR)
 
@@ -37,20 +39,6 @@ def quadratic(trial):
     width = trial.suggest_int("width", 4, 256, log=True)
     depth = trial.suggest_int("depth", 1, 6)
     return (x - 1) ** 2 + (math.log10(lr) + 2) ** 2 + (math.log2(width) - 5) ** 2 / 4 + (depth - 3) ** 2
-
-
-def svc(trial):
-    """An SVC-like define-by-run space (clients/python/test_optuna.py's svc_stepped)."""
-    kernel = trial.suggest_categorical("kernel", ["linear", "rbf", "poly"])
-    c = trial.suggest_float("C", 1e-3, 1e3, log=True)
-    loss = (math.log10(c) - 1) ** 2
-    if kernel == "rbf":
-        loss += (math.log10(trial.suggest_float("gamma", 1e-4, 1, log=True)) + 2) ** 2
-    elif kernel == "poly":
-        loss += (trial.suggest_int("degree", 1, 7, step=2) - 3) ** 2 + 0.5
-    else:
-        loss += 1.0
-    return loss
 
 
 OBJECTIVES = {"quadratic": quadratic, "svc": svc}
