@@ -431,10 +431,7 @@ async function churnMulti(tenant: string, methods: MethodInfo[], rnd: () => numb
     ],
   });
   if (c.status !== 201) return;
-  counters.studiesCreated++;
-  const id: string = c.body.id;
-  if (keep) kept.set(id, { tenant, big: false });
-  const batch: number = c.body.batch_size;
+  const { id, batch } = churned(c.body, tenant, keep);
   const rounds = 2 + Math.floor(rnd() * 3);
   for (let g = 0; g < rounds && loadRunning; g++) {
     if ((await round(tenant, id, batch, `w${worker}`, rnd, keep, false, true)) === 'done') break;
@@ -446,10 +443,20 @@ async function churnMulti(tenant: string, methods: MethodInfo[], rnd: () => numb
   const earlier = keptMulti.get(tenant) ?? [];
   if (earlier.length > 0) await pollFront(tenant, earlier[Math.floor(rnd() * earlier.length)]!);
   if (keep) keptMulti.set(tenant, [...earlier.slice(-31), id]);
-  else {
-    const d = await req(tenant, 'DELETE', `/v1/studies/${id}`, 'DELETE study', undefined, [404]);
-    if (d.status === 204 || d.status === 200 || d.status === 404) counters.studiesDeleted++;
-  }
+  else await deleteChurned(tenant, id);
+}
+
+/** A churned study just created: counted, and kept for the end check when `keep`. */
+function churned(body: { id: string; batch_size: number }, tenant: string, keep: boolean): { id: string; batch: number } {
+  counters.studiesCreated++;
+  if (keep) kept.set(body.id, { tenant, big: false });
+  return { id: body.id, batch: body.batch_size };
+}
+
+/** Deletes a churned study that is not kept (a 404, a study already gone, counts as deleted too). */
+async function deleteChurned(tenant: string, id: string): Promise<void> {
+  const d = await req(tenant, 'DELETE', `/v1/studies/${id}`, 'DELETE study', undefined, [404]);
+  if (d.status === 204 || d.status === 200 || d.status === 404) counters.studiesDeleted++;
 }
 
 /** One churned study: create, a few generations, reads, delete (or keep one in eight). */
@@ -465,17 +472,13 @@ async function churn(tenant: string, methods: MethodInfo[], rnd: () => number, w
     ...(rnd() < 0.5 ? { metadata: { owner: `worker-${worker}`, note: 'x'.repeat(Math.floor(rnd() * 200)) } } : {}),
   });
   if (c.status !== 201) return;
-  counters.studiesCreated++;
-  const id: string = c.body.id;
-  if (keep) kept.set(id, { tenant, big: false });
-  const batch: number = c.body.batch_size;
+  const { id, batch } = churned(c.body, tenant, keep);
   const rounds = 2 + Math.floor(rnd() * 3);
   for (let g = 0; g < rounds && loadRunning; g++) if ((await round(tenant, id, batch, `w${worker}`, rnd, keep, g === 0)) === 'done') break;
   await readStudy(tenant, id, info, rnd, rnd() < 0.2);
   if (rnd() < 0.25) await readService(tenant, rnd, id);
   if (!keep) {
-    const d = await req(tenant, 'DELETE', `/v1/studies/${id}`, 'DELETE study', undefined, [404]);
-    if (d.status === 204 || d.status === 200 || d.status === 404) counters.studiesDeleted++;
+    await deleteChurned(tenant, id);
   }
 }
 
