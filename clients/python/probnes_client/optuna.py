@@ -421,13 +421,7 @@ class ProbnesSampler(BaseSampler):
             return {}
         if len(ended) < self.max_startup_trials and _untaken_choices(ended):
             return {}
-        seen: Dict[str, BaseDistribution] = {}
-        conflicting: set = set()
-        for t in finished:
-            for name, d in t.distributions.items():
-                if name in seen and seen[name] != d:
-                    conflicting.add(name)
-                seen.setdefault(name, d)
+        seen, conflicting = _distributions(finished)
         space: Dict[str, BaseDistribution] = {}
         for name, d in seen.items():
             if name in conflicting or d.single():
@@ -818,17 +812,24 @@ def _same_choice(a: Any, b: Any) -> bool:
     return a == b and isinstance(a, bool) == isinstance(b, bool) and isinstance(a, str) == isinstance(b, str)
 
 
+def _distributions(trials: Sequence[FrozenTrial]) -> Tuple[Dict[str, BaseDistribution], set]:
+    """Each parameter's distribution as the trials first used it, in the order first seen, and the names some
+    trial used with another distribution."""
+    seen: Dict[str, BaseDistribution] = {}
+    conflicting: set = set()
+    for t in trials:
+        for name, d in t.distributions.items():
+            if name in seen and seen[name] != d:
+                conflicting.add(name)
+            seen.setdefault(name, d)
+    return seen, conflicting
+
+
 def _untaken_choices(trials: Sequence[FrozenTrial]) -> List[Tuple[str, Any]]:
     """(name, choice) for each choice of a categorical parameter the trials used that none of them took, in
     the order the parameters were first seen. A name used with two distributions, or with a single choice,
     is left out (it is not searched by the server, whose branches are what startup is for)."""
-    dists: Dict[str, BaseDistribution] = {}
-    conflicting: set = set()
-    for t in trials:
-        for name, d in t.distributions.items():
-            if name in dists and dists[name] != d:
-                conflicting.add(name)
-            dists.setdefault(name, d)
+    dists, conflicting = _distributions(trials)
     out: List[Tuple[str, Any]] = []
     for name, d in dists.items():
         if name in conflicting or not isinstance(d, CategoricalDistribution) or d.single():
