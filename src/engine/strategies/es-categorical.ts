@@ -15,14 +15,24 @@
  * Glossary: q (m rows, K_j each) = `categorical`; `asng` ASNG's state (cma-core.ts AsngState);
  * d_c = dim − m (distributions/categorical.ts mixedLayout).
  */
-import { applyMargin, marginFloor } from '../distributions/categorical.js';
+import { InvalidInputError } from '../errors.js';
+import { applyMargin, marginFloor, mixedLayout } from '../distributions/categorical.js';
 import { catUpdate, freshAsng, thetaCount } from './catcma.js';
 import type { AsngState } from './cma-core.js';
+import { orderBestFirst } from './es-utils.js';
+import type { InitSpec, Observation } from './types.js';
 
 /** The categorical part of a state: q_j per categorical parameter and ASNG's state. */
 export interface CategoricalPart {
   categorical: number[][];
   asng: AsngState;
+}
+
+/** d_c, the coordinates the method's Gaussian covers: all of them in a numeric study, the dim − m continuous ones otherwise. */
+export function continuousDim(spec: InitSpec, method: string): number {
+  const dc = spec.dim - (spec.categories?.length ?? 0);
+  if (dc < 0) throw new InvalidInputError(`${method}: a mixed space needs dim ≥ the number of categorical parameters`);
+  return dc;
 }
 
 /** The start, as CatCMA's: each prior q_j with the margin applied, ASNG before any update. */
@@ -49,4 +59,21 @@ export function updateCategorical(state: { categorical?: number[][]; asng?: Asng
 /** The first d_c coordinates of the study's box (InitSpec.box covers every coordinate, choices last). */
 export function continuousBox(box: { lower: number[]; upper: number[] } | null | undefined, dc: number): { lower: number[]; upper: number[] } | null {
   return box ? { lower: box.lower.slice(0, dc), upper: box.upper.slice(0, dc) } : null;
+}
+
+/**
+ * One generation's update of a Gaussian method with categorical parameters: `gaussianStep` on the
+ * told points' continuous coordinates (when there are any) and CatCMA's on q (from at least two
+ * points: one carries no ranking, and q is kept). A numeric state is `gaussianStep` on the whole points.
+ */
+export function mixedStep<G extends object>(
+  state: { dim: number; categorical?: number[][]; asng?: AsngState },
+  batch: readonly Observation[],
+  gaussianStep: (xs: number[][]) => G,
+): G | Partial<G & CategoricalPart> {
+  if (!state.categorical) return gaussianStep(batch.map((o) => o.x));
+  const { dc } = mixedLayout(state);
+  const gauss = dc > 0 ? gaussianStep(batch.map((o) => o.x.slice(0, dc))) : {};
+  const cat = batch.length < 2 ? {} : updateCategorical(state, orderBestFirst(batch).map((i) => batch[i]!.x.slice(dc)));
+  return { ...gauss, ...cat };
 }

@@ -29,11 +29,11 @@ import { Rng } from '../random/index.js';
 import { type Bounds, clampToBounds, storedBounds } from './bounds.js';
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
-import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrateOptionsState, nesParams, nesUtilities, orderBestFirst, zerosVec, type NesParams } from './es-utils.js';
-import { InvalidInputError, NonFiniteError } from '../errors.js';
+import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams } from './es-utils.js';
+import { NonFiniteError } from '../errors.js';
 import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AsngState } from './cma-core.js';
-import { continuousBox, startCategorical, updateCategorical } from './es-categorical.js';
+import { continuousBox, continuousDim, mixedStep, startCategorical } from './es-categorical.js';
 
 /**
  * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
@@ -64,9 +64,7 @@ function init(spec: InitSpec, rng: Rng): SnesState {
   const d = spec.dim;
   const params = nesParams(checkedOptions('snes', SNES_OPTIONS, spec.options), defaultEtaSigma(d));
   const q = spec.categories ?? [];
-  // The Gaussian covers the continuous coordinates: all of them in a numeric study.
-  const dc = d - q.length;
-  if (dc < 0) throw new InvalidInputError('snes: a mixed space needs dim ≥ the number of categorical parameters');
+  const dc = continuousDim(spec, 'snes');
   const sigma = new Array<number>(dc).fill(1); // the prior N(0, I) of the whitened coordinates (§0)
   return {
     version: SNES_STATE_VERSION, method: 'snes', dim: d, batchSize: spec.batchSize, generation: 0,
@@ -93,13 +91,8 @@ function ask(state: SnesState, _ctx: AskContext, count: number): AskResult<SnesS
 function tell(state: SnesState, ctx: TellContext): SnesState {
   checkBatch(ctx.batch, state.dim, 'snes');
   const u = nesUtilities(ctx.batch);
-  if (!state.categorical) return { ...state, generation: state.generation + 1, ...gaussianStep(state, ctx.batch.map((o) => o.x), u) };
-  // Categorical parameters: the Gaussian's update on the continuous coordinates, CatCMA's on q.
-  const { dc } = mixedLayout(state);
-  const gauss = dc > 0 ? gaussianStep(state, ctx.batch.map((o) => o.x.slice(0, dc)), u) : {};
-  // One point carries no ranking: q is kept (its utility is 0, so the Gaussian is unchanged too).
-  const cat = ctx.batch.length < 2 ? {} : updateCategorical(state, orderBestFirst(ctx.batch).map((i) => ctx.batch[i]!.x.slice(dc)));
-  return { ...state, generation: state.generation + 1, ...gauss, ...cat };
+  // With categorical parameters: the Gaussian's update on the continuous coordinates, CatCMA's on q (es-categorical.ts).
+  return { ...state, generation: state.generation + 1, ...mixedStep(state, ctx.batch, (xs) => gaussianStep(state, xs, u)) };
 }
 
 /** One update of μ and σ from the continuous coordinates `xs` of the told points and their utilities `u`. */

@@ -41,12 +41,11 @@ import { cholSolve, cholesky, fromRows, matMul, matMulT, symEig, symExpm, symFun
 import type { AskContext, AskResult, BaseState, InitSpec, StrategyDescriptor, TellContext } from './types.js';
 import { checkedOptions, etaCov, etaMean, type OptionSpecs } from './options.js';
 import {
-  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, nesParams, nesUtilities, orderBestFirst, zerosVec, type NesParams,
+  NO_DIAGNOSTICS, assertFinite, assertFiniteRows, checkBatch, checkCount, checkDim, identityRows, migrateOptionsState, nesParams, nesUtilities, zerosVec, type NesParams,
 } from './es-utils.js';
-import { InvalidInputError } from '../errors.js';
 import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AsngState } from './cma-core.js';
-import { continuousBox, startCategorical, updateCategorical } from './es-categorical.js';
+import { continuousBox, continuousDim, mixedStep, startCategorical } from './es-categorical.js';
 
 /**
  * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
@@ -113,9 +112,7 @@ function init(spec: InitSpec, rng: Rng): XnesState {
   const d = spec.dim;
   const params = nesParams(checkedOptions('xnes', XNES_OPTIONS, spec.options), defaultEtaM(d));
   const q = spec.categories ?? [];
-  // The Gaussian covers the continuous coordinates: all of them in a numeric study.
-  const dc = d - q.length;
-  if (dc < 0) throw new InvalidInputError('xnes: a mixed space needs dim ≥ the number of categorical parameters');
+  const dc = continuousDim(spec, 'xnes');
   // Start from the prior N(0, I) of the whitened coordinates (ALGORITHM.md §0).
   return {
     version: XNES_STATE_VERSION, method: 'xnes', dim: d, batchSize: spec.batchSize, generation: 0,
@@ -143,13 +140,8 @@ function ask(state: XnesState, _ctx: AskContext, count: number): AskResult<XnesS
 function tell(state: XnesState, ctx: TellContext): XnesState {
   checkBatch(ctx.batch, state.dim, 'xnes');
   const u = nesUtilities(ctx.batch);
-  if (!state.categorical) return { ...state, ...gaussianStep(state, ctx.batch.map((o) => o.x), u), generation: state.generation + 1, asked: [] };
-  // Categorical parameters: the Gaussian's update on the continuous coordinates, CatCMA's on q.
-  const { dc } = mixedLayout(state);
-  const gauss = dc > 0 ? gaussianStep(state, ctx.batch.map((o) => o.x.slice(0, dc)), u) : {};
-  // One point carries no ranking: q is kept (its utility is 0, so the Gaussian is unchanged too).
-  const cat = ctx.batch.length < 2 ? {} : updateCategorical(state, orderBestFirst(ctx.batch).map((i) => ctx.batch[i]!.x.slice(dc)));
-  return { ...state, ...gauss, ...cat, generation: state.generation + 1, asked: [] };
+  // With categorical parameters: the Gaussian's update on the continuous coordinates, CatCMA's on q (es-categorical.ts).
+  return { ...state, ...mixedStep(state, ctx.batch, (xs) => gaussianStep(state, xs, u)), generation: state.generation + 1, asked: [] };
 }
 
 /** One update of μ, A and Σ = A Aᵀ from the continuous coordinates `xs` of the told points and their utilities `u`. */
