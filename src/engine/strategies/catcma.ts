@@ -25,7 +25,7 @@ import { Rng } from '../random/index.js';
 import { applyMargin, marginFloor, mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AskContext, AskResult, InitSpec, TellContext } from './types.js';
 import { checkBatch, checkCount, orderBestFirst } from './es-utils.js';
-import { cmaSample, cmaStart, cmaUpdate, type AsngState, type CmaesState, type CmaParams } from './cma-core.js';
+import { cmaSample, cmaStart, cmaUpdate, type AsngState, type CmaCore, type CmaesState, type CmaParams } from './cma-core.js';
 
 export type { AsngState } from './cma-core.js';
 
@@ -33,35 +33,56 @@ const ASNG_ALPHA = 1.5;
 const DELTA_INIT = 1;
 
 /** The number of free categorical parameters θ, Σ_j (K_j − 1), given the K_j. */
-export const thetaCount = (K: readonly number[]) => K.reduce((a, k) => a + k - 1, 0);
+const thetaCount = (K: readonly number[]) => K.reduce((a, k) => a + k - 1, 0);
 
 /** ASNG's state before any update: Δ = 1, γ = 0, s = 0. */
-export const freshAsng = (nTheta: number): AsngState => ({ Delta: 1, gamma: 0, s: new Array<number>(nTheta).fill(0) });
+const freshAsng = (nTheta: number): AsngState => ({ Delta: 1, gamma: 0, s: new Array<number>(nTheta).fill(0) });
+
+/** The categorical part of a state: q_j per categorical parameter and ASNG's state. */
+export interface CategoricalPart {
+  categorical: number[][];
+  asng: AsngState;
+}
+
+/** The categorical part's start: each prior q_j with the margin applied, ASNG before any update. */
+export function startCategorical(prior: readonly (readonly number[])[]): CategoricalPart {
+  return {
+    categorical: prior.map((p) => applyMargin(p, marginFloor(p.length, prior.length))),
+    asng: freshAsng(thetaCount(prior.map((p) => p.length))),
+  };
+}
+
+/**
+ * CMA-ES's start over the d_c continuous coordinates of a mixed InitSpec (none: only σ₀), checked:
+ * CatCMA's and lq-CMA-ES's with categorical parameters (`method` names it in the errors).
+ */
+export function continuousStart(spec: InitSpec, method: string, params: CmaParams): ReturnType<typeof cmaStart> {
+  const q = spec.categories ?? [];
+  const dc = spec.dim - q.length;
+  if (q.length === 0 || !(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
+  if (!Number.isInteger(spec.batchSize) || spec.batchSize < 2) throw new InvalidInputError(`${method}: batch size must be an integer ≥ 2, got ${spec.batchSize}`);
+  // Stryker disable next-line StringLiteral: the method name appears only in cmaStart's sigma0 message, which the options' own check (≤ 1000) always pre-empts
+  return dc > 0 ? cmaStart({ ...spec, dim: dc }, method, params) : { mean: [], cov: [], sigma: params.sigma0, C: [], p_sigma: [], p_c: [] };
+}
 
 /** CatCMA's state for a mixed InitSpec (its `params` and version are cmaes.ts's). */
 export function initCatCma(spec: InitSpec, params: CmaParams, base: Omit<CmaesState, 'mean' | 'cov' | 'sigma' | 'C' | 'p_sigma' | 'p_c' | 'asked'>): CmaesState {
-  const q = spec.categories ?? [];
-  const dc = spec.dim - q.length;
-  if (q.length === 0 || dc < 0) throw new InvalidInputError('cmaes: a mixed space needs categories and dim ≥ their number');
-  if (!Number.isInteger(spec.batchSize) || spec.batchSize < 2) throw new InvalidInputError(`cmaes: batch size must be an integer ≥ 2, got ${spec.batchSize}`);
-  // Stryker disable next-line StringLiteral: the method name appears only in cmaStart's sigma0 message, which the options' own check (≤ 1000) always pre-empts
-  const start = dc > 0 ? cmaStart({ ...spec, dim: dc }, 'cmaes', params) : { mean: [], cov: [], sigma: params.sigma0, C: [], p_sigma: [], p_c: [] };
-  const floors = q.map((p) => marginFloor(p.length, q.length));
-  return {
-    ...base,
-    ...start,
-    asked: [],
-    categorical: q.map((p, j) => applyMargin(p, floors[j]!)),
-    asng: freshAsng(thetaCount(q.map((p) => p.length))),
-  } as CmaesState;
+  const start = continuousStart(spec, 'cmaes', params);
+  return { ...base, ...start, asked: [], ...startCategorical(spec.categories!) } as CmaesState;
+}
+
+/** `count` points [x, c] of N(m, σ²C) over the continuous coordinates times each q_j. */
+export function sampleMixed(state: CmaCore & { categorical?: number[][] }, rng: Rng, count: number): number[][] {
+  const { dc } = mixedLayout(state);
+  const cont = dc > 0 ? cmaSample({ ...state, dim: dc }, rng, count) : Array.from({ length: count }, () => [] as number[]);
+  return cont.map((x) => [...x, ...sampleChoices(rng, state.categorical!)]);
 }
 
 export function askCatCma(state: CmaesState, _ctx: AskContext, count: number): AskResult<CmaesState> {
   checkCount(count, 'cmaes');
   const { dc } = mixedLayout(state);
   const rng = Rng.fromState(state.rng);
-  const cont = dc > 0 ? cmaSample({ ...state, dim: dc }, rng, count) : Array.from({ length: count }, () => [] as number[]);
-  const points = cont.map((x) => [...x, ...sampleChoices(rng, state.categorical!)]);
+  const points = sampleMixed(state, rng, count);
   return { points, state: { ...state, rng: rng.state(), asked: [...state.asked, ...points.map((p) => p.slice(0, dc))] } };
 }
 
@@ -114,9 +135,22 @@ export function catUpdate(q: readonly (readonly number[])[], asng: AsngState, ra
   return { q: next, asng: { Delta, gamma, s } };
 }
 
+/**
+ * The categorical update from a generation's choices ranked best first (at least two: one point
+ * carries no ranking). A state whose ASNG state is missing or of another size (an imported one)
+ * starts ASNG afresh.
+ */
+export function updateCategorical(state: { categorical?: number[][]; asng?: AsngState }, rankedChoices: readonly number[][]): CategoricalPart {
+  const q = state.categorical!;
+  const nTheta = thetaCount(q.map((row) => row.length));
+  const asng = state.asng && state.asng.s.length === nTheta ? state.asng : freshAsng(nTheta);
+  const next = catUpdate(q, asng, rankedChoices.map((c) => c.map((v) => Math.round(v))));
+  return { categorical: next.q, asng: next.asng };
+}
+
 export function tellCatCma(state: CmaesState, ctx: TellContext): CmaesState {
   checkBatch(ctx.batch, state.dim, 'cmaes');
-  const { dc, K } = mixedLayout(state);
+  const { dc } = mixedLayout(state);
   const base = { ...state, generation: state.generation + 1, asked: [] as number[][] };
   if (ctx.batch.length < 2) return base; // one point cannot be ranked: nothing to learn
   const order = orderBestFirst(ctx.batch);
@@ -127,9 +161,5 @@ export function tellCatCma(state: CmaesState, ctx: TellContext): CmaesState {
     const xs = ranked.map((x) => x.slice(0, dc));
     cont = cmaUpdate({ ...state, dim: dc }, xs, xs.map((x) => !asked.has(x.join(','))), state.generation);
   }
-  // A state always carries its ASNG state; a fresh one is the init's, should an imported state lack it.
-  const nTheta = thetaCount(K);
-  const asng = state.asng && state.asng.s.length === nTheta ? state.asng : freshAsng(nTheta);
-  const cat = catUpdate(state.categorical!, asng, ranked.map((x) => x.slice(dc).map((c) => Math.round(c))));
-  return { ...base, ...cont, categorical: cat.q, asng: cat.asng };
+  return { ...base, ...cont, ...updateCategorical(state, ranked.map((x) => x.slice(dc))) };
 }

@@ -16,44 +16,19 @@
  * d_c = dim − m (distributions/categorical.ts mixedLayout).
  */
 import { InvalidInputError } from '../errors.js';
-import { applyMargin, marginFloor, mixedLayout } from '../distributions/categorical.js';
-import { catUpdate, freshAsng, thetaCount } from './catcma.js';
+import { mixedLayout } from '../distributions/categorical.js';
+import { updateCategorical, type CategoricalPart } from './catcma.js';
 import type { AsngState } from './cma-core.js';
 import { orderBestFirst } from './es-utils.js';
 import type { InitSpec, Observation } from './types.js';
 
-/** The categorical part of a state: q_j per categorical parameter and ASNG's state. */
-export interface CategoricalPart {
-  categorical: number[][];
-  asng: AsngState;
-}
+export { startCategorical } from './catcma.js';
 
 /** d_c, the coordinates the method's Gaussian covers: all of them in a numeric study, the dim − m continuous ones otherwise. */
 export function continuousDim(spec: InitSpec, method: string): number {
   const dc = spec.dim - (spec.categories?.length ?? 0);
-  if (dc < 0) throw new InvalidInputError(`${method}: a mixed space needs dim ≥ the number of categorical parameters`);
+  if (dc < 0) throw new InvalidInputError(`${method}: a mixed space needs categories and dim ≥ their number`);
   return dc;
-}
-
-/** The start, as CatCMA's: each prior q_j with the margin applied, ASNG before any update. */
-export function startCategorical(prior: readonly (readonly number[])[]): CategoricalPart {
-  return {
-    categorical: prior.map((p) => applyMargin(p, marginFloor(p.length, prior.length))),
-    asng: freshAsng(thetaCount(prior.map((p) => p.length))),
-  };
-}
-
-/**
- * CatCMA's categorical update from the generation's choices ranked best first (at least two: one
- * point carries no ranking, and the caller then keeps q). A state whose ASNG state is missing or
- * of another size (an imported one) starts ASNG afresh, as catcma.ts does.
- */
-export function updateCategorical(state: { categorical?: number[][]; asng?: AsngState }, rankedChoices: readonly number[][]): CategoricalPart {
-  const q = state.categorical!;
-  const nTheta = thetaCount(q.map((row) => row.length));
-  const asng = state.asng && state.asng.s.length === nTheta ? state.asng : freshAsng(nTheta);
-  const next = catUpdate(q, asng, rankedChoices.map((c) => c.map((v) => Math.round(v))));
-  return { categorical: next.q, asng: next.asng };
 }
 
 /** The first d_c coordinates of the study's box (InitSpec.box covers every coordinate, choices last). */

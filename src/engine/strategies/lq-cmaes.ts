@@ -41,7 +41,7 @@ import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import { checkConditions } from '../distributions/conditional.js';
 import { CMA_OPTIONS, cmaParams, cmaSample, cmaStart, cmaUpdate, type AsngState, type CmaParams, type CmaStep, type CmaesState } from './cma-core.js';
 import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, migrateOptionsState } from './es-utils.js';
-import { startCategorical, updateCategorical } from './es-categorical.js';
+import { continuousStart, sampleMixed, startCategorical, updateCategorical } from './catcma.js';
 import { checkedOptions, type Options, type OptionSpecs } from './options.js';
 import type { AskContext, AskResult, BaseState, InitSpec, Observation, StrategyDescriptor, TellContext } from './types.js';
 
@@ -135,10 +135,7 @@ function fitSurrogate(state: LqCmaesState, data: readonly Observed[]): Surrogate
 
 /** `count` samples of the search distribution: N(m, σ²C), then with categorical parameters a choice from each q_j. */
 function sample(state: LqCmaesState, rng: Rng, count: number): number[][] {
-  if (!state.categorical) return cmaSample(state, rng, count);
-  const { dc } = mixedLayout(state);
-  const cont = dc > 0 ? cmaSample({ ...state, dim: dc }, rng, count) : Array.from({ length: count }, () => [] as number[]);
-  return cont.map((x) => [...x, ...sampleChoices(rng, state.categorical!)]);
+  return state.categorical ? sampleMixed(state, rng, count) : cmaSample(state, rng, count);
 }
 
 /** The iteration's evaluated candidates best first, then the archive, cut to the size limit. */
@@ -190,7 +187,7 @@ function startIteration(state: LqCmaesState, rng: Rng, model: Surrogate | null):
 function init(spec: InitSpec, rng: Rng): LqCmaesState {
   const params = lqParams(checkedOptions('lq-cmaes', LQ_OPTIONS, spec.options));
   const q = spec.categories ?? [];
-  const start = q.length === 0 ? cmaStart(spec, 'lq-cmaes', params) : mixedStart(spec, params);
+  const start = q.length === 0 ? cmaStart(spec, 'lq-cmaes', params) : continuousStart(spec, 'lq-cmaes', params);
   const state: LqCmaesState = {
     version: LQ_CMAES_STATE_VERSION, method: 'lq-cmaes', dim: spec.dim, batchSize: spec.batchSize, generation: 0,
     rng: rng.state(), params, diagnostics: { ...NO_DIAGNOSTICS }, ...start,
@@ -199,14 +196,6 @@ function init(spec: InitSpec, rng: Rng): LqCmaesState {
     ...(q.length > 0 && spec.conditions?.length ? { conditions: checkConditions(spec.conditions, spec.dim - q.length, q.map((p) => p.length)) } : {}),
   };
   return startIteration(state, rng, null);
-}
-
-/** CMA-ES's start over the d_c continuous coordinates of a mixed space (none: only σ₀, as CatCMA's). */
-function mixedStart(spec: InitSpec, params: LqCmaParams): ReturnType<typeof cmaStart> {
-  const dc = spec.dim - spec.categories!.length;
-  if (!(Number.isInteger(dc) && dc >= 0)) throw new InvalidInputError('lq-cmaes: a mixed space needs dim ≥ the number of categorical parameters');
-  if (!Number.isInteger(spec.batchSize) || spec.batchSize < 2) throw new InvalidInputError(`lq-cmaes: batch size must be an integer ≥ 2, got ${spec.batchSize}`);
-  return dc > 0 ? cmaStart({ ...spec, dim: dc }, 'lq-cmaes', params) : { mean: [], cov: [], sigma: params.sigma0, C: [], p_sigma: [], p_c: [] };
 }
 
 /**
