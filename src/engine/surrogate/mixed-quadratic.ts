@@ -25,12 +25,9 @@
  * Glossary: d_c continuous coordinates, then m categorical ones holding choice indices (K_j choices);
  * n_ind = Σ_j (K_j − 1) indicators.
  */
-import { InvalidInputError } from '../errors.js';
-import { minNormLeastSquares } from '../linalg/jacobi-svd.js';
-import { leastSquaresQr } from '../linalg/least-squares.js';
 import { activeMask, type Condition } from '../distributions/conditional.js';
 import {
-  MAX_RELATIVE_SIZE, MAX_WEIGHT, MIN_RELATIVE_SIZE, TRUNCATION, coefficientCount, features, fitSize, modelOptimum, type ModelKind, type Observed,
+  bestFirst, coefficientCount, features, fitSize, maxModelSize, modelKind, modelOptimum, rankWeighted, solveWeighted, type ModelKind, type Observed,
 } from './quadratic.js';
 
 /** Where a mixed point's parts are: d_c continuous coordinates, then one choice per categorical parameter. */
@@ -62,15 +59,12 @@ export function mixedCoefficientCount(kind: ModelKind, dc: number, K: readonly n
 
 /** The most complex kind the data allow (0.75 N ≥ 1.1 p, indicators counted); linear without continuous coordinates. */
 export function mixedModelKind(size: number, dc: number, K: readonly number[]): ModelKind {
-  if (dc === 0) return 'linear';
-  for (const kind of ['full', 'diagonal'] as const) if (TRUNCATION * size >= MIN_RELATIVE_SIZE * mixedCoefficientCount(kind, dc, K)) return kind;
-  return 'linear';
+  return dc === 0 ? 'linear' : modelKind(size, dc, indicatorCount(K));
 }
 
-/** The training-set size limit: max(λ, 2 p_full, the size the full model needs), as quadratic.ts maxModelSize. */
+/** The training-set size limit, as quadratic.ts maxModelSize with the indicators counted (p_full = 1 + n_ind without continuous coordinates). */
 export function mixedMaxModelSize(dc: number, K: readonly number[], lambda: number): number {
-  const pFull = mixedCoefficientCount(dc === 0 ? 'linear' : 'full', dc, K);
-  return Math.max(lambda, Math.ceil(MAX_RELATIVE_SIZE * pFull), Math.ceil((MIN_RELATIVE_SIZE * pFull) / TRUNCATION));
+  return maxModelSize(dc, lambda, indicatorCount(K));
 }
 
 /** The continuous part with inactive coordinates at 0, and the indicators (inactive parameters' all 0). */
@@ -92,24 +86,17 @@ function row(model: Pick<MixedModel, 'kind' | 'uBest' | 'layout'>, x: readonly n
 }
 
 /**
- * Fits the model to `data` (any order), as quadratic.ts fitModel: the kind the data allow, the best
- * fitSize(·) points by y weighted linearly from MAX_WEIGHT down to 1 by rank, β = (W Z)⁺ W y.
+ * Fits the model to `data` (any order), as quadratic.ts fitModel (its ranking, weights and solve): the
+ * kind the data allow, the best fitSize(·) points by y weighted linearly from MAX_WEIGHT down to 1 by
+ * rank, β = (W Z)⁺ W y.
  */
 export function fitMixedModel(data: readonly Observed[], layout: MixedLayout): MixedModel {
-  if (data.length === 0) throw new InvalidInputError('surrogate: a model needs at least one data point');
+  const order = bestFirst(data);
   const kind = mixedModelKind(data.length, layout.dc, layout.K);
-  const order = data.map((_, i) => i).sort((a, b) => data[a]!.y - data[b]!.y);
   const m = fitSize(data.length, mixedCoefficientCount(kind, layout.dc, layout.K));
   const shape = { kind, uBest: imputedParts(layout, data[order[0]!]!.x).u, layout };
-  const rows: number[][] = [];
-  const rhs: number[] = [];
-  order.slice(0, m).forEach((idx, r) => {
-    const w = m === 1 ? MAX_WEIGHT : MAX_WEIGHT - ((MAX_WEIGHT - 1) * r) / (m - 1);
-    rows.push(row(shape, data[idx]!.x).map((z) => w * z));
-    rhs.push(w * data[idx]!.y);
-  });
-  const beta = leastSquaresQr(rows, rhs) ?? minNormLeastSquares(rows, rhs);
-  return { ...shape, coefficients: beta.map((b) => (Number.isFinite(b) ? b : 0)) };
+  const { rows, rhs } = rankWeighted(data, order, m, (x) => row(shape, x));
+  return { ...shape, coefficients: solveWeighted(rows, rhs) };
 }
 
 /** f̂(x) at a mixed point (inactive coordinates imputed). */

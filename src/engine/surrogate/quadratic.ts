@@ -31,18 +31,22 @@ export function coefficientCount(kind: ModelKind, n: number): number {
   return (n * (n + 3)) / 2 + 1;
 }
 
-/** The most complex kind the data allow: TRUNCATION · size ≥ MIN_RELATIVE_SIZE · p (linear always). */
-export function modelKind(size: number, n: number): ModelKind {
-  for (const kind of ['full', 'diagonal'] as const) if (TRUNCATION * size >= MIN_RELATIVE_SIZE * coefficientCount(kind, n)) return kind;
+/**
+ * The most complex kind the data allow: TRUNCATION · size ≥ MIN_RELATIVE_SIZE · p (linear always);
+ * `extra` coefficients beside the quadratic's count in p (mixed-quadratic.ts's indicators).
+ */
+export function modelKind(size: number, n: number, extra = 0): ModelKind {
+  for (const kind of ['full', 'diagonal'] as const) if (TRUNCATION * size >= MIN_RELATIVE_SIZE * (coefficientCount(kind, n) + extra)) return kind;
   return 'linear';
 }
 
 /**
  * The training-set size limit: max(λ, 2 p_full), and never below the size that the full model
- * needs (p_full · 1.1 / 0.75), so pruning never makes the model fall back to a simpler kind.
+ * needs (p_full · 1.1 / 0.75), so pruning never makes the model fall back to a simpler kind;
+ * `extra` coefficients beside the quadratic's count in p_full.
  */
-export function maxModelSize(n: number, lambda: number): number {
-  const pFull = coefficientCount('full', n);
+export function maxModelSize(n: number, lambda: number, extra = 0): number {
+  const pFull = coefficientCount('full', n) + extra;
   return Math.max(lambda, Math.ceil(MAX_RELATIVE_SIZE * pFull), Math.ceil((MIN_RELATIVE_SIZE * pFull) / TRUNCATION));
 }
 
@@ -94,25 +98,39 @@ const minus = (x: readonly number[], c: readonly number[]): number[] => x.map((v
  */
 export function fitModel(data: readonly Observed[], n: number): QuadraticModel {
   const { kind, rows, rhs, xBest } = weightedSystem(data, n);
-  const beta = leastSquaresQr(rows, rhs) ?? minNormLeastSquares(rows, rhs);
-  return { kind, coefficients: beta.map((b) => (Number.isFinite(b) ? b : 0)), xBest: xBest.slice() };
+  return { kind, coefficients: solveWeighted(rows, rhs), xBest: xBest.slice() };
 }
 
 /** The rank-weighted system W Z β ≈ W y that fitModel solves, with the model kind and the centre xBest. */
 export function weightedSystem(data: readonly Observed[], n: number): { kind: ModelKind; rows: number[][]; rhs: number[]; xBest: readonly number[] } {
-  if (data.length === 0) throw new InvalidInputError('surrogate: a model needs at least one data point');
+  const order = bestFirst(data);
   const kind = modelKind(data.length, n);
-  const order = data.map((_, i) => i).sort((a, b) => data[a].y - data[b].y);
-  const m = fitSize(data.length, coefficientCount(kind, n));
   const xBest = data[order[0]].x;
+  return { kind, ...rankWeighted(data, order, fitSize(data.length, coefficientCount(kind, n)), (x) => features(kind, minus(x, xBest))), xBest };
+}
+
+/** The data's indices by y, best first (ties keep the data order); at least one point. */
+export function bestFirst(data: readonly Observed[]): number[] {
+  if (data.length === 0) throw new InvalidInputError('surrogate: a model needs at least one data point');
+  return data.map((_, i) => i).sort((a, b) => data[a].y - data[b].y);
+}
+
+/** The rows `row(x)` and values y of the best `m` data (`order` best first), weighted linearly from MAX_WEIGHT down to 1 by rank. */
+export function rankWeighted(data: readonly Observed[], order: readonly number[], m: number, row: (x: readonly number[]) => number[]): { rows: number[][]; rhs: number[] } {
   const rows: number[][] = [];
   const rhs: number[] = [];
   order.slice(0, m).forEach((idx, r) => {
     const w = m === 1 ? MAX_WEIGHT : MAX_WEIGHT - ((MAX_WEIGHT - 1) * r) / (m - 1);
-    rows.push(features(kind, minus(data[idx].x, xBest)).map((z) => w * z));
+    rows.push(row(data[idx].x).map((z) => w * z));
     rhs.push(w * data[idx].y);
   });
-  return { kind, rows, rhs, xBest };
+  return { rows, rhs };
+}
+
+/** β = (W Z)⁺ W y: QR where it is well conditioned, else the pseudoinverse (fitModel's comment); a non-finite β_i is 0. */
+export function solveWeighted(rows: number[][], rhs: number[]): number[] {
+  const beta = leastSquaresQr(rows, rhs) ?? minNormLeastSquares(rows, rhs);
+  return beta.map((b) => (Number.isFinite(b) ? b : 0));
 }
 
 /** f̂(x). */
