@@ -10,7 +10,7 @@ export { StudyTransfer, type StudyTransferDeps } from './transfer/study-transfer
 export { DocumentSchema, DOCUMENT_FORMAT, DOCUMENT_VERSION, DOCUMENT_LIMITS, type StudyDocument, type DocumentStudy, type DocumentTrial, type DocumentEngineState } from './transfer/document-schema.js';
 export { parseDocument, type DocumentParse, type ParseMeter } from './transfer/document-parse.js';
 export { StudyCache } from './loop/study-cache.js';
-export { startIdleSweep, idleSweepPeriod, type IdleForgetting, type IdleSweep } from './common/idle-sweep.js';
+export { dropUnusedSince, startIdleSweep, idleSweepPeriod, type IdleForgetting, type IdleSweep } from './common/idle-sweep.js';
 export { LoopService, type LoopServiceDeps, type LoopStats, type Suggestions, type SuggestReason, type ObservationResult } from './loop/loop.js';
 export { UnknownTrialsError, TrialAlreadyCompletedError, TrialNotActiveError, LeaseNotHeldError, ConcurrentUpdateError } from './loop/loop-errors.js';
 export { DEFAULT_CLIENT, LEASES_LISTED, type BudgetHeld, type Lease } from './loop/lease.js';

@@ -11,7 +11,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
 import type { EngineTask } from '../domain/pool/engine-tasks.js';
 import { EngineBusyError, type EngineCaller, type FairnessStats } from '../domain/pool/fair-runner.js';
-import { STUDY_STATES, type IdleForgetting, type LoopStats, type Operations } from '../domain/index.js';
+import { dropUnusedSince, STUDY_STATES, type IdleForgetting, type LoopStats, type Operations } from '../domain/index.js';
 
 const SUGGESTIONS_ROUTE = '/v1/studies/:study_id/suggestions';
 const OBSERVATIONS_ROUTE = '/v1/studies/:study_id/observations';
@@ -181,7 +181,7 @@ const trialCounts = new WeakMap<FastifyRequest, number>();
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Operations, now: () => Date = () => new Date()): IdleForgetting {
   metrics.addStorageGauges(ops, now);
   // Study → method and when a request last asked; a use re-inserts its key, so the first key is the least recently used.
-  const methods = new Map<string, { method: string; at: number }>();
+  const methods = new Map<string, { method: string; usedAt: number }>();
 
   async function methodOf(req: FastifyRequest): Promise<string | null> {
     const id = (req.params as { study_id?: string }).study_id;
@@ -190,13 +190,13 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Ope
     const known = methods.get(key);
     if (known) {
       methods.delete(key);
-      methods.set(key, { method: known.method, at: now().getTime() });
+      methods.set(key, { method: known.method, usedAt: now().getTime() });
       return known.method;
     }
     const method = await ops.studyMethod(req.tenantId, id);
     if (!method) return null;
     if (methods.size >= METHOD_CACHE_SIZE) methods.clear();
-    methods.set(key, { method, at: now().getTime() });
+    methods.set(key, { method, usedAt: now().getTime() });
     return method;
   }
 
@@ -232,15 +232,6 @@ export function registerMetrics(app: FastifyInstance, metrics: Metrics, ops: Ope
   });
 
   return {
-    forgetIdle(idleMs: number): number {
-      const before = now().getTime() - idleMs;
-      let dropped = 0;
-      for (const [key, entry] of methods) {
-        if (entry.at > before) break;
-        methods.delete(key);
-        dropped++;
-      }
-      return dropped;
-    },
+    forgetIdle: (idleMs: number): number => dropUnusedSince(methods, now().getTime() - idleMs),
   };
 }

@@ -17,6 +17,22 @@ export interface IdleForgetting {
   forgetIdle(idleMs: number): number;
 }
 
+/**
+ * The forgetIdle of one map: drops every entry last used before `before` (ms, the cache's clock)
+ * by `drop` (a plain delete unless the cache keeps accounts of its entries), in one scan; returns
+ * how many it dropped.
+ */
+export function dropUnusedSince<K, V extends { usedAt: number }>(entries: Map<K, V>, before: number, drop: (key: K) => void = (key) => void entries.delete(key)): number {
+  let dropped = 0;
+  for (const [key, e] of entries) {
+    if (e.usedAt < before) {
+      drop(key);
+      dropped++;
+    }
+  }
+  return dropped;
+}
+
 /** Longest time between two sweeps. */
 export const IDLE_SWEEP_MAX_PERIOD_MS = 60_000;
 

@@ -51,6 +51,7 @@ import type { SearchSpace } from '../studies/transforms.js';
 import { HistoryLog } from './engine-history.js';
 import type { ModelHistory } from '../results/index.js';
 import { observationBytes } from '../pool/history-store.js';
+import { dropUnusedSince } from '../common/idle-sweep.js';
 
 /** The cache's bounds (see the header). */
 export const STUDY_CACHE_BOUNDS = { studies: 512, bytes: 256 * 1024 * 1024 };
@@ -204,16 +205,8 @@ export class StudyCache {
    * an eviction). Returns how many were dropped.
    */
   forgetIdle(idleMs: number): number {
-    const before = this.now() - idleMs;
-    let dropped = 0;
     // A whole scan (at most maxStudies entries): reads mark an entry used without moving it.
-    for (const [id, e] of this.entries) {
-      if (e.usedAt < before) {
-        this.drop(id);
-        dropped++;
-      }
-    }
-    return dropped;
+    return dropUnusedSince(this.entries, this.now() - idleMs, (id) => this.drop(id));
   }
 
   private drop(studyId: string): void {

@@ -32,6 +32,7 @@
 import { isMethodName, methodFacts } from '../../engine/index.js';
 import { DomainError } from '../common/errors.js';
 import type { EngineResult, EngineTask } from './engine-tasks.js';
+import { dropUnusedSince } from '../common/idle-sweep.js';
 
 /** Who an engine call is for: what fairness and the limits count by. */
 export interface EngineCaller {
@@ -197,7 +198,7 @@ export class FairScheduler {
    * last used. Map iterates in insertion order and a use re-inserts its key, so the first key is
    * the least recently used: both the count bound and forgetIdle drop from the front.
    */
-  private readonly measured = new Map<string, { ms: number; at: number }>();
+  private readonly measured = new Map<string, { ms: number; usedAt: number }>();
   /** The clock of forgetIdle, in ms (tests inject one). */
   private readonly now: () => number;
 
@@ -226,14 +227,7 @@ export class FairScheduler {
    * after the count bound. Returns how many were dropped.
    */
   forgetIdle(idleMs: number): number {
-    const before = this.now() - idleMs;
-    let dropped = 0;
-    for (const [key, entry] of this.measured) {
-      if (entry.at > before) break;
-      this.measured.delete(key);
-      dropped++;
-    }
-    return dropped;
+    return dropUnusedSince(this.measured, this.now() - idleMs);
   }
 
   get stats(): FairnessStats {
@@ -252,7 +246,7 @@ export class FairScheduler {
       const out = lane === 'light' ? await this.runLight(task) : await this[lane].run(task, caller, seen ?? UNKNOWN_HEAVY_MS);
       // Deleted first so that the key moves to the end: Map iterates in insertion order, so the first key is the least recently used.
       this.measured.delete(key);
-      this.measured.set(key, { ms: seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms, at: this.now() });
+      this.measured.set(key, { ms: seen === undefined ? out.ms : 0.7 * seen + 0.3 * out.ms, usedAt: this.now() });
       if (this.measured.size > MEASURED_MAX_ENTRIES) this.measured.delete(this.measured.keys().next().value!);
       return out;
     } finally {

@@ -22,6 +22,7 @@
  * Sizes are estimates of the value's heap footprint (approxBytes: 8 bytes a number, 2 a character,
  * plus per-array and per-key overhead), not measurements. Bounds: docs/capacity.md.
  */
+import { dropUnusedSince } from '../common/idle-sweep.js';
 
 export interface ModelViewCacheBounds {
   perTenantEntries: number;
@@ -95,15 +96,8 @@ export class ModelViewCache {
   forgetIdle(idleMs: number): number {
     const before = this.now() - idleMs;
     let dropped = 0;
-    for (const [tenantId, part] of this.tenants) {
-      // Least recently used first, but a whole scan all the same (at most the entry bound): a clock set back leaves no entry behind.
-      for (const [key, e] of part.entries) {
-        if (e.usedAt < before) {
-          this.remove(tenantId, key);
-          dropped++;
-        }
-      }
-    }
+    // Least recently used first, but a whole scan all the same (at most the entry bound): a clock set back leaves no entry behind.
+    for (const [tenantId, part] of this.tenants) dropped += dropUnusedSince(part.entries, before, (key) => this.remove(tenantId, key));
     return dropped;
   }
 

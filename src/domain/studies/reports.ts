@@ -12,6 +12,7 @@ import { centrePoint, internalDistribution, priorDistribution, userDistribution 
 import type { ParamValue } from './study-request.js';
 import type { EngineRunner } from '../pool/engine-pool.js';
 import { InvalidPageTokenError, StudyNotFoundError, TrialNotFoundError } from '../common/errors.js';
+import { dropUnusedSince } from '../common/idle-sweep.js';
 import { asRead } from './lease-view.js';
 import { decodeCursor, encodeCursor, evaluationPage, FIRST_PAGE, HISTORY_LIMITS } from './history-pages.js';
 import { Paginator } from './page-token.js';
@@ -156,15 +157,7 @@ export class ReportsService {
    * request reads the front again, or asks the engine again. Returns how many were dropped.
    */
   forgetIdle(idleMs: number): number {
-    const before = this.now().getTime() - idleMs;
-    let dropped = this.fronts.forgetIdle(idleMs);
-    for (const [key, kept] of this.estimates) {
-      if (kept.usedAt < before) {
-        this.estimates.delete(key);
-        dropped++;
-      }
-    }
-    return dropped;
+    return this.fronts.forgetIdle(idleMs) + dropUnusedSince(this.estimates, this.now().getTime() - idleMs);
   }
 
   /** The predictions kept (tests). */
