@@ -97,14 +97,19 @@ interface FrontEntry {
   completed: TrialRecord[];
   front: Front<TrialRecord>;
   history?: ReturnType<typeof frontHistory>;
+  /** The estimated bytes of all but the history, once computed (the entry is sized again when its history is added). */
+  baseBytes?: number;
 }
 
 /** An entry's estimated bytes: the front's trials are the completed list's own objects, counted once there. */
 function frontEntryBytes(value: unknown): number {
   const e = value as FrontEntry;
-  const { trials, ...front } = e.front;
-  const trialsArray = 16 + 8 * trials.length; // as approxBytes counts an array, without its elements
-  return 16 + approxBytes(e.version) + approxBytes(e.completed) + trialsArray + approxBytes(front) + (e.history ? approxBytes(e.history) : 0);
+  if (e.baseBytes === undefined) {
+    const { trials, ...front } = e.front;
+    const trialsArray = 16 + 8 * trials.length; // as approxBytes counts an array, without its elements
+    e.baseBytes = 16 + approxBytes(e.version) + approxBytes(e.completed) + trialsArray + approxBytes(front);
+  }
+  return e.baseBytes + (e.history ? approxBytes(e.history) : 0);
 }
 
 /** Largest page of the front and its history. */
@@ -284,7 +289,7 @@ export class ReportsService {
     let h = entry.history;
     if (!h) {
       h = entry.history = frontHistory(outcomesOf(study), entry.completed);
-      // Counted in the entry's bytes: set again while the cache still holds this very entry.
+      // Counted in the entry's bytes: set again while the cache still holds this very entry (its other parts' size is kept in baseBytes).
       if (this.fronts.get(study.tenantId, study.id) === entry) this.fronts.set(study.tenantId, study.id, entry);
     }
     const page = await this.offsetPage(`front-history:${studyId}`, q, h.points);
