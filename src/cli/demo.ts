@@ -20,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { EngineRunner } from '../domain/pool/engine-pool.js';
+import { categoricalMethods } from '../domain/studies/study-spec.js';
 import { BENCHMARKS, benchmarkNames, DEFAULT_METHOD, getStrategy, isMethodName, methodFacts, MULTI_BENCHMARKS, multiBenchmarkNames, registeredMethods, type Benchmark, type MethodName, type MultiBenchmark } from '../engine/index.js';
 import { ProbnesClient, ProbnesError, type FrontPage, type Study, type StudySpec } from '../../clients/typescript/src/index.js';
 import type { SqliteStorage } from '../storage/sqlite/sqlite-storage.js';
@@ -38,7 +39,7 @@ options:
   --function NAME     ${benchmarkNames().join(', ')} (default branin)
                       or, with several objectives: ${multiBenchmarkNames().join(', ')}
                       or, with categorical, conditional and stepped parameters: ${spaceTaskNames().join(', ')}
-                      (only the methods that search categorical parameters: ${spaceMethods().join(', ')})
+                      (only the methods that search categorical parameters: ${categoricalMethods().join(', ')})
   --dim N             dimension, for functions defined in any dimension (default: the function's)
   --budget N          evaluations (default 60)
   --batch N           points per generation (default 3; cmaes, xnes and snes need >= 2)
@@ -112,7 +113,7 @@ function demoArgs(argv: string[], cwd: string): DemoArgs | 'help' {
     if (given !== null && !able.includes(given)) throw new UsageError(`--method: ${given} does not search ${multi.name} (${multi.objectives} objectives${multi.constraints > 0 ? ' with constraints' : ''}); one of ${able.join(', ')}`);
     method = given ?? (able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0]!);
   } else if (space) {
-    const able = spaceMethods();
+    const able = categoricalMethods();
     if (given !== null && !able.includes(given)) throw new UsageError(`--method: ${given} does not search ${space.name} (it has categorical parameters); one of ${able.join(', ')}`);
     method = given ?? (able.includes(DEFAULT_METHOD) ? DEFAULT_METHOD : able[0]!);
   } else {
@@ -194,14 +195,6 @@ function spaceStudyBody(t: SpaceTask, a: DemoArgs): StudySpec {
     parameters: t.parameters.map((p) => ({ ...p })),
     metadata: { source: 'probnes demo', function: t.name, optimum: t.optimumPoint, f_star_source: 'defined so (src/cli/demo-spaces.ts)' },
   };
-}
-
-/**
- * The methods that search categorical parameters (and so conditional ones, whose parents are categorical):
- * the registry's `categorical` fact, which GET /v1/methods reports and the server's 400 at /method is decided by.
- */
-function spaceMethods(): MethodName[] {
-  return registeredMethods().filter((m) => getStrategy(m).categorical === true);
 }
 
 /** The methods that search a task's objectives and constraints (the facts the server's 400 at /method is decided by). */

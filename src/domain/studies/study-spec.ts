@@ -14,7 +14,7 @@
  * are over the numeric parameters only, in their order among `parameters` (categorical ones
  * skipped). Only the methods whose strategy declares `categorical` accept them.
  */
-import { getStrategy, METHOD_NAMES } from '../../engine/index.js';
+import { getStrategy, METHOD_NAMES, type MethodName } from '../../engine/index.js';
 import { isNearlySymmetric, isPositiveDefinite } from './cholesky.js';
 import { pointer, ValidationError, type FieldError } from '../common/errors.js';
 import type { CategoricalParameterInput, Choice, CreateStudyInput, NumericParameterInput, ParameterInput, PriorSource } from './study-request.js';
@@ -68,8 +68,8 @@ export type ParameterSpec = NumericParameterSpec | CategoricalParameterSpec;
 export const isCategorical = <P extends { type: string }>(p: P): p is Extract<P, { type: 'categorical' }> => p.type === 'categorical';
 export const isNumeric = <P extends { type: string }>(p: P): p is Exclude<P, { type: 'categorical' }> => p.type !== 'categorical';
 
-/** The methods that accept categorical parameters (their strategies declare `categorical`). */
-export function categoricalMethods(): string[] {
+/** The methods that accept categorical parameters, hence conditional ones (their strategies declare `categorical`; GET /v1/methods reports it). */
+export function categoricalMethods(): MethodName[] {
   return METHOD_NAMES.filter((m) => getStrategy(m).categorical === true);
 }
 
