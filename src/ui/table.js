@@ -7,7 +7,7 @@
 // with constraints one per constraint and a feasibility column; a trial that is not feasible (the
 // server's `feasible`: reported infeasible, or a constraint above 0) is marked on its row. Values sort
 // by their loss, never by reading the direction.
-import { fmt, h, objectiveLabel, objectivesOf } from './api.js';
+import { conditionText, fmt, h, objectiveLabel, objectivesOf } from './api.js';
 
 const PAGE = 100;
 const STATES = ['REQUESTED', 'ACTIVE', 'COMPLETED', 'FAILED', 'ABANDONED'];
@@ -140,7 +140,7 @@ export class TrialTable {
       ...constraints.map((_, k) => h('td', { class: `num${t.constraints?.[k] > 0 ? ' feas-no' : ''}` }, fmt(t.constraints?.[k]))),
       ...(this.feasibility ? [h('td', { class: t.feasible === true ? 'feas-yes' : notFeasible(t) ? 'feas-no' : '', 'data-feasibility': '' }, feasibilityText(this.study, t))] : []),
       // A conditional parameter the trial did not have (its condition did not hold): "—", not a value.
-      ...this.study.parameters.map((p) => (p.name in t.parameters ? h('td', { class: 'num' }, fmt(t.parameters[p.name])) : h('td', { class: 'num inactive', title: `inactive: ${p.name} applies only when ${p.condition?.parent} is one of ${JSON.stringify(p.condition?.values)}` }, '—'))),
+      ...this.study.parameters.map((p) => (p.name in t.parameters ? h('td', { class: 'num' }, fmt(t.parameters[p.name])) : h('td', { class: 'num inactive', title: `inactive: ${p.name}, ${conditionText(p)}` }, '—'))),
       h('td', {}, t.completed_at ? new Date(t.completed_at).toLocaleString() : ''),
     )));
     const order = key === 'value' ? valuesOrder(rows, dir, (t) => t.value) : key.startsWith('o:') ? valuesOrder(rows, dir, (t) => t.values?.[Number(key.slice(2))]) : dir > 0 ? 'ascending' : 'descending';

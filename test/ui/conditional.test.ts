@@ -59,6 +59,7 @@ describe.skipIf(!hasChromium)('dashboard, conditional study', () => {
     await page.waitForFunction(() => (globalThis as any).document.querySelector('#importance')?.dataset.source);
     expect(await page.locator('#trials td.inactive').count()).toBe(trials.length - withGamma); // one page (of 100) holds them all
     expect(await page.locator('#trials td.inactive').first().textContent()).toBe('—');
+    expect(await page.locator('#trials td.inactive').first().getAttribute('title')).toBe('inactive: gamma, only when kernel ∈ {rbf}');
     expect(await page.locator('[data-slice="gamma"]').getAttribute('data-points')).toBe(String(withGamma));
     expect(await page.locator('[data-slice="C"]').getAttribute('data-points')).toBe(String(trials.length));
     expect(await page.locator('#plot-parallel').getAttribute('data-lines')).toBe(String(trials.length));
