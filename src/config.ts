@@ -13,27 +13,18 @@ import type { EnvApiKey } from './domain/auth/api-keys.js';
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const SSL_MODES = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'] as const;
 
-/** An integer environment variable in [min, max]; the message says exactly what is allowed. */
-function intVar(min: number, max: number, def: number) {
-  const allowed = `an integer from ${min} to ${max}`;
+/**
+ * An integer environment variable in [min, max], or also 0 with `off` (a setting 0 turns off); the
+ * message says exactly what is allowed.
+ */
+function intVar(min: number, max: number, def: number, off = false) {
+  const allowed = `${off ? '0 (off) or ' : ''}an integer from ${min} to ${max}`;
   return z
     .string()
     .trim()
     .regex(/^-?\d+$/, `must be ${allowed}`)
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be ${allowed}`).max(max, `must be ${allowed}`))
-    .default(def);
-}
-
-/** An integer environment variable that is 0 (off) or in [min, max]. */
-function offOrIntVar(min: number, max: number, def: number) {
-  const allowed = `0 (off) or an integer from ${min} to ${max}`;
-  return z
-    .string()
-    .trim()
-    .regex(/^-?\d+$/, `must be ${allowed}`)
-    .transform(Number)
-    .pipe(z.number().int().refine((v) => v === 0 || (v >= min && v <= max), `must be ${allowed}`))
+    .pipe(z.number().int().refine((v) => (off && v === 0) || (v >= min && v <= max), `must be ${allowed}`))
     .default(def);
 }
 
@@ -86,7 +77,7 @@ const envSchema = z.object({
   HEAP_GROWING_PERCENT: intVar(0, 300, 50),
   // A study's cached data (study cache, model views, fronts, predictions) unused this long is dropped, so
   // that a server whose traffic stops gives the memory back (docs/capacity.md). 0: kept until evicted.
-  CACHE_IDLE_MS: offOrIntVar(1000, 30 * 86_400_000, 10 * 60_000),
+  CACHE_IDLE_MS: intVar(1000, 30 * 86_400_000, 10 * 60_000, true),
   // Idle socket timeout; longer than any handler (a GP fit) so it only reaps dead connections. 0 = none.
   CONNECTION_TIMEOUT_MS: intVar(0, 3_600_000, 120_000),
   // Above the usual 60 s idle timeout of load balancers, so they close idle connections first.
