@@ -1,12 +1,13 @@
 /**
- * The categorical part of xNES, SNES and lq-CMA-ES on a space with categorical parameters
- * (InitSpec.categories; ALGORITHM.md §27, §30). Their search distribution is the method's own
- * Gaussian over the d_c continuous coordinates times one categorical distribution q_j per
- * categorical parameter, ν = N(μ, Σ) × Π_j Cat(q_j), as CatCMA's (catcma.ts); a point is [u, c].
+ * xNES and SNES on a space with categorical parameters (InitSpec.categories; ALGORITHM.md §27,
+ * §30): the continuous dimension, box and a generation's mixed update (lq-CMA-ES, built on CatCMA,
+ * uses catcma.ts's parts directly). Their search distribution is the method's own Gaussian over the
+ * d_c continuous coordinates times one categorical distribution q_j per categorical parameter,
+ * ν = N(μ, Σ) × Π_j Cat(q_j), as CatCMA's (catcma.ts); a point is [u, c].
  *
  * The Gaussian part is each method's own update on the continuous coordinates, ranked by the whole
- * point's value. The categorical part is CatCMA's, the same function (catcma.ts `catUpdate`): the
- * natural gradient ĝ_j = Σ_i w_i (e_{c_i,j} − q_j) with CatCMA's weights (positive for the best
+ * point's value. The categorical part is CatCMA's, the same functions (catcma.ts `startCategorical`,
+ * `updateCategorical`, `catUpdate`): the natural gradient ĝ_j = Σ_i w_i (e_{c_i,j} − q_j) with CatCMA's weights (positive for the best
  * ⌊λ/2⌋, summing to 1), a step of Fisher length δ adapted by ASNG, then the margin. The methods' own
  * utilities (NES: sum 0, the worse half negative) are not used for q: CatCMA's margin and ASNG step
  * are derived and tuned for its non-negative weights, and one update for q across the ES baselines
@@ -21,8 +22,6 @@ import { updateCategorical, type CategoricalPart } from './catcma.js';
 import type { AsngState } from './cma-core.js';
 import { orderBestFirst } from './es-utils.js';
 import type { InitSpec, Observation } from './types.js';
-
-export { startCategorical } from './catcma.js';
 
 /** d_c, the coordinates the method's Gaussian covers: all of them in a numeric study, the dim − m continuous ones otherwise. */
 export function continuousDim(spec: InitSpec, method: string): number {

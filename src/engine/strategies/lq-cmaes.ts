@@ -23,7 +23,7 @@
  *
  * Categorical parameters (InitSpec.categories; ALGORITHM.md §27): the CMA-ES part is CatCMA's
  * (catcma.ts): cmaUpdate on the d_c continuous coordinates and CatCMA's update of one categorical
- * distribution q_j per categorical parameter (es-categorical.ts), both from the population ranked as
+ * distribution q_j per categorical parameter (catcma.ts updateCategorical), both from the population ranked as
  * step 4 ranks it (true values, or the surrogate's). The surrogate is surrogate/mixed-quadratic.ts:
  * the linear-quadratic model in the continuous coordinates plus a linear term per choice indicator,
  * with conditional coordinates (§30) imputed; everything else (n_eval, Kendall's τ and its threshold,
@@ -85,7 +85,7 @@ export interface LqCmaesState extends BaseState, Pick<CmaesState, 'sigma' | 'C' 
   handed: number[];
   /** Kendall's τ of the last tell (null before the first). */
   tau: number | null;
-  /** With categorical parameters: ASNG's state of the categorical update (es-categorical.ts); absent otherwise. */
+  /** With categorical parameters: ASNG's state of the categorical update (catcma.ts); absent otherwise. */
   asng?: AsngState;
 }
 

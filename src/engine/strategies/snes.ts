@@ -33,7 +33,8 @@ import { NO_DIAGNOSTICS, assertFinite, checkBatch, checkCount, checkDim, migrate
 import { NonFiniteError } from '../errors.js';
 import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AsngState } from './cma-core.js';
-import { continuousBox, continuousDim, mixedStep, startCategorical } from './es-categorical.js';
+import { startCategorical } from './catcma.js';
+import { continuousBox, continuousDim, mixedStep } from './es-categorical.js';
 
 /**
  * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
@@ -49,7 +50,7 @@ export interface SnesState extends BaseState {
   sigma: number[];
   /** The study's box in internal coordinates (InitSpec.box); null: none, or a state of version ≤ 2. */
   bounds: Bounds | null;
-  /** With categorical parameters: ASNG's state of the categorical update (es-categorical.ts); absent otherwise. */
+  /** With categorical parameters: ASNG's state of the categorical update (catcma.ts); absent otherwise. */
   asng?: AsngState;
 }
 

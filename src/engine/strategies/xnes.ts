@@ -45,7 +45,8 @@ import {
 } from './es-utils.js';
 import { mixedLayout, sampleChoices } from '../distributions/categorical.js';
 import type { AsngState } from './cma-core.js';
-import { continuousBox, continuousDim, mixedStep, startCategorical } from './es-categorical.js';
+import { startCategorical } from './catcma.js';
+import { continuousBox, continuousDim, mixedStep } from './es-categorical.js';
 
 /**
  * Version 2: `params` instead of the options. Version 3: `bounds` (null in older states, which keep
@@ -99,7 +100,7 @@ export interface XnesState extends BaseState {
    * then counts as injected.
    */
   asked?: number[][];
-  /** With categorical parameters: ASNG's state of the categorical update (es-categorical.ts); absent otherwise. */
+  /** With categorical parameters: ASNG's state of the categorical update (catcma.ts); absent otherwise. */
   asng?: AsngState;
 }
 
